@@ -1,0 +1,33 @@
+import type { ExecutionProgress, ProcessStep, TokenUsage } from "../domain/records";
+
+/**
+ * L4 as the ExecutionRun state machine sees it (DESIGN §7). Implemented on Claude Managed Agents by
+ * `ManagedAgentRunner` (lib/agent/managed-agent-runner.ts). Errors leave as taxonomy classes: transient ones
+ * are retried by Step Functions; a failed session is an AgentRunFailedError / RefusedResponseError / AuthError.
+ */
+export interface StartRunInput {
+  teamId: string;
+  taskId: string;
+  executionId: string;
+  steps: readonly ProcessStep[];
+  /** freee tools enabled and always_allow'ed for this session; nothing else is. */
+  allowedTools: readonly string[];
+}
+
+export interface StartRunResult {
+  sessionId: string;
+  /** When the steps were sent: only an end_turn after this means done. */
+  stepsSentAt: string;
+}
+
+export type PollOutcome =
+  | { state: "running"; progress: ExecutionProgress; usage?: TokenUsage }
+  | { state: "completed"; progress: ExecutionProgress; resultSummary: string; usage: TokenUsage };
+
+export interface AgentRunner {
+  start(input: StartRunInput): Promise<StartRunResult>;
+  /** New events since `progress` (seen ids skipped). Throws the taxonomy class when the session failed. */
+  poll(sessionId: string, progress: ExecutionProgress): Promise<PollOutcome>;
+  /** Best effort `user.interrupt`; the caller marks the Execution cancelled whatever this returns. */
+  interrupt(sessionId: string): Promise<void>;
+}

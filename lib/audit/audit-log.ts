@@ -1,0 +1,87 @@
+import type { Logger } from "@aws-lambda-powertools/logger";
+import type { AuditEntry, Layer } from "../domain/records";
+import { redact, redactString } from "../observability/redact";
+import type { TaskStore, WriteResult } from "../store/task-store";
+
+export interface AuditEvent {
+  teamId: string;
+  taskId?: string;
+  /** `task.created`, `prompt.rejected`, `execution.started`, `error.L3`… */
+  action: string;
+  /**
+   * What the entry is about, with its version or attempt: `prompt#2`, `execution#1`. With the action it forms
+   * the audit key, so writing the same event twice (a retried Lambda, a redelivered event) stores it once.
+   */
+  subject: string;
+  actor: string;
+  layer?: Layer;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * Seed E-3: every error and every state change is recorded — in the table (the audit trail a user and the
+ * ledger report read) and as a structured log line (seed §10.1: layer, error_type, error_message, context).
+ */
+export class AuditLog {
+  constructor(
+    private readonly store: Pick<TaskStore, "appendAudit">,
+    private readonly log: Logger,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  async record(event: AuditEvent): Promise<WriteResult<AuditEntry>> {
+    const entry: AuditEntry = {
+      teamId: event.teamId,
+      taskId: event.taskId,
+      auditKey: `${event.action}#${event.subject}`,
+      at: this.clock().toISOString(),
+      action: event.action,
+      actor: event.actor,
+      layer: event.layer,
+      details: redact(event.details ?? {}),
+    };
+    const result = await this.store.appendAudit(entry);
+    if (result.applied) {
+      this.log.info(event.action, { layer: event.layer, taskId: event.taskId, teamId: event.teamId, actor: event.actor, subject: event.subject, details: entry.details });
+    }
+    return result;
+  }
+
+  /** An error of one layer: audit entry `error.<layer>` plus the seed §10.1 error log line. */
+  async recordError(event: Omit<AuditEvent, "action"> & { layer: Layer; error: unknown }): Promise<WriteResult<AuditEntry>> {
+    const err = event.error instanceof Error ? event.error : new Error(String(event.error));
+    const errorMessage = redactString(err.message);
+    const entry: AuditEntry = {
+      teamId: event.teamId,
+      taskId: event.taskId,
+      auditKey: `error.${event.layer}#${event.subject}`,
+      at: this.clock().toISOString(),
+      action: `error.${event.layer}`,
+      actor: event.actor,
+      layer: event.layer,
+      errorType: err.name,
+      errorMessage,
+      details: redact({ ...(event.details ?? {}), ...appErrorDetails(err) }),
+    };
+    this.log.error(`${event.layer} failed: ${err.name}`, {
+      layer: event.layer,
+      error_type: err.name,
+      error_message: errorMessage,
+      taskId: event.taskId,
+      teamId: event.teamId,
+      subject: event.subject,
+      details: entry.details,
+      error: err,
+    });
+    return this.store.appendAudit(entry);
+  }
+}
+
+function appErrorDetails(err: Error): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const details = (err as { details?: unknown }).details;
+  if (details && typeof details === "object") Object.assign(out, details);
+  const cause = (err as { cause?: unknown }).cause;
+  if (cause instanceof Error) out.cause = { name: cause.name, message: cause.message };
+  return out;
+}

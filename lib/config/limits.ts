@@ -1,0 +1,33 @@
+import { intEnv, listEnv, type Env } from "./env";
+
+/** DESIGN §5 limits and constants, configurable by environment (the CDK stack sets them from context). */
+export interface Limits {
+  pollIntervalSeconds: number;
+  runTimeoutSeconds: number;
+  maxRegenerations: number;
+  maxReruns: number;
+  approvalTimeoutSeconds: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  pollIntervalSeconds: 3,
+  runTimeoutSeconds: 360,
+  maxRegenerations: 5,
+  maxReruns: 3,
+  approvalTimeoutSeconds: 7 * 24 * 60 * 60,
+};
+
+export function loadLimits(env: Env = process.env): Limits {
+  return {
+    pollIntervalSeconds: intEnv("POLL_INTERVAL_SECONDS", DEFAULT_LIMITS.pollIntervalSeconds, env),
+    runTimeoutSeconds: intEnv("RUN_TIMEOUT_SECONDS", DEFAULT_LIMITS.runTimeoutSeconds, env),
+    maxRegenerations: intEnv("MAX_REGENERATIONS", DEFAULT_LIMITS.maxRegenerations, env),
+    maxReruns: intEnv("MAX_RERUNS", DEFAULT_LIMITS.maxReruns, env),
+    approvalTimeoutSeconds: intEnv("APPROVAL_TIMEOUT_SECONDS", DEFAULT_LIMITS.approvalTimeoutSeconds, env),
+  };
+}
+
+/** Users who may act on any task besides its requester (DESIGN §6); workspace settings can add more. */
+export function loadAdminUserIds(env: Env = process.env): string[] {
+  return listEnv("ADMIN_USER_IDS", env);
+}

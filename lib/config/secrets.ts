@@ -1,0 +1,31 @@
+import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
+import { FatalConfigError } from "../errors/taxonomy";
+import { optionalEnv, type Env } from "./env";
+
+/**
+ * A secret comes from the environment (local dev, tests) or, on AWS, from Secrets Manager by ARN
+ * (`<NAME>_SECRET_ARN`), cached by Powertools Parameters. Missing both is a FatalConfigError; the value is
+ * never logged.
+ */
+export async function resolveSecret(name: string, env: Env = process.env): Promise<string> {
+  const direct = optionalEnv(name, env);
+  if (direct !== undefined) return direct;
+  const arn = optionalEnv(`${name}_SECRET_ARN`, env);
+  if (arn === undefined) {
+    throw new FatalConfigError(`missing secret ${name} (set ${name} or ${name}_SECRET_ARN)`, {
+      details: { setting: name },
+    });
+  }
+  let value: unknown;
+  try {
+    value = await getSecret(arn, { maxAge: 300 });
+  } catch (cause) {
+    throw new FatalConfigError(`cannot read secret ${name}`, { cause, details: { setting: name } });
+  }
+  if (typeof value !== "string" || value.trim() === "") {
+    throw new FatalConfigError(`secret ${name} is empty: fill it in Secrets Manager (see README, deploy)`, {
+      details: { setting: name },
+    });
+  }
+  return value;
+}

@@ -1,0 +1,178 @@
+/**
+ * The error taxonomy of DESIGN §3. Every class sets `name` to its own class name, because Step Functions
+ * matches `ErrorEquals` against the name a Lambda throws: the names ARE the contract with the state machines.
+ * Every class carries `cause` (translate with `new X(message, { cause })`, never swallow it) and a `kind`.
+ */
+
+export type ErrorKind = "transient" | "auth" | "business" | "fatal" | "timeout" | "user";
+
+export interface AppErrorOptions {
+  cause?: unknown;
+  /** Structured, non-secret facts for the audit log (status codes, stop reasons, validation issues). */
+  details?: Record<string, unknown>;
+}
+
+export abstract class AppError extends Error {
+  abstract readonly kind: ErrorKind;
+  readonly details: Record<string, unknown>;
+
+  constructor(message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.details = options.details ?? {};
+  }
+}
+
+// ---------------------------------------------------------------- transient (Step Functions retries these)
+
+export class TransientError extends AppError {
+  readonly kind = "transient" as const;
+}
+/** 429 from Anthropic, freee or Slack. `retryAfterSeconds` when the server said so. */
+export class RateLimitedError extends TransientError {
+  readonly retryAfterSeconds: number | undefined;
+  constructor(message: string, options: AppErrorOptions & { retryAfterSeconds?: number } = {}) {
+    super(message, options);
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+}
+/** 5xx, including Anthropic's 529 overloaded. */
+export class UpstreamServerError extends TransientError {}
+/** The request timed out (Anthropic APIConnectionTimeoutError): its own retry row, max 2. */
+export class UpstreamTimeoutError extends TransientError {}
+/** Network failure before any response. */
+export class ConnectionFailedError extends TransientError {}
+/** DynamoDB throttling / capacity. */
+export class ThrottledError extends TransientError {}
+
+// ---------------------------------------------------------------- silent failures (seed 001)
+
+/** A "200 OK" reply that does not meet its contract. Catching the base catches all three. */
+export abstract class SilentFailureError extends AppError {
+  readonly kind = "business" as const;
+}
+/** 200 OK with no text, or only whitespace. */
+export class EmptyResponseError extends SilentFailureError {}
+/** Cut off by a stop reason (`max_tokens`, context window), or an expected field is missing. */
+export class TruncatedResponseError extends SilentFailureError {}
+/** The model refused (`stop_reason: refusal`); `stopDetails` is kept as the provider sent it. */
+export class RefusedResponseError extends SilentFailureError {
+  readonly stopDetails: unknown;
+  constructor(message: string, options: AppErrorOptions & { stopDetails?: unknown } = {}) {
+    super(message, options);
+    this.stopDetails = options.stopDetails ?? null;
+  }
+}
+
+// ---------------------------------------------------------------- business
+
+/** JSON does not parse, schema violation, missing keys, unknown tool, empty steps. */
+export class MalformedOutputError extends AppError {
+  readonly kind = "business" as const;
+}
+/** Anthropic 400: the request itself is wrong; retrying cannot help. */
+export class BadRequestError extends AppError {
+  readonly kind = "business" as const;
+}
+/**
+ * A conditional write found another state than expected (double click, redelivery, retried Lambda) or a
+ * transition the state model forbids. Not in seed 000's table as such: it is seed §8's "UNIQUE violation"
+ * seen from the caller, and the caller decides whether "already done" is success.
+ */
+export class StateConflictError extends AppError {
+  readonly kind = "business" as const;
+}
+/** A record the caller relies on does not exist (unknown task id in a button, deleted execution). */
+export class RecordNotFoundError extends AppError {
+  readonly kind = "business" as const;
+}
+
+export type AgentFailureReason =
+  | "session_error"
+  | "requires_action"
+  | "retries_exhausted"
+  | "budget_reached"
+  | "terminated"
+  | "mcp_unreachable"
+  | "model_overloaded";
+/**
+ * The Managed Agents session ended in failure (DESIGN §7): a terminal `session.error`, `requires_action`,
+ * `retries_exhausted`, `budget_reached` or `session.status_terminated`. Retrying the poll cannot help; a rerun can.
+ */
+export class AgentRunFailedError extends AppError {
+  readonly kind = "business" as const;
+  readonly reason: AgentFailureReason;
+  constructor(message: string, options: AppErrorOptions & { reason: AgentFailureReason }) {
+    super(message, options);
+    this.reason = options.reason;
+  }
+}
+
+// ---------------------------------------------------------------- auth
+
+/** freee 401 after one refresh; Slack token invalid or revoked. */
+export class AuthError extends AppError {
+  readonly kind = "auth" as const;
+}
+
+// ---------------------------------------------------------------- fatal
+
+/** Missing setting, Anthropic AuthenticationError, table missing: fail at cold start, loudly. */
+export class FatalConfigError extends AppError {
+  readonly kind = "fatal" as const;
+}
+
+// ---------------------------------------------------------------- timeout
+
+/** L4 polling passed its limit (360 s by default). */
+export class RunTimeoutError extends AppError {
+  readonly kind = "timeout" as const;
+}
+
+// ---------------------------------------------------------------- user
+
+export type LimitName = "regenerations" | "reruns";
+/** 6th rejection (5 regenerations used) or 4th run (3 reruns used). */
+export class LimitReachedError extends AppError {
+  readonly kind = "user" as const;
+  readonly limit: LimitName;
+  constructor(message: string, options: AppErrorOptions & { limit: LimitName }) {
+    super(message, options);
+    this.limit = options.limit;
+  }
+}
+/** Someone other than the requester or an admin pressed a button. */
+export class NotPermittedError extends AppError {
+  readonly kind = "user" as const;
+}
+
+/** Every name a state machine may match, grouped as the Retry blocks use them. */
+export const ErrorNames = {
+  transient: [
+    "TransientError",
+    "RateLimitedError",
+    "UpstreamServerError",
+    "ConnectionFailedError",
+    "ThrottledError",
+  ],
+  timeout: ["UpstreamTimeoutError"],
+  silentRetryOnce: ["EmptyResponseError", "TruncatedResponseError"],
+  malformed: ["MalformedOutputError"],
+  noRetry: [
+    "RefusedResponseError",
+    "BadRequestError",
+    "AuthError",
+    "FatalConfigError",
+    "StateConflictError",
+    "IllegalTransitionError",
+    "RecordNotFoundError",
+    "AgentRunFailedError",
+  ],
+} as const;
+
+export function isAppError(err: unknown): err is AppError {
+  return err instanceof AppError;
+}
+
+/** A status change the state model forbids (a bug in the caller, not a race): never retried. */
+export class IllegalTransitionError extends StateConflictError {}

@@ -1,0 +1,45 @@
+/**
+ * User-facing Japanese messages, word for word from seed 000 §9.1 (Slack) and §9.2 (admin surface, which lives
+ * in App Home and the HTTP pages). No technical detail goes into these: the audit log holds that.
+ */
+export const SlackMessages = {
+  l1Failed: "タスクの解析に失敗しました。もう一度お試しください。",
+  l2Failed: "実行方針の生成に失敗しました。もう一度お試しください。",
+  l3Failed: "実行ステップの生成に失敗しました。もう一度お試しください。",
+  l4TimedOut: "実行がタイムアウトしました。[再実行] で再試行できます。",
+  l4Failed: "実行中にエラーが発生しました。[再実行] で再試行できます。",
+  freeeConnectionFailed: "freee への接続に失敗しました。管理画面で接続状態を確認してください。",
+  regenerationLimit: "最大試行回数（5 回）に達しました。タスクを新しく作成してください。",
+  rerunLimit: "最大再実行回数（3 回）に達しました。新しいタスクを作成してください。",
+} as const;
+
+export const AdminMessages = {
+  databaseUnreachable: "データベースに接続できません",
+  notFound: "ページが見つかりません",
+  settingsSaveFailed: "設定の保存に失敗しました",
+  freeeAuthFailed: "freee の認証に失敗しました",
+} as const;
+
+export type SlackMessageKey = keyof typeof SlackMessages;
+export type AdminMessageKey = keyof typeof AdminMessages;
+
+/** The §9.1 message for a failure of one layer. */
+export function failureMessageFor(layer: "L1" | "L2" | "L3" | "L4", errorName?: string): string {
+  switch (layer) {
+    case "L1":
+      return SlackMessages.l1Failed;
+    case "L2":
+      return SlackMessages.l2Failed;
+    case "L3":
+      return SlackMessages.l3Failed;
+    case "L4":
+      if (errorName === "RunTimeoutError") return SlackMessages.l4TimedOut;
+      if (errorName === "AuthError") return SlackMessages.freeeConnectionFailed;
+      return SlackMessages.l4Failed;
+  }
+}
+
+/** The §9.1 limit message for a LimitReachedError. */
+export function limitMessageFor(limit: "regenerations" | "reruns"): string {
+  return limit === "regenerations" ? SlackMessages.regenerationLimit : SlackMessages.rerunLimit;
+}

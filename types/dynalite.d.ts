@@ -1,0 +1,13 @@
+declare module "dynalite" {
+  import type { Server } from "node:http";
+  interface DynaliteOptions {
+    path?: string;
+    createTableMs?: number;
+    deleteTableMs?: number;
+    updateTableMs?: number;
+    maxItemSizeKb?: number;
+    ssl?: boolean;
+  }
+  const dynalite: (options?: DynaliteOptions) => Server;
+  export default dynalite;
+}
