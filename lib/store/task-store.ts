@@ -342,11 +342,12 @@ export class TaskStore {
   /**
    * Claim the next Execution number: the task moves to `executing` and its execution count rises by one in
    * one conditional write, so a double click on [再実行] cannot start two runs, and the rerun limit holds.
+   * When the task is already `executing`, the claimed number is returned with `applied: false`.
    */
   async allocateExecution(
     taskId: string,
     options: { from: readonly TaskStatus[]; maxExecutions: number; set?: Record<string, unknown> },
-  ): Promise<{ task: Task; executionNo: number }> {
+  ): Promise<{ task: Task; executionNo: number; applied: boolean }> {
     for (const from of options.from) assertTransition("task", from, "executing");
     const fromValues = Object.fromEntries(options.from.map((s, i) => [`:from${i}`, s]));
     const extra = buildSet(options.set ?? {}, "x");
@@ -363,10 +364,15 @@ export class TaskStore {
         }),
       );
       const task = parseRecord(TaskSchema, out.Attributes, "task");
-      return { task, executionNo: task.executionCount };
+      return { task, executionNo: task.executionCount, applied: true };
     } catch (err) {
       if (!isConditionFailure(err)) throw translateDynamoError(err, "allocateExecution");
       const task = await this.getTaskOrThrow(taskId);
+      // Already executing: a retried start (or a second click racing the first) resumes the claimed run,
+      // whose record, audit entry and ExecutionRun start are all idempotent.
+      if (task.status === "executing" && task.executionCount > 0) {
+        return { task, executionNo: task.executionCount, applied: false };
+      }
       if (options.from.includes(task.status) && task.executionCount >= options.maxExecutions) {
         throw new LimitReachedError(`task ${taskId} has used all ${options.maxExecutions} runs`, {
           limit: "reruns",

@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { SlackThreadSchema } from "../domain/records";
+
+/**
+ * The inputs the two state machines are started with, and the payload an approval resumes them with.
+ * Nothing per-delivery (event_id, retry number) is in them: StartExecution with a taken name and the same
+ * input starts nothing, which is how a redelivered Slack event creates no second task.
+ */
+export const TaskPipelineInputSchema = z.object({
+  thread: SlackThreadSchema,
+  requesterId: z.string().min(1),
+  requestText: z.string().min(1),
+});
+export type TaskPipelineInput = z.infer<typeof TaskPipelineInputSchema>;
+
+export const ExecutionRunInputSchema = z.object({
+  taskId: z.string().min(1),
+  executionNo: z.number().int().positive(),
+});
+export type ExecutionRunInput = z.infer<typeof ExecutionRunInputSchema>;
+
+/** What SendTaskSuccess carries back to a waiting approval state. */
+export const ApprovalOutcomeSchema = z.object({
+  decision: z.enum(["approved", "rejected"]),
+  reason: z.string().optional(),
+  actorId: z.string().min(1),
+});
+export type ApprovalOutcome = z.infer<typeof ApprovalOutcomeSchema>;

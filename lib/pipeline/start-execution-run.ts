@@ -1,0 +1,71 @@
+import { StartExecutionCommand, type SFNClient } from "@aws-sdk/client-sfn";
+import type { AuditLog } from "../audit/audit-log";
+import type { TaskStatus } from "../domain/status";
+import { executionIdFor, type Execution, type Task } from "../domain/records";
+import { classifyAwsError } from "../errors/classify";
+import { RecordNotFoundError } from "../errors/taxonomy";
+import type { TaskStore } from "../store/task-store";
+import type { ExecutionRunInput } from "./contracts";
+
+export interface StartExecutionRunDeps {
+  store: TaskStore;
+  sfn: SFNClient;
+  audit: AuditLog;
+  executionRunArn: string;
+}
+
+export interface StartExecutionRunRequest {
+  taskId: string;
+  /** `process_review` for the first run (after the Process approval), `failed` / `cancelled` for a rerun. */
+  from: readonly TaskStatus[];
+  actorId: string;
+  /** 1 + the rerun limit (DESIGN §5: 3 reruns → 4 executions). */
+  maxExecutions: number;
+}
+
+/**
+ * Start one Execution of the task's approved Process: claim the next execution number (conditional, so a
+ * double click starts one run and the rerun limit holds), create the Execution record, audit it, and start the
+ * ExecutionRun state machine named after the Execution id (a retried start is a no-op).
+ * Throws LimitReachedError past the rerun limit and StateConflictError when the task cannot run now.
+ */
+export async function startExecutionRun(
+  deps: StartExecutionRunDeps,
+  request: StartExecutionRunRequest,
+): Promise<{ task: Task; execution: Execution }> {
+  const { task, executionNo } = await deps.store.allocateExecution(request.taskId, {
+    from: request.from,
+    maxExecutions: request.maxExecutions,
+  });
+  if (task.approvedProcessVersion === undefined) {
+    throw new RecordNotFoundError(`task ${task.taskId} has no approved Process`, { details: { taskId: task.taskId } });
+  }
+  const { record: execution } = await deps.store.createExecution(task.taskId, {
+    executionNo,
+    processVersion: task.approvedProcessVersion,
+    startedBy: request.actorId,
+  });
+  await deps.audit.record({
+    teamId: task.thread.teamId,
+    taskId: task.taskId,
+    action: "execution.started",
+    subject: `execution#${executionNo}`,
+    actor: request.actorId,
+    layer: "L4",
+    details: { executionNo, processVersion: execution.processVersion, rerun: executionNo > 1 },
+  });
+  const input: ExecutionRunInput = { taskId: task.taskId, executionNo };
+  try {
+    await deps.sfn.send(
+      new StartExecutionCommand({
+        stateMachineArn: deps.executionRunArn,
+        name: executionIdFor(task.taskId, executionNo),
+        input: JSON.stringify(input),
+      }),
+    );
+  } catch (err) {
+    if (err instanceof Error && err.name === "ExecutionAlreadyExists") return { task, execution };
+    throw classifyAwsError(err, "StartExecution(ExecutionRun)") ?? err;
+  }
+  return { task, execution };
+}
