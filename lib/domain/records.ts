@@ -136,6 +136,8 @@ export const ExecutionSchema = z.object({
   startedBy: z.string().min(1),
   cancelledBy: z.string().min(1).optional(),
   cancelledAt: isoTime.optional(),
+  /** Set by ExecutionRun once it has sent the interrupt after a cancel: the card goes from 中止中... to 中止. */
+  cancelFinalizedAt: isoTime.optional(),
   progress: ExecutionProgressSchema.optional(),
   resultSummary: z.string().optional(),
   errorName: z.string().optional(),
