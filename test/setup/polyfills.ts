@@ -14,3 +14,6 @@ if (typeof (Promise as { withResolvers?: unknown }).withResolvers !== "function"
     },
   });
 }
+
+// The AWS SDK warns once per process that it will require Node 22 from 2027; CI and dev run Node 20 on purpose.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
