@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { FreeeRequest } from "../freee/types";
 
 /**
  * The freee tools the MCP server offers — one registry shared by L3 (which may only plan steps with these
@@ -20,6 +21,11 @@ export interface FreeeToolDefinition<S extends z.ZodRawShape = z.ZodRawShape> {
   /** Read-only tools are what an `agent_decide` step may use. */
   readOnly: boolean;
   inputShape: S;
+  /**
+   * The freee API call for a validated input. `companyId` is the workspace's connected company, used when the
+   * input names none. Method syntax on purpose: each tool narrows `input` to its own shape.
+   */
+  toRequest(input: z.infer<z.ZodObject<S>>, companyId: number): FreeeRequest;
 }
 
 function tool<S extends z.ZodRawShape>(definition: FreeeToolDefinition<S>): FreeeToolDefinition<S> {
@@ -32,18 +38,33 @@ export const FREEE_TOOLS = [
     description: "指定した年月に在籍する従業員の一覧を取得します（人事労務 API）。",
     readOnly: true,
     inputShape: { ...companyScoped, ...yearMonth, limit: z.number().int().min(1).max(100).optional(), offset: z.number().int().min(0).optional() },
+    toRequest: (i, companyId) => ({
+      method: "GET",
+      path: "/hr/api/v1/employees",
+      query: { company_id: i.company_id ?? companyId, year: i.year, month: i.month, limit: i.limit, offset: i.offset },
+    }),
   }),
   tool({
     name: "freee_hr_get_employee",
     description: "従業員 1 名の情報を取得します（人事労務 API）。",
     readOnly: true,
     inputShape: { ...companyScoped, ...yearMonth, employee_id: z.number().int().positive().describe("従業員 ID") },
+    toRequest: (i, companyId) => ({
+      method: "GET",
+      path: `/hr/api/v1/employees/${i.employee_id}`,
+      query: { company_id: i.company_id ?? companyId, year: i.year, month: i.month },
+    }),
   }),
   tool({
     name: "freee_hr_get_work_record",
     description: "従業員の指定日の勤怠を取得します（人事労務 API）。",
     readOnly: true,
     inputShape: { ...companyScoped, employee_id: z.number().int().positive(), date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe("YYYY-MM-DD") },
+    toRequest: (i, companyId) => ({
+      method: "GET",
+      path: `/hr/api/v1/employees/${i.employee_id}/work_records/${i.date}`,
+      query: { company_id: i.company_id ?? companyId },
+    }),
   }),
   tool({
     name: "freee_hr_update_work_record",
@@ -58,12 +79,22 @@ export const FREEE_TOOLS = [
       break_records: z.array(z.object({ clock_in_at: z.string(), clock_out_at: z.string() })).optional(),
       note: z.string().max(255).optional(),
     },
+    toRequest: ({ company_id, employee_id, date, ...fields }, companyId) => ({
+      method: "PUT",
+      path: `/hr/api/v1/employees/${employee_id}/work_records/${date}`,
+      body: { company_id: company_id ?? companyId, ...fields },
+    }),
   }),
   tool({
     name: "freee_hr_get_basic_pay_rule",
     description: "従業員の基本給設定（給与計算の基礎）を取得します（人事労務 API）。",
     readOnly: true,
     inputShape: { ...companyScoped, ...yearMonth, employee_id: z.number().int().positive() },
+    toRequest: (i, companyId) => ({
+      method: "GET",
+      path: `/hr/api/v1/employees/${i.employee_id}/basic_pay_rule`,
+      query: { company_id: i.company_id ?? companyId, year: i.year, month: i.month },
+    }),
   }),
   tool({
     name: "freee_hr_update_basic_pay_rule",
@@ -76,6 +107,16 @@ export const FREEE_TOOLS = [
       pay_calc_type: z.enum(["monthly", "daily", "hourly"]).describe("給与形態"),
       pay_amount: z.number().int().nonnegative().describe("基本給（円）"),
     },
+    toRequest: (i, companyId) => ({
+      method: "PUT",
+      path: `/hr/api/v1/employees/${i.employee_id}/basic_pay_rule`,
+      body: {
+        company_id: i.company_id ?? companyId,
+        year: i.year,
+        month: i.month,
+        employee_basic_pay_rule: { pay_calc_type: i.pay_calc_type, pay_amount: i.pay_amount },
+      },
+    }),
   }),
   tool({
     name: "freee_accounting_list_deals",
@@ -90,6 +131,11 @@ export const FREEE_TOOLS = [
       limit: z.number().int().min(1).max(100).optional(),
       offset: z.number().int().min(0).optional(),
     },
+    toRequest: ({ company_id, ...query }, companyId) => ({
+      method: "GET",
+      path: "/api/1/deals",
+      query: { company_id: company_id ?? companyId, ...query },
+    }),
   }),
   tool({
     name: "freee_accounting_create_deal",
@@ -112,18 +158,33 @@ export const FREEE_TOOLS = [
         )
         .min(1),
     },
+    toRequest: ({ company_id, ...fields }, companyId) => ({
+      method: "POST",
+      path: "/api/1/deals",
+      body: { company_id: company_id ?? companyId, ...fields },
+    }),
   }),
   tool({
     name: "freee_accounting_list_partners",
     description: "取引先の一覧を取得します（会計 API）。",
     readOnly: true,
     inputShape: { ...companyScoped, keyword: z.string().optional(), limit: z.number().int().min(1).max(3000).optional() },
+    toRequest: ({ company_id, ...query }, companyId) => ({
+      method: "GET",
+      path: "/api/1/partners",
+      query: { company_id: company_id ?? companyId, ...query },
+    }),
   }),
   tool({
     name: "freee_accounting_list_account_items",
     description: "勘定科目の一覧を取得します（会計 API）。",
     readOnly: true,
     inputShape: { ...companyScoped },
+    toRequest: (i, companyId) => ({
+      method: "GET",
+      path: "/api/1/account_items",
+      query: { company_id: i.company_id ?? companyId },
+    }),
   }),
   tool({
     name: "freee_api_get",
@@ -133,6 +194,12 @@ export const FREEE_TOOLS = [
       path: z.string().regex(/^\/(api\/1|hr\/api\/v1)\/[A-Za-z0-9_\/-]+$/, "path must be under /api/1/ or /hr/api/v1/"),
       query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
     },
+    // The caller's query wins; company_id is filled in only when absent, as almost every freee GET needs it.
+    toRequest: (i, companyId) => ({
+      method: "GET",
+      path: i.path,
+      query: { company_id: companyId, ...(i.query ?? {}) },
+    }),
   }),
 ] as const;
 
