@@ -1,0 +1,38 @@
+import type { ProcessStep } from "../domain/records";
+import { AGENT_DECIDE } from "../tools/registry";
+
+/**
+ * What the agent is told. The system prompt lives on the agent (created once); bump the version when it
+ * changes so a new agent is created (the version is part of the setup fingerprint).
+ * The step marker `[step:<stepId>]` is how the Execution card knows which step is running.
+ */
+export const AGENT_SYSTEM_PROMPT_VERSION = "2026-11-30.1";
+
+export const STEP_MARKER = /\[step:([A-Za-z0-9_.-]+)\]/g;
+
+export const AGENT_SYSTEM_PROMPT = [
+  "あなたは freee（人事労務・会計）を操作する実行エージェントです。",
+  "ユーザーが承認した実行ステップを、指定された順番どおりに freee MCP ツールで実行します。",
+  "ルール:",
+  "- 使ってよいのは、このセッションで有効になっている freee ツールだけです。ステップにない書き込みはしないでください。",
+  "- 各ステップを始める直前に、そのステップ ID を `[step:<ステップID>]` の形式で 1 行だけ書いてください。",
+  "- 「agent_decide」のステップでは、読み取り専用のツールで情報を集めて判断してください。",
+  "- ツールがエラーを返したら、入力を見直して 1 回だけやり直すか、そのステップを飛ばして理由を記録してください。",
+  "- 全ステップが終わったら、何を実行し、何が成功し、何が失敗したかを日本語で簡潔にまとめて最後のメッセージにしてください。",
+].join("\n");
+
+/** The task sent as the session's first user.message: the approved steps, in order. */
+export function buildTaskMessage(steps: readonly ProcessStep[]): string {
+  const ordered = [...steps].sort((a, b) => a.order - b.order);
+  const lines = ordered.map((step, index) => {
+    const tool = step.tool === AGENT_DECIDE ? "agent_decide（読み取り専用ツールで判断）" : step.tool;
+    return `${index + 1}. [step:${step.stepId}] ツール: ${tool}\n   入力: ${JSON.stringify(step.toolInput)}`;
+  });
+  return [
+    `承認済みの実行ステップ（全 ${ordered.length} 件）を、次の順番で実行してください。`,
+    "",
+    ...lines,
+    "",
+    "各ステップの開始時に [step:<ステップID>] と書き、最後に結果の要約を日本語で書いてください。",
+  ].join("\n");
+}
