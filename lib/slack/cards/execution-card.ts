@@ -1,0 +1,84 @@
+import type { Execution } from "../../domain/records";
+import { failureMessageFor, limitMessageFor } from "../../messages/ja";
+import type { Limits } from "../../config/limits";
+import type { TaskHistory } from "../../store/task-store";
+import { ActionIds, actions, context, escapeMrkdwn, header, section, user, type Card } from "./blocks";
+
+export const CANCELLING_TEXT = "中止中...";
+export const CANCELLED_TEXT = "中止";
+
+/** The Execution card of run N: progress while running, then its outcome, with [中止] / [再実行] as the state allows. */
+export function renderExecutionCard(history: TaskHistory, executionNo: number, limits: Pick<Limits, "maxReruns">): Card {
+  const { task } = history;
+  const execution = history.executions.find((e) => e.executionNo === executionNo);
+  const title = executionNo > 1 ? `実行 #${executionNo} (再実行)` : `実行 #${executionNo}`;
+  if (execution === undefined) {
+    return { text: `${title}: 準備中...`, blocks: [header(title), section("実行準備中...")] };
+  }
+  const blocks: Card["blocks"] = [header(title)];
+  let text: string;
+  const ref = { taskId: task.taskId, executionNo };
+  const isLatest = executionNo === task.executionCount;
+  const rerunsLeft = 1 + limits.maxReruns - task.executionCount;
+  const rerunBlocks = (): Card["blocks"] => {
+    if (!isLatest) return [];
+    if (rerunsLeft > 0) {
+      return [
+        actions(`execution_${executionNo}`, [{ actionId: ActionIds.rerun, text: "再実行", style: "primary", value: ref }]),
+        context(`再実行はあと ${rerunsLeft} 回できます。`),
+      ];
+    }
+    return [section(limitMessageFor("reruns"))];
+  };
+  switch (execution.status) {
+    case "pending":
+      blocks.push(section("実行準備中..."));
+      text = `${title}: 準備中...`;
+      break;
+    case "running":
+      blocks.push(section(`*実行中...*\n${progressLine(history, execution)}`));
+      blocks.push(actions(`execution_${executionNo}`, [{ actionId: ActionIds.cancel, text: "中止", style: "danger", value: ref }]));
+      text = `${title}: 実行中`;
+      break;
+    case "cancelled":
+      if (execution.cancelFinalizedAt === undefined) {
+        blocks.push(section(`:black_square_for_stop: *${CANCELLING_TEXT}*`));
+        text = `${title}: ${CANCELLING_TEXT}`;
+      } else {
+        blocks.push(section(`:black_square_for_stop: *${CANCELLED_TEXT}*`));
+        blocks.push(...rerunBlocks());
+        text = `${title}: ${CANCELLED_TEXT}`;
+      }
+      if (execution.cancelledBy !== undefined) blocks.push(context(`中止: ${user(execution.cancelledBy)}`));
+      break;
+    case "completed":
+      blocks.push(section(`:white_check_mark: *完了*${execution.resultSummary ? `\n${escapeMrkdwn(execution.resultSummary)}` : ""}`));
+      text = `${title}: 完了`;
+      break;
+    case "failed":
+    case "timed_out": {
+      const errorName = execution.status === "timed_out" ? "RunTimeoutError" : execution.errorName;
+      const message = failureMessageFor("L4", errorName);
+      blocks.push(section(`:warning: ${message}`));
+      blocks.push(...rerunBlocks());
+      text = `${title}: ${message}`;
+      break;
+    }
+  }
+  if (execution.usage !== undefined && execution.status !== "running") {
+    blocks.push(context(`トークン: 入力 ${execution.usage.inputTokens} / 出力 ${execution.usage.outputTokens}`));
+  }
+  return { text, blocks };
+}
+
+function progressLine(history: TaskHistory, execution: Execution): string {
+  const process = history.processes.find((p) => p.version === execution.processVersion);
+  const total = process?.steps?.length;
+  const done = execution.progress?.completedSteps ?? 0;
+  const parts = [total === undefined ? `完了ステップ: ${done}` : `進捗: ${done} / ${total} ステップ`];
+  const tool = execution.progress?.currentTool;
+  if (tool !== undefined) parts.push(`実行中のツール: \`${escapeMrkdwn(tool)}\``);
+  const errors = execution.progress?.toolErrors.length ?? 0;
+  if (errors > 0) parts.push(`ツールエラー: ${errors} 件 (エージェントが対応中)`);
+  return parts.join("\n");
+}

@@ -1,0 +1,40 @@
+import type { TaskHistory } from "../../store/task-store";
+import { failureMessageFor, limitMessageFor } from "../../messages/ja";
+import { context, escapeMrkdwn, header, section, user, type Card } from "./blocks";
+
+const STATUS_LABEL: Record<TaskHistory["task"]["status"], string> = {
+  analyzing: "解析中...",
+  prompt_review: "実行方針のレビュー中",
+  process_review: "実行ステップのレビュー中",
+  executing: "実行中",
+  completed: "完了",
+  failed: "失敗",
+  cancelled: "中止",
+  closed: "終了",
+};
+
+/** The Task card: what was asked, L1's reading of it, and where the task stands. */
+export function renderTaskCard(history: TaskHistory): Card {
+  const { task } = history;
+  const blocks: Card["blocks"] = [header("タスク")];
+  blocks.push(section(`*依頼*\n${escapeMrkdwn(task.requestText)}`));
+  if (task.spec !== undefined) {
+    const lines = [`*タイトル*: ${escapeMrkdwn(task.spec.title)}`, `*目的*: ${escapeMrkdwn(task.spec.intent)}`];
+    if (task.spec.missingInformation.length > 0) {
+      lines.push(`*不足している情報*: ${task.spec.missingInformation.map(escapeMrkdwn).join("、")}`);
+    }
+    blocks.push(section(lines.join("\n")));
+  }
+  let statusText = `*状態*: ${STATUS_LABEL[task.status]}`;
+  if (task.status === "failed" && task.failure !== undefined && task.failure.layer === "L1") {
+    statusText = `*状態*: 失敗\n${failureMessageFor("L1", task.failure.errorName)}`;
+  } else if (task.status === "closed" && task.closedReason === "regeneration_limit") {
+    statusText = `*状態*: 終了\n${limitMessageFor("regenerations")}`;
+  } else if (task.status === "closed" && task.closedReason === "approval_expired") {
+    statusText = "*状態*: 終了\n承認期限が切れました。タスクを新しく作成してください。";
+  }
+  blocks.push(section(statusText));
+  blocks.push(context(`依頼者: ${user(task.requesterId)}`));
+  const text = task.spec === undefined ? `タスク: ${STATUS_LABEL[task.status]}` : `タスク「${task.spec.title}」: ${STATUS_LABEL[task.status]}`;
+  return { text, blocks };
+}

@@ -1,0 +1,89 @@
+import type { ProcessVersion, PromptVersion, VersionKind } from "../../domain/records";
+import { failureMessageFor, limitMessageFor } from "../../messages/ja";
+import type { TaskHistory } from "../../store/task-store";
+import { ActionIds, actions, context, escapeMrkdwn, header, quote, section, truncate, user, type Card } from "./blocks";
+
+const TITLE: Record<VersionKind, string> = { prompt: "実行方針", process: "実行ステップ" };
+const LAYER: Record<VersionKind, "L2" | "L3"> = { prompt: "L2", process: "L3" };
+export const APPROVAL_EXPIRED_TEXT = "承認期限が切れました。タスクを新しく作成してください。";
+
+/** The Prompt or Process card: the current version in whatever state the table says. */
+export function renderVersionCard(history: TaskHistory, kind: VersionKind): Card {
+  const { task } = history;
+  const versions: (PromptVersion | ProcessVersion)[] = kind === "prompt" ? history.prompts : history.processes;
+  const current = kind === "prompt" ? task.currentPromptVersion : task.currentProcessVersion;
+  const record = versions.find((v) => v.version === current);
+  const title = TITLE[kind];
+  const blocks: Card["blocks"] = [];
+  if (record === undefined) {
+    blocks.push(header(title), section("生成中..."));
+    return { text: `${title}: 生成中...`, blocks };
+  }
+  const v = `v${record.version}`;
+  blocks.push(header(`${title} ${v}`));
+  let text: string;
+  switch (record.status) {
+    case "generating":
+      if (record.regeneratedFor !== undefined) {
+        blocks.push(section(`却下理由を反映して再生成中... (${v})\n${quote(record.regeneratedFor)}`));
+        text = `${title} ${v}: 再生成中...`;
+      } else {
+        blocks.push(section(`生成中... (${v})`));
+        text = `${title} ${v}: 生成中...`;
+      }
+      break;
+    case "pending_approval":
+      blocks.push(...contentBlocks(record));
+      blocks.push(section(`*承認待ち (${v})*`));
+      blocks.push(
+        actions(`${kind}_approval_${record.version}`, [
+          { actionId: ActionIds.approve, text: "承認", style: "primary", value: { taskId: task.taskId, kind, version: record.version } },
+          { actionId: ActionIds.reject, text: "却下", style: "danger", value: { taskId: task.taskId, kind, version: record.version } },
+        ]),
+      );
+      text = `${title} ${v}: 承認待ち`;
+      break;
+    case "approved":
+      blocks.push(...contentBlocks(record));
+      blocks.push(section(`:white_check_mark: *承認済み (${v})*${record.decision ? ` — ${user(record.decision.actorId)}` : ""}`));
+      text = `${title} ${v}: 承認済み`;
+      break;
+    case "rejected": {
+      blocks.push(...contentBlocks(record));
+      const reason = record.decision?.reason;
+      blocks.push(section(`:x: *却下 (${v})*${record.decision ? ` — ${user(record.decision.actorId)}` : ""}${reason ? `\n${quote(reason)}` : ""}`));
+      if (task.status === "closed" && task.closedReason === "regeneration_limit") {
+        blocks.push(section(limitMessageFor("regenerations")));
+        text = limitMessageFor("regenerations");
+      } else {
+        blocks.push(section("却下理由を反映して再生成中..."));
+        text = `${title} ${v}: 却下 → 再生成中...`;
+      }
+      break;
+    }
+    case "failed":
+      blocks.push(section(`:warning: ${failureMessageFor(LAYER[kind], record.errorName)}`));
+      text = failureMessageFor(LAYER[kind], record.errorName);
+      break;
+    case "expired":
+      blocks.push(...contentBlocks(record));
+      blocks.push(section(`:hourglass: ${APPROVAL_EXPIRED_TEXT}`));
+      text = `${title} ${v}: 承認期限切れ`;
+      break;
+  }
+  if (record.regeneratedFor !== undefined && record.status !== "generating") {
+    blocks.push(context(`前バージョンの却下理由: ${escapeMrkdwn(truncate(record.regeneratedFor, 300))}`));
+  }
+  return { text, blocks };
+}
+
+function contentBlocks(record: PromptVersion | ProcessVersion): Card["blocks"] {
+  if (record.kind === "prompt") {
+    return record.text === undefined ? [] : [section(escapeMrkdwn(record.text))];
+  }
+  if (record.steps === undefined) return [];
+  const lines = [...record.steps]
+    .sort((a, b) => a.order - b.order)
+    .map((s) => `${s.order}. \`${escapeMrkdwn(s.tool)}\` ${escapeMrkdwn(truncate(JSON.stringify(s.toolInput), 200))}`);
+  return [section(lines.join("\n"))];
+}

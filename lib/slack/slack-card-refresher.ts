@@ -1,0 +1,74 @@
+import type { Logger } from "@aws-lambda-powertools/logger";
+import type { WebClient } from "@slack/web-api";
+import type { Limits } from "../config/limits";
+import { AppError } from "../errors/taxonomy";
+import type { TaskStore } from "../store/task-store";
+import type { BotTokenResolver } from "./bot-token";
+import type { CardRefresher, CardSubject } from "./card-refresher";
+import { renderCard } from "./cards";
+import { classifySlackError, slackErrorCode } from "./web-client";
+
+export interface SlackCardRefresherDeps {
+  store: Pick<TaskStore, "loadHistory" | "setCardTs" | "setExecutionCardTs">;
+  tokens: BotTokenResolver;
+  /** Builds a Web API client for a bot token (createWebClient in production, the recording server in tests). */
+  clientFor: (token: string) => WebClient;
+  limits: Pick<Limits, "maxReruns">;
+  log: Logger;
+}
+
+/**
+ * Cards are a function of DB state: load the history, render the subject's card, then chat.update the message
+ * whose ts the table holds, or post it in the request's thread the first time and store its ts.
+ * Slack errors: AuthError (token invalid / revoked) and transient ones (rate limit, 5xx, network) are thrown,
+ * so the caller's retry policy sees them; any other Slack API error is logged (seed §7.3: best effort).
+ */
+export class SlackCardRefresher implements CardRefresher {
+  constructor(private readonly deps: SlackCardRefresherDeps) {}
+
+  async refresh(taskId: string, subject: CardSubject): Promise<void> {
+    const history = await this.deps.store.loadHistory(taskId);
+    const { task } = history;
+    const card = renderCard(history, subject, this.deps.limits);
+    const { botToken } = await this.deps.tokens.resolve(task.thread.teamId, task.thread.enterpriseId);
+    const client = this.deps.clientFor(botToken);
+    const existingTs =
+      subject.kind === "execution"
+        ? history.executions.find((e) => e.executionNo === subject.executionNo)?.cardTs
+        : task.cards[subject.kind];
+    try {
+      if (existingTs !== undefined) {
+        try {
+          await client.chat.update({ channel: task.thread.channelId, ts: existingTs, text: card.text, blocks: card.blocks });
+          return;
+        } catch (err) {
+          // The card message was deleted by a user: post a fresh one below instead of failing the step.
+          if (slackErrorCode(err) !== "message_not_found") throw err;
+        }
+      }
+      const posted = await client.chat.postMessage({
+        channel: task.thread.channelId,
+        thread_ts: task.thread.messageTs,
+        text: card.text,
+        blocks: card.blocks,
+      });
+      if (typeof posted.ts !== "string") {
+        this.deps.log.warn("chat.postMessage returned no ts; the card cannot be updated in place", { taskId, subject });
+        return;
+      }
+      if (subject.kind === "execution") await this.deps.store.setExecutionCardTs(taskId, subject.executionNo, posted.ts);
+      else await this.deps.store.setCardTs(taskId, subject.kind, posted.ts);
+    } catch (err) {
+      const classified = classifySlackError(err, `card ${subject.kind}`);
+      if (classified instanceof AppError) throw classified;
+      this.deps.log.error("Slack card update failed (best effort)", {
+        layer: "slack",
+        error_type: classified.name,
+        error_message: classified.message,
+        slackError: slackErrorCode(err),
+        taskId,
+        subject,
+      });
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
+import { createLogger } from "../../lib/observability/logger";
+import { StaticBotTokenResolver } from "../../lib/slack/bot-token";
+import { SlackCardRefresher } from "../../lib/slack/slack-card-refresher";
+import { createWebClient } from "../../lib/slack/web-client";
+import { TaskStore } from "../../lib/store/task-store";
+import { AuthError, RateLimitedError } from "../../lib/errors/taxonomy";
+import { startTestTable, type TestTable } from "../support/dynamo";
+import { startFakeSlack, type FakeSlack } from "../support/fake-slack";
+
+let table: TestTable;
+let slack: FakeSlack;
+let store: TaskStore;
+let refresher: SlackCardRefresher;
+let n = 0;
+
+beforeAll(async () => {
+  [table, slack] = await Promise.all([startTestTable(), startFakeSlack()]);
+  store = new TaskStore(table.doc, table.tableName);
+  refresher = new SlackCardRefresher({
+    store,
+    tokens: new StaticBotTokenResolver({ botToken: "xoxb-test" }),
+    clientFor: (token) => createWebClient(token, { SLACK_API_URL: slack.url }),
+    limits: { maxReruns: 3 },
+    log: createLogger("test"),
+  });
+});
+afterAll(async () => Promise.all([table.close(), slack.close()]));
+beforeEach(() => slack.reset());
+
+async function newTask() {
+  n += 1;
+  const thread = { teamId: "T1", channelId: "C1", messageTs: `1700000000.${String(n).padStart(6, "0")}` };
+  const { record } = await store.createTask({ thread, requesterId: "U1", requestText: "経費を登録して", pipelineExecutionName: `x${n}` });
+  return record;
+}
+
+it("posts the first card in the request's thread, stores its ts, then updates it in place", async () => {
+  const task = await newTask();
+  await refresher.refresh(task.taskId, { kind: "task" });
+  const [post] = slack.callsTo("chat.postMessage");
+  expect(post?.body).toMatchObject({ channel: "C1", thread_ts: task.thread.messageTs });
+  expect(post?.token).toBe("xoxb-test");
+  const stored = await store.getTaskOrThrow(task.taskId);
+  expect(stored.cards.task).toMatch(/^\d+\.\d+$/);
+
+  await refresher.refresh(task.taskId, { kind: "task" });
+  expect(slack.callsTo("chat.postMessage")).toHaveLength(1);
+  expect(slack.callsTo("chat.update")[0]?.body).toMatchObject({ channel: "C1", ts: stored.cards.task });
+});
+
+it("stores the execution card ts on the Execution record", async () => {
+  const task = await newTask();
+  await store.createExecution(task.taskId, { executionNo: 1, processVersion: 1, startedBy: "U1" });
+  await refresher.refresh(task.taskId, { kind: "execution", executionNo: 1 });
+  expect((await store.getExecutionOrThrow(task.taskId, 1)).cardTs).toMatch(/^\d+\.\d+$/);
+});
+
+it("a deleted card message is posted again", async () => {
+  const task = await newTask();
+  await refresher.refresh(task.taskId, { kind: "task" });
+  slack.failNext("chat.update", { error: "message_not_found" });
+  await refresher.refresh(task.taskId, { kind: "task" });
+  expect(slack.callsTo("chat.postMessage")).toHaveLength(2);
+});
+
+it("invalid_auth / token_revoked → AuthError", async () => {
+  const task = await newTask();
+  slack.failNext("chat.postMessage", { error: "token_revoked" });
+  await expect(refresher.refresh(task.taskId, { kind: "task" })).rejects.toBeInstanceOf(AuthError);
+});
+
+it("rate limited → RateLimitedError", async () => {
+  const task = await newTask();
+  slack.failNext("chat.postMessage", { status: 429, retryAfterSeconds: 1, times: 5 });
+  const err = await refresher.refresh(task.taskId, { kind: "task" }).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(RateLimitedError);
+});
+
+it("other Slack API errors are logged, best effort (seed §7.3)", async () => {
+  const task = await newTask();
+  slack.failNext("chat.postMessage", { error: "channel_not_found" });
+  await expect(refresher.refresh(task.taskId, { kind: "task" })).resolves.toBeUndefined();
+});
