@@ -1,0 +1,48 @@
+import { randomBytes } from "node:crypto";
+import { FreeeClient, type FreeeClientOptions } from "../../lib/freee/client";
+import { FreeeConnectionStore } from "../../lib/freee/connection-store";
+import { LocalTokenCipher } from "../../lib/freee/token-cipher";
+import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
+import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, type FakeFreee } from "../support/fake-freee";
+import type { TestTable } from "../support/dynamo";
+
+export const localKey = () => randomBytes(32).toString("base64");
+
+export function makeStore(table: TestTable, key = localKey()): FreeeConnectionStore {
+  return new FreeeConnectionStore(table.doc, table.tableName, new LocalTokenCipher(key));
+}
+
+/** Connect a workspace to the fake with a fresh token pair; `expiresInMs` < 0 makes it already expired. */
+export async function connect(store: FreeeConnectionStore, fake: FakeFreee, teamId: string, expiresInMs = 3_600_000) {
+  const pair = fake.issueTokens();
+  return store.save({
+    teamId,
+    tokens: { ...pair, accessTokenExpiresAt: new Date(Date.now() + expiresInMs).toISOString(), scope: "read write" },
+    companyId: 101,
+    companyName: "テスト株式会社",
+    connectedBy: "U1",
+  });
+}
+
+export interface ClientHarness {
+  client: FreeeClient;
+  sleeps: number[];
+}
+
+export function makeClient(store: FreeeConnectionStore, fake: FakeFreee, teamId: string, extra: Partial<FreeeClientOptions> = {}): ClientHarness {
+  const sleeps: number[] = [];
+  const client = new FreeeClient({
+    teamId,
+    store,
+    tokenEndpoint: new FreeeTokenEndpoint(fake.url, { clientId: FAKE_CLIENT_ID, clientSecret: FAKE_CLIENT_SECRET }),
+    apiBaseUrl: fake.url,
+    // Retry waits are recorded, not waited; lease polls yield 2 ms so a loser does not spin.
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      await new Promise((r) => setTimeout(r, 2));
+    },
+    leasePollMs: 5,
+    ...extra,
+  });
+  return { client, sleeps };
+}
