@@ -1,0 +1,80 @@
+import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
+import type { TokenUsage } from "../domain/records";
+
+/** CloudWatch namespace of every metric; the alarms in infra/ read the same names. */
+export const METRICS_NAMESPACE = "SlackMcpAgent";
+
+export const MetricNames = {
+  tasksEnded: "TasksEnded", // dimension Outcome
+  failures: "Failures", // dimensions Layer, ErrorClass
+  silentFailures: "SilentFailures", // dimension ErrorClass (Empty / Truncated / Refused separately)
+  retries: "Retries", // dimensions Layer, ErrorClass
+  regenerations: "Regenerations", // dimension Kind
+  reruns: "Reruns",
+  cancels: "Cancels",
+  executionDuration: "ExecutionDurationSeconds",
+  inputTokens: "InputTokens", // dimension Layer
+  outputTokens: "OutputTokens",
+  cacheReadTokens: "CacheReadInputTokens",
+  cacheWriteTokens: "CacheCreationInputTokens",
+} as const;
+
+const SILENT_FAILURES = new Set(["EmptyResponseError", "TruncatedResponseError", "RefusedResponseError"]);
+
+export type TaskOutcome = "completed" | "failed" | "cancelled" | "closed";
+
+/**
+ * Powertools Metrics (EMF) for the numbers an operator counts: outcomes, failures by layer and class (each
+ * silent failure separately), retries, regenerations, reruns, cancels, L4 duration and tokens. Each call
+ * publishes one EMF line at once (single metric), so a Lambda that fails right after still reported it.
+ */
+export class PipelineMetrics {
+  constructor(private readonly metrics: Metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: "slack-mcp-agent" })) {}
+
+  taskEnded(outcome: TaskOutcome): void {
+    this.count(MetricNames.tasksEnded, { Outcome: outcome });
+  }
+
+  failure(layer: string, errorClass: string): void {
+    this.count(MetricNames.failures, { Layer: layer, ErrorClass: errorClass });
+    if (SILENT_FAILURES.has(errorClass)) this.count(MetricNames.silentFailures, { ErrorClass: errorClass });
+  }
+
+  retry(layer: string, errorClass: string): void {
+    this.count(MetricNames.retries, { Layer: layer, ErrorClass: errorClass });
+  }
+
+  regeneration(kind: "prompt" | "process"): void {
+    this.count(MetricNames.regenerations, { Kind: kind });
+  }
+
+  rerun(): void {
+    this.count(MetricNames.reruns, {});
+  }
+
+  cancel(): void {
+    this.count(MetricNames.cancels, {});
+  }
+
+  executionFinished(durationSeconds: number, usage: TokenUsage | undefined): void {
+    this.emit(MetricNames.executionDuration, MetricUnit.Seconds, durationSeconds, {});
+    if (usage !== undefined) this.tokens("L4", usage);
+  }
+
+  tokens(layer: string, usage: TokenUsage): void {
+    this.emit(MetricNames.inputTokens, MetricUnit.Count, usage.inputTokens, { Layer: layer });
+    this.emit(MetricNames.outputTokens, MetricUnit.Count, usage.outputTokens, { Layer: layer });
+    this.emit(MetricNames.cacheReadTokens, MetricUnit.Count, usage.cacheReadInputTokens, { Layer: layer });
+    this.emit(MetricNames.cacheWriteTokens, MetricUnit.Count, usage.cacheCreationInputTokens, { Layer: layer });
+  }
+
+  private count(name: string, dimensions: Record<string, string>): void {
+    this.emit(name, MetricUnit.Count, 1, dimensions);
+  }
+
+  private emit(name: string, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number, dimensions: Record<string, string>): void {
+    const single = this.metrics.singleMetric();
+    for (const [key, dim] of Object.entries(dimensions)) single.addDimension(key, dim);
+    single.addMetric(name, unit, value);
+  }
+}

@@ -1,0 +1,94 @@
+import type { AuditEntry } from "../domain/records";
+
+/**
+ * The ledger: what happened to each task in a period, read from the audit log only. A task counts as
+ * completed only when its latest run ended with `execution.completed`; anything without a terminal entry is
+ * "in progress" — nothing reads as done that was not (seed 001).
+ */
+export type LedgerOutcome = "completed" | "failed" | "timed_out" | "cancelled" | "limit_reached" | "expired" | "in_progress";
+
+export interface TaskLedgerRow {
+  taskId: string;
+  teamId: string;
+  outcome: LedgerOutcome;
+  lastAction: string;
+  lastAt: string;
+  errorClass?: string;
+}
+
+export interface Ledger {
+  since: string;
+  until: string;
+  tasks: TaskLedgerRow[];
+  byOutcome: Record<LedgerOutcome, number>;
+  /** `error.<layer>` entries counted by layer and error class. */
+  failuresByClass: Array<{ layer: string; errorClass: string; count: number }>;
+}
+
+const OUTCOME_OF_ACTION: Array<[RegExp, LedgerOutcome]> = [
+  [/^execution\.completed$/, "completed"],
+  [/^execution\.timed_out$/, "timed_out"],
+  [/^execution\.cancelled$/, "cancelled"],
+  [/^execution\.failed$/, "failed"],
+  [/^error\.L[1-4]$/, "failed"],
+  [/limit/, "limit_reached"],
+  [/expired/, "expired"],
+  [/^execution\.started$/, "in_progress"],
+];
+
+function outcomeOf(action: string): LedgerOutcome | undefined {
+  return OUTCOME_OF_ACTION.find(([pattern]) => pattern.test(action))?.[1];
+}
+
+export function buildLedger(entries: readonly AuditEntry[], window: { since: string; until: string }): Ledger {
+  const sorted = [...entries].sort((a, b) => a.at.localeCompare(b.at) || a.auditKey.localeCompare(b.auditKey));
+  const rows = new Map<string, TaskLedgerRow>();
+  const failures = new Map<string, { layer: string; errorClass: string; count: number }>();
+  for (const entry of sorted) {
+    if (entry.action.startsWith("error.")) {
+      const layer = entry.layer ?? entry.action.slice("error.".length);
+      const errorClass = entry.errorType ?? "UnknownError";
+      const key = `${layer}\u0000${errorClass}`;
+      const row = failures.get(key) ?? { layer, errorClass, count: 0 };
+      row.count += 1;
+      failures.set(key, row);
+    }
+    if (entry.taskId === undefined) continue;
+    const row = rows.get(entry.taskId) ?? { taskId: entry.taskId, teamId: entry.teamId, outcome: "in_progress" as LedgerOutcome, lastAction: entry.action, lastAt: entry.at };
+    const outcome = outcomeOf(entry.action);
+    if (outcome !== undefined) {
+      row.outcome = outcome;
+      row.errorClass = outcome === "failed" || outcome === "timed_out" ? (entry.errorType ?? row.errorClass) : undefined;
+    }
+    row.lastAction = entry.action;
+    row.lastAt = entry.at;
+    rows.set(entry.taskId, row);
+  }
+  const byOutcome: Record<LedgerOutcome, number> = { completed: 0, failed: 0, timed_out: 0, cancelled: 0, limit_reached: 0, expired: 0, in_progress: 0 };
+  for (const row of rows.values()) byOutcome[row.outcome] += 1;
+  return {
+    ...window,
+    tasks: [...rows.values()].sort((a, b) => a.lastAt.localeCompare(b.lastAt)),
+    byOutcome,
+    failuresByClass: [...failures.values()].sort((a, b) => b.count - a.count || a.layer.localeCompare(b.layer)),
+  };
+}
+
+export function renderLedger(ledger: Ledger): string {
+  const lines: string[] = [];
+  lines.push(`Ledger ${ledger.since} .. ${ledger.until}`);
+  lines.push("");
+  lines.push("Tasks by outcome");
+  for (const [outcome, count] of Object.entries(ledger.byOutcome)) lines.push(`  ${outcome.padEnd(14)} ${String(count).padStart(6)}`);
+  lines.push(`  ${"total".padEnd(14)} ${String(ledger.tasks.length).padStart(6)}`);
+  lines.push("");
+  lines.push("Failures by layer and class");
+  if (ledger.failuresByClass.length === 0) lines.push("  (none)");
+  for (const f of ledger.failuresByClass) lines.push(`  ${f.layer.padEnd(6)} ${f.errorClass.padEnd(28)} ${String(f.count).padStart(6)}`);
+  lines.push("");
+  lines.push("Tasks");
+  for (const t of ledger.tasks) {
+    lines.push(`  ${t.lastAt}  ${t.outcome.padEnd(14)} ${t.taskId}  ${t.lastAction}${t.errorClass ? ` (${t.errorClass})` : ""}`);
+  }
+  return lines.join("\n");
+}

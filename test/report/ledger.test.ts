@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { buildLedger, renderLedger } from "../../lib/report/ledger";
+import type { AuditEntry } from "../../lib/domain/records";
+
+let n = 0;
+const e = (taskId: string, action: string, at: string, extra: Partial<AuditEntry> = {}): AuditEntry => ({
+  teamId: "T1",
+  taskId,
+  auditKey: `${action}#${++n}`,
+  at,
+  action,
+  actor: "system",
+  details: {},
+  ...extra,
+});
+
+describe("ledger report from the audit log", () => {
+  const entries = [
+    e("A", "task.created", "2026-11-01T00:00:00Z"),
+    e("A", "execution.started", "2026-11-01T00:01:00Z"),
+    e("A", "execution.completed", "2026-11-01T00:02:00Z"),
+    e("B", "task.created", "2026-11-02T00:00:00Z"),
+    e("B", "error.L2", "2026-11-02T00:00:05Z", { layer: "L2", errorType: "EmptyResponseError" }),
+    e("C", "task.created", "2026-11-03T00:00:00Z"),
+    e("C", "execution.started", "2026-11-03T00:01:00Z"),
+    e("C", "execution.timed_out", "2026-11-03T00:07:00Z", { errorType: "RunTimeoutError" }),
+    e("C", "execution.started", "2026-11-03T00:08:00Z"),
+    e("D", "task.created", "2026-11-04T00:00:00Z"),
+    e("D", "execution.started", "2026-11-04T00:01:00Z"),
+    e("D", "execution.cancelled", "2026-11-04T00:01:30Z", { actor: "U1" }),
+    e("E", "task.created", "2026-11-05T00:00:00Z"),
+    e("E", "error.L3", "2026-11-05T00:00:05Z", { layer: "L3", errorType: "TruncatedResponseError" }),
+    e("F", "task.created", "2026-11-06T00:00:00Z"),
+    e("F", "prompt.limit_reached", "2026-11-06T00:00:05Z"),
+  ];
+
+  it("counts each task once, by its latest terminal entry", () => {
+    const ledger = buildLedger(entries, { since: "2026-11-01", until: "2026-11-30" });
+    expect(ledger.byOutcome).toEqual({ completed: 1, failed: 2, timed_out: 0, cancelled: 1, limit_reached: 1, expired: 0, in_progress: 1 });
+  });
+
+  it("a rerun that started after a timeout is in progress, not done and not still failed", () => {
+    const ledger = buildLedger(entries, { since: "2026-11-01", until: "2026-11-30" });
+    expect(ledger.tasks.find((t) => t.taskId === "C")?.outcome).toBe("in_progress");
+  });
+
+  it("failures by layer and class, each silent failure separately", () => {
+    const ledger = buildLedger(entries, { since: "2026-11-01", until: "2026-11-30" });
+    expect(ledger.failuresByClass).toEqual([
+      { layer: "L2", errorClass: "EmptyResponseError", count: 1 },
+      { layer: "L3", errorClass: "TruncatedResponseError", count: 1 },
+    ]);
+  });
+
+  it("renders a readable table", () => {
+    const text = renderLedger(buildLedger(entries, { since: "2026-11-01", until: "2026-11-30" }));
+    expect(text).toContain("completed");
+    expect(text).toMatch(/L2\s+EmptyResponseError\s+1/);
+  });
+});
