@@ -1,0 +1,38 @@
+import type { TaskSpec } from "../domain/records";
+import { callModelText, type ModelResult } from "./call-model";
+import type { LayerDeps } from "./l1-task";
+import { PROMPT_TEXTS } from "./prompts/prompt-texts.generated";
+import { requireText, section, todayInTokyo, userMessage } from "./user-message";
+
+/** L2 Task → Prompt (DESIGN §1): a Japanese execution plan for a human to approve or reject. */
+
+export const L2_SYSTEM_PROMPT: string = PROMPT_TEXTS["l2-prompt.system"];
+
+/** A rejected version: both parts are required (seed §4.3: previous version + reason, always). */
+export interface PromptRegeneration {
+  previousPromptText: string;
+  rejectionReason: string;
+}
+
+export interface L2Input {
+  task: TaskSpec;
+  /** The requester's original message, when available. */
+  requestText?: string;
+  regeneration?: PromptRegeneration;
+  now?: Date;
+}
+
+export async function runL2Prompt(deps: LayerDeps, input: L2Input): Promise<ModelResult<string>> {
+  const regeneration = input.regeneration && {
+    previous: requireText(input.regeneration.previousPromptText, "previous prompt text", "L2"),
+    reason: requireText(input.regeneration.rejectionReason, "rejection reason", "L2"),
+  };
+  const user = userMessage([
+    section("today", todayInTokyo(input.now ?? new Date())),
+    section("task", JSON.stringify(input.task, null, 2)),
+    input.requestText === undefined ? undefined : section("request", input.requestText),
+    regeneration && section("previous_prompt", regeneration.previous),
+    regeneration && section("rejection_reason", regeneration.reason),
+  ]);
+  return callModelText(deps.client, { layer: "L2", settings: deps.settings, system: L2_SYSTEM_PROMPT, user });
+}
