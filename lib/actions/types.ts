@@ -1,0 +1,46 @@
+import type { Logger } from "@aws-lambda-powertools/logger";
+import type { SFNClient } from "@aws-sdk/client-sfn";
+import type { AuditLog } from "../audit/audit-log";
+import type { Limits } from "../config/limits";
+import type { CardRefresher } from "../slack/card-refresher";
+import type { TaskStore } from "../store/task-store";
+import type { TeamSettingsStore } from "./team-settings";
+
+/** Who clicked: taken from the verified Slack payload (team and user), never from the button value. */
+export interface Actor {
+  teamId: string;
+  enterpriseId?: string;
+  userId: string;
+}
+
+export interface ActionDeps {
+  store: TaskStore;
+  sfn: SFNClient;
+  audit: AuditLog;
+  cards: CardRefresher;
+  settings: TeamSettingsStore;
+  /** ADMIN_USER_IDS: may act on every task of every workspace this deployment serves. */
+  adminUserIds: readonly string[];
+  limits: Pick<Limits, "maxReruns">;
+  executionRunArn: string;
+  log: Logger;
+}
+
+/**
+ * What an action did. `applied`: this call made the change. `noop`: an earlier identical click already did it
+ * (nothing changes twice). `refused`: nothing changed, and `message` (Japanese) tells the user why.
+ */
+export type ActionResult =
+  | { outcome: "applied"; message?: string }
+  | { outcome: "noop"; message?: string }
+  | { outcome: "refused"; message: string };
+
+export const ActionMessages = {
+  notPermitted: "この操作は依頼者または管理者のみ実行できます。",
+  notFound: "対象のタスクが見つかりません。",
+  alreadyDecided: "このバージョンは既に承認または却下されています。",
+  notCurrent: "このバージョンは最新ではありません。",
+  cancelOnlyRunning: "実行中のタスクのみ中止できます。",
+  cannotRerun: "この状態では再実行できません。",
+  reasonRequired: "却下理由を入力してください。",
+} as const;

@@ -1,0 +1,227 @@
+import { SendTaskSuccessCommand, StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ActionMessages, approve, cancelExecution, checkDecidable, reject, rerunExecution } from "../../lib/actions";
+import { SlackMessages } from "../../lib/messages/ja";
+import { startTestTable, type TestTable } from "../support/dynamo";
+import { makeDeps, taskAwaitingPrompt, taskWithExecution } from "./harness";
+
+let table: TestTable;
+beforeAll(async () => {
+  table = await startTestTable();
+});
+afterAll(async () => table.close());
+
+const requester = { teamId: "T1", userId: "UREQ" };
+
+describe("approve / reject (CONTRACTS Approval)", () => {
+  it("approve: conditional write, one audit entry, SendTaskSuccess with the token read from the DB", async () => {
+    const { deps, store, sfnMock, refreshed } = makeDeps(table);
+    const task = await taskAwaitingPrompt(store, { token: "TOKEN-A" });
+    const result = await approve(deps, requester, { taskId: task.taskId, kind: "prompt", version: 1 });
+    expect(result.outcome).toBe("applied");
+    const calls = sfnMock.commandCalls(SendTaskSuccessCommand);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.args[0].input.taskToken).toBe("TOKEN-A");
+    expect(JSON.parse(calls[0]!.args[0].input.output!)).toEqual({ decision: "approved", actorId: "UREQ" });
+    const version = await store.getVersionOrThrow("prompt", task.taskId, 1);
+    expect(version.status).toBe("approved");
+    expect(version.taskToken).toBeUndefined();
+    const history = await store.loadHistory(task.taskId);
+    expect(history.audit.map((a) => a.auditKey)).toEqual(["prompt.approved#prompt#1"]);
+    expect(refreshed).toEqual([{ taskId: task.taskId, subject: { kind: "prompt" } }]);
+  });
+
+  it("10 concurrent approve clicks → one SendTaskSuccess, one audit entry", async () => {
+    const { deps, store, sfnMock } = makeDeps(table);
+    const task = await taskAwaitingPrompt(store);
+    const results = await Promise.all(Array.from({ length: 10 }, () => approve(deps, requester, { taskId: task.taskId, kind: "prompt", version: 1 })));
+    expect(results.filter((r) => r.outcome === "applied")).toHaveLength(1);
+    expect(sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(1);
+    const history = await store.loadHistory(task.taskId);
+    expect(history.audit.filter((a) => a.action === "prompt.approved")).toHaveLength(1);
+  });
+
+  it("approve then reject: the second click changes nothing", async () => {
+    const { deps, store, sfnMock } = makeDeps(table);
+    const task = await taskAwaitingPrompt(store);
+    await approve(deps, requester, { taskId: task.taskId, kind: "prompt", version: 1 });
+    const second = await reject(deps, requester, { taskId: task.taskId, kind: "prompt", version: 1 }, "やっぱりだめ");
+    expect(second.outcome).toBe("noop");
+    expect((await store.getVersionOrThrow("prompt", task.taskId, 1)).status).toBe("approved");
+    expect(sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(1);
+  });
+
+  it("reject with a reason: SendTaskSuccess carries it; audit prompt.rejected", async () => {
+    const { deps, store, sfnMock } = makeDeps(table);
+    const task = await taskAwaitingPrompt(store);
+    const result = await reject(deps, requester, { taskId: task.taskId, kind: "prompt", version: 1 }, "  金額の確認を追加して  ");
+    expect(result.outcome).toBe("applied");
+    const output = JSON.parse(sfnMock.commandCalls(SendTaskSuccessCommand)[0]!.args[0].input.output!);
+    expect(output).toEqual({ decision: "rejected", reason: "金額の確認を追加して", actorId: "UREQ" });
+    const version = await store.getVersionOrThrow("prompt", task.taskId, 1);
+    expect(version.decision?.reason).toBe("金額の確認を追加して");
+    expect((await store.loadHistory(task.taskId)).audit.map((a) => a.action)).toEqual(["prompt.rejected"]);
+  });
+
+  it("reject with an empty / whitespace-only reason is refused and changes nothing", async () => {
+    const { deps, store, sfnMock } = makeDeps(table);
+    const task = await taskAwaitingPrompt(store);
+    const result = await reject(deps, requester, { taskId: task.taskId, kind: "prompt", version: 1 }, " \n\u3000\t ");
+    expect(result).toEqual({ outcome: "refused", message: ActionMessages.reasonRequired });
+    expect((await store.getVersionOrThrow("prompt", task.taskId, 1)).status).toBe("pending_approval");
+    expect(sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(0);
+  });
+
+  it("a click on an old version changes nothing", async () => {
+    const { deps, store, sfnMock } = makeDeps(table);
+    const task = await taskAwaitingPrompt(store);
+    const result = await approve(deps, requester, { taskId: task.taskId, kind: "prompt", version: 7 });
+    expect(result.outcome).toBe("noop");
+    expect(sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(0);
+  });
+
+  it("unauthorised user → refusal, nothing changes", async () => {
+    const { deps, store, sfnMock } = makeDeps(table);
+    const task = await taskAwaitingPrompt(store);
+    const stranger = { teamId: "T1", userId: "USTRANGER" };
+    expect(await approve(deps, stranger, { taskId: task.taskId, kind: "prompt", version: 1 })).toEqual({ outcome: "refused", message: ActionMessages.notPermitted });
+    expect(await checkDecidable(deps, stranger, { taskId: task.taskId, kind: "prompt", version: 1 })).toEqual({ outcome: "refused", message: ActionMessages.notPermitted });
+    expect((await store.getVersionOrThrow("prompt", task.taskId, 1)).status).toBe("pending_approval");
+    expect(sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(0);
+  });
+
+  it("deployment admins (ADMIN_USER_IDS) and workspace admins (team settings) may act", async () => {
+    const { deps, store } = makeDeps(table);
+    const a = await taskAwaitingPrompt(store);
+    expect((await approve(deps, { teamId: "T1", userId: "UADMIN" }, { taskId: a.taskId, kind: "prompt", version: 1 })).outcome).toBe("applied");
+    const b = await taskAwaitingPrompt(store);
+    expect((await approve(deps, { teamId: "T1", userId: "UTEAMADMIN" }, { taskId: b.taskId, kind: "prompt", version: 1 })).outcome).toBe("refused");
+    await deps.settings.save("T1", ["UTEAMADMIN"], "UADMIN");
+    expect((await approve(deps, { teamId: "T1", userId: "UTEAMADMIN" }, { taskId: b.taskId, kind: "prompt", version: 1 })).outcome).toBe("applied");
+  });
+
+  it("an action whose team does not own the task changes nothing", async () => {
+    const { deps, store, sfnMock } = makeDeps(table);
+    const task = await taskAwaitingPrompt(store, { teamId: "T1" });
+    const other = { teamId: "T2", userId: "UREQ" };
+    expect(await approve(deps, other, { taskId: task.taskId, kind: "prompt", version: 1 })).toEqual({ outcome: "refused", message: ActionMessages.notFound });
+    expect((await store.getVersionOrThrow("prompt", task.taskId, 1)).status).toBe("pending_approval");
+    expect(sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(0);
+  });
+
+  it("an approval wait that already timed out: the decision stands, no crash", async () => {
+    const { deps, store, sfnMock } = makeDeps(table);
+    const task = await taskAwaitingPrompt(store);
+    sfnMock.on(SendTaskSuccessCommand).rejects(Object.assign(new Error("timed out"), { name: "TaskTimedOut" }));
+    expect((await approve(deps, requester, { taskId: task.taskId, kind: "prompt", version: 1 })).outcome).toBe("applied");
+  });
+});
+
+describe("cancel (seed §6.2)", () => {
+  it("§6.2 実行中のみ: a running execution is cancelled (cancelledBy/At), the task cancelled, audited, card refreshed", async () => {
+    const { deps, store, refreshed } = makeDeps(table);
+    const task = await taskWithExecution(store, "running");
+    const result = await cancelExecution(deps, requester, { taskId: task.taskId, executionNo: 1 });
+    expect(result.outcome).toBe("applied");
+    const execution = await store.getExecutionOrThrow(task.taskId, 1);
+    expect(execution.status).toBe("cancelled");
+    expect(execution.cancelledBy).toBe("UREQ");
+    expect(execution.cancelledAt).toBeDefined();
+    expect(execution.cancelFinalizedAt).toBeUndefined(); // → the card shows 中止中...
+    expect((await store.getTaskOrThrow(task.taskId)).status).toBe("cancelled");
+    expect((await store.loadHistory(task.taskId)).audit.map((a) => a.auditKey)).toContain("execution.cancelled#execution#1");
+    expect(refreshed).toEqual([{ taskId: task.taskId, subject: { kind: "execution", executionNo: 1 } }]);
+  });
+
+  it.each(["pending", "completed", "failed"] as const)("§6.2 実行中のみ: a %s execution cannot be cancelled", async (status) => {
+    const { deps, store } = makeDeps(table);
+    const task = await taskWithExecution(store, status);
+    const result = await cancelExecution(deps, requester, { taskId: task.taskId, executionNo: 1 });
+    expect(result).toEqual({ outcome: "refused", message: ActionMessages.cancelOnlyRunning });
+    expect((await store.getExecutionOrThrow(task.taskId, 1)).status).toBe(status);
+  });
+
+  it("§6.2 即時反映: a double cancel click cancels once and audits once", async () => {
+    const { deps, store } = makeDeps(table);
+    const task = await taskWithExecution(store, "running");
+    const results = await Promise.all(Array.from({ length: 5 }, () => cancelExecution(deps, requester, { taskId: task.taskId, executionNo: 1 })));
+    expect(results.filter((r) => r.outcome === "applied")).toHaveLength(1);
+    expect((await store.loadHistory(task.taskId)).audit.filter((a) => a.action === "execution.cancelled")).toHaveLength(1);
+  });
+
+  it("unauthorised user cannot cancel", async () => {
+    const { deps, store } = makeDeps(table);
+    const task = await taskWithExecution(store, "running");
+    expect((await cancelExecution(deps, { teamId: "T1", userId: "UX" }, { taskId: task.taskId, executionNo: 1 })).outcome).toBe("refused");
+    expect((await store.getExecutionOrThrow(task.taskId, 1)).status).toBe("running");
+  });
+});
+
+describe("rerun (seed §5.2)", () => {
+  it("§5.2 新 Execution / 同一 Process: a failed run reruns as Execution 2 of the same approved Process", async () => {
+    const { deps, store, sfnMock } = makeDeps(table);
+    const task = await taskWithExecution(store, "failed");
+    const result = await rerunExecution(deps, requester, { taskId: task.taskId, executionNo: 1 });
+    expect(result.outcome).toBe("applied");
+    const history = await store.loadHistory(task.taskId);
+    expect(history.executions.map((e) => [e.executionNo, e.status, e.processVersion])).toEqual([
+      [1, "failed", 1],
+      [2, "pending", 1],
+    ]);
+    expect(history.task.status).toBe("executing");
+    const starts = sfnMock.commandCalls(StartExecutionCommand);
+    expect(starts).toHaveLength(1);
+    expect(starts[0]!.args[0].input.name).toBe(`${task.taskId}-e2`);
+  });
+
+  it("§6.2 中止後の再実行: a cancelled run can be rerun", async () => {
+    const { deps, store } = makeDeps(table);
+    const task = await taskWithExecution(store, "cancelled");
+    expect((await rerunExecution(deps, requester, { taskId: task.taskId, executionNo: 1 })).outcome).toBe("applied");
+    expect((await store.getExecutionOrThrow(task.taskId, 2)).status).toBe("pending");
+  });
+
+  it("a timed-out run can be rerun", async () => {
+    const { deps, store } = makeDeps(table);
+    const task = await taskWithExecution(store, "timed_out");
+    expect((await rerunExecution(deps, requester, { taskId: task.taskId, executionNo: 1 })).outcome).toBe("applied");
+  });
+
+  it("§5.2 再実行上限: 3 reruns, then the rerun limit message and no new Execution", async () => {
+    const { deps, store } = makeDeps(table);
+    const task = await taskWithExecution(store, "failed");
+    for (let n = 2; n <= 4; n++) {
+      expect((await rerunExecution(deps, requester, { taskId: task.taskId, executionNo: n - 1 })).outcome).toBe("applied");
+      await store.transitionExecution(task.taskId, n, "running");
+      await store.transitionExecution(task.taskId, n, "failed");
+      await store.transitionTask(task.taskId, "failed");
+    }
+    const result = await rerunExecution(deps, requester, { taskId: task.taskId, executionNo: 4 });
+    expect(result).toEqual({ outcome: "refused", message: SlackMessages.rerunLimit });
+    expect((await store.loadHistory(task.taskId)).executions).toHaveLength(4);
+  });
+
+  it("a double rerun click starts one run", async () => {
+    const { deps, store, sfnMock } = makeDeps(table);
+    const task = await taskWithExecution(store, "failed");
+    await Promise.all(Array.from({ length: 5 }, () => rerunExecution(deps, requester, { taskId: task.taskId, executionNo: 1 })));
+    const history = await store.loadHistory(task.taskId);
+    expect(history.executions).toHaveLength(2);
+    expect(new Set(sfnMock.commandCalls(StartExecutionCommand).map((c) => c.args[0].input.name))).toEqual(new Set([`${task.taskId}-e2`]));
+    expect(history.audit.filter((a) => a.auditKey === "execution.started#execution#2")).toHaveLength(1);
+  });
+
+  it("a running or completed task cannot be rerun into a second concurrent run", async () => {
+    const { deps, store } = makeDeps(table);
+    const done = await taskWithExecution(store, "completed");
+    expect(await rerunExecution(deps, requester, { taskId: done.taskId, executionNo: 1 })).toEqual({ outcome: "refused", message: ActionMessages.cannotRerun });
+    expect((await store.loadHistory(done.taskId)).executions).toHaveLength(1);
+  });
+
+  it("unauthorised user cannot rerun", async () => {
+    const { deps, store } = makeDeps(table);
+    const task = await taskWithExecution(store, "failed");
+    expect(await rerunExecution(deps, { teamId: "T1", userId: "UX" }, { taskId: task.taskId, executionNo: 1 })).toEqual({ outcome: "refused", message: ActionMessages.notPermitted });
+    expect((await store.loadHistory(task.taskId)).executions).toHaveLength(1);
+  });
+});

@@ -1,0 +1,75 @@
+import { SFNClient } from "@aws-sdk/client-sfn";
+import { mockClient } from "aws-sdk-client-mock";
+import { AuditLog } from "../../lib/audit/audit-log";
+import { TeamSettingsStore, type ActionDeps } from "../../lib/actions";
+import { createLogger } from "../../lib/observability/logger";
+import type { CardRefresher, CardSubject } from "../../lib/slack/card-refresher";
+import { TaskStore } from "../../lib/store/task-store";
+import type { TestTable } from "../support/dynamo";
+
+/** Action dependencies over a real (dynalite) table, a mocked Step Functions client and a recording card refresher. */
+export function makeDeps(table: TestTable, patch: Partial<ActionDeps> = {}) {
+  const store = new TaskStore(table.doc, table.tableName);
+  const sfn = new SFNClient({ region: "us-east-1", credentials: { accessKeyId: "x", secretAccessKey: "x" } });
+  const sfnMock = mockClient(sfn);
+  const refreshed: { taskId: string; subject: CardSubject }[] = [];
+  const cards: CardRefresher = {
+    async refresh(taskId, subject) {
+      refreshed.push({ taskId, subject });
+    },
+  };
+  const log = createLogger("test-actions");
+  const deps: ActionDeps = {
+    store,
+    sfn,
+    audit: new AuditLog(store, log),
+    cards,
+    settings: new TeamSettingsStore(table.doc, table.tableName),
+    adminUserIds: ["UADMIN"],
+    limits: { maxReruns: 3 },
+    executionRunArn: "arn:aws:states:us-east-1:123456789012:stateMachine:ExecutionRun",
+    log,
+    ...patch,
+  };
+  return { deps, store, sfnMock, refreshed };
+}
+
+let counter = 0;
+export function newThread(teamId = "T1") {
+  counter += 1;
+  return { teamId, channelId: "C1", messageTs: `1700000${String(counter).padStart(3, "0")}.000100` };
+}
+
+/** A task whose Prompt vN waits for approval with a task token. */
+export async function taskAwaitingPrompt(store: TaskStore, opts: { teamId?: string; token?: string } = {}) {
+  const { record: task } = await store.createTask({ thread: newThread(opts.teamId), requesterId: "UREQ", requestText: "給与明細を確認して", pipelineExecutionName: "p" });
+  await store.transitionTask(task.taskId, "prompt_review");
+  await store.createVersion("prompt", task.taskId, 1);
+  await store.saveVersionContent("prompt", task.taskId, 1, { text: "給与明細を取得して確認する" });
+  await store.openApproval("prompt", task.taskId, 1, opts.token ?? "TOKEN-prompt-1");
+  return task;
+}
+
+/** A task whose Execution 1 is in the given state (running, failed, cancelled…). */
+export async function taskWithExecution(store: TaskStore, status: "pending" | "running" | "failed" | "cancelled" | "completed" | "timed_out") {
+  const { record: task } = await store.createTask({ thread: newThread(), requesterId: "UREQ", requestText: "経費を精算して", pipelineExecutionName: "p" });
+  await store.transitionTask(task.taskId, "prompt_review");
+  await store.transitionTask(task.taskId, "process_review");
+  await store.updateTask(task.taskId, { approvedProcessVersion: 1 });
+  const { executionNo } = await store.allocateExecution(task.taskId, { from: ["process_review"], maxExecutions: 4 });
+  await store.createExecution(task.taskId, { executionNo, processVersion: 1, startedBy: "UREQ" });
+  if (status !== "pending") {
+    if (status === "cancelled") {
+      await store.transitionExecution(task.taskId, 1, "running");
+      await store.transitionExecution(task.taskId, 1, "cancelled", { set: { cancelledBy: "UREQ", cancelledAt: new Date().toISOString() } });
+      await store.transitionTask(task.taskId, "cancelled");
+    } else {
+      await store.transitionExecution(task.taskId, 1, "running");
+      if (status !== "running") {
+        await store.transitionExecution(task.taskId, 1, status);
+        await store.transitionTask(task.taskId, status === "completed" ? "completed" : "failed");
+      }
+    }
+  }
+  return task;
+}
