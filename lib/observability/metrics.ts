@@ -3,6 +3,8 @@ import type { TokenUsage } from "../domain/records";
 
 /** CloudWatch namespace of every metric; the alarms in infra/ read the same names. */
 export const METRICS_NAMESPACE = "SlackMcpAgent";
+/** Powertools adds `service` to every metric's dimensions; alarms must name it too. */
+export const METRICS_SERVICE = "slack-mcp-agent";
 
 export const MetricNames = {
   tasksEnded: "TasksEnded", // dimension Outcome
@@ -29,7 +31,7 @@ export type TaskOutcome = "completed" | "failed" | "cancelled" | "closed";
  * publishes one EMF line at once (single metric), so a Lambda that fails right after still reported it.
  */
 export class PipelineMetrics {
-  constructor(private readonly metrics: Metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: "slack-mcp-agent" })) {}
+  constructor(private readonly metrics: Metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE })) {}
 
   taskEnded(outcome: TaskOutcome): void {
     this.count(MetricNames.tasksEnded, { Outcome: outcome });
