@@ -28,6 +28,10 @@ export interface AgentRunner {
   start(input: StartRunInput): Promise<StartRunResult>;
   /** New events since `progress` (seen ids skipped). Throws the taxonomy class when the session failed. */
   poll(sessionId: string, progress: ExecutionProgress): Promise<PollOutcome>;
-  /** Best effort `user.interrupt`; the caller marks the Execution cancelled whatever this returns. */
+  /**
+   * Best effort `user.interrupt`; the caller marks the Execution cancelled whatever this returns. Resolves when
+   * the interrupt was accepted; otherwise throws the classified error (TransientError subclasses, BadRequestError…)
+   * so the caller can audit it — and still cancels.
+   */
   interrupt(sessionId: string): Promise<void>;
 }

@@ -10,6 +10,7 @@ import {
   MalformedOutputError,
   StateConflictError,
 } from "../errors/taxonomy";
+import { FREEE_TOOL_NAMES } from "../tools/registry";
 import type { AgentRunner, PollOutcome, StartRunInput, StartRunResult } from "./agent-runner";
 import type { AgentConfig } from "./agent-config";
 import { APP_METADATA, type AgentSetup } from "./agent-setup";
@@ -46,6 +47,11 @@ export class ManagedAgentRunner implements AgentRunner {
   async start(input: StartRunInput): Promise<StartRunResult> {
     if (input.steps.length === 0) throw new MalformedOutputError("start: the approved Process has no steps");
     if (input.allowedTools.length === 0) throw new MalformedOutputError("start: no freee tool is allowed for this run");
+    const unknown = input.allowedTools.filter((name) => !FREEE_TOOL_NAMES.has(name));
+    if (unknown.length > 0) {
+      // Only registry tools may be enabled: a typo here would silently enable nothing (or something else).
+      throw new MalformedOutputError("start: allowedTools names tools the freee MCP server does not offer", { details: { unknown } });
+    }
     const setup = await this.deps.setup();
 
     // A retried start (the first attempt's reply was lost) finds its own session instead of making a second.

@@ -118,3 +118,13 @@ function assertSecret(secret: string): void {
 function reject(reason: McpBearerRejection, cause?: unknown): AuthError {
   return new AuthError(`MCP bearer rejected: ${reason}`, { cause, details: { reason } });
 }
+
+/**
+ * The Execution item an MCP bearer points at: executionId is `<taskId>-e<no>` (executionIdFor), so the MCP
+ * server can read `Keys.execution(taskId, executionNo)` and its approved tool list. Malformed → AuthError.
+ */
+export function executionRefOf(claims: Pick<McpBearerClaims, "executionId">): { taskId: string; executionNo: number } {
+  const match = /^(.+)-e([1-9]\d*)$/.exec(claims.executionId);
+  if (match === null) throw reject("malformed");
+  return { taskId: match[1] as string, executionNo: Number(match[2]) };
+}

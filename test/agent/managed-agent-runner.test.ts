@@ -305,3 +305,22 @@ describe("interrupt", () => {
     expect(h.fake.vaults.get(vaultId)?.archived_at).not.toBeNull();
   });
 });
+
+describe("createAgentRunner / start input checks", () => {
+  it("refuses a run with no steps, no tools, or a tool the MCP server does not offer", async () => {
+    await expect(h.runner.start(startInput({ steps: [] }))).rejects.toMatchObject({ name: "MalformedOutputError" });
+    await expect(h.runner.start(startInput({ allowedTools: [] }))).rejects.toMatchObject({ name: "MalformedOutputError" });
+    await expect(h.runner.start(startInput({ allowedTools: ["freee_delete_everything"] }))).rejects.toMatchObject({
+      name: "MalformedOutputError",
+    });
+    expect(h.fake.requestsTo("POST", "/v1/sessions")).toHaveLength(0);
+  });
+
+  it("a missing bearer secret fails start with FatalConfigError and creates no session", async () => {
+    const { createAgentRunner } = await import("../../lib/agent/create-agent-runner");
+    const { MCP_BEARER_SECRET: _drop, ...env } = h.env;
+    const runner = await createAgentRunner(env, { doc: h.table.doc, logger: h.logger });
+    await expect(runner.start(startInput())).rejects.toBeInstanceOf(FatalConfigError);
+    expect(h.fake.requestsTo("POST", "/v1/sessions")).toHaveLength(0);
+  });
+});

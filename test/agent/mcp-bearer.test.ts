@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
   bearerFromAuthorizationHeader,
+  executionRefOf,
   issueMcpBearer,
   loadMcpBearerSecret,
   verifyMcpBearer,
@@ -88,5 +89,10 @@ describe("MCP bearer (workspace + execution, HMAC, expiring)", () => {
     expect(bearerFromAuthorizationHeader("bearer   x ")).toBe("x");
     expect(bearerFromAuthorizationHeader("Basic abc")).toBeUndefined();
     expect(bearerFromAuthorizationHeader(undefined)).toBeUndefined();
+  });
+
+  it("points at the Execution item (taskId + executionNo from executionIdFor)", () => {
+    expect(executionRefOf({ executionId: "T1-C1-1700000000_000100-e12" })).toEqual({ taskId: "T1-C1-1700000000_000100", executionNo: 12 });
+    expect(() => executionRefOf({ executionId: "no-number" })).toThrow(AuthError);
   });
 });

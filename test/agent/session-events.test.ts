@@ -1,0 +1,77 @@
+import type { BetaManagedAgentsSessionEvent } from "@anthropic-ai/sdk/resources/beta/sessions/events";
+import { describe, expect, it } from "vitest";
+import { interpretEvents, MAX_TOOL_ERRORS } from "../../lib/agent/session-events";
+import { buildTaskMessage } from "../../lib/agent/agent-prompt";
+import { loadAgentConfig } from "../../lib/agent/agent-config";
+import type { ExecutionProgress } from "../../lib/domain/records";
+import { FatalConfigError } from "../../lib/errors/taxonomy";
+
+const SENT = "2026-11-30T08:00:00.000Z";
+let n = 0;
+const at = (s: number) => new Date(Date.parse(SENT) + s * 1000).toISOString();
+const msg = (text: string, s = 1) =>
+  ({ id: `e${++n}`, type: "agent.message", processed_at: at(s), content: [{ type: "text", text }] }) as BetaManagedAgentsSessionEvent;
+const use = (name: string, s = 1) =>
+  ({ id: `e${++n}`, type: "agent.mcp_tool_use", processed_at: at(s), name, input: {}, mcp_server_name: "freee" }) as BetaManagedAgentsSessionEvent;
+const errResult = (useId: string, text: string, s = 1) =>
+  ({ id: `e${++n}`, type: "agent.mcp_tool_result", processed_at: at(s), mcp_tool_use_id: useId, is_error: true, content: [{ type: "text", text }] }) as BetaManagedAgentsSessionEvent;
+const progress0: ExecutionProgress = { seenEventIds: [], completedSteps: 0, toolErrors: [], stepsSentAt: SENT };
+
+describe("interpretEvents (card progress)", () => {
+  it("follows step markers: a new marker closes the previous step; repeats do not count", () => {
+    const r = interpretEvents([msg("[step:s1] 開始"), msg("[step:s1] まだ s1"), msg("[step:s2]"), msg("[step:s3]")], progress0, { stepsSentAt: SENT });
+    expect(r.progress).toMatchObject({ currentStepId: "s3", completedSteps: 2 });
+    expect(r.completed).toBe(false);
+    expect(r.lastAgentText).toBe("[step:s3]");
+  });
+
+  it("keeps the newest tool errors only, with messages cut to a card-sized length", () => {
+    const events: BetaManagedAgentsSessionEvent[] = [];
+    for (let i = 0; i < MAX_TOOL_ERRORS + 5; i++) {
+      const u = use(`tool_${i}`);
+      events.push(u, errResult(u.id, "x".repeat(1000)));
+    }
+    const r = interpretEvents(events, progress0, { stepsSentAt: SENT });
+    expect(r.progress.toolErrors).toHaveLength(MAX_TOOL_ERRORS);
+    expect(r.progress.toolErrors.at(-1)?.tool).toBe(`tool_${MAX_TOOL_ERRORS + 4}`);
+    expect(r.progress.toolErrors[0]?.message.length).toBe(300);
+  });
+
+  it("ignores events it has seen and moves lastEventAt forward only", () => {
+    const a = msg("[step:s1]", 5);
+    const first = interpretEvents([a], progress0, { stepsSentAt: SENT });
+    const again = interpretEvents([a, msg("[step:s2]", 3)], first.progress, { stepsSentAt: SENT });
+    expect(again.progress.seenEventIds).toHaveLength(2);
+    expect(again.progress.lastEventAt).toBe(at(5));
+    expect(again.progress.completedSteps).toBe(1);
+  });
+
+  it("stops at the completion: later events in the batch are left for nobody", () => {
+    const idle = { id: `e${++n}`, type: "session.status_idle", processed_at: at(2), stop_reason: { type: "end_turn" }, stop_details: null } as BetaManagedAgentsSessionEvent;
+    const r = interpretEvents([msg("完了"), idle, msg("after")], progress0, { stepsSentAt: SENT });
+    expect(r.completed).toBe(true);
+    expect(r.lastAgentText).toBe("完了");
+  });
+});
+
+describe("task message and settings", () => {
+  it("lists the approved steps in order, agent_decide explained, in Japanese", () => {
+    const text = buildTaskMessage([
+      { stepId: "b", order: 2, tool: "agent_decide", toolInput: { question: "誰を更新するか" } },
+      { stepId: "a", order: 1, tool: "freee_hr_list_employees", toolInput: { year: 2026, month: 11 } },
+    ]);
+    expect(text.indexOf("[step:a]")).toBeLessThan(text.indexOf("[step:b]"));
+    expect(text).toContain("全 2 件");
+    expect(text).toContain("読み取り専用ツールで判断");
+    expect(text).toContain('"誰を更新するか"');
+  });
+
+  it("fails loudly without a usable MCP_SERVER_URL; bearer TTL follows the run timeout", () => {
+    expect(() => loadAgentConfig({})).toThrow(FatalConfigError);
+    expect(() => loadAgentConfig({ MCP_SERVER_URL: "not a url" })).toThrow(FatalConfigError);
+    expect(() => loadAgentConfig({ MCP_SERVER_URL: "ftp://x" })).toThrow(FatalConfigError);
+    const config = loadAgentConfig({ MCP_SERVER_URL: "https://h.example/mcp", RUN_TIMEOUT_SECONDS: "100" });
+    expect(config).toMatchObject({ mcpHost: "h.example", bearerTtlSeconds: 400 });
+    expect(loadAgentConfig({ MCP_SERVER_URL: "https://other.example/mcp" }).fingerprint).not.toBe(config.fingerprint);
+  });
+});
