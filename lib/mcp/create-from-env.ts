@@ -1,0 +1,36 @@
+import { AuditLog } from "../audit/audit-log";
+import { loadMcpBearerSecret } from "../agent/mcp-bearer";
+import { requireEnv, type Env } from "../config/env";
+import { FreeeClient } from "../freee/client";
+import { loadFreeeAppCredentials, loadFreeeEndpoints } from "../freee/config";
+import { FreeeConnectionStore } from "../freee/connection-store";
+import { createTokenCipher } from "../freee/token-cipher";
+import { FreeeTokenEndpoint } from "../freee/token-endpoint";
+import { createLogger } from "../observability/logger";
+import { createDocumentClient } from "../store/dynamo-client";
+import { TaskStore } from "../store/task-store";
+import { createFreeeMcpHandler } from "./server";
+
+/**
+ * The MCP handler wired from the environment: TABLE_NAME (+ DYNAMODB_ENDPOINT), MCP_BEARER_SECRET(_SECRET_ARN),
+ * FREEE_CLIENT_ID, FREEE_CLIENT_SECRET(_SECRET_ARN), FREEE_API_BASE_URL, FREEE_OAUTH_BASE_URL,
+ * TOKEN_KMS_KEY_ID (+ KMS_ENDPOINT) or FREEE_TOKEN_LOCAL_KEY for local development.
+ * Missing settings fail here, at cold start (FatalConfigError).
+ */
+export async function createFreeeMcpHandlerFromEnv(env: Env = process.env): Promise<(req: Request) => Promise<Response>> {
+  const logger = createLogger("freee-mcp");
+  const tableName = requireEnv("TABLE_NAME", env);
+  const doc = createDocumentClient(env);
+  const taskStore = new TaskStore(doc, tableName);
+  const connections = new FreeeConnectionStore(doc, tableName, createTokenCipher(env));
+  const endpoints = loadFreeeEndpoints(env);
+  const tokenEndpoint = new FreeeTokenEndpoint(endpoints.oauthBaseUrl, await loadFreeeAppCredentials(env));
+  const bearerSecret = await loadMcpBearerSecret(env);
+  return createFreeeMcpHandler({
+    taskStore,
+    audit: new AuditLog(taskStore, logger),
+    logger,
+    bearerSecret: async () => bearerSecret,
+    freeeClient: (teamId) => new FreeeClient({ teamId, store: connections, tokenEndpoint, apiBaseUrl: endpoints.apiBaseUrl, logger }),
+  });
+}

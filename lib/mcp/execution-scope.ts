@@ -1,0 +1,59 @@
+import type { Execution } from "../domain/records";
+import { RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
+import type { TaskStore } from "../store/task-store";
+import { allowedToolsForSteps } from "../tools/registry";
+
+/**
+ * What one MCP request may do: the execution its bearer names, and the tools of that execution's approved
+ * Process (DESIGN §7: the MCP server checks the same allow-list as the session's toolset config).
+ */
+export interface ExecutionScope {
+  teamId: string;
+  taskId: string;
+  executionNo: number;
+  executionId: string;
+  executionStatus: Execution["status"];
+  allowedTools: ReadonlySet<string>;
+}
+
+/** Tool calls are served while the run is live; a finished, failed or cancelled run calls nothing. */
+export const LIVE_EXECUTION_STATUSES: ReadonlySet<string> = new Set(["pending", "running"]);
+
+/** `<taskId>-e<no>` (executionIdFor) back into its parts. */
+export function parseExecutionId(executionId: string): { taskId: string; executionNo: number } | undefined {
+  const match = /^(.+)-e([1-9]\d*)$/.exec(executionId);
+  if (match === null) return undefined;
+  return { taskId: match[1]!, executionNo: Number(match[2]) };
+}
+
+export async function loadExecutionScope(
+  store: Pick<TaskStore, "getTask" | "getExecution" | "getVersion">,
+  claims: { teamId: string; executionId: string },
+): Promise<ExecutionScope> {
+  const ids = parseExecutionId(claims.executionId);
+  if (ids === undefined) {
+    throw new RecordNotFoundError("MCP bearer names no valid execution", { details: { executionId: claims.executionId } });
+  }
+  const [task, execution] = await Promise.all([store.getTask(ids.taskId), store.getExecution(ids.taskId, ids.executionNo)]);
+  if (task === undefined || execution === undefined) {
+    throw new RecordNotFoundError("execution of the MCP bearer not found", { details: { executionId: claims.executionId } });
+  }
+  if (task.thread.teamId !== claims.teamId) {
+    // A bearer signed for one workspace must never reach another workspace's task.
+    throw new StateConflictError("MCP bearer workspace does not own the execution", { details: { executionId: claims.executionId } });
+  }
+  const process = await store.getVersion("process", ids.taskId, execution.processVersion);
+  if (process === undefined || process.status !== "approved" || process.steps === undefined) {
+    throw new StateConflictError("the execution's Process is not an approved one", {
+      details: { executionId: claims.executionId, processVersion: execution.processVersion },
+    });
+  }
+  return {
+    teamId: claims.teamId,
+    taskId: ids.taskId,
+    executionNo: ids.executionNo,
+    executionId: claims.executionId,
+    executionStatus: execution.status,
+    allowedTools: new Set(allowedToolsForSteps(process.steps)),
+  };
+}

@@ -1,0 +1,48 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+
+/**
+ * Lambda Function URL (payload 2.0) ↔ web-standard Request / Response, so one `(Request) => Promise<Response>`
+ * serves Lambda, the local dev server and tests. Bodies are decoded as UTF-8 (Japanese survives); responses
+ * are buffered (Function URLs in BUFFERED mode), text as is, anything else base64.
+ */
+export function requestFromFunctionUrlEvent(event: APIGatewayProxyEventV2): Request {
+  const host = event.headers.host ?? event.requestContext.domainName;
+  const query = event.rawQueryString === "" ? "" : `?${event.rawQueryString}`;
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(event.headers)) {
+    if (value !== undefined) headers.set(name, value);
+  }
+  if (event.cookies !== undefined && event.cookies.length > 0) headers.set("cookie", event.cookies.join("; "));
+  const method = event.requestContext.http.method.toUpperCase();
+  const hasBody = event.body !== undefined && method !== "GET" && method !== "HEAD";
+  return new Request(`https://${host}${event.rawPath}${query}`, {
+    method,
+    headers,
+    ...(hasBody ? { body: event.isBase64Encoded ? Buffer.from(event.body!, "base64") : event.body } : {}),
+  });
+}
+
+export async function functionUrlResultFromResponse(res: Response): Promise<APIGatewayProxyStructuredResultV2> {
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    if (name !== "set-cookie") headers[name] = value;
+  });
+  const cookies = res.headers.getSetCookie();
+  const contentType = res.headers.get("content-type") ?? "";
+  const isText = contentType === "" || /^(text\/|application\/(json|javascript|xml|x-www-form-urlencoded))|\+json|\+xml/.test(contentType);
+  const buffer = Buffer.from(await res.arrayBuffer());
+  return {
+    statusCode: res.status,
+    headers,
+    ...(cookies.length > 0 ? { cookies } : {}),
+    body: isText ? buffer.toString("utf8") : buffer.toString("base64"),
+    isBase64Encoded: !isText,
+  };
+}
+
+/** Wrap a fetch-style handler as a Function URL handler. */
+export function functionUrlHandler(
+  handle: (req: Request) => Promise<Response>,
+): (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2> {
+  return async (event) => functionUrlResultFromResponse(await handle(requestFromFunctionUrlEvent(event)));
+}

@@ -1,0 +1,98 @@
+import type { Logger } from "@aws-lambda-powertools/logger";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { bearerFromAuthorizationHeader, verifyMcpBearer, type McpBearerClaims } from "../agent/mcp-bearer";
+import { AuthError, RecordNotFoundError, StateConflictError, TransientError } from "../errors/taxonomy";
+import type { TaskStore } from "../store/task-store";
+import { FREEE_TOOLS, type FreeeToolDefinition } from "../tools/registry";
+import { loadExecutionScope, type ExecutionScope } from "./execution-scope";
+import { runToolCall, type ToolCallDeps } from "./tool-call";
+
+/**
+ * The freee MCP server (DESIGN §2, §7): Streamable HTTP in stateless mode (no session id, one McpServer per
+ * HTTP request, JSON responses), so it runs in a Lambda behind a Function URL. Each request is authorised
+ * by the bearer the Managed Agents vault sends; the bearer names the workspace and the execution, whose
+ * approved Process decides which tools may run.
+ */
+export interface FreeeMcpDeps extends ToolCallDeps {
+  taskStore: Pick<TaskStore, "getTask" | "getExecution" | "getVersion">;
+  bearerSecret: () => Promise<string>;
+  now?: () => Date;
+}
+
+export const MCP_SERVER_INFO = { name: "freee", version: "1.0.0" } as const;
+
+export function createFreeeMcpHandler(deps: FreeeMcpDeps): (req: Request) => Promise<Response> {
+  return async (req) => {
+    const claims = await authenticate(deps, req);
+    if (claims instanceof Response) return claims;
+    if (req.method !== "POST") {
+      // Stateless: no standalone SSE stream (GET) and no session to delete (DELETE).
+      return jsonRpcError(405, -32000, "Method not allowed", { allow: "POST" });
+    }
+    let scope: ExecutionScope;
+    try {
+      scope = await loadExecutionScope(deps.taskStore, claims);
+    } catch (err) {
+      if (err instanceof RecordNotFoundError || err instanceof StateConflictError) {
+        deps.logger.warn("MCP bearer names an execution it may not act for", { executionId: claims.executionId, reason: err.message });
+        return jsonRpcError(403, -32001, "Forbidden");
+      }
+      if (err instanceof TransientError) return jsonRpcError(503, -32002, "Temporarily unavailable", { "retry-after": "1" });
+      throw err;
+    }
+    const server = buildServer(deps, scope);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    try {
+      await server.connect(transport);
+      return await transport.handleRequest(req);
+    } finally {
+      await server.close();
+    }
+  };
+}
+
+function buildServer(deps: FreeeMcpDeps, scope: ExecutionScope): McpServer {
+  const server = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: {} } });
+  for (const tool of FREEE_TOOLS as readonly FreeeToolDefinition[]) {
+    server.registerTool(
+      tool.name,
+      {
+        description: tool.description,
+        inputSchema: tool.inputShape,
+        annotations: { readOnlyHint: tool.readOnly, destructiveHint: !tool.readOnly, openWorldHint: true },
+      },
+      (args, extra) => runToolCall(deps, scope, tool, args as Record<string, unknown>, extra.requestId),
+    );
+  }
+  return server;
+}
+
+async function authenticate(deps: FreeeMcpDeps, req: Request): Promise<McpBearerClaims | Response> {
+  const token = bearerFromAuthorizationHeader(req.headers.get("authorization"));
+  if (token === undefined) return unauthorized("missing");
+  const secret = await deps.bearerSecret();
+  try {
+    return verifyMcpBearer(token, secret, { now: (deps.now ?? (() => new Date()))() });
+  } catch (err) {
+    if (err instanceof AuthError) {
+      deps.logger.warn("MCP bearer rejected", { reason: err.details.reason });
+      return unauthorized(String(err.details.reason ?? "invalid"));
+    }
+    // A missing or short secret is a FatalConfigError: fail loudly, not as a 401.
+    throw err;
+  }
+}
+
+function unauthorized(reason: string): Response {
+  return jsonRpcError(401, -32001, "Unauthorized", {
+    "www-authenticate": `Bearer error="invalid_token", error_description="${reason}"`,
+  });
+}
+
+function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
