@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { verifyMcpBearer } from "../../lib/agent/mcp-bearer";
+import { allowedToolsForSteps, readOnlyToolNames } from "../../lib/tools/registry";
 import {
   AgentRunFailedError,
   AuthError,
@@ -80,6 +81,19 @@ describe("start", () => {
     expect(text).toContain("承認済みの実行ステップ");
     expect(text.indexOf("[step:s1]")).toBeLessThan(text.indexOf("[step:s2]"));
     expect(text).toContain("freee_hr_update_work_record");
+  });
+
+  it("an agent_decide step enables the read-only tools (allowedToolsForSteps) and nothing that writes", async () => {
+    const steps = [
+      { stepId: "s1", order: 1, tool: "agent_decide", toolInput: { question: "対象の従業員を決める" } },
+      { stepId: "s2", order: 2, tool: "freee_hr_update_work_record", toolInput: { employee_id: 1, date: "2026-11-30" } },
+    ];
+    await h.runner.start(startInput({ steps, allowedTools: allowedToolsForSteps(steps) }));
+    const body = h.fake.requestsTo("POST", "/v1/sessions")[0]?.body as Record<string, any>;
+    const enabled: string[] = body.agent.tools[0].configs.map((c: { name: string }) => c.name);
+    expect(enabled).toEqual([...readOnlyToolNames(), "freee_hr_update_work_record"].sort());
+    expect(enabled).not.toContain("freee_accounting_create_deal");
+    expect(enabled).not.toContain("freee_hr_update_basic_pay_rule");
   });
 
   it("puts a per-execution static_bearer for the MCP URL in a vault attached to the session", async () => {
