@@ -9,7 +9,7 @@ import type { ExecutionRunInput } from "./contracts";
 
 export interface StartExecutionRunDeps {
   store: TaskStore;
-  sfn: SFNClient;
+  sfn: Pick<SFNClient, "send">;
   audit: AuditLog;
   executionRunArn: string;
 }

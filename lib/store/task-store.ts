@@ -487,6 +487,36 @@ export class TaskStore {
     }
   }
 
+  /**
+   * ExecutionRun saw the cancel and sent the interrupt: stamp `cancelFinalizedAt` (the card goes from 中止中... to
+   * 中止). Only on a `cancelled` Execution, once: a retried call returns the stamped record with `applied: false`.
+   */
+  async finalizeCancel(taskId: string, executionNo: number): Promise<WriteResult<Execution>> {
+    const now = this.now();
+    try {
+      const out = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: Keys.execution(taskId, executionNo),
+          UpdateExpression: "SET cancelFinalizedAt = :now, updatedAt = :now",
+          ConditionExpression: "#status = :cancelled AND attribute_not_exists(cancelFinalizedAt)",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: { ":cancelled": "cancelled", ":now": now },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      return { record: parseRecord(ExecutionSchema, out.Attributes, "execution"), applied: true };
+    } catch (err) {
+      if (!isConditionFailure(err)) throw translateDynamoError(err, "finalizeCancel");
+      const existing = await this.getExecutionOrThrow(taskId, executionNo);
+      if (existing.cancelFinalizedAt !== undefined) return { record: existing, applied: false };
+      throw new StateConflictError(`execution ${executionNo} of ${taskId} is ${existing.status}, not cancelled`, {
+        cause: err,
+        details: { taskId, executionNo, status: existing.status },
+      });
+    }
+  }
+
   // ------------------------------------------------------------------ audit
 
   /** Append an audit entry once: the key derives from what it records, so a retried step does not duplicate it. */

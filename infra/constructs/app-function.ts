@@ -1,0 +1,72 @@
+import { Annotations, Duration, RemovalPolicy } from "aws-cdk-lib";
+import * as lambda from "aws-cdk-lib/aws-lambda";
+import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import * as logs from "aws-cdk-lib/aws-logs";
+import { Construct } from "constructs";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+export interface AppFunctionProps {
+  /** Folder under lambdas/ holding handler.ts. */
+  folder: string;
+  environment: Record<string, string>;
+  timeout: Duration;
+  memorySize?: number;
+  logRetention: logs.RetentionDays;
+}
+
+/**
+ * One Lambda of the app: Node 22 on arm64, bundled by esbuild (no Docker) as ESM, its own log group with a
+ * retention, X-Ray active. A missing entry file is a synth error naming the file (nothing is deployed in its
+ * place): the resource is still declared so the rest of the stack and its grants can be built and inspected.
+ */
+export class AppFunction extends Construct {
+  readonly fn: lambda.Function;
+  readonly logGroup: logs.LogGroup;
+  readonly entry: string;
+
+  constructor(scope: Construct, id: string, props: AppFunctionProps) {
+    super(scope, id);
+    this.entry = join(PROJECT_ROOT, "lambdas", props.folder, "handler.ts");
+    this.logGroup = new logs.LogGroup(this, "Logs", { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    const common = {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout,
+      logGroup: this.logGroup,
+      tracing: lambda.Tracing.ACTIVE,
+      environment: { NODE_OPTIONS: "--enable-source-maps", POWERTOOLS_SERVICE_NAME: props.folder, ...props.environment },
+    };
+    if (existsSync(this.entry)) {
+      this.fn = new NodejsFunction(this, "Function", {
+        ...common,
+        entry: this.entry,
+        handler: "handler",
+        projectRoot: PROJECT_ROOT,
+        depsLockFilePath: join(PROJECT_ROOT, "package-lock.json"),
+        bundling: {
+          format: OutputFormat.ESM,
+          target: "node22",
+          minify: true,
+          sourceMap: true,
+          // Bundle the SDK versions we test with instead of the runtime's copy.
+          externalModules: [],
+          mainFields: ["module", "main"],
+          // CommonJS dependencies call require(); give the ESM bundle one.
+          banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+        },
+      });
+    } else {
+      Annotations.of(this).addError(`Lambda entry ${this.entry} does not exist: synth cannot bundle ${props.folder}`);
+      this.fn = new lambda.Function(this, "Function", {
+        ...common,
+        handler: "index.handler",
+        code: lambda.Code.fromInline("exports.handler = async () => { throw new Error('not built'); };"),
+      });
+    }
+  }
+}

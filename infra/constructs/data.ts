@@ -1,0 +1,93 @@
+import { RemovalPolicy } from "aws-cdk-lib";
+import * as dynamodb from "aws-cdk-lib/aws-dynamodb";
+import * as kms from "aws-cdk-lib/aws-kms";
+import * as secretsmanager from "aws-cdk-lib/aws-secretsmanager";
+import { Construct } from "constructs";
+import { TABLE_KEYS } from "../../lib/store/table";
+
+/**
+ * The secrets of the stack; the name is the env var prefix the Lambdas read (`<NAME>_SECRET_ARN`).
+ * CloudFormation cannot create a secret without a value, so each starts with a random generated string (never a
+ * value in the template). The operator overwrites the third-party ones after the first deploy (docs/infra.md);
+ * until then Slack signatures fail to verify and Anthropic answers 401 (FatalConfigError). The generated value
+ * IS the final value of SLACK_STATE_SECRET and MCP_BEARER_SECRET (our own HMAC keys).
+ */
+export const SECRET_NAMES = [
+  "SLACK_SIGNING_SECRET",
+  "SLACK_CLIENT_ID",
+  "SLACK_CLIENT_SECRET",
+  "SLACK_STATE_SECRET",
+  "ANTHROPIC_API_KEY",
+  "FREEE_CLIENT_ID",
+  "FREEE_CLIENT_SECRET",
+  "MCP_BEARER_SECRET",
+] as const;
+/** Secrets the operator must fill with values from Slack / Anthropic / freee. */
+export const OPERATOR_SECRETS: readonly SecretName[] = [
+  "SLACK_SIGNING_SECRET",
+  "SLACK_CLIENT_ID",
+  "SLACK_CLIENT_SECRET",
+  "ANTHROPIC_API_KEY",
+  "FREEE_CLIENT_ID",
+  "FREEE_CLIENT_SECRET",
+];
+export type SecretName = (typeof SECRET_NAMES)[number];
+
+/** The table of DESIGN §4, its KMS key, the token key, and the operator-filled secrets. */
+export class DataConstruct extends Construct {
+  readonly table: dynamodb.TableV2;
+  readonly tableKey: kms.Key;
+  readonly tokenKey: kms.Key;
+  readonly secrets: Record<SecretName, secretsmanager.Secret>;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    this.tableKey = new kms.Key(this, "TableKey", {
+      description: "slack-mcp-agent: DynamoDB table encryption",
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.tokenKey = new kms.Key(this, "TokenKey", {
+      description: "slack-mcp-agent: freee OAuth token encryption (envelope, per item)",
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.table = new dynamodb.TableV2(this, "Table", {
+      partitionKey: { name: TABLE_KEYS.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: TABLE_KEYS.sortKey, type: dynamodb.AttributeType.STRING },
+      globalSecondaryIndexes: [
+        {
+          indexName: TABLE_KEYS.byTeamIndex,
+          partitionKey: { name: TABLE_KEYS.byTeamPartitionKey, type: dynamodb.AttributeType.STRING },
+          sortKey: { name: TABLE_KEYS.byTeamSortKey, type: dynamodb.AttributeType.STRING },
+        },
+      ],
+      timeToLiveAttribute: TABLE_KEYS.ttlAttribute,
+      billing: dynamodb.Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: dynamodb.TableEncryptionV2.customerManagedKey(this.tableKey),
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.secrets = Object.fromEntries(
+      SECRET_NAMES.map((name) => [
+        name,
+        new secretsmanager.Secret(this, pascal(name), {
+          description: OPERATOR_SECRETS.includes(name)
+            ? `slack-mcp-agent ${name}: put the real value after deploy (docs/infra.md)`
+            : `slack-mcp-agent ${name}: generated at deploy, nothing to fill`,
+          generateSecretString: { passwordLength: 48, excludePunctuation: true },
+          removalPolicy: RemovalPolicy.RETAIN,
+        }),
+      ]),
+    ) as Record<SecretName, secretsmanager.Secret>;
+  }
+}
+
+function pascal(name: string): string {
+  return name
+    .toLowerCase()
+    .split("_")
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join("");
+}

@@ -1,0 +1,73 @@
+import type { Node } from "constructs";
+import { DEFAULT_LIMITS, type Limits } from "../lib/config/limits";
+import { DEFAULT_AGENT_MODEL } from "../lib/agent/agent-config";
+import { LAYER_DEFAULTS } from "../lib/layers/settings";
+
+/**
+ * Stack settings, from CDK context (`cdk.json` or `-c key=value`), with the DESIGN defaults. The Lambdas get
+ * them as environment variables (lib/config/limits.ts, lib/layers/settings.ts, lib/agent/agent-config.ts).
+ */
+export interface StackSettings extends Limits {
+  l1Model: string;
+  l2Model: string;
+  l3Model: string;
+  agentModel: string;
+  /** Slack user ids who may approve / reject / rerun / cancel any task, besides its requester (DESIGN §6). */
+  adminUserIds: string[];
+  logRetentionDays: number;
+}
+
+export const DEFAULT_SETTINGS: StackSettings = {
+  ...DEFAULT_LIMITS,
+  l1Model: LAYER_DEFAULTS.L1.model,
+  l2Model: LAYER_DEFAULTS.L2.model,
+  l3Model: LAYER_DEFAULTS.L3.model,
+  agentModel: DEFAULT_AGENT_MODEL,
+  adminUserIds: [],
+  logRetentionDays: 90,
+};
+
+/** Reads every setting from context; numbers and lists given with `-c` arrive as strings and are parsed. */
+export function loadStackSettings(node: Node): StackSettings {
+  const int = (key: keyof StackSettings & keyof Limits | "logRetentionDays"): number => {
+    const raw: unknown = node.tryGetContext(key);
+    if (raw === undefined) return DEFAULT_SETTINGS[key];
+    const value = typeof raw === "number" ? raw : Number(raw);
+    if (!Number.isInteger(value) || value <= 0) throw new Error(`context ${key} must be a positive integer, got ${JSON.stringify(raw)}`);
+    return value;
+  };
+  const str = (key: "l1Model" | "l2Model" | "l3Model" | "agentModel"): string => {
+    const raw: unknown = node.tryGetContext(key);
+    if (raw === undefined) return DEFAULT_SETTINGS[key];
+    if (typeof raw !== "string" || raw.trim() === "") throw new Error(`context ${key} must be a non-empty string`);
+    return raw;
+  };
+  const admins: unknown = node.tryGetContext("adminUserIds");
+  const adminUserIds =
+    admins === undefined ? [] : Array.isArray(admins) ? admins.map(String) : String(admins).split(",").map((s) => s.trim()).filter((s) => s !== "");
+  return {
+    pollIntervalSeconds: int("pollIntervalSeconds"),
+    runTimeoutSeconds: int("runTimeoutSeconds"),
+    maxRegenerations: int("maxRegenerations"),
+    maxReruns: int("maxReruns"),
+    approvalTimeoutSeconds: int("approvalTimeoutSeconds"),
+    logRetentionDays: int("logRetentionDays"),
+    l1Model: str("l1Model"),
+    l2Model: str("l2Model"),
+    l3Model: str("l3Model"),
+    agentModel: str("agentModel"),
+    adminUserIds,
+  };
+}
+
+/** The environment every Lambda gets for the limits (names of lib/config/limits.ts). */
+export function limitsEnvironment(settings: StackSettings): Record<string, string> {
+  return {
+    POLL_INTERVAL_SECONDS: String(settings.pollIntervalSeconds),
+    RUN_TIMEOUT_SECONDS: String(settings.runTimeoutSeconds),
+    MAX_REGENERATIONS: String(settings.maxRegenerations),
+    MAX_RERUNS: String(settings.maxReruns),
+    APPROVAL_TIMEOUT_SECONDS: String(settings.approvalTimeoutSeconds),
+    ADMIN_USER_IDS: settings.adminUserIds.join(","),
+  };
+}

@@ -1,0 +1,146 @@
+import { CfnOutput, Duration, Stack, type StackProps } from "aws-cdk-lib";
+import * as lambda from "aws-cdk-lib/aws-lambda";
+import * as logs from "aws-cdk-lib/aws-logs";
+import type { Construct } from "constructs";
+import { AppFunction } from "./constructs/app-function";
+import { DataConstruct, type SecretName } from "./constructs/data";
+import { StateMachines } from "./constructs/state-machines";
+import { acknowledgeFindings } from "./nag";
+import { limitsEnvironment, type StackSettings } from "./settings";
+import { PIPELINE_FUNCTIONS, RUN_FUNCTIONS, type StepFunctionName, type StepFunctions } from "./state-machines/functions";
+
+export interface SlackMcpAgentStackProps extends StackProps {
+  settings: StackSettings;
+}
+
+/** What each step Lambda needs beyond the table and Slack (least privilege: nothing else is granted). */
+const STEP_NEEDS: Record<StepFunctionName, { layers?: boolean; agent?: boolean; startsRun?: boolean; timeout: number }> = {
+  "create-task": { timeout: 30 },
+  "analyze-task": { layers: true, timeout: 180 },
+  "generate-prompt": { layers: true, timeout: 180 },
+  "generate-process": { layers: true, timeout: 180 },
+  "await-approval": { timeout: 30 },
+  "handle-rejection": { timeout: 30 },
+  "expire-approval": { timeout: 30 },
+  "start-run": { startsRun: true, timeout: 30 },
+  "record-pipeline-failure": { timeout: 30 },
+  "start-session": { agent: true, timeout: 60 },
+  "poll-session": { agent: true, timeout: 60 },
+  "record-run-failure": { agent: true, timeout: 60 },
+};
+
+/**
+ * The whole app in one stack (DESIGN §2): table + keys + secrets, the Lambdas, the two state machines, the
+ * public Function URLs (ingress, freee MCP) and the outputs the Slack manifest and the freee app need.
+ */
+export class SlackMcpAgentStack extends Stack {
+  readonly data: DataConstruct;
+  readonly functions: Record<StepFunctionName | "ingress" | "freee-mcp", AppFunction>;
+  readonly machines: StateMachines;
+
+  constructor(scope: Construct, id: string, props: SlackMcpAgentStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+    const data = (this.data = new DataConstruct(this, "Data"));
+    const logRetention = retentionOf(settings.logRetentionDays);
+    const secretEnv = (...names: SecretName[]) => Object.fromEntries(names.map((n) => [`${n}_SECRET_ARN`, data.secrets[n].secretArn]));
+    const baseEnv = { TABLE_NAME: data.table.tableName, ...limitsEnvironment(settings) };
+    const make = (folder: string, id: string, environment: Record<string, string>, timeout: number) =>
+      new AppFunction(this, id, { folder, environment: { ...baseEnv, ...environment }, timeout: Duration.seconds(timeout), logRetention });
+
+    // ---------------------------------------------------------------- freee MCP (the agent's tools)
+    const freeeMcp = make(
+      "freee-mcp",
+      "FreeeMcp",
+      { TOKEN_KMS_KEY_ID: data.tokenKey.keyArn, ...secretEnv("FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET", "MCP_BEARER_SECRET") },
+      60,
+    );
+    const freeeMcpUrl = freeeMcp.fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
+
+    // ---------------------------------------------------------------- step Lambdas
+    const steps = {} as Record<StepFunctionName, AppFunction>;
+    for (const name of [...PIPELINE_FUNCTIONS, ...RUN_FUNCTIONS]) {
+      const needs = STEP_NEEDS[name];
+      const env: Record<string, string> = {};
+      if (needs.layers) {
+        Object.assign(env, secretEnv("ANTHROPIC_API_KEY"), { L1_MODEL: settings.l1Model, L2_MODEL: settings.l2Model, L3_MODEL: settings.l3Model });
+      }
+      if (needs.agent) {
+        Object.assign(env, secretEnv("ANTHROPIC_API_KEY", "MCP_BEARER_SECRET"), { MCP_SERVER_URL: freeeMcpUrl.url, AGENT_MODEL: settings.agentModel });
+      }
+      steps[name] = make(name, pascal(name), env, needs.timeout);
+      data.table.grantReadWriteData(steps[name].fn);
+      if (needs.layers) data.secrets.ANTHROPIC_API_KEY.grantRead(steps[name].fn);
+      if (needs.agent) {
+        data.secrets.ANTHROPIC_API_KEY.grantRead(steps[name].fn);
+        data.secrets.MCP_BEARER_SECRET.grantRead(steps[name].fn);
+      }
+    }
+    const stepFns = Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, v.fn])) as unknown as StepFunctions;
+    this.machines = new StateMachines(this, "Machines", {
+      functions: stepFns,
+      approvalTimeoutSeconds: settings.approvalTimeoutSeconds,
+      pollIntervalSeconds: settings.pollIntervalSeconds,
+      logRetention,
+    });
+    steps["start-run"].fn.addEnvironment("EXECUTION_RUN_ARN", this.machines.executionRun.stateMachineArn);
+    this.machines.executionRun.grantStartExecution(steps["start-run"].fn);
+
+    data.table.grantReadWriteData(freeeMcp.fn);
+    data.tokenKey.grantEncryptDecrypt(freeeMcp.fn);
+    for (const n of ["FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET", "MCP_BEARER_SECRET"] as const) data.secrets[n].grantRead(freeeMcp.fn);
+
+    // ---------------------------------------------------------------- Slack ingress (events, OAuth, freee connect)
+    const ingress = make(
+      "ingress",
+      "Ingress",
+      {
+        TASK_PIPELINE_ARN: this.machines.taskPipeline.stateMachineArn,
+        EXECUTION_RUN_ARN: this.machines.executionRun.stateMachineArn,
+        TOKEN_KMS_KEY_ID: data.tokenKey.keyArn,
+        ...secretEnv("SLACK_SIGNING_SECRET", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_STATE_SECRET", "FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET"),
+      },
+      10,
+    );
+    const ingressUrl = ingress.fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
+    data.table.grantReadWriteData(ingress.fn);
+    data.tokenKey.grantEncryptDecrypt(ingress.fn);
+    for (const n of ["SLACK_SIGNING_SECRET", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_STATE_SECRET", "FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET"] as const) {
+      data.secrets[n].grantRead(ingress.fn);
+    }
+    this.machines.taskPipeline.grantStartExecution(ingress.fn);
+    this.machines.executionRun.grantStartExecution(ingress.fn);
+    this.machines.taskPipeline.grantTaskResponse(ingress.fn);
+
+    this.functions = { ...steps, ingress, "freee-mcp": freeeMcp };
+
+    // ---------------------------------------------------------------- outputs (Slack manifest, freee app, operator)
+    const out = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
+    out("IngressUrl", ingressUrl.url, "Ingress Function URL (base of every Slack / freee URL below)");
+    out("SlackEventsUrl", `${ingressUrl.url}slack/events`, "Slack manifest: event_subscriptions.request_url and interactivity.request_url");
+    out("SlackInstallUrl", `${ingressUrl.url}slack/install`, "Open to install the app in a workspace");
+    out("SlackOAuthRedirectUrl", `${ingressUrl.url}slack/oauth_redirect`, "Slack manifest: oauth_config.redirect_urls");
+    out("FreeeConnectUrl", `${ingressUrl.url}freee/connect`, "Starts the freee OAuth for a workspace (App Home button)");
+    out("FreeeCallbackUrl", `${ingressUrl.url}freee/callback`, "freee app settings: callback URL");
+    out("FreeeMcpUrl", freeeMcpUrl.url, "freee MCP server the Managed Agents session calls");
+    out("TableName", data.table.tableName, "DynamoDB table");
+    out("TaskPipelineArn", this.machines.taskPipeline.stateMachineArn, "TaskPipeline state machine");
+    out("ExecutionRunArn", this.machines.executionRun.stateMachineArn, "ExecutionRun state machine");
+    for (const [name, secret] of Object.entries(data.secrets)) out(`${pascal(name.toLowerCase().replace(/_/g, "-"))}SecretArn`, secret.secretArn, `Secrets Manager: ${name}`);
+
+    acknowledgeFindings(this);
+  }
+}
+
+function pascal(folder: string): string {
+  return folder
+    .split("-")
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join("");
+}
+
+function retentionOf(days: number): logs.RetentionDays {
+  const allowed = Object.values(logs.RetentionDays).filter((v): v is number => typeof v === "number");
+  if (!allowed.includes(days)) throw new Error(`logRetentionDays ${days} is not a CloudWatch retention (${allowed.join(", ")})`);
+  return days as logs.RetentionDays;
+}

@@ -1,0 +1,58 @@
+import { Duration } from "aws-cdk-lib";
+import type * as sfn from "aws-cdk-lib/aws-stepfunctions";
+import { ErrorNames } from "../../lib/errors/taxonomy";
+
+/**
+ * The error table of DESIGN §3 / seed 000 §2–§3 as Retry blocks. Step Functions is the only place that retries
+ * (SDK retries are off, LambdaInvoke's own service-exception retry is off), so what is written here is what
+ * happens, and every attempt shows in the execution history. Anything not retried here is caught by the
+ * state's Catch and goes to the machine's one failure path.
+ */
+
+/** Lambda's own service faults (throttling, a sandbox that failed): transient like the upstream ones. */
+export const LAMBDA_SERVICE_ERRORS = [
+  "Lambda.ServiceException",
+  "Lambda.AWSLambdaException",
+  "Lambda.SdkClientException",
+  "Lambda.TooManyRequestsException",
+] as const;
+
+export interface RetryRow {
+  errors: readonly string[];
+  maxAttempts: number;
+  interval: Duration;
+  backoffRate: number;
+}
+
+const BACKOFF = { interval: Duration.seconds(2), backoffRate: 2 };
+
+/** Seed §2 / §7.2: 429, 5xx, network, throttling → exponential backoff, 3 retries. */
+export const TRANSIENT: RetryRow = { errors: [...ErrorNames.transient, ...LAMBDA_SERVICE_ERRORS], maxAttempts: 3, ...BACKOFF };
+/** Seed §3.4: session creation failure → 2 retries, then failed. */
+export const TRANSIENT_SESSION_CREATE: RetryRow = { ...TRANSIENT, maxAttempts: 2 };
+/** Seed §7.2 APITimeoutError → 2 retries. */
+export const UPSTREAM_TIMEOUT: RetryRow = { errors: ErrorNames.timeout, maxAttempts: 2, ...BACKOFF };
+/** Seed §3.2 / seed 001: empty or cut-off 200 OK → 1 retry. */
+export const SILENT_FAILURE: RetryRow = { errors: ErrorNames.silentRetryOnce, maxAttempts: 1, ...BACKOFF };
+/** Seed §3.1: JSON parse error / missing key → 1 retry (L3 does it with a Catch loop to carry the error). */
+export const MALFORMED: RetryRow = { errors: ErrorNames.malformed, maxAttempts: 1, ...BACKOFF };
+
+export function addRetries(state: sfn.TaskStateBase, rows: readonly RetryRow[]): void {
+  for (const row of rows) {
+    state.addRetry({ errors: [...row.errors], maxAttempts: row.maxAttempts, interval: row.interval, backoffRate: row.backoffRate });
+  }
+}
+
+/** Rows per kind of state. */
+export const RETRIES = {
+  /** L1 and L2: transient, timeout, silent failure, malformed — each retried its number of times. */
+  layer: [TRANSIENT, UPSTREAM_TIMEOUT, SILENT_FAILURE, MALFORMED],
+  /** L3: the same, but MalformedOutputError goes through the Catch loop that carries the validation error. */
+  layerL3: [TRANSIENT, UPSTREAM_TIMEOUT, SILENT_FAILURE],
+  /** L4 session create. */
+  sessionCreate: [TRANSIENT_SESSION_CREATE, UPSTREAM_TIMEOUT],
+  /** L4 poll. */
+  poll: [TRANSIENT, UPSTREAM_TIMEOUT],
+  /** Bookkeeping steps (DynamoDB, Slack, StartExecution): transient only. */
+  bookkeeping: [TRANSIENT],
+} as const;

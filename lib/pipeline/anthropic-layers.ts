@@ -1,0 +1,59 @@
+import type Anthropic from "@anthropic-ai/sdk";
+import type { ProcessStep, TaskSpec } from "../domain/records";
+import { runL1Task } from "../layers/l1-task";
+import { runL2Prompt } from "../layers/l2-prompt";
+import { runL3Process } from "../layers/l3-process";
+import type { LayersSettings } from "../layers/settings";
+import type { PipelineLayers } from "./ports";
+
+/** PipelineLayers on lib/layers (Anthropic Messages API). The client is created on first use, once. */
+export class AnthropicLayers implements PipelineLayers {
+  private client: Promise<Anthropic> | undefined;
+
+  constructor(
+    private readonly createClient: () => Promise<Anthropic>,
+    private readonly settings: LayersSettings,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  async analyzeTask(input: Parameters<PipelineLayers["analyzeTask"]>[0]): Promise<TaskSpec> {
+    const result = await runL1Task({ client: await this.getClient(), settings: this.settings.L1 }, { text: input.task.requestText, now: this.clock() });
+    return result.value;
+  }
+
+  async generatePrompt(input: Parameters<PipelineLayers["generatePrompt"]>[0]): Promise<string> {
+    const result = await runL2Prompt(
+      { client: await this.getClient(), settings: this.settings.L2 },
+      {
+        task: input.spec,
+        requestText: input.task.requestText,
+        regeneration: input.previous && { previousPromptText: input.previous.text, rejectionReason: input.previous.rejectionReason },
+        now: this.clock(),
+      },
+    );
+    return result.value;
+  }
+
+  async generateProcess(input: Parameters<PipelineLayers["generateProcess"]>[0]): Promise<ProcessStep[]> {
+    const result = await runL3Process(
+      { client: await this.getClient(), settings: this.settings.L3 },
+      {
+        promptText: input.promptText,
+        task: input.spec,
+        regeneration: input.previous && { previousSteps: input.previous.steps, rejectionReason: input.previous.rejectionReason },
+        previousValidationError: input.validationError,
+        now: this.clock(),
+      },
+    );
+    return result.value;
+  }
+
+  private getClient(): Promise<Anthropic> {
+    // A failed creation (secret unreadable) is not cached: the next attempt tries again.
+    this.client ??= this.createClient().catch((err: unknown) => {
+      this.client = undefined;
+      throw err;
+    });
+    return this.client;
+  }
+}

@@ -1,0 +1,43 @@
+import type { Logger } from "@aws-lambda-powertools/logger";
+import type { SFNClient } from "@aws-sdk/client-sfn";
+import type { AgentRunner } from "../agent/agent-runner";
+import type { AuditLog } from "../audit/audit-log";
+import type { Limits } from "../config/limits";
+import type { ProcessStep, Task, TaskSpec } from "../domain/records";
+import type { CardRefresher } from "../slack/card-refresher";
+import type { TaskStore } from "../store/task-store";
+
+/**
+ * L1–L3 as the pipeline sees them. The Lambda handlers adapt lib/layers to this shape; tests inject fakes.
+ * Each call throws taxonomy errors only (Transient*, Empty/Truncated/Refused, MalformedOutputError, BadRequestError,
+ * FatalConfigError): their names are what the state machines' Retry/Catch blocks match.
+ */
+export interface PipelineLayers {
+  analyzeTask(input: { task: Task }): Promise<TaskSpec>;
+  generatePrompt(input: { task: Task; spec: TaskSpec; previous?: { text: string; rejectionReason: string } }): Promise<string>;
+  generateProcess(input: {
+    task: Task;
+    spec: TaskSpec;
+    promptText: string;
+    previous?: { steps: ProcessStep[]; rejectionReason: string };
+    /** The validation error of the previous attempt (seed §3.3: retry with the error in the prompt). */
+    validationError?: string;
+  }): Promise<ProcessStep[]>;
+}
+
+/** Everything a pipeline step needs, built once per cold start by the Lambda handler. */
+export interface PipelineDeps {
+  store: TaskStore;
+  audit: AuditLog;
+  cards: CardRefresher;
+  layers: PipelineLayers;
+  agent: AgentRunner;
+  sfn: Pick<SFNClient, "send">;
+  limits: Limits;
+  /** Only the Lambda that starts the first run has it (EXECUTION_RUN_ARN). */
+  executionRunArn: string | undefined;
+  log: Logger;
+  clock: () => Date;
+}
+
+export const PIPELINE_ACTOR = "system:pipeline";

@@ -1,0 +1,56 @@
+import type { z } from "zod";
+import { BadRequestError } from "../errors/taxonomy";
+import type { Env } from "../config/env";
+import { createPipelineDeps, type DepsNeeds } from "./create-deps";
+import type { PipelineDeps } from "./ports";
+
+export interface StepDefinition<I, O> {
+  /** The Lambda's name (its folder under lambdas/ and its logger's service name). */
+  service: string;
+  needs: DepsNeeds;
+  schema: z.ZodType<I>;
+  run: (deps: PipelineDeps, input: I) => Promise<O>;
+}
+
+export type StepHandler<O> = (event: unknown) => Promise<O>;
+
+export interface DefinedStep<O> {
+  /** The Lambda entry point: production deps from the environment, built once per cold start. */
+  handler: StepHandler<O>;
+  /** The same handler over given deps (tests, the local runner). */
+  withDeps(deps: PipelineDeps | (() => Promise<PipelineDeps>)): StepHandler<O>;
+  service: string;
+}
+
+/**
+ * A thin Lambda handler: parse the state's input with zod, build deps once, call the step. An input that does
+ * not match is a wiring bug between the state machine and the step: BadRequestError, which is never retried.
+ */
+export function defineStep<I, O>(definition: StepDefinition<I, O>, env: Env = process.env): DefinedStep<O> {
+  const make = (getDeps: () => Promise<PipelineDeps>): StepHandler<O> => {
+    return async (event: unknown) => {
+      const parsed = definition.schema.safeParse(event);
+      if (!parsed.success) {
+        throw new BadRequestError(`${definition.service}: input does not match its schema`, {
+          cause: parsed.error,
+          details: { issues: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".")}: ${i.message}`) },
+        });
+      }
+      return definition.run(await getDeps(), parsed.data);
+    };
+  };
+  let cached: Promise<PipelineDeps> | undefined;
+  const production = () => {
+    // A failed build (e.g. a secret not yet filled) is not cached: the next invocation tries again.
+    cached ??= createPipelineDeps(definition.service, definition.needs, env).catch((err: unknown) => {
+      cached = undefined;
+      throw err;
+    });
+    return cached;
+  };
+  return {
+    service: definition.service,
+    handler: make(production),
+    withDeps: (deps) => make(typeof deps === "function" ? deps : async () => deps),
+  };
+}

@@ -1,0 +1,121 @@
+import { z } from "zod";
+import type { TaskStatus } from "../../domain/status";
+import { FatalConfigError } from "../../errors/taxonomy";
+import { ApprovalOutcomeSchema } from "../contracts";
+import type { PipelineDeps } from "../ports";
+import { startExecutionRun } from "../start-execution-run";
+import { refreshCard } from "./common";
+
+const VersionKindSchema = z.enum(["prompt", "process"]);
+const reviewStatus = (kind: "prompt" | "process"): TaskStatus => (kind === "prompt" ? "prompt_review" : "process_review");
+
+export const VersionRefSchema = z.object({
+  taskId: z.string().min(1),
+  kind: VersionKindSchema,
+  version: z.number().int().positive(),
+});
+export type VersionRef = z.infer<typeof VersionRefSchema>;
+
+export const AwaitApprovalInputSchema = VersionRefSchema.extend({ taskToken: z.string().min(1) });
+export type AwaitApprovalInput = z.infer<typeof AwaitApprovalInputSchema>;
+
+/**
+ * The waitForTaskToken state's Lambda: the token goes on the version item (never into a button), the version
+ * becomes `pending_approval`, the card shows [承認] [却下]. The state then waits for SendTaskSuccess from the ingress.
+ */
+export async function awaitApprovalStep(deps: PipelineDeps, input: AwaitApprovalInput): Promise<{ awaiting: true }> {
+  const task = await deps.store.getTaskOrThrow(input.taskId);
+  await deps.store.openApproval(input.kind, input.taskId, input.version, input.taskToken);
+  await deps.audit.record({
+    teamId: task.thread.teamId,
+    taskId: task.taskId,
+    action: `${input.kind}.approval_requested`,
+    subject: `${input.kind}#${input.version}`,
+    actor: "system:pipeline",
+    layer: input.kind === "prompt" ? "L2" : "L3",
+    details: { version: input.version },
+  });
+  await refreshCard(deps, task, { kind: input.kind });
+  return { awaiting: true };
+}
+
+export const HandleRejectionInputSchema = VersionRefSchema.extend({
+  approval: ApprovalOutcomeSchema.extend({ reason: z.string().trim().min(1) }),
+});
+export type HandleRejectionInput = z.infer<typeof HandleRejectionInputSchema>;
+
+export type RejectionOutcome =
+  | { action: "regenerate"; nextVersion: number; reason: string }
+  | { action: "closed"; reason: "regeneration_limit" };
+
+/**
+ * After a rejection (already written and audited by the ingress): regenerate vN+1 with the reason, or — when
+ * the regenerations are used up (seed §4.3: 5) — close the task with the limit message and make no new version.
+ */
+export async function handleRejectionStep(deps: PipelineDeps, input: HandleRejectionInput): Promise<RejectionOutcome> {
+  const regenerationsUsed = input.version - 1;
+  if (regenerationsUsed < deps.limits.maxRegenerations) {
+    return { action: "regenerate", nextVersion: input.version + 1, reason: input.approval.reason };
+  }
+  const { record: task } = await deps.store.transitionTask(input.taskId, "closed", {
+    from: [reviewStatus(input.kind)],
+    set: { closedReason: "regeneration_limit" },
+  });
+  await deps.audit.record({
+    teamId: task.thread.teamId,
+    taskId: task.taskId,
+    action: `${input.kind}.regeneration_limit`,
+    subject: `${input.kind}#${input.version}`,
+    actor: "system:pipeline",
+    layer: input.kind === "prompt" ? "L2" : "L3",
+    details: { maxRegenerations: deps.limits.maxRegenerations, lastRejectedBy: input.approval.actorId },
+  });
+  await refreshCard(deps, task, { kind: input.kind });
+  return { action: "closed", reason: "regeneration_limit" };
+}
+
+/** The approval wait timed out (States.Timeout): version `expired`, task `closed`, the card says so. */
+export async function expireApprovalStep(deps: PipelineDeps, input: VersionRef): Promise<{ closed: true }> {
+  await deps.store.transitionVersion(input.kind, input.taskId, input.version, "expired", {
+    from: ["pending_approval"],
+    remove: ["taskToken"],
+  });
+  const { record: task } = await deps.store.transitionTask(input.taskId, "closed", {
+    from: [reviewStatus(input.kind)],
+    set: { closedReason: "approval_expired" },
+  });
+  await deps.audit.record({
+    teamId: task.thread.teamId,
+    taskId: task.taskId,
+    action: `${input.kind}.approval_expired`,
+    subject: `${input.kind}#${input.version}`,
+    actor: "system:pipeline",
+    layer: input.kind === "prompt" ? "L2" : "L3",
+    details: { approvalTimeoutSeconds: deps.limits.approvalTimeoutSeconds },
+  });
+  await refreshCard(deps, task, { kind: input.kind });
+  return { closed: true };
+}
+
+export const StartRunInputSchema = z.object({
+  taskId: z.string().min(1),
+  version: z.number().int().positive(),
+  approval: ApprovalOutcomeSchema,
+});
+export type StartRunInput = z.infer<typeof StartRunInputSchema>;
+
+/** Process approved: remember which version runs, then the first Execution (same path as a rerun). */
+export async function startRunStep(deps: PipelineDeps, input: StartRunInput): Promise<{ taskId: string; executionNo: number }> {
+  const current = await deps.store.getTaskOrThrow(input.taskId);
+  if (current.approvedProcessVersion !== input.version) {
+    await deps.store.updateTask(input.taskId, { approvedProcessVersion: input.version });
+  }
+  if (deps.executionRunArn === undefined) {
+    throw new FatalConfigError("start-run needs EXECUTION_RUN_ARN", { details: { setting: "EXECUTION_RUN_ARN" } });
+  }
+  const { execution } = await startExecutionRun(
+    { store: deps.store, sfn: deps.sfn, audit: deps.audit, executionRunArn: deps.executionRunArn },
+    { taskId: input.taskId, from: ["process_review"], actorId: input.approval.actorId, maxExecutions: 1 + deps.limits.maxReruns },
+  );
+  return { taskId: input.taskId, executionNo: execution.executionNo };
+}

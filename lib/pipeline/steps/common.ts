@@ -1,0 +1,61 @@
+import { z } from "zod";
+import type { Task } from "../../domain/records";
+import { TransientError } from "../../errors/taxonomy";
+import type { CardSubject } from "../../slack/card-refresher";
+import type { PipelineDeps } from "../ports";
+
+/** What a Catch block puts at its ResultPath: `{ Error, Cause }`. */
+export const CaughtErrorSchema = z.object({ Error: z.string().min(1), Cause: z.unknown().optional() });
+export type CaughtError = z.infer<typeof CaughtErrorSchema>;
+
+/**
+ * Rebuild the error a Catch block caught, for the audit log: the name is the taxonomy class the Lambda threw;
+ * the message is Lambda's `errorMessage` when Cause is Lambda's JSON error envelope (on AWS), or Cause itself
+ * (the local runner passes the message as is).
+ */
+export function errorFromCatch(caught: CaughtError): Error {
+  const err = new Error(causeMessage(caught.Cause));
+  err.name = caught.Error;
+  return err;
+}
+
+export function causeMessage(cause: unknown): string {
+  if (typeof cause !== "string") return cause === undefined ? "(no cause given)" : JSON.stringify(cause);
+  if (!cause.trimStart().startsWith("{")) return cause;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(cause);
+  } catch {
+    // Not Lambda's JSON envelope after all: the raw text is the message (nothing is lost).
+    return cause;
+  }
+  if (parsed !== null && typeof parsed === "object" && typeof (parsed as { errorMessage?: unknown }).errorMessage === "string") {
+    return (parsed as { errorMessage: string }).errorMessage;
+  }
+  return cause;
+}
+
+/**
+ * Refresh a card. Slack being down for a moment is transient (Step Functions retries the step, whose writes are
+ * idempotent); any other Slack failure is logged and audited but does not fail the layer (seed §7.3: notifying
+ * the user is best effort, the DB state is the truth and the next refresh shows it).
+ */
+export async function refreshCard(deps: PipelineDeps, task: Task, subject: CardSubject): Promise<void> {
+  try {
+    await deps.cards.refresh(task.taskId, subject);
+  } catch (err) {
+    if (err instanceof TransientError) throw err;
+    await deps.audit.recordError({
+      teamId: task.thread.teamId,
+      taskId: task.taskId,
+      layer: "slack",
+      subject: subject.kind === "execution" ? `card#execution#${subject.executionNo}` : `card#${subject.kind}`,
+      actor: "system:pipeline",
+      error: err,
+    });
+  }
+}
+
+export function nowIso(deps: Pick<PipelineDeps, "clock">): string {
+  return deps.clock().toISOString();
+}

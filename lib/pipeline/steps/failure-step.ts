@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { SlackThreadSchema, taskIdFor, type Task } from "../../domain/records";
+import { RecordNotFoundError, StateConflictError } from "../../errors/taxonomy";
+import type { CardSubject } from "../../slack/card-refresher";
+import type { PipelineDeps } from "../ports";
+import { CaughtErrorSchema, errorFromCatch, nowIso, refreshCard } from "./common";
+
+export const PipelineFailureInputSchema = z.object({
+  layer: z.enum(["L1", "L2", "L3", "L4"]),
+  thread: SlackThreadSchema,
+  /** Absent when the task could not even be created. */
+  taskId: z.string().min(1).optional(),
+  kind: z.enum(["prompt", "process"]).optional(),
+  version: z.number().int().positive().optional(),
+  error: CaughtErrorSchema,
+});
+export type PipelineFailureInput = z.infer<typeof PipelineFailureInputSchema>;
+
+const CARD_OF_LAYER: Record<PipelineFailureInput["layer"], CardSubject> = {
+  L1: { kind: "task" },
+  L2: { kind: "prompt" },
+  L3: { kind: "process" },
+  L4: { kind: "task" },
+};
+
+/**
+ * TaskPipeline's one failure path (seed §2 "失敗処理"): the version and the task become `failed` with the error
+ * name, the `error.<layer>` audit entry is written, and the card shows the layer's seed §9.1 message.
+ */
+export async function recordPipelineFailureStep(deps: PipelineDeps, input: PipelineFailureInput): Promise<{ layer: string; errorName: string }> {
+  const error = errorFromCatch(input.error);
+  const errorName = input.error.Error;
+  const taskId = input.taskId ?? taskIdFor(input.thread);
+  const task = await deps.store.getTask(taskId);
+  if (task === undefined) {
+    // The task item was never created: the audit entry goes under the workspace; there is no card to update.
+    await deps.audit.recordError({ teamId: input.thread.teamId, layer: input.layer, subject: `pipeline#${taskId}`, actor: "system:pipeline", error, details: { taskId } });
+    return { layer: input.layer, errorName };
+  }
+  if (input.kind !== undefined && input.version !== undefined) {
+    await failVersion(deps, task, input.kind, input.version, errorName);
+  }
+  const { record: failedTask } = await settle(
+    deps.store.transitionTask(task.taskId, "failed", {
+      from: ["analyzing", "prompt_review", "process_review"],
+      set: { failure: { layer: input.layer, errorName, at: nowIso(deps) } },
+    }),
+    task,
+  );
+  await deps.audit.recordError({
+    teamId: task.thread.teamId,
+    taskId: task.taskId,
+    layer: input.layer,
+    subject: input.kind !== undefined && input.version !== undefined ? `${input.kind}#${input.version}` : "task",
+    actor: "system:pipeline",
+    error,
+  });
+  await refreshCard(deps, failedTask, CARD_OF_LAYER[input.layer]);
+  return { layer: input.layer, errorName };
+}
+
+async function failVersion(deps: PipelineDeps, task: Task, kind: "prompt" | "process", version: number, errorName: string): Promise<void> {
+  try {
+    await deps.store.transitionVersion(kind, task.taskId, version, "failed", {
+      from: ["generating", "pending_approval"],
+      set: { errorName },
+      remove: ["taskToken"],
+    });
+  } catch (err) {
+    // The version was never created (its createVersion is what failed): nothing to mark.
+    if (err instanceof RecordNotFoundError) return;
+    throw err;
+  }
+}
+
+/** A status another writer already moved on (e.g. the task was closed meanwhile) is left as it is. */
+async function settle(write: Promise<{ record: Task }>, current: Task): Promise<{ record: Task }> {
+  try {
+    return await write;
+  } catch (err) {
+    if (err instanceof StateConflictError) return { record: current };
+    throw err;
+  }
+}

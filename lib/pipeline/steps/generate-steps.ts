@@ -1,0 +1,101 @@
+import { z } from "zod";
+import type { ProcessVersion, PromptVersion } from "../../domain/records";
+import { RecordNotFoundError } from "../../errors/taxonomy";
+import type { PipelineDeps } from "../ports";
+import { validateSteps } from "../validate-steps";
+import { CaughtErrorSchema, causeMessage, refreshCard } from "./common";
+
+export const GeneratePromptInputSchema = z.object({
+  taskId: z.string().min(1),
+  prompt: z.object({ version: z.number().int().positive(), regeneratedFor: z.string().min(1).optional() }),
+});
+export type GeneratePromptInput = z.infer<typeof GeneratePromptInputSchema>;
+
+/** L2: Prompt vN (`generating` → text saved). vN>1 carries the previous text and its rejection reason (seed §4.3). */
+export async function generatePromptStep(deps: PipelineDeps, input: GeneratePromptInput): Promise<{ taskId: string; version: number }> {
+  const { taskId } = input;
+  const { version, regeneratedFor } = input.prompt;
+  const task = await deps.store.getTaskOrThrow(taskId);
+  if (task.spec === undefined) throw new RecordNotFoundError(`task ${taskId} has no L1 spec`, { details: { taskId } });
+  const { record } = await deps.store.createVersion("prompt", taskId, version, { regeneratedFor });
+  if ((record as PromptVersion).text === undefined) {
+    await refreshCard(deps, task, { kind: "prompt" });
+    const previous = version > 1 ? await previousPrompt(deps, taskId, version, regeneratedFor) : undefined;
+    const text = await deps.layers.generatePrompt({ task, spec: task.spec, previous });
+    await deps.store.saveVersionContent("prompt", taskId, version, { text });
+  }
+  await deps.audit.record({
+    teamId: task.thread.teamId,
+    taskId,
+    action: "prompt.generated",
+    subject: `prompt#${version}`,
+    actor: "system:pipeline",
+    layer: "L2",
+    details: { version, regenerated: version > 1 },
+  });
+  return { taskId, version };
+}
+
+async function previousPrompt(deps: PipelineDeps, taskId: string, version: number, reason: string | undefined) {
+  const prev = await deps.store.getVersionOrThrow("prompt", taskId, version - 1);
+  if (prev.text === undefined || reason === undefined) {
+    throw new RecordNotFoundError(`prompt v${version - 1} has no text or rejection reason to regenerate from`, { details: { taskId, version } });
+  }
+  return { text: prev.text, rejectionReason: reason };
+}
+
+export const GenerateProcessInputSchema = z.object({
+  taskId: z.string().min(1),
+  process: z.object({
+    version: z.number().int().positive(),
+    basedOnPromptVersion: z.number().int().positive(),
+    regeneratedFor: z.string().min(1).optional(),
+    /** Set by the MalformedOutputError Catch: the retry carries the validation error into the prompt. */
+    malformed: CaughtErrorSchema.optional(),
+  }),
+});
+export type GenerateProcessInput = z.infer<typeof GenerateProcessInputSchema>;
+
+/** L3: Process vN (steps validated before they are stored); the task moves to `process_review`. */
+export async function generateProcessStep(deps: PipelineDeps, input: GenerateProcessInput): Promise<{ taskId: string; version: number }> {
+  const { taskId } = input;
+  const { version, basedOnPromptVersion, regeneratedFor, malformed } = input.process;
+  let task = await deps.store.getTaskOrThrow(taskId);
+  if (task.spec === undefined) throw new RecordNotFoundError(`task ${taskId} has no L1 spec`, { details: { taskId } });
+  const prompt = await deps.store.getVersionOrThrow("prompt", taskId, basedOnPromptVersion);
+  if (prompt.text === undefined) throw new RecordNotFoundError(`prompt v${basedOnPromptVersion} has no text`, { details: { taskId } });
+  const { record } = await deps.store.createVersion("process", taskId, version, { regeneratedFor, basedOnPromptVersion });
+  if ((record as ProcessVersion).steps === undefined) {
+    await refreshCard(deps, task, { kind: "process" });
+    let previous: { steps: ProcessVersion["steps"] & object; rejectionReason: string } | undefined;
+    if (version > 1) {
+      const prev = await deps.store.getVersionOrThrow("process", taskId, version - 1);
+      if (prev.steps === undefined || regeneratedFor === undefined) {
+        throw new RecordNotFoundError(`process v${version - 1} has no steps or rejection reason to regenerate from`, { details: { taskId, version } });
+      }
+      previous = { steps: prev.steps, rejectionReason: regeneratedFor };
+    }
+    const raw = await deps.layers.generateProcess({
+      task,
+      spec: task.spec,
+      promptText: prompt.text,
+      previous,
+      validationError: malformed === undefined ? undefined : causeMessage(malformed.Cause),
+    });
+    const steps = validateSteps(raw);
+    await deps.store.saveVersionContent("process", taskId, version, { steps });
+  }
+  if (task.status === "prompt_review") {
+    ({ record: task } = await deps.store.transitionTask(taskId, "process_review", { from: ["prompt_review"] }));
+  }
+  await deps.audit.record({
+    teamId: task.thread.teamId,
+    taskId,
+    action: "process.generated",
+    subject: `process#${version}`,
+    actor: "system:pipeline",
+    layer: "L3",
+    details: { version, basedOnPromptVersion, regenerated: version > 1, retriedAfterMalformed: malformed !== undefined },
+  });
+  return { taskId, version };
+}

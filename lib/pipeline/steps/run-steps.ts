@@ -1,0 +1,191 @@
+import { z } from "zod";
+import type { Execution, ExecutionProgress, Task } from "../../domain/records";
+import { RecordNotFoundError, RunTimeoutError, StateConflictError } from "../../errors/taxonomy";
+import { logLayerError } from "../../observability/logger";
+import { allowedToolsForSteps } from "../../tools/registry";
+import { ExecutionRunInputSchema } from "../contracts";
+import type { PipelineDeps } from "../ports";
+import { CaughtErrorSchema, errorFromCatch, nowIso, refreshCard } from "./common";
+
+export { ExecutionRunInputSchema };
+export type RunState = "running" | "completed" | "cancelled";
+export interface RunStateOutput {
+  sessionId: string;
+  elapsedSeconds: number;
+  state: RunState;
+}
+
+const EMPTY_PROGRESS: ExecutionProgress = { seenEventIds: [], completedSteps: 0, toolErrors: [] };
+
+/**
+ * ExecutionRun's first state: `pending → running`, then one Managed Agents session with the approved steps.
+ * A retried start finds the session id it already stored and creates no second session.
+ */
+export async function startSessionStep(deps: PipelineDeps, input: z.infer<typeof ExecutionRunInputSchema>): Promise<RunStateOutput> {
+  const { taskId, executionNo } = input;
+  const task = await deps.store.getTaskOrThrow(taskId);
+  let execution = await deps.store.getExecutionOrThrow(taskId, executionNo);
+  if (execution.status === "pending") {
+    ({ record: execution } = await deps.store.transitionExecution(taskId, executionNo, "running", {
+      from: ["pending"],
+      set: { startedAt: nowIso(deps) },
+    }));
+  }
+  if (execution.sessionId !== undefined) {
+    return { sessionId: execution.sessionId, elapsedSeconds: 0, state: "running" };
+  }
+  await refreshCard(deps, task, { kind: "execution", executionNo });
+  const process = await deps.store.getVersionOrThrow("process", taskId, execution.processVersion);
+  if (process.steps === undefined) {
+    throw new RecordNotFoundError(`process v${execution.processVersion} has no steps`, { details: { taskId } });
+  }
+  const started = await deps.agent.start({
+    teamId: task.thread.teamId,
+    taskId,
+    executionId: execution.executionId,
+    steps: process.steps,
+    allowedTools: allowedToolsForSteps(process.steps),
+  });
+  await deps.store.recordProgress(taskId, executionNo, {
+    sessionId: started.sessionId,
+    progress: { ...EMPTY_PROGRESS, stepsSentAt: started.stepsSentAt },
+  });
+  await deps.audit.record({
+    teamId: task.thread.teamId,
+    taskId,
+    action: "execution.session_created",
+    subject: `execution#${executionNo}`,
+    actor: "system:pipeline",
+    layer: "L4",
+    details: { sessionId: started.sessionId, processVersion: execution.processVersion },
+  });
+  return { sessionId: started.sessionId, elapsedSeconds: 0, state: "running" };
+}
+
+export const PollSessionInputSchema = ExecutionRunInputSchema.extend({
+  sessionId: z.string().min(1),
+  elapsedSeconds: z.number().nonnegative(),
+});
+export type PollSessionInput = z.infer<typeof PollSessionInputSchema>;
+
+/**
+ * One poll: a cancel seen in the DB ends the run (interrupt, best effort); new events become progress; done
+ * completes the Execution and the task. Past the run timeout this throws RunTimeoutError (caught → timed_out).
+ * Elapsed time is carried in the state and never less than the wall clock since the run started.
+ */
+export async function pollSessionStep(deps: PipelineDeps, input: PollSessionInput): Promise<RunStateOutput> {
+  const { taskId, executionNo, sessionId } = input;
+  const task = await deps.store.getTaskOrThrow(taskId);
+  const execution = await deps.store.getExecutionOrThrow(taskId, executionNo);
+  if (execution.status === "cancelled") return finalizeCancel(deps, task, execution, input);
+  if (execution.status === "completed") return { sessionId, elapsedSeconds: input.elapsedSeconds, state: "completed" };
+  const outcome = await deps.agent.poll(sessionId, execution.progress ?? EMPTY_PROGRESS);
+  if (outcome.state === "completed") {
+    try {
+      await deps.store.transitionExecution(taskId, executionNo, "completed", {
+        from: ["running"],
+        set: { progress: outcome.progress, resultSummary: outcome.resultSummary, usage: outcome.usage, endedAt: nowIso(deps) },
+      });
+    } catch (err) {
+      // A cancel landed between our read and this write: the user's cancel wins.
+      if (!(err instanceof StateConflictError)) throw err;
+      return finalizeCancel(deps, task, await deps.store.getExecutionOrThrow(taskId, executionNo), input);
+    }
+    const { record: done } = await deps.store.transitionTask(taskId, "completed", { from: ["executing"] });
+    await deps.audit.record({
+      teamId: task.thread.teamId,
+      taskId,
+      action: "execution.completed",
+      subject: `execution#${executionNo}`,
+      actor: "system:pipeline",
+      layer: "L4",
+      details: { usage: outcome.usage, completedSteps: outcome.progress.completedSteps },
+    });
+    await refreshCard(deps, done, { kind: "execution", executionNo });
+    return { sessionId, elapsedSeconds: input.elapsedSeconds, state: "completed" };
+  }
+  const { record, applied } = await deps.store.recordProgress(taskId, executionNo, { progress: outcome.progress, usage: outcome.usage });
+  if (!applied && record.status === "cancelled") return finalizeCancel(deps, task, record, input);
+  const elapsedSeconds = elapsedAfterPoll(deps, input.elapsedSeconds, record);
+  if (elapsedSeconds >= deps.limits.runTimeoutSeconds) {
+    throw new RunTimeoutError(`execution ${executionNo} still running after ${elapsedSeconds} s`, {
+      details: { taskId, executionNo, elapsedSeconds, runTimeoutSeconds: deps.limits.runTimeoutSeconds },
+    });
+  }
+  await refreshCard(deps, task, { kind: "execution", executionNo });
+  return { sessionId, elapsedSeconds, state: "running" };
+}
+
+function elapsedAfterPoll(deps: PipelineDeps, previous: number, execution: Execution): number {
+  const counted = previous + deps.limits.pollIntervalSeconds;
+  if (execution.startedAt === undefined) return counted;
+  const wall = Math.floor((deps.clock().getTime() - Date.parse(execution.startedAt)) / 1000);
+  return Math.max(counted, wall);
+}
+
+/** Seed §6.2: the DB says cancelled whatever the interrupt does; the run ends `cancelled`. */
+async function finalizeCancel(deps: PipelineDeps, task: Task, execution: Execution, input: PollSessionInput): Promise<RunStateOutput> {
+  await interruptBestEffort(deps, task, execution, input.sessionId);
+  await deps.store.finalizeCancel(task.taskId, execution.executionNo);
+  await refreshCard(deps, task, { kind: "execution", executionNo: execution.executionNo });
+  return { sessionId: input.sessionId, elapsedSeconds: input.elapsedSeconds, state: "cancelled" };
+}
+
+async function interruptBestEffort(deps: PipelineDeps, task: Task, execution: Execution, sessionId: string | undefined): Promise<void> {
+  if (sessionId === undefined) return;
+  try {
+    await deps.agent.interrupt(sessionId);
+  } catch (err) {
+    // Best effort by design (seed §6.2): logged with the seed §10.1 fields, the status stands.
+    logLayerError(deps.log, "L4", err, { taskId: task.taskId, executionNo: execution.executionNo, action: "interrupt" });
+  }
+}
+
+export const RunFailureInputSchema = ExecutionRunInputSchema.extend({
+  sessionId: z.string().min(1).optional(),
+  error: CaughtErrorSchema,
+});
+export type RunFailureInput = z.infer<typeof RunFailureInputSchema>;
+
+/**
+ * ExecutionRun's one failure path: the Execution becomes `timed_out` (RunTimeoutError) or `failed`, the task
+ * `failed` (a rerun is possible), `error.L4` is audited and the card shows the seed §9.1 message with [再実行].
+ */
+export async function recordRunFailureStep(deps: PipelineDeps, input: RunFailureInput): Promise<{ status: Execution["status"]; errorName: string }> {
+  const { taskId, executionNo } = input;
+  const error = errorFromCatch(input.error);
+  const errorName = input.error.Error;
+  const task = await deps.store.getTaskOrThrow(taskId);
+  let execution = await deps.store.getExecutionOrThrow(taskId, executionNo);
+  const to = errorName === "RunTimeoutError" ? "timed_out" : "failed";
+  if (execution.status === "pending" || execution.status === "running") {
+    try {
+      ({ record: execution } = await deps.store.transitionExecution(taskId, executionNo, to, {
+        from: ["pending", "running"],
+        set: { errorName, errorMessage: error.message.slice(0, 500), endedAt: nowIso(deps) },
+      }));
+    } catch (err) {
+      if (!(err instanceof StateConflictError)) throw err;
+      execution = await deps.store.getExecutionOrThrow(taskId, executionNo);
+    }
+    await interruptBestEffort(deps, task, execution, input.sessionId ?? execution.sessionId);
+  }
+  let current = task;
+  if (execution.status === to && task.status === "executing") {
+    ({ record: current } = await deps.store.transitionTask(taskId, "failed", {
+      from: ["executing"],
+      set: { failure: { layer: "L4", errorName, at: nowIso(deps) } },
+    }));
+  }
+  await deps.audit.recordError({
+    teamId: task.thread.teamId,
+    taskId,
+    layer: "L4",
+    subject: `execution#${executionNo}`,
+    actor: "system:pipeline",
+    error,
+    details: { executionStatus: execution.status },
+  });
+  await refreshCard(deps, current, { kind: "execution", executionNo });
+  return { status: execution.status, errorName };
+}

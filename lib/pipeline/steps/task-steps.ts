@@ -1,0 +1,53 @@
+import { z } from "zod";
+import { TaskPipelineInputSchema } from "../contracts";
+import type { PipelineDeps } from "../ports";
+import { refreshCard } from "./common";
+
+export const CreateTaskInputSchema = TaskPipelineInputSchema.extend({ executionName: z.string().min(1) });
+export type CreateTaskInput = z.infer<typeof CreateTaskInputSchema>;
+
+/** First state of TaskPipeline: the Task item (conditional create, the second dedupe guard) and its card. */
+export async function createTaskStep(deps: PipelineDeps, input: CreateTaskInput): Promise<{ taskId: string }> {
+  const { record: task } = await deps.store.createTask({
+    thread: input.thread,
+    requesterId: input.requesterId,
+    requestText: input.requestText,
+    pipelineExecutionName: input.executionName,
+  });
+  await deps.audit.record({
+    teamId: task.thread.teamId,
+    taskId: task.taskId,
+    action: "task.created",
+    subject: "task",
+    actor: task.requesterId,
+    layer: "L1",
+    details: { pipelineExecutionName: input.executionName },
+  });
+  await refreshCard(deps, task, { kind: "task" });
+  return { taskId: task.taskId };
+}
+
+export const TaskRefSchema = z.object({ taskId: z.string().min(1) });
+
+/** L1: the request → TaskSpec; task `analyzing → prompt_review`. A retry after the save does not ask the model again. */
+export async function analyzeTaskStep(deps: PipelineDeps, input: z.infer<typeof TaskRefSchema>): Promise<{ taskId: string }> {
+  let task = await deps.store.getTaskOrThrow(input.taskId);
+  if (task.spec === undefined) {
+    const spec = await deps.layers.analyzeTask({ task });
+    task = await deps.store.updateTask(task.taskId, { spec });
+  }
+  if (task.status === "analyzing") {
+    ({ record: task } = await deps.store.transitionTask(task.taskId, "prompt_review", { from: ["analyzing"] }));
+  }
+  await deps.audit.record({
+    teamId: task.thread.teamId,
+    taskId: task.taskId,
+    action: "task.analyzed",
+    subject: "task",
+    actor: "system:pipeline",
+    layer: "L1",
+    details: { title: task.spec?.title, domain: task.spec?.domain },
+  });
+  await refreshCard(deps, task, { kind: "task" });
+  return { taskId: task.taskId };
+}
