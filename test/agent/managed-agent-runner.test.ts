@@ -10,6 +10,7 @@ import {
   RateLimitedError,
   RefusedResponseError,
   UpstreamServerError,
+  UpstreamTimeoutError,
 } from "../../lib/errors/taxonomy";
 import { ev, type ScriptedPoll } from "../support/fake-managed-agents";
 import { BEARER_SECRET, freshProgress, MCP_URL, startHarness, startInput, type Harness } from "./runner-harness";
@@ -336,5 +337,14 @@ describe("createAgentRunner / start input checks", () => {
     const runner = await createAgentRunner(env, { doc: h.table.doc, logger: h.logger });
     await expect(runner.start(startInput())).rejects.toBeInstanceOf(FatalConfigError);
     expect(h.fake.requestsTo("POST", "/v1/sessions")).toHaveLength(0);
+  });
+});
+
+describe("timeouts", () => {
+  it("a request that outlives ANTHROPIC_TIMEOUT_MS is an UpstreamTimeoutError (its own Retry row)", async () => {
+    const { createAgentRunner } = await import("../../lib/agent/create-agent-runner");
+    const runner = await createAgentRunner({ ...h.env, ANTHROPIC_TIMEOUT_MS: "150" }, { doc: h.table.doc, logger: h.logger });
+    h.fake.delay("GET", /^\/v1\/sessions\/sesn_slow$/, 600);
+    await expect(runner.poll("sesn_slow", freshProgress(new Date().toISOString()))).rejects.toBeInstanceOf(UpstreamTimeoutError);
   });
 });
