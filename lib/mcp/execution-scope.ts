@@ -1,3 +1,4 @@
+import { executionRefOf } from "../agent/mcp-bearer";
 import type { Execution } from "../domain/records";
 import { RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
 import type { TaskStore } from "../store/task-store";
@@ -19,20 +20,15 @@ export interface ExecutionScope {
 /** Tool calls are served while the run is live; a finished, failed or cancelled run calls nothing. */
 export const LIVE_EXECUTION_STATUSES: ReadonlySet<string> = new Set(["pending", "running"]);
 
-/** `<taskId>-e<no>` (executionIdFor) back into its parts. */
-export function parseExecutionId(executionId: string): { taskId: string; executionNo: number } | undefined {
-  const match = /^(.+)-e([1-9]\d*)$/.exec(executionId);
-  if (match === null) return undefined;
-  return { taskId: match[1]!, executionNo: Number(match[2]) };
-}
-
 export async function loadExecutionScope(
   store: Pick<TaskStore, "getTask" | "getExecution" | "getVersion">,
   claims: { teamId: string; executionId: string },
 ): Promise<ExecutionScope> {
-  const ids = parseExecutionId(claims.executionId);
-  if (ids === undefined) {
-    throw new RecordNotFoundError("MCP bearer names no valid execution", { details: { executionId: claims.executionId } });
+  let ids: { taskId: string; executionNo: number };
+  try {
+    ids = executionRefOf(claims);
+  } catch (cause) {
+    throw new RecordNotFoundError("MCP bearer names no valid execution", { cause, details: { executionId: claims.executionId } });
   }
   const [task, execution] = await Promise.all([store.getTask(ids.taskId), store.getExecution(ids.taskId, ids.executionNo)]);
   if (task === undefined || execution === undefined) {

@@ -1,0 +1,302 @@
+import { randomBytes } from "node:crypto";
+import type { Logger } from "@aws-lambda-powertools/logger";
+import { z } from "zod";
+import { AuditLog } from "../audit/audit-log";
+import { intEnv, optionalEnv, requireEnv, type Env } from "../config/env";
+import { resolveSecret } from "../config/secrets";
+import { classifyHttpStatus } from "../errors/classify";
+import { AuthError, ConnectionFailedError, FatalConfigError, MalformedOutputError } from "../errors/taxonomy";
+import { createLogger } from "../observability/logger";
+import { redactString } from "../observability/redact";
+import { createDocumentClient } from "../store/dynamo-client";
+import { TaskStore } from "../store/task-store";
+import { loadFreeeAppCredentials, loadFreeeEndpoints } from "./config";
+import { FreeeConnectionStore } from "./connection-store";
+import { failurePage, successPage } from "./oauth-pages";
+import { signState, verifyState, type SignedClaims } from "./signed-state";
+import { createTokenCipher } from "./token-cipher";
+import { FreeeTokenEndpoint } from "./token-endpoint";
+
+/**
+ * Per-workspace freee OAuth connect (DESIGN §2: routes on the ingress Function URL).
+ *   App Home button → GET /freee/connect?team&user&exp&sig (signed link, bound to workspace and user)
+ *   → 302 to freee's authorize page with a signed, expiring state (+ a cookie holding its nonce)
+ *   → GET /freee/callback?code&state → token exchange → company chosen → tokens stored (encrypted) → HTML page.
+ * Any failure shows 「freee の認証に失敗しました」 and is audited with its error class.
+ */
+
+export interface FreeeOAuthDeps {
+  connections: FreeeConnectionStore;
+  tokenEndpoint: Pick<FreeeTokenEndpoint, "exchangeCode">;
+  audit: Pick<AuditLog, "record">;
+  logger: Logger;
+  apiBaseUrl: string;
+  oauthBaseUrl: string;
+  clientId: string;
+  stateSecret: string;
+  /** Registered as the callback URL of the freee app, exactly. */
+  redirectUri: string;
+  /** Origin (+ optional path prefix) of the ingress, where /freee/connect is served. */
+  publicBaseUrl: string;
+  connectLinkTtlSeconds?: number;
+  stateTtlSeconds?: number;
+  fetch?: typeof fetch;
+  clock?: () => Date;
+  /** After a successful connect (e.g. republish App Home). Its failure is logged; the connection stands. */
+  onConnected?: (teamId: string, userId: string) => Promise<void>;
+}
+
+export type FreeeConnectionStatus = { status: "connected" | "reauth_required" | "not_connected"; companyName?: string; companyId?: number };
+
+export interface FreeeOAuth {
+  connect(request: Request): Promise<Response>;
+  callback(request: Request): Promise<Response>;
+  buildConnectUrl(teamId: string, userId: string, options?: { companyId?: number }): string;
+  getConnectionStatus(teamId: string): Promise<FreeeConnectionStatus>;
+}
+
+const STATE_COOKIE = "freee_oauth_nonce";
+
+const CompaniesSchema = z.object({
+  companies: z.array(z.object({ id: z.number().int().positive(), display_name: z.string().nullish(), name: z.string().nullish() })),
+});
+
+export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
+  const clock = deps.clock ?? (() => new Date());
+  const nowSeconds = () => Math.floor(clock().getTime() / 1000);
+  const linkTtl = deps.connectLinkTtlSeconds ?? 24 * 60 * 60;
+  const stateTtl = deps.stateTtlSeconds ?? 10 * 60;
+  const doFetch = deps.fetch ?? fetch;
+  const base = deps.publicBaseUrl.replace(/\/+$/, "");
+  const cookieAttrs = `Path=/; HttpOnly; Secure; SameSite=Lax`;
+
+  function buildConnectUrl(teamId: string, userId: string, options: { companyId?: number } = {}): string {
+    const claims: SignedClaims = { t: teamId, u: userId, exp: nowSeconds() + linkTtl, ...(options.companyId === undefined ? {} : { c: options.companyId }) };
+    const url = new URL(`${base}/freee/connect`);
+    url.searchParams.set("team", teamId);
+    url.searchParams.set("user", userId);
+    url.searchParams.set("sig", signState("freee_connect", claims, deps.stateSecret));
+    return url.toString();
+  }
+
+  async function fail(err: unknown, where: "connect" | "callback", teamId: string | undefined, subject: string, status: number): Promise<Response> {
+    const name = err instanceof Error ? err.name : "Error";
+    const reason = err instanceof AuthError ? err.details.reason : undefined;
+    deps.logger.warn(`freee ${where} failed`, { error_type: name, reason, teamId, error_message: err instanceof Error ? redactString(err.message) : String(err) });
+    if (teamId !== undefined) {
+      try {
+        await deps.audit.record({
+          teamId,
+          action: "freee.connect_failed",
+          subject,
+          actor: "freee-oauth",
+          layer: "admin",
+          details: { step: where, errorType: name, ...(reason === undefined ? {} : { reason }), ...(err instanceof AuthError ? { errorDetails: err.details } : {}) },
+        });
+      } catch (auditErr) {
+        deps.logger.error("audit write failed for a freee connect failure", { error: auditErr instanceof Error ? auditErr : String(auditErr) });
+      }
+    }
+    return failurePage(status, { "set-cookie": `${STATE_COOKIE}=; ${cookieAttrs}; Max-Age=0` });
+  }
+
+  async function connect(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const team = url.searchParams.get("team");
+    const user = url.searchParams.get("user");
+    let claims: SignedClaims;
+    try {
+      claims = verifyState("freee_connect", url.searchParams.get("sig") ?? "", deps.stateSecret, clock());
+      // The readable team/user parameters must be the signed ones.
+      if (claims.t !== team || claims.u !== user) throw new AuthError("freee connect link parameters do not match its signature", { details: { reason: "mismatch" } });
+    } catch (err) {
+      // Unverified input: never audited under a workspace it may not belong to.
+      return fail(err, "connect", undefined, "connect", 400);
+    }
+    const nonce = randomBytes(16).toString("base64url");
+    const state = signState("freee_state", { t: claims.t, u: claims.u, exp: nowSeconds() + stateTtl, n: nonce, ...(claims.c === undefined ? {} : { c: claims.c }) }, deps.stateSecret);
+    const authorize = new URL(`${deps.oauthBaseUrl}/public_api/authorize`);
+    authorize.searchParams.set("response_type", "code");
+    authorize.searchParams.set("client_id", deps.clientId);
+    authorize.searchParams.set("redirect_uri", deps.redirectUri);
+    authorize.searchParams.set("state", state);
+    authorize.searchParams.set("prompt", "select_company");
+    return new Response(null, {
+      status: 302,
+      headers: { location: authorize.toString(), "set-cookie": `${STATE_COOKIE}=${nonce}; ${cookieAttrs}; Max-Age=${stateTtl}`, "cache-control": "no-store" },
+    });
+  }
+
+  async function callback(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    let claims: SignedClaims;
+    try {
+      claims = verifyState("freee_state", url.searchParams.get("state") ?? "", deps.stateSecret, clock());
+      if (claims.n === undefined || readCookie(request.headers.get("cookie"), STATE_COOKIE) !== claims.n) {
+        throw new AuthError("freee OAuth state is not bound to this browser", { details: { reason: "cookie_mismatch" } });
+      }
+    } catch (err) {
+      return fail(err, "callback", undefined, "callback", 400);
+    }
+    const subject = `connect#${claims.n}`;
+    const oauthError = url.searchParams.get("error");
+    const code = url.searchParams.get("code");
+    try {
+      if (oauthError !== null) throw new AuthError("freee authorize page returned an error", { details: { reason: "authorize_error", oauthError: oauthError.slice(0, 64) } });
+      if (code === null || code === "") throw new AuthError("freee callback without a code", { details: { reason: "missing_code" } });
+      const tokens = await deps.tokenEndpoint.exchangeCode(code, deps.redirectUri);
+      const companies = await listCompanies(tokens.accessToken);
+      const wanted = claims.c ?? tokens.companyId;
+      const company = companies.find((c) => c.id === wanted) ?? companies[0];
+      if (company === undefined) throw new AuthError("the freee user has no company to act on", { details: { reason: "no_company" } });
+      if (claims.c !== undefined && company.id !== claims.c) {
+        throw new AuthError("the requested company is not available to this freee user", { details: { reason: "company_unavailable", companyId: claims.c } });
+      }
+      const companyName = company.display_name ?? company.name ?? undefined;
+      const saved = await deps.connections.save({
+        teamId: claims.t,
+        tokens,
+        companyId: company.id,
+        ...(companyName === undefined ? {} : { companyName }),
+        connectedBy: claims.u,
+      });
+      await deps.audit.record({
+        teamId: claims.t,
+        action: "freee.connected",
+        subject,
+        actor: claims.u,
+        layer: "admin",
+        details: { companyId: company.id, companyName, version: saved.version, scope: tokens.scope },
+      });
+      if (deps.onConnected !== undefined) {
+        await deps.onConnected(claims.t, claims.u).catch((err: unknown) => {
+          deps.logger.error("after-connect hook failed (App Home not refreshed)", { teamId: claims.t, error: err instanceof Error ? err : String(err) });
+        });
+      }
+      return successPage(companyName, { "set-cookie": `${STATE_COOKIE}=; ${cookieAttrs}; Max-Age=0` });
+    } catch (err) {
+      return fail(err, "callback", claims.t, subject, err instanceof AuthError ? 400 : 502);
+    }
+  }
+
+  async function listCompanies(accessToken: string) {
+    let res: Response;
+    try {
+      res = await doFetch(`${deps.apiBaseUrl}/api/1/companies`, {
+        headers: { authorization: `Bearer ${accessToken}`, accept: "application/json" },
+        signal: AbortSignal.timeout(10_000),
+      });
+    } catch (cause) {
+      throw new ConnectionFailedError("freee companies request failed", { cause });
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw classifyHttpStatus(res.status, "freee companies", undefined, res.headers.get("retry-after"));
+    }
+    const parsed = CompaniesSchema.safeParse(await res.json());
+    if (!parsed.success) throw new MalformedOutputError("freee companies response has an unexpected shape", { cause: parsed.error });
+    return parsed.data.companies;
+  }
+
+  async function getConnectionStatus(teamId: string): Promise<FreeeConnectionStatus> {
+    const meta = await deps.connections.getMeta(teamId);
+    if (meta === undefined) return { status: "not_connected" };
+    return {
+      status: meta.status === "active" ? "connected" : "reauth_required",
+      companyId: meta.companyId,
+      ...(meta.companyName === undefined ? {} : { companyName: meta.companyName }),
+    };
+  }
+
+  return { connect, callback, buildConnectUrl, getConnectionStatus };
+}
+
+function readCookie(header: string | null, name: string): string | undefined {
+  if (header === null) return undefined;
+  for (const part of header.split(";")) {
+    const [k, ...v] = part.trim().split("=");
+    if (k === name) return v.join("=");
+  }
+  return undefined;
+}
+
+/**
+ * Settings of the connect flow: FREEE_STATE_SECRET (or _SECRET_ARN), FREEE_CLIENT_ID, and where the ingress
+ * lives — PUBLIC_BASE_URL (the ingress Function URL) and/or FREEE_REDIRECT_URI (default
+ * `<PUBLIC_BASE_URL>/freee/callback`; must equal the callback URL registered in the freee app).
+ */
+export async function loadOAuthSettings(env: Env = process.env) {
+  const publicBase = optionalEnv("PUBLIC_BASE_URL", env)?.replace(/\/+$/, "");
+  const redirect = optionalEnv("FREEE_REDIRECT_URI", env);
+  if (publicBase === undefined && redirect === undefined) {
+    throw new FatalConfigError("missing setting PUBLIC_BASE_URL (or FREEE_REDIRECT_URI)", { details: { setting: "PUBLIC_BASE_URL" } });
+  }
+  const redirectUri = redirect ?? `${publicBase}/freee/callback`;
+  return {
+    stateSecret: await resolveSecret("FREEE_STATE_SECRET", env),
+    redirectUri,
+    publicBaseUrl: publicBase ?? new URL(redirectUri).origin,
+    connectLinkTtlSeconds: intEnv("FREEE_CONNECT_LINK_TTL_SECONDS", 24 * 60 * 60, env),
+    stateTtlSeconds: intEnv("FREEE_STATE_TTL_SECONDS", 10 * 60, env),
+  };
+}
+
+// ------------------------------------------------------------------ wired from the environment
+
+/**
+ * The connect flow wired from the environment (TABLE_NAME, the freee settings above, TOKEN_KMS_KEY_ID or
+ * FREEE_TOKEN_LOCAL_KEY). Built once per container; a failed build is not cached.
+ */
+export async function createFreeeOAuthFromEnv(
+  env: Env = process.env,
+  extras: { onConnected?: FreeeOAuthDeps["onConnected"]; logger?: Logger } = {},
+): Promise<FreeeOAuth> {
+  const logger = extras.logger ?? createLogger("freee-oauth");
+  const tableName = requireEnv("TABLE_NAME", env);
+  const doc = createDocumentClient(env);
+  const endpoints = loadFreeeEndpoints(env);
+  const credentials = await loadFreeeAppCredentials(env);
+  const settings = await loadOAuthSettings(env);
+  return createFreeeOAuth({
+    connections: new FreeeConnectionStore(doc, tableName, createTokenCipher(env)),
+    tokenEndpoint: new FreeeTokenEndpoint(endpoints.oauthBaseUrl, credentials),
+    audit: new AuditLog(new TaskStore(doc, tableName), logger),
+    logger,
+    apiBaseUrl: endpoints.apiBaseUrl,
+    oauthBaseUrl: endpoints.oauthBaseUrl,
+    clientId: credentials.clientId,
+    ...settings,
+    ...(extras.onConnected === undefined ? {} : { onConnected: extras.onConnected }),
+  });
+}
+
+let fromEnv: Promise<FreeeOAuth> | undefined;
+function shared(): Promise<FreeeOAuth> {
+  if (fromEnv === undefined) {
+    fromEnv = createFreeeOAuthFromEnv().catch((err: unknown) => {
+      fromEnv = undefined;
+      throw err;
+    });
+  }
+  return fromEnv;
+}
+
+/** GET /freee/connect — mount on the ingress Function URL. */
+export async function handleFreeeConnect(request: Request): Promise<Response> {
+  return (await shared()).connect(request);
+}
+
+/** GET /freee/callback — mount on the ingress Function URL. */
+export async function handleFreeeCallback(request: Request): Promise<Response> {
+  return (await shared()).callback(request);
+}
+
+/** The signed connect URL for the App Home button (valid FREEE_CONNECT_LINK_TTL_SECONDS, default 24 h). */
+export async function buildFreeeConnectUrl(teamId: string, userId: string): Promise<string> {
+  return (await shared()).buildConnectUrl(teamId, userId);
+}
+
+/** App Home: connected / reauth_required / not_connected, with the company name. */
+export async function getConnectionStatus(teamId: string): Promise<FreeeConnectionStatus> {
+  return (await shared()).getConnectionStatus(teamId);
+}
