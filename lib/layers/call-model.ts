@@ -13,6 +13,12 @@ import type { LayerName, LayerSettings } from "./settings";
  * contract (stop reason, empty text) BEFORE anything reads it as JSON; SDK errors leave as taxonomy classes.
  */
 
+/** What each layer function is given: the client (created once per Lambda) and that layer's settings. */
+export interface LayerDeps {
+  client: Anthropic;
+  settings: LayerSettings;
+}
+
 export interface ModelRequest {
   layer: LayerName;
   settings: LayerSettings;

@@ -1,9 +1,7 @@
-import type Anthropic from "@anthropic-ai/sdk";
 import { z } from "zod";
 import { TaskSpecSchema, type TaskSpec } from "../domain/records";
-import { callModelJson, outputFormatOf, type JsonOutput, type ModelResult } from "./call-model";
+import { callModelJson, outputFormatOf, type JsonOutput, type LayerDeps, type ModelResult } from "./call-model";
 import { PROMPT_TEXTS } from "./prompts/prompt-texts.generated";
-import type { LayerSettings } from "./settings";
 import { requireText, section, todayInTokyo, userMessage } from "./user-message";
 
 /** L1 Message → Task (DESIGN §1): a Slack message becomes a TaskSpec. */
@@ -48,11 +46,6 @@ export interface L1Input {
   text: string;
   /** "Now", for resolving 来月 etc.; defaults to the current time. */
   now?: Date;
-}
-
-export interface LayerDeps {
-  client: Anthropic;
-  settings: LayerSettings;
 }
 
 export async function runL1Task(deps: LayerDeps, input: L1Input): Promise<ModelResult<TaskSpec>> {

@@ -1,6 +1,5 @@
 import type { TaskSpec } from "../domain/records";
-import { callModelText, type ModelResult } from "./call-model";
-import type { LayerDeps } from "./l1-task";
+import { callModelText, type LayerDeps, type ModelResult } from "./call-model";
 import { PROMPT_TEXTS } from "./prompts/prompt-texts.generated";
 import { requireText, section, todayInTokyo, userMessage } from "./user-message";
 
