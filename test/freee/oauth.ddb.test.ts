@@ -8,6 +8,7 @@ import { AdminMessages } from "../../lib/messages/ja";
 import { createLogger } from "../../lib/observability/logger";
 import { TaskStore } from "../../lib/store/task-store";
 import { FatalConfigError } from "../../lib/errors/taxonomy";
+import type { FreeePort } from "../../lib/slack/freee-port";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../support/fake-freee";
 import { makeStore } from "./helpers";
@@ -220,6 +221,16 @@ describe("/freee/callback", () => {
     await flow.callback(callbackRequest({ code: fake.issueCode(), state }, cookie));
     await connections.markReauthRequired(teamId, 1, "refresh_rejected");
     expect((await flow.getConnectionStatus(teamId)).status).toBe("reauth_required");
+  });
+});
+
+describe("wiring", () => {
+  it("the connect flow is what the Slack side's FreeePort expects (routes, connect URL, status)", () => {
+    const port: FreeePort = oauth();
+    expect(typeof port.connect).toBe("function");
+    expect(typeof port.callback).toBe("function");
+    expect(typeof port.buildConnectUrl).toBe("function");
+    expect(typeof port.getConnectionStatus).toBe("function");
   });
 });
 
