@@ -1,0 +1,249 @@
+import type { Logger } from "@aws-lambda-powertools/logger";
+import { StartExecutionCommand, type SFNClient } from "@aws-sdk/client-sfn";
+import { App, AwsLambdaReceiver, LogLevel, type Authorize } from "@slack/bolt";
+import type { WebClient } from "@slack/web-api";
+import { z } from "zod";
+import {
+  ActionMessages,
+  approve,
+  cancelExecution,
+  checkDecidable,
+  reject,
+  rerunExecution,
+  type ActionDeps,
+  type ActionResult,
+  type Actor,
+} from "../actions";
+import { taskIdFor } from "../domain/records";
+import { classifyAwsError } from "../errors/classify";
+import { AppError, TransientError } from "../errors/taxonomy";
+import type { TaskPipelineInput } from "../pipeline/contracts";
+import type { BotTokenResolver } from "./bot-token";
+import { ActionIds } from "./cards";
+import { HomeActionIds } from "./home";
+import { publishHome, saveAdminsFromHome, type HomeDeps } from "./home-service";
+import type { DynamoInstallationStore } from "./installation-store";
+import { taskInputFromMessage, type MessageLike } from "./message-filter";
+import { buildRejectModal, reasonFromState, REASON_BLOCK_ID, REJECT_CALLBACK_ID, RejectMetadataSchema } from "./reject-modal";
+
+export interface BoltDeps {
+  signingSecret: string;
+  sfn: SFNClient;
+  taskPipelineArn: string;
+  actions: ActionDeps;
+  home: HomeDeps;
+  tokens: BotTokenResolver;
+  installations: Pick<DynamoInstallationStore, "deleteInstallation">;
+  slackApiUrl?: string;
+  log: Logger;
+}
+
+const VersionValueSchema = z.object({ taskId: z.string().min(1).max(200), kind: z.enum(["prompt", "process"]), version: z.number().int().positive() });
+const ExecutionValueSchema = z.object({ taskId: z.string().min(1).max(200), executionNo: z.number().int().positive() });
+
+/** The body fields of an interaction this app reads, checked before use (payloads are untrusted input). */
+const InteractionSchema = z.object({
+  user: z.object({ id: z.string().min(1), team_id: z.string().optional() }),
+  team: z.object({ id: z.string().min(1), enterprise_id: z.string().optional() }).nullish(),
+  channel: z.object({ id: z.string().min(1) }).optional(),
+  trigger_id: z.string().optional(),
+});
+
+/**
+ * Bolt in HTTP mode behind AwsLambdaReceiver. Every listener does only what fits the 3 s budget:
+ * StartExecution (a message), a conditional write + SendTaskSuccess (a button), views.open / views.publish.
+ */
+export function createBoltApp(deps: BoltDeps): { app: App; receiver: AwsLambdaReceiver } {
+  const receiver = new AwsLambdaReceiver({ signingSecret: deps.signingSecret, logLevel: LogLevel.ERROR });
+  const authorize: Authorize<boolean> = async (source) => {
+    if (source.teamId === undefined) throw new Error("event has no team id");
+    const credentials = await deps.tokens.resolve(source.teamId, source.enterpriseId);
+    return { ...credentials, teamId: source.teamId, ...(source.enterpriseId === undefined ? {} : { enterpriseId: source.enterpriseId }) };
+  };
+  const app = new App({
+    receiver,
+    authorize,
+    logLevel: LogLevel.ERROR,
+    clientOptions: {
+      ...(deps.slackApiUrl === undefined ? {} : { slackApiUrl: deps.slackApiUrl }),
+      retryConfig: { retries: 1, factor: 1, minTimeout: 100, maxTimeout: 300 },
+      rejectRateLimitedCalls: true,
+    },
+  });
+
+  // Transient failures (StartExecution throttled, DynamoDB unreachable) answer 500 so Slack redelivers;
+  // everything else is logged and acknowledged (a redelivery could not succeed either).
+  app.error(async (error) => {
+    const original = unwrap(error);
+    if (original instanceof TransientError) throw original;
+    deps.log.warn("Slack request not processed", {
+      layer: "ingress",
+      error_type: original instanceof Error ? original.name : "unknown",
+      error_message: original instanceof Error ? original.message : String(original),
+    });
+  });
+
+  const onMessage = async ({ event, context, body }: { event: unknown; context: { teamId?: string; enterpriseId?: string; botUserId?: string; retryNum?: unknown }; body: unknown }) => {
+    const teamId = context.teamId ?? (body as { team_id?: string }).team_id;
+    if (teamId === undefined) return;
+    const input = taskInputFromMessage(event as MessageLike, { teamId, ...(context.enterpriseId === undefined ? {} : { enterpriseId: context.enterpriseId }) }, context.botUserId);
+    if (input === undefined) return;
+    // Bolt passes the X-Slack-Retry-Num header through as a string.
+    const retryNum = context.retryNum === undefined ? 0 : Number(context.retryNum);
+    await startTask(deps, input, retryNum);
+  };
+  app.event("message", onMessage);
+  app.event("app_mention", onMessage);
+
+  app.event("app_uninstalled", async ({ context }) => {
+    await deps.installations.deleteInstallation({ teamId: context.teamId, enterpriseId: context.enterpriseId, isEnterpriseInstall: context.isEnterpriseInstall === true });
+    deps.log.info("Slack app uninstalled; installation deleted", { teamId: context.teamId });
+  });
+  app.event("tokens_revoked", async ({ event, context }) => {
+    if ((event.tokens.bot ?? []).length === 0) return;
+    await deps.installations.deleteInstallation({ teamId: context.teamId, enterpriseId: context.enterpriseId, isEnterpriseInstall: context.isEnterpriseInstall === true });
+    deps.log.info("bot token revoked; installation deleted", { teamId: context.teamId });
+  });
+  app.event("app_home_opened", async ({ event, context, client }) => {
+    if (event.tab !== "home" || context.teamId === undefined) return;
+    await publishHome(client, deps.home, context.teamId, event.user);
+  });
+
+  app.action(ActionIds.approve, async ({ ack, body, action, client }) => {
+    await ack();
+    const parsed = parseButton(body, action, VersionValueSchema);
+    if (parsed === undefined) return;
+    const result = await approve(deps.actions, parsed.actor, parsed.value);
+    await tellUser(client, deps.log, parsed, result);
+  });
+
+  app.action(ActionIds.reject, async ({ ack, body, action, client }) => {
+    await ack();
+    const parsed = parseButton(body, action, VersionValueSchema);
+    if (parsed === undefined) return;
+    const check = await checkDecidable(deps.actions, parsed.actor, parsed.value);
+    if (check.outcome !== "applied") return tellUser(client, deps.log, parsed, check);
+    if (parsed.triggerId === undefined) return;
+    await client.views.open({ trigger_id: parsed.triggerId, view: buildRejectModal(parsed.value) });
+  });
+
+  app.view(REJECT_CALLBACK_ID, async ({ ack, body, view }) => {
+    const meta = safeJson(view.private_metadata, RejectMetadataSchema);
+    const userId = body.user?.id;
+    const teamId = body.team?.id ?? body.user?.team_id;
+    if (meta === undefined || userId === undefined || teamId === undefined) return ack();
+    const reason = reasonFromState(view.state?.values);
+    if (reason === undefined || reason.trim() === "") {
+      return ack({ response_action: "errors", errors: { [REASON_BLOCK_ID]: ActionMessages.reasonRequired } });
+    }
+    const result = await reject(deps.actions, { teamId, userId, ...(body.enterprise?.id ? { enterpriseId: body.enterprise.id } : {}) }, meta, reason);
+    // A refusal (not permitted, already decided) is shown inside the modal: there is no channel to post to.
+    if (result.outcome !== "applied" && result.message !== undefined) {
+      return ack({ response_action: "errors", errors: { [REASON_BLOCK_ID]: result.message } });
+    }
+    return ack();
+  });
+
+  app.action(ActionIds.cancel, async ({ ack, body, action, client }) => {
+    await ack();
+    const parsed = parseButton(body, action, ExecutionValueSchema);
+    if (parsed === undefined) return;
+    await tellUser(client, deps.log, parsed, await cancelExecution(deps.actions, parsed.actor, parsed.value));
+  });
+
+  app.action(ActionIds.rerun, async ({ ack, body, action, client }) => {
+    await ack();
+    const parsed = parseButton(body, action, ExecutionValueSchema);
+    if (parsed === undefined) return;
+    await tellUser(client, deps.log, parsed, await rerunExecution(deps.actions, parsed.actor, parsed.value));
+  });
+
+  app.action(HomeActionIds.admins, async ({ ack, body, action, client }) => {
+    await ack();
+    const interaction = InteractionSchema.safeParse(body);
+    const selected = (action as { selected_users?: unknown }).selected_users;
+    if (!interaction.success || !Array.isArray(selected)) return;
+    const teamId = interaction.data.team?.id ?? interaction.data.user.team_id;
+    if (teamId === undefined) return;
+    await saveAdminsFromHome(client, deps.home, { teamId, userId: interaction.data.user.id }, selected.filter((u): u is string => typeof u === "string"));
+  });
+  // The connect button is a link; Slack still sends an action, which only needs an ack.
+  app.action(HomeActionIds.freeeConnect, async ({ ack }) => ack());
+
+  return { app, receiver };
+}
+
+async function startTask(deps: BoltDeps, input: TaskPipelineInput, retryNum: number): Promise<void> {
+  const name = taskIdFor(input.thread);
+  try {
+    await deps.sfn.send(new StartExecutionCommand({ stateMachineArn: deps.taskPipelineArn, name, input: JSON.stringify(input) }));
+    deps.log.info("task pipeline started", { taskId: name, teamId: input.thread.teamId, retryNum });
+  } catch (err) {
+    // The name derives from (team, channel, ts): a redelivery, or a message + app_mention pair, is the same task.
+    if (err instanceof Error && err.name === "ExecutionAlreadyExists") {
+      deps.log.info("duplicate delivery ignored", { taskId: name, retryNum });
+      return;
+    }
+    throw classifyAwsError(err, "StartExecution(TaskPipeline)") ?? err;
+  }
+}
+
+interface ParsedButton<T> {
+  actor: Actor;
+  value: T;
+  channelId?: string;
+  triggerId?: string;
+}
+
+function parseButton<T>(body: unknown, action: unknown, schema: z.ZodType<T>): ParsedButton<T> | undefined {
+  const interaction = InteractionSchema.safeParse(body);
+  if (!interaction.success) return undefined;
+  const value = safeJson((action as { value?: unknown }).value, schema);
+  const teamId = interaction.data.team?.id ?? interaction.data.user.team_id;
+  if (value === undefined || teamId === undefined) return undefined;
+  const enterpriseId = interaction.data.team?.enterprise_id;
+  return {
+    actor: { teamId, userId: interaction.data.user.id, ...(enterpriseId === undefined ? {} : { enterpriseId }) },
+    value,
+    ...(interaction.data.channel === undefined ? {} : { channelId: interaction.data.channel.id }),
+    ...(interaction.data.trigger_id === undefined ? {} : { triggerId: interaction.data.trigger_id }),
+  };
+}
+
+function safeJson<T>(raw: unknown, schema: z.ZodType<T>): T | undefined {
+  if (typeof raw !== "string" || raw.length > 3000) return undefined;
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch (err) {
+    if (err instanceof SyntaxError) return undefined; // a tampered value: nothing to act on
+    throw err;
+  }
+  const parsed = schema.safeParse(data);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** Refusals and "already done" notes go to the clicking user only (ephemeral), best effort. */
+async function tellUser(client: WebClient, log: Logger, parsed: ParsedButton<unknown>, result: ActionResult): Promise<void> {
+  if (result.message === undefined || parsed.channelId === undefined) return;
+  try {
+    await client.chat.postEphemeral({ channel: parsed.channelId, user: parsed.actor.userId, text: result.message });
+  } catch (err) {
+    log.warn("ephemeral reply failed", { layer: "slack", error_type: err instanceof Error ? err.name : "unknown", error_message: err instanceof Error ? err.message : String(err) });
+  }
+}
+
+/** Bolt wraps listener errors (UnknownError.original, MultipleListenerError.originals). */
+function unwrap(error: unknown): unknown {
+  let current = error as { original?: unknown; originals?: unknown[] } | undefined;
+  for (let i = 0; i < 3 && current !== undefined; i++) {
+    if (current instanceof AppError) return current;
+    if (Array.isArray(current.originals)) {
+      const transient = current.originals.map(unwrap).find((e) => e instanceof TransientError);
+      return transient ?? current.originals[0];
+    }
+    if (current.original === undefined) break;
+    current = current.original as typeof current;
+  }
+  return current;
+}

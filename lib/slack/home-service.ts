@@ -1,0 +1,87 @@
+import type { Logger } from "@aws-lambda-powertools/logger";
+import type { WebClient } from "@slack/web-api";
+import { isAdmin, type TeamSettingsStore } from "../actions";
+import type { TaskStore } from "../store/task-store";
+import type { FreeePort } from "./freee-port";
+import { buildHomeView, failuresByClass, HomeErrors, type FreeeStatusView, type HomeState } from "./home";
+
+export interface HomeDeps {
+  store: Pick<TaskStore, "listRecentTasks" | "listAuditByTeam">;
+  settings: TeamSettingsStore;
+  adminUserIds: readonly string[];
+  freee: FreeePort;
+  log: Logger;
+  clock?: () => Date;
+}
+
+const FAILURE_WINDOW_DAYS = 30;
+
+/** Gather what App Home shows; a DynamoDB failure becomes the seed §9.2 「データベースに接続できません」. */
+export async function loadHomeState(deps: HomeDeps, teamId: string, userId: string, notice?: string): Promise<HomeState> {
+  try {
+    const now = (deps.clock ?? (() => new Date()))();
+    const since = new Date(now.getTime() - FAILURE_WINDOW_DAYS * 86_400_000).toISOString();
+    const [settings, viewerIsAdmin, recentTasks, audit, freee] = await Promise.all([
+      deps.settings.get(teamId),
+      isAdmin({ adminUserIds: deps.adminUserIds, settings: deps.settings }, { teamId, userId }),
+      deps.store.listRecentTasks(teamId, 10),
+      deps.store.listAuditByTeam(teamId, { since }),
+      freeeStatus(deps, teamId, userId),
+    ]);
+    return {
+      kind: "ok",
+      data: { viewerIsAdmin, freee, adminUserIds: settings.adminUserIds, recentTasks, failuresByClass: failuresByClass(audit) },
+      ...(notice === undefined ? {} : { notice }),
+    };
+  } catch (err) {
+    deps.log.error("App Home could not read the table", {
+      layer: "admin",
+      error_type: err instanceof Error ? err.name : "unknown",
+      error_message: err instanceof Error ? err.message : String(err),
+      teamId,
+    });
+    return { kind: "error", message: HomeErrors.databaseUnreachable };
+  }
+}
+
+async function freeeStatus(deps: HomeDeps, teamId: string, userId: string): Promise<FreeeStatusView> {
+  if (deps.freee.getConnectionStatus === undefined) return { status: "unknown" };
+  const status = await deps.freee.getConnectionStatus(teamId);
+  const connectUrl = deps.freee.buildConnectUrl === undefined ? undefined : await deps.freee.buildConnectUrl(teamId, userId);
+  return { ...status, ...(connectUrl === undefined ? {} : { connectUrl }) };
+}
+
+export async function publishHome(client: WebClient, deps: HomeDeps, teamId: string, userId: string, notice?: string): Promise<void> {
+  const state = await loadHomeState(deps, teamId, userId, notice);
+  await client.views.publish({ user_id: userId, view: buildHomeView(state) });
+}
+
+/**
+ * Save "who may approve" from App Home. Only admins may change it; a failed save re-publishes the Home with
+ * 「設定の保存に失敗しました」 (seed §9.2) and the settings as they were.
+ */
+export async function saveAdminsFromHome(
+  client: WebClient,
+  deps: HomeDeps,
+  actor: { teamId: string; userId: string },
+  selectedUserIds: string[],
+): Promise<"saved" | "refused" | "failed"> {
+  let outcome: "saved" | "refused" | "failed";
+  try {
+    if (!(await isAdmin({ adminUserIds: deps.adminUserIds, settings: deps.settings }, actor))) outcome = "refused";
+    else {
+      await deps.settings.save(actor.teamId, selectedUserIds, actor.userId);
+      outcome = "saved";
+    }
+  } catch (err) {
+    deps.log.error("saving team settings failed", {
+      layer: "admin",
+      error_type: err instanceof Error ? err.name : "unknown",
+      error_message: err instanceof Error ? err.message : String(err),
+      teamId: actor.teamId,
+    });
+    outcome = "failed";
+  }
+  await publishHome(client, deps, actor.teamId, actor.userId, outcome === "failed" ? HomeErrors.settingsSaveFailed : undefined);
+  return outcome;
+}

@@ -1,0 +1,119 @@
+import type { KnownBlock, View } from "@slack/web-api";
+import type { AuditEntry, Task } from "../domain/records";
+import { AdminMessages } from "../messages/ja";
+import { context, escapeMrkdwn, header, section, truncate } from "./cards/blocks";
+
+export const HomeActionIds = {
+  admins: "home_settings_admins",
+  freeeConnect: "home_freee_connect",
+} as const;
+export const HOME_SETTINGS_BLOCK_ID = "home_settings";
+
+export interface FreeeStatusView {
+  /** connected / reauth_required / not_connected; unknown when the freee module is not wired in. */
+  status: "connected" | "reauth_required" | "not_connected" | "unknown";
+  companyName?: string;
+  connectUrl?: string;
+}
+
+export interface HomeData {
+  viewerIsAdmin: boolean;
+  freee: FreeeStatusView;
+  adminUserIds: string[];
+  recentTasks: Task[];
+  failuresByClass: Record<string, number>;
+}
+
+export type HomeState = { kind: "ok"; data: HomeData; notice?: string } | { kind: "error"; message: string };
+
+const TASK_STATUS: Record<Task["status"], string> = {
+  analyzing: "解析中",
+  prompt_review: "実行方針レビュー中",
+  process_review: "実行ステップレビュー中",
+  executing: "実行中",
+  completed: "完了",
+  failed: "失敗",
+  cancelled: "中止",
+  closed: "終了",
+};
+
+const FREEE_STATUS: Record<FreeeStatusView["status"], string> = {
+  connected: ":large_green_circle: 接続済み",
+  reauth_required: ":warning: 再接続が必要です",
+  not_connected: ":white_circle: 未接続",
+  unknown: ":grey_question: 確認できません",
+};
+
+/** App Home = the admin surface (seed §9.2 mapped): freee connection, settings, recent tasks, failures by class. */
+export function buildHomeView(state: HomeState): View {
+  const blocks: KnownBlock[] = [header("Slack MCP Agent 管理")];
+  if (state.kind === "error") {
+    blocks.push(section(`:warning: *${state.message}*`));
+    return { type: "home", blocks };
+  }
+  const { data } = state;
+  if (state.notice !== undefined) blocks.push(section(`:warning: *${escapeMrkdwn(state.notice)}*`));
+
+  blocks.push(header("freee 接続"));
+  const freeeLine = `${FREEE_STATUS[data.freee.status]}${data.freee.companyName ? ` (${escapeMrkdwn(data.freee.companyName)})` : ""}`;
+  if (data.freee.connectUrl !== undefined && data.freee.status !== "connected") {
+    blocks.push({
+      type: "section",
+      text: { type: "mrkdwn", text: freeeLine },
+      accessory: { type: "button", action_id: HomeActionIds.freeeConnect, text: { type: "plain_text", text: "freee に接続" }, url: data.freee.connectUrl, style: "primary" },
+    });
+  } else {
+    blocks.push(section(freeeLine));
+  }
+
+  blocks.push(header("設定"));
+  if (data.viewerIsAdmin) {
+    blocks.push({
+      type: "section",
+      block_id: HOME_SETTINGS_BLOCK_ID,
+      text: { type: "mrkdwn", text: "*承認・却下・中止・再実行ができるユーザー* (依頼者に加えて)" },
+      accessory: {
+        type: "multi_users_select",
+        action_id: HomeActionIds.admins,
+        placeholder: { type: "plain_text", text: "ユーザーを選択" },
+        ...(data.adminUserIds.length > 0 ? { initial_users: data.adminUserIds } : {}),
+      },
+    });
+  } else {
+    const who = data.adminUserIds.length > 0 ? data.adminUserIds.map((u) => `<@${u}>`).join(" ") : "(なし)";
+    blocks.push(section(`*承認・却下・中止・再実行ができるユーザー* (依頼者に加えて): ${who}`));
+    blocks.push(context("設定の変更は管理者のみ行えます。"));
+  }
+
+  blocks.push(header("最近のタスク"));
+  if (data.recentTasks.length === 0) blocks.push(section("タスクはまだありません。"));
+  else {
+    const lines = data.recentTasks.slice(0, 10).map((t) => {
+      const title = t.spec?.title ?? t.requestText;
+      return `• ${escapeMrkdwn(truncate(title, 60))} — ${TASK_STATUS[t.status]} (${t.createdAt.slice(0, 16).replace("T", " ")})`;
+    });
+    blocks.push(section(lines.join("\n")));
+  }
+
+  blocks.push(header("エラーの内訳"));
+  const classes = Object.entries(data.failuresByClass).sort((a, b) => b[1] - a[1]);
+  if (classes.length === 0) blocks.push(section("記録されたエラーはありません。"));
+  else blocks.push(section(classes.map(([name, count]) => `• \`${escapeMrkdwn(name)}\`: ${count} 件`).join("\n")));
+  return { type: "home", blocks };
+}
+
+/** Count error audit entries (`error.<layer>`) by their error class. */
+export function failuresByClass(entries: AuditEntry[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const entry of entries) {
+    if (!entry.action.startsWith("error.")) continue;
+    const name = entry.errorType ?? "UnknownError";
+    out[name] = (out[name] ?? 0) + 1;
+  }
+  return out;
+}
+
+export const HomeErrors = {
+  databaseUnreachable: AdminMessages.databaseUnreachable,
+  settingsSaveFailed: AdminMessages.settingsSaveFailed,
+} as const;

@@ -1,0 +1,117 @@
+import type { Logger } from "@aws-lambda-powertools/logger";
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { createBoltApp, type BoltDeps } from "./bolt-app";
+import type { FreeePort } from "./freee-port";
+import { fromFetchResponse, text, toFetchRequest, type HttpRequest, type HttpResponse } from "./http/types";
+import { verifySlackSignature } from "./http/verify";
+import type { OAuthRoutes } from "./oauth-routes";
+
+export interface IngressDeps extends BoltDeps {
+  /** Multi-workspace install routes; absent in single-workspace mode (SLACK_BOT_TOKEN). */
+  oauth?: OAuthRoutes;
+  freee: FreeePort;
+  log: Logger;
+}
+
+export type IngressHandler = (request: HttpRequest) => Promise<HttpResponse>;
+
+const FORM = "application/x-www-form-urlencoded";
+const JSON_TYPE = "application/json";
+
+/**
+ * The ingress core, shared by the Lambda (Function URL) and the local dev server: routes Slack events and
+ * interactivity, the install / OAuth redirect pages and freee's OAuth pages. Closes the receiver's gaps:
+ * the body arrives already UTF-8 decoded; the signature is checked here with a ±5 min window (Bolt checks only
+ * the past); a body that does not parse is a 400, not a crash; only then does Bolt see the request.
+ */
+export function createIngress(deps: IngressDeps): IngressHandler {
+  const { receiver } = createBoltApp(deps);
+  const bolt = receiver.toHandler();
+
+  async function slackEvents(request: HttpRequest): Promise<HttpResponse> {
+    const verified = verifySlackSignature(request.body, request.headers, deps.signingSecret);
+    if (!verified.ok) {
+      deps.log.warn("Slack signature rejected", { layer: "ingress", reason: verified.reason });
+      return text(401, "");
+    }
+    const contentType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+    const body = parseBody(request.body, contentType);
+    if (body === undefined) return text(400, "");
+    if (body.ssl_check !== undefined) return text(200, "");
+    if (body.type === "url_verification") {
+      if (typeof body.challenge !== "string") return text(400, "");
+      return { statusCode: 200, headers: { "content-type": JSON_TYPE }, body: JSON.stringify({ challenge: body.challenge }) };
+    }
+    // Bolt matches the content type exactly and re-parses the body: give it the normalised type and the
+    // already-decoded UTF-8 body (never base64, which it would decode as ASCII).
+    const event = {
+      version: "2.0",
+      rawPath: request.path,
+      headers: { ...request.headers, "content-type": contentType === FORM ? FORM : JSON_TYPE },
+      body: request.body,
+      isBase64Encoded: false,
+    } as unknown as APIGatewayProxyEventV2;
+    const result = (await bolt(event as never, {} as never)) as { statusCode: number; headers?: Record<string, string>; body?: string };
+    return { statusCode: result.statusCode, ...(result.headers === undefined ? {} : { headers: lower(result.headers) }), body: result.body ?? "" };
+  }
+
+  async function viaFetch(handler: ((r: Request) => Promise<Response>) | undefined, request: HttpRequest): Promise<HttpResponse> {
+    if (handler === undefined) return text(404, "ページが見つかりません");
+    return fromFetchResponse(await handler(toFetchRequest(request)));
+  }
+
+  return async (request) => {
+    try {
+      const route = `${request.method} ${request.path.replace(/\/+$/, "")}`;
+      switch (route) {
+        case "POST /slack/events":
+          return await slackEvents(request);
+        case "GET /slack/install":
+          return deps.oauth === undefined ? text(404, "ページが見つかりません") : await deps.oauth.install(request);
+        case "GET /slack/oauth_redirect":
+          return deps.oauth === undefined ? text(404, "ページが見つかりません") : await deps.oauth.callback(request);
+        case "GET /freee/connect":
+          return await viaFetch(deps.freee.connect, request);
+        case "GET /freee/callback":
+          return await viaFetch(deps.freee.callback, request);
+        default:
+          return text(404, "ページが見つかりません");
+      }
+    } catch (err) {
+      // Deliberate 500: a transient fault (Slack redelivers events); the cause is in the log, not the response.
+      deps.log.error("ingress request failed", {
+        layer: "ingress",
+        path: request.path,
+        error_type: err instanceof Error ? err.name : "unknown",
+        error_message: err instanceof Error ? err.message : String(err),
+      });
+      return text(500, "");
+    }
+  };
+}
+
+/** The body as Bolt will read it, or undefined when it is not a JSON object / form with a JSON-object payload. */
+function parseBody(raw: string, contentType: string): Record<string, unknown> | undefined {
+  try {
+    if (contentType === FORM) {
+      const params = new URLSearchParams(raw);
+      const payload = params.get("payload");
+      if (payload === null) return undefined; // slash commands are not used by this app
+      const parsed: unknown = JSON.parse(payload);
+      return isObject(parsed) ? parsed : undefined;
+    }
+    const parsed: unknown = JSON.parse(raw);
+    return isObject(parsed) ? parsed : undefined;
+  } catch (err) {
+    if (err instanceof SyntaxError || err instanceof URIError) return undefined;
+    throw err;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function lower(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
