@@ -41,7 +41,7 @@ function event(authorization: string | undefined, body: unknown): APIGatewayProx
     requestContext: { domainName: "mcp.lambda-url.ap-northeast-1.on.aws", http: { method: "POST", path: "/mcp" } },
     body: JSON.stringify(body),
     isBase64Encoded: false,
-  } as APIGatewayProxyEventV2;
+  } as unknown as APIGatewayProxyEventV2;
 }
 
 const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } };
