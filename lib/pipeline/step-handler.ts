@@ -20,6 +20,7 @@ export interface DefinedStep<O> {
   /** The same handler over given deps (tests, the local runner). */
   withDeps(deps: PipelineDeps | (() => Promise<PipelineDeps>)): StepHandler<O>;
   service: string;
+  needs: DepsNeeds;
 }
 
 /**
@@ -50,6 +51,7 @@ export function defineStep<I, O>(definition: StepDefinition<I, O>, env: Env = pr
   };
   return {
     service: definition.service,
+    needs: definition.needs,
     handler: make(production),
     withDeps: (deps) => make(typeof deps === "function" ? deps : async () => deps),
   };

@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { path, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
+import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "./fixtures";
+
+let h: PipelineHarness;
+beforeAll(async () => {
+  h = await startPipelineHarness();
+});
+afterAll(async () => h.close());
+
+it("runs a whole task locally: L1 → L2 → approve → L3 → approve → ExecutionRun → completed", async () => {
+  h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
+  const { execution, taskId } = h.startTask();
+  await decide(h, taskId, "prompt", 1, "approve");
+  await decide(h, taskId, "process", 1, "approve");
+  await execution.done;
+  expect(execution.status, JSON.stringify(execution.events.filter((e) => e.type === "StateFailed" || e.type === "ExecutionFailed"))).toBe("SUCCEEDED");
+  expect(path(execution)).toEqual([
+    "CreateTask",
+    "AnalyzeTask",
+    "FirstPrompt",
+    "GeneratePrompt",
+    "AwaitPromptApproval",
+    "PromptDecision",
+    "FirstProcess",
+    "GenerateProcess",
+    "AwaitProcessApproval",
+    "ProcessDecision",
+    "StartRun",
+    "PipelineDone",
+  ]);
+  const run = await runExecution(h, taskId);
+  await run.done;
+  expect(run.status, String(run.cause)).toBe("SUCCEEDED");
+  expect(path(run).at(-1)).toBe("RunCompleted");
+  const history = await h.store.loadHistory(taskId);
+  expect(history.task.status).toBe("completed");
+  expect(history.executions[0]?.status).toBe("completed");
+  expect(history.audit.map((a) => a.action)).toEqual(
+    expect.arrayContaining(["task.created", "task.analyzed", "prompt.generated", "prompt.approved", "process.generated", "process.approved", "execution.started", "execution.completed"]),
+  );
+});

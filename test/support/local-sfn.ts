@@ -1,0 +1,152 @@
+import type { SFNClient } from "@aws-sdk/client-sfn";
+import { AuditLog } from "../../lib/audit/audit-log";
+import { TeamSettingsStore, type ActionDeps, type Actor } from "../../lib/actions";
+import { limitsEnvironment } from "../../infra/settings";
+import { PIPELINE_FUNCTIONS, RUN_FUNCTIONS, type StepFunctionName } from "../../infra/state-machines/functions";
+import type { SlackThread } from "../../lib/domain/records";
+import { taskIdFor } from "../../lib/domain/records";
+import { localSfnClient } from "../../lib/local/local-sfn-client";
+import { LocalStepFunctions, type EventLog, type LocalExecution, type LocalHandler } from "../../lib/local/local-step-functions";
+import { synthesizeMachines, type SynthesizedMachines } from "../../lib/local/synth-definitions";
+import { createLogger } from "../../lib/observability/logger";
+import { createPipelineDeps } from "../../lib/pipeline/create-deps";
+import type { DefinedStep } from "../../lib/pipeline/step-handler";
+import { createCardRefresher } from "../../lib/slack/factory";
+import { TaskStore } from "../../lib/store/task-store";
+import { startTestTable, type TestTable } from "./dynamo";
+import { startFakeAnthropic, type FakeAnthropic } from "./fake-anthropic-messages";
+import { startFakeManagedAgents, type FakeManagedAgents } from "./fake-managed-agents";
+import { startFakeSlack, type FakeSlack } from "./fake-slack";
+
+export const ANTHROPIC_TEST_KEY = "sk-ant-test-pipeline";
+export const MCP_BEARER_SECRET = "test-mcp-bearer-secret-0123456789abcdef";
+export const REQUESTER = "UREQ";
+
+/**
+ * The whole back end on one machine: the synthesized TaskPipeline / ExecutionRun run by aws-local-stepfunctions,
+ * every Task state mapped to the REAL Lambda handler (lambdas/<name>/handler.ts) wired with the production deps
+ * (createPipelineDeps) pointed at dynalite, a scripted Anthropic Messages server (L1–L3), a scripted Managed
+ * Agents server (L4) and a recording Slack. Approvals and cancels go through the real lib/actions code with a
+ * local Step Functions client, exactly as the ingress calls them.
+ */
+export interface PipelineHarness {
+  machines: SynthesizedMachines;
+  local: LocalStepFunctions;
+  table: TestTable;
+  anthropic: FakeAnthropic;
+  agents: FakeManagedAgents;
+  slack: FakeSlack;
+  store: TaskStore;
+  actions: ActionDeps;
+  /** Start a TaskPipeline as the ingress does (execution name = task id). */
+  startTask(text?: string): { execution: LocalExecution; taskId: string; thread: SlackThread };
+  actor: Actor;
+  close(): Promise<void>;
+}
+
+let threadCounter = 0;
+
+export async function startPipelineHarness(options: { context?: Record<string, unknown>; env?: Record<string, string> } = {}): Promise<PipelineHarness> {
+  process.env.LOG_LEVEL ??= "SILENT";
+  const machines = synthesizeMachines(options.context);
+  const [table, anthropic, agents, slack] = await Promise.all([
+    startTestTable(),
+    startFakeAnthropic({ apiKey: ANTHROPIC_TEST_KEY }),
+    startFakeManagedAgents(),
+    startFakeSlack(),
+  ]);
+  const common = { ...table.env, ...limitsEnvironment(machines.settings), SLACK_API_URL: slack.url, SLACK_BOT_TOKEN: "xoxb-test-pipeline", ...options.env };
+  const layerEnv = { ...common, ANTHROPIC_BASE_URL: anthropic.baseURL, ANTHROPIC_API_KEY: ANTHROPIC_TEST_KEY, L1_TIMEOUT_MS: "400", L2_TIMEOUT_MS: "400", L3_TIMEOUT_MS: "400", ...options.env };
+  const agentEnv = { ...common, ANTHROPIC_BASE_URL: agents.url, ANTHROPIC_API_KEY: agents.apiKey, MCP_SERVER_URL: "https://mcp.example.test/mcp", MCP_BEARER_SECRET, ...options.env };
+
+  let local!: LocalStepFunctions;
+  // The runner needs the handlers and the handlers need the runner's client: resolve it at call time.
+  const sfn = () => ({ send: (command: never) => localSfnClient(local).send(command) }) as unknown as ReturnType<typeof localSfnClient>;
+  const steps = await loadSteps();
+  const handlers = {} as Record<StepFunctionName, LocalHandler>;
+  for (const [name, step] of Object.entries(steps) as [StepFunctionName, DefinedStep<unknown>][]) {
+    const env = step.needs.agent ? agentEnv : step.needs.layers ? layerEnv : common;
+    const deps = await createPipelineDeps(step.service, step.needs, { ...env, EXECUTION_RUN_ARN: machines.executionRunArn });
+    handlers[name] = step.withDeps({ ...deps, sfn: sfn() });
+  }
+  local = new LocalStepFunctions({ machines, handlers });
+
+  const store = new TaskStore(table.doc, table.tableName);
+  const log = createLogger("test-ingress");
+  const actions: ActionDeps = {
+    store,
+    sfn: sfn() as SFNClient,
+    audit: new AuditLog(store, log),
+    cards: createCardRefresher(store, table.doc, common),
+    settings: new TeamSettingsStore(table.doc, table.tableName),
+    adminUserIds: [],
+    limits: machines.settings,
+    executionRunArn: machines.executionRunArn,
+    log,
+  };
+  return {
+    machines,
+    local,
+    table,
+    anthropic,
+    agents,
+    slack,
+    store,
+    actions,
+    actor: { teamId: "T0001", userId: REQUESTER },
+    startTask(text = "来月から山田さんの基本給を30万円に変更して") {
+      threadCounter += 1;
+      const thread = { teamId: "T0001", channelId: "C0001", messageTs: `1700000${String(threadCounter).padStart(3, "0")}.000100` };
+      const taskId = taskIdFor(thread);
+      const execution = local.startExecution(machines.taskPipelineArn, taskId, { thread, requesterId: REQUESTER, requestText: text });
+      return { execution, taskId, thread };
+    },
+    async close() {
+      for (const execution of local.executions.values()) if (execution.status === "RUNNING") execution.abort();
+      await Promise.all([...local.executions.values()].map((e) => e.done));
+      await Promise.all([anthropic.close(), agents.close(), slack.close()]);
+      await table.close();
+    },
+  };
+}
+
+/** The real Lambda handler modules, by folder. */
+async function loadSteps(): Promise<Record<StepFunctionName, DefinedStep<unknown>>> {
+  const entries = await Promise.all(
+    [...PIPELINE_FUNCTIONS, ...RUN_FUNCTIONS].map(async (name) => {
+      const mod = (await import(`../../lambdas/${name}/handler.ts`)) as { step: DefinedStep<unknown> };
+      return [name, mod.step] as const;
+    }),
+  );
+  return Object.fromEntries(entries) as Record<StepFunctionName, DefinedStep<unknown>>;
+}
+
+// ---------------------------------------------------------------- reading the event log
+
+/** How many times a state was retried (StateRetried events). */
+export function retriesOf(execution: LocalExecution, stateName: string): number {
+  return execution.events.filter((e) => e.type === "StateRetried" && stateOf(e) === stateName).length;
+}
+
+/** How many times a state was entered (a Catch loop re-enters; a Retry does not). */
+export function entriesOf(execution: LocalExecution, stateName: string): number {
+  return execution.events.filter((e) => e.type === "StateEntered" && stateOf(e) === stateName).length;
+}
+
+/** The errors a state failed with, in order (StateFailed events). */
+export function failuresOf(execution: LocalExecution, stateName: string): string[] {
+  return execution.events.filter((e) => e.type === "StateFailed" && stateOf(e) === stateName).map((e) => (e as { Error: string }).Error);
+}
+
+/** Names of the states entered, in order. */
+export function path(execution: LocalExecution): string[] {
+  return execution.events.filter((e) => e.type === "StateEntered").map((e) => stateOf(e) ?? "?");
+}
+
+export function caughtBy(execution: LocalExecution, stateName: string): boolean {
+  return execution.events.some((e) => e.type === "StateCaught" && stateOf(e) === stateName);
+}
+
+function stateOf(event: EventLog): string | undefined {
+  return (event as { state?: { name?: string } }).state?.name;
+}
