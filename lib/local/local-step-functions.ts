@@ -112,18 +112,22 @@ export class LocalStepFunctions {
     })();
     execution.done = run.result
       .then((output: unknown) => {
-        execution.status = "SUCCEEDED";
         execution.output = output;
+        return { status: "SUCCEEDED" as const };
       })
       .catch((err: unknown) => {
-        const e = err as { name?: string; message?: string; cause?: unknown };
-        execution.status = e.name === "ExecutionAbortedError" ? "ABORTED" : "FAILED";
-        const failed = execution.events.find((ev) => ev.type === "ExecutionFailed") as { Error?: string; Cause?: unknown } | undefined;
-        execution.error = failed?.Error ?? e.name;
-        execution.cause = failed?.Cause ?? e.message;
+        const e = err as { name?: string; message?: string };
+        return { status: e.name === "ExecutionAbortedError" ? ("ABORTED" as const) : ("FAILED" as const), name: e.name, message: e.message };
       })
-      .then(() => collect)
-      .then(() => {
+      .then(async (outcome) => {
+        // The event log may still be draining: read the failure from it once it is complete.
+        await collect;
+        if (outcome.status !== "SUCCEEDED") {
+          const failed = execution.events.find((ev) => ev.type === "ExecutionFailed") as { Error?: string; Cause?: unknown } | undefined;
+          execution.error = failed?.Error ?? outcome.name;
+          execution.cause = failed?.Cause ?? outcome.message;
+        }
+        execution.status = outcome.status;
         this.notify();
         return execution;
       });

@@ -49,3 +49,46 @@ export function runExecution(h: PipelineHarness, taskId: string, executionNo = 1
 export function slackTexts(h: PipelineHarness): string[] {
   return h.slack.calls.filter((c) => c.method === "chat.postMessage" || c.method === "chat.update").map((c) => JSON.stringify(c.body));
 }
+
+import { expect } from "vitest";
+import type { LocalExecution } from "../../lib/local/local-step-functions";
+import { failuresOf, retriesOf } from "../support/local-sfn";
+
+export interface ExpectedFailure {
+  /** The Task state whose Retry/Catch row is under test. */
+  state: string;
+  retries: number;
+  errorName: string;
+  layer: "L1" | "L2" | "L3" | "L4";
+  /** The seed §9.1 message the user must see. */
+  message: string;
+  version?: { kind: "prompt" | "process"; version: number };
+}
+
+/**
+ * One row of the error table, checked from the local run: the state was retried exactly `retries` times and
+ * then caught (the failure path ran), the task (and version) are `failed` with the error name, the
+ * `error.<layer>` audit entry exists, and Slack was sent the seed §9.1 message.
+ */
+export async function expectPipelineFailure(h: PipelineHarness, execution: LocalExecution, taskId: string, e: ExpectedFailure) {
+  await execution.done;
+  expect(execution.status).toBe("FAILED");
+  expect(retriesOf(execution, e.state)).toBe(e.retries);
+  const failures = failuresOf(execution, e.state);
+  expect(failures).toHaveLength(e.retries + 1);
+  expect(failures.every((name) => name === e.errorName), failures.join(",")).toBe(true);
+  expect(execution.events.some((ev) => ev.type === "StateEntered" && (ev as { state: { name: string } }).state.name === "RecordPipelineFailure")).toBe(true);
+  expect(execution.error).toBe(e.errorName);
+  const history = await h.store.loadHistory(taskId);
+  expect(history.task.status).toBe("failed");
+  expect(history.task.failure).toMatchObject({ layer: e.layer, errorName: e.errorName });
+  if (e.version !== undefined) {
+    const list = e.version.kind === "prompt" ? history.prompts : history.processes;
+    expect(list.find((v) => v.version === e.version!.version)).toMatchObject({ status: "failed", errorName: e.errorName });
+  }
+  const audit = history.audit.filter((a) => a.action === `error.${e.layer}`);
+  expect(audit).toHaveLength(1);
+  expect(audit[0]).toMatchObject({ errorType: e.errorName, layer: e.layer });
+  expect(slackTexts(h).some((t) => t.includes(e.message)), `Slack never showed ${e.message}`).toBe(true);
+  expect(h.anthropic.pending()).toBe(0);
+}
