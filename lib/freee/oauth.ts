@@ -106,7 +106,7 @@ export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
     const user = url.searchParams.get("user");
     let claims: SignedClaims;
     try {
-      claims = verifyState("freee_connect", url.searchParams.get("sig") ?? "", deps.stateSecret, clock());
+      claims = verifyState("freee_connect", requiredParam(url, "sig"), deps.stateSecret, clock());
       // The readable team/user parameters must be the signed ones.
       if (claims.t !== team || claims.u !== user) throw new AuthError("freee connect link parameters do not match its signature", { details: { reason: "mismatch" } });
     } catch (err) {
@@ -131,7 +131,7 @@ export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
     const url = new URL(request.url);
     let claims: SignedClaims;
     try {
-      claims = verifyState("freee_state", url.searchParams.get("state") ?? "", deps.stateSecret, clock());
+      claims = verifyState("freee_state", requiredParam(url, "state"), deps.stateSecret, clock());
       if (claims.n === undefined || readCookie(request.headers.get("cookie"), STATE_COOKIE) !== claims.n) {
         throw new AuthError("freee OAuth state is not bound to this browser", { details: { reason: "cookie_mismatch" } });
       }
@@ -209,6 +209,12 @@ export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
   }
 
   return { connect, callback, buildConnectUrl, getConnectionStatus };
+}
+
+function requiredParam(url: URL, name: string): string {
+  const value = url.searchParams.get(name);
+  if (value === null || value === "") throw new AuthError(`freee OAuth request without ${name}`, { details: { reason: "missing" } });
+  return value;
 }
 
 function readCookie(header: string | null, name: string): string | undefined {

@@ -28,8 +28,9 @@ export async function functionUrlResultFromResponse(res: Response): Promise<APIG
     if (name !== "set-cookie") headers[name] = value;
   });
   const cookies = res.headers.getSetCookie();
-  const contentType = res.headers.get("content-type") ?? "";
-  const isText = contentType === "" || /^(text\/|application\/(json|javascript|xml|x-www-form-urlencoded))|\+json|\+xml/.test(contentType);
+  const contentType = res.headers.get("content-type");
+  // No content type: an empty or plain body (redirects, 405s) — sent as text.
+  const isText = contentType === null || /^(text\/|application\/(json|javascript|xml|x-www-form-urlencoded))|\+json|\+xml/.test(contentType);
   const buffer = Buffer.from(await res.arrayBuffer());
   return {
     statusCode: res.status,
