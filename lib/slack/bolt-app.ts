@@ -21,6 +21,7 @@ import type { TaskPipelineInput } from "../pipeline/contracts";
 import type { BotTokenResolver } from "./bot-token";
 import { ActionIds } from "./cards";
 import { HomeActionIds } from "./home";
+import { markTransientFailure } from "./request-scope";
 import { publishHome, saveAdminsFromHome, type HomeDeps } from "./home-service";
 import type { DynamoInstallationStore } from "./installation-store";
 import { taskInputFromMessage, type MessageLike } from "./message-filter";
@@ -75,7 +76,10 @@ export function createBoltApp(deps: BoltDeps): { app: App; receiver: AwsLambdaRe
   // everything else is logged and acknowledged (a redelivery could not succeed either).
   app.error(async (error) => {
     const original = unwrap(error);
-    if (original instanceof TransientError) throw original;
+    if (original instanceof TransientError) {
+      markTransientFailure();
+      throw original;
+    }
     deps.log.warn("Slack request not processed", {
       layer: "ingress",
       error_type: original instanceof Error ? original.name : "unknown",

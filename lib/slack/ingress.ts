@@ -4,6 +4,8 @@ import { createBoltApp, type BoltDeps } from "./bolt-app";
 import type { FreeePort } from "./freee-port";
 import { fromFetchResponse, text, toFetchRequest, type HttpRequest, type HttpResponse } from "./http/types";
 import { verifySlackSignature } from "./http/verify";
+import { isHandledEnvelope } from "./http/envelope";
+import { requestScope } from "./request-scope";
 import type { OAuthRoutes } from "./oauth-routes";
 
 export interface IngressDeps extends BoltDeps {
@@ -42,6 +44,10 @@ export function createIngress(deps: IngressDeps): IngressHandler {
       if (typeof body.challenge !== "string") return text(400, "");
       return { statusCode: 200, headers: { "content-type": JSON_TYPE }, body: JSON.stringify({ challenge: body.challenge }) };
     }
+    if (!isHandledEnvelope(body)) {
+      deps.log.warn("Slack payload of an unexpected shape ignored", { layer: "ingress", type: typeof body.type === "string" ? body.type.slice(0, 40) : typeof body.type });
+      return text(400, "");
+    }
     // Bolt matches the content type exactly and re-parses the body: give it the normalised type and the
     // already-decoded UTF-8 body (never base64, which it would decode as ASCII).
     const event = {
@@ -51,7 +57,13 @@ export function createIngress(deps: IngressDeps): IngressHandler {
       body: request.body,
       isBase64Encoded: false,
     } as unknown as APIGatewayProxyEventV2;
-    const result = (await bolt(event as never, {} as never)) as { statusCode: number; headers?: Record<string, string>; body?: string };
+    const scope = { transientFailure: false };
+    const result = (await requestScope.run(scope, () => bolt(event as never, {} as never))) as { statusCode: number; headers?: Record<string, string>; body?: string };
+    if (result.statusCode >= 500 && !scope.transientFailure) {
+      // Bolt itself failed on a payload it could not process: a redelivery would fail the same way.
+      deps.log.warn("Bolt could not process a Slack payload", { layer: "ingress", type: String(body.type).slice(0, 40) });
+      return text(400, "");
+    }
     return { statusCode: result.statusCode, ...(result.headers === undefined ? {} : { headers: lower(result.headers) }), body: result.body ?? "" };
   }
 

@@ -51,7 +51,7 @@ export class DynamoInstallationStore implements InstallationStore {
   }
 
   /** The installation, or undefined when the workspace has not installed the app. */
-  async find(query: InstallationQuery<boolean>): Promise<Installation<"v1" | "v2", boolean> | undefined> {
+  async find(query: { teamId?: string; enterpriseId?: string; isEnterpriseInstall?: boolean }): Promise<Installation<"v1" | "v2", boolean> | undefined> {
     const ids: string[] = [];
     if (query.isEnterpriseInstall && query.enterpriseId !== undefined) ids.push(`E#${query.enterpriseId}`);
     if (query.teamId !== undefined) ids.push(`T#${query.teamId}`);

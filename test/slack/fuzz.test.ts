@@ -1,0 +1,110 @@
+import { SendTaskSuccessCommand, StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { ActionIds } from "../../lib/slack/cards";
+import { startTestTable, type TestTable } from "../support/dynamo";
+import { startFakeSlack, type FakeSlack } from "../support/fake-slack";
+import { signedInteraction, signedJson } from "../support/slack-signing";
+import { taskAwaitingPrompt, taskWithExecution } from "../actions/harness";
+import { blockAction, install, messageEvent, rejectSubmission, startIngress } from "./ingress-harness";
+
+let table: TestTable;
+let slack: FakeSlack;
+let h: Awaited<ReturnType<typeof startIngress>>;
+
+beforeAll(async () => {
+  [table, slack] = await Promise.all([startTestTable(), startFakeSlack()]);
+  h = await startIngress(table, slack);
+  await install(h.installations, "T1");
+});
+afterAll(async () => Promise.all([table.close(), slack.close()]));
+
+/** Small seeded PRNG (mulberry32): a failure is reproducible from the printed seed. */
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WEIRD: unknown[] = [null, true, 0, -1, 1e308, "", " ", "\u0000", "日本語", "<@UREQ>", "{", "[]", [], {}, [1, "x"], { a: { b: null } }, "x".repeat(5000), "💥".repeat(50)];
+
+function mutate(value: unknown, random: () => number, depth = 0): unknown {
+  const pick = <T,>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
+  if (value === null || typeof value !== "object") return random() < 0.3 ? pick(WEIRD) : value;
+  if (Array.isArray(value)) return value.map((v) => (random() < 0.3 ? mutate(v, random, depth + 1) : v));
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const key of Object.keys(out)) {
+    const r = random();
+    if (r < 0.08) delete out[key];
+    else if (r < 0.2) out[key] = pick(WEIRD);
+    else if (r < 0.45 && depth < 6) out[key] = mutate(out[key], random, depth + 1);
+  }
+  if (random() < 0.1) out[pick(["type", "subtype", "bot_id", "user", "team", "actions", "view", "event", "challenge"])] = pick(WEIRD);
+  return out;
+}
+
+function mutateText(body: string, random: () => number): string {
+  const chars = [...body];
+  const n = 1 + Math.floor(random() * 4);
+  for (let i = 0; i < n; i++) {
+    const at = Math.floor(random() * chars.length);
+    const r = random();
+    if (r < 0.4) chars.splice(at, 1);
+    else if (r < 0.8) chars[at] = String.fromCharCode(Math.floor(random() * 0xffff));
+    else chars.splice(at, chars.length - at);
+  }
+  return chars.join("");
+}
+
+it("1,000 randomly mutated but validly signed payloads → no 5xx, no state change", async () => {
+  const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 100000);
+  const random = rng(seed);
+  const pending = await taskAwaitingPrompt(h.store);
+  const running = await taskWithExecution(h.store, "running");
+  const before = await Promise.all([h.store.loadHistory(pending.taskId), h.store.loadHistory(running.taskId)]);
+  const stranger = "USTRANGER";
+  const bases: { kind: "json" | "form"; payload: unknown }[] = [
+    { kind: "json", payload: messageEvent("TNOTINSTALLED") },
+    { kind: "json", payload: { ...messageEvent("T1", { bot_id: "BOTHER" }) } },
+    { kind: "json", payload: { type: "url_verification", challenge: "c", token: "t" } },
+    { kind: "json", payload: { ...messageEvent("T1"), event: { type: "app_home_opened", user: stranger, channel: "D1", tab: "home", event_ts: "1.2" } } },
+    { kind: "form", payload: blockAction("T1", stranger, ActionIds.approve, { taskId: pending.taskId, kind: "prompt", version: 1 }) },
+    { kind: "form", payload: blockAction("T1", stranger, ActionIds.reject, { taskId: pending.taskId, kind: "prompt", version: 1 }) },
+    { kind: "form", payload: blockAction("T1", stranger, ActionIds.cancel, { taskId: running.taskId, executionNo: 1 }) },
+    { kind: "form", payload: blockAction("T1", stranger, ActionIds.rerun, { taskId: running.taskId, executionNo: 1 }) },
+    { kind: "form", payload: rejectSubmission("T1", stranger, { taskId: pending.taskId, kind: "prompt", version: 1 }, "理由") },
+  ];
+  const deadline = Date.now() + 20_000;
+  const statuses = new Map<number, number>();
+  let sent = 0;
+  const one = async () => {
+    const base = bases[Math.floor(random() * bases.length)]!;
+    const mutated = mutate(base.payload, random);
+    let event = base.kind === "json" ? signedJson(mutated) : signedInteraction(mutated);
+    if (random() < 0.25) {
+      // Mutate the raw text itself (broken JSON, broken form encoding), then sign what is sent.
+      const raw = mutateText(event.body!, random);
+      event = base.kind === "json" ? signedJson(raw) : { ...signedJson(raw), headers: { ...signedJson(raw).headers, "content-type": "application/x-www-form-urlencoded" } };
+    }
+    if (random() < 0.2) event = { ...event, body: Buffer.from(event.body!, "utf8").toString("base64"), isBase64Encoded: true };
+    const res = await h.send(event);
+    statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+    if (res.statusCode >= 500) throw new Error(`seed ${seed}: 5xx for ${JSON.stringify(event).slice(0, 500)}`);
+    sent += 1;
+  };
+  while (sent < 1000 && Date.now() < deadline) {
+    await Promise.all(Array.from({ length: 25 }, one));
+  }
+  expect(sent).toBeGreaterThanOrEqual(500);
+  expect(h.sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(0);
+  expect(h.sfnMock.commandCalls(StartExecutionCommand)).toHaveLength(0);
+  const after = await Promise.all([h.store.loadHistory(pending.taskId), h.store.loadHistory(running.taskId)]);
+  expect(after).toEqual(before);
+  // A fair share must get past the envelope check into Bolt and the actions, or the fuzz tests nothing.
+  expect(statuses.get(200) ?? 0).toBeGreaterThan(100);
+  console.info(`fuzz seed ${seed}: ${sent} requests, statuses ${JSON.stringify([...statuses])}`);
+}, 40_000);

@@ -1,0 +1,154 @@
+import { SendTaskSuccessCommand, StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ActionMessages } from "../../lib/actions";
+import { ActionIds } from "../../lib/slack/cards";
+import { SlackMessages } from "../../lib/messages/ja";
+import { startTestTable, type TestTable } from "../support/dynamo";
+import { startFakeSlack, type FakeSlack } from "../support/fake-slack";
+import { signedInteraction } from "../support/slack-signing";
+import { taskAwaitingPrompt, taskWithExecution } from "../actions/harness";
+import { blockAction, install, rejectSubmission, startIngress } from "./ingress-harness";
+
+let table: TestTable;
+let slack: FakeSlack;
+let h: Awaited<ReturnType<typeof startIngress>>;
+
+beforeAll(async () => {
+  [table, slack] = await Promise.all([startTestTable(), startFakeSlack()]);
+  h = await startIngress(table, slack);
+  await install(h.installations, "T1", "xoxb-T1-token");
+});
+afterAll(async () => Promise.all([table.close(), slack.close()]));
+beforeEach(() => {
+  h.sfnMock.resetHistory();
+  slack.reset();
+});
+
+const successes = () => h.sfnMock.commandCalls(SendTaskSuccessCommand).map((c) => c.args[0].input);
+const click = (userId: string, actionId: string, value: unknown, teamId = "T1") => h.send(signedInteraction(blockAction(teamId, userId, actionId, value)));
+
+describe("approve over HTTP", () => {
+  it("approve click → 200, SendTaskSuccess with the stored token, card updated with the workspace's bot token", async () => {
+    const task = await taskAwaitingPrompt(h.store, { token: "TOKEN-HTTP" });
+    const res = await click("UREQ", ActionIds.approve, { taskId: task.taskId, kind: "prompt", version: 1 });
+    expect(res.statusCode).toBe(200);
+    expect(successes()).toHaveLength(1);
+    expect(successes()[0]!.taskToken).toBe("TOKEN-HTTP");
+    const posted = slack.callsTo("chat.postMessage");
+    expect(posted).toHaveLength(1);
+    expect(posted[0]!.token).toBe("xoxb-T1-token");
+    expect(JSON.stringify(posted[0]!.body.blocks)).toContain("承認済み");
+  });
+
+  it("10 concurrent approve clicks → one SendTaskSuccess, one audit entry", async () => {
+    const task = await taskAwaitingPrompt(h.store);
+    const value = { taskId: task.taskId, kind: "prompt", version: 1 };
+    const responses = await Promise.all(Array.from({ length: 10 }, () => click("UREQ", ActionIds.approve, value)));
+    expect(responses.every((r) => r.statusCode === 200)).toBe(true);
+    expect(successes()).toHaveLength(1);
+    const history = await h.store.loadHistory(task.taskId);
+    expect(history.audit.filter((a) => a.action === "prompt.approved")).toHaveLength(1);
+  });
+
+  it("unauthorised user → ephemeral refusal, nothing changes", async () => {
+    const task = await taskAwaitingPrompt(h.store);
+    await click("USTRANGER", ActionIds.approve, { taskId: task.taskId, kind: "prompt", version: 1 });
+    expect(successes()).toHaveLength(0);
+    const ephemeral = slack.callsTo("chat.postEphemeral");
+    expect(ephemeral).toHaveLength(1);
+    expect(ephemeral[0]!.body).toMatchObject({ channel: "C1", user: "USTRANGER", text: ActionMessages.notPermitted });
+    expect((await h.store.getVersionOrThrow("prompt", task.taskId, 1)).status).toBe("pending_approval");
+  });
+
+  it("a click from another workspace on this team's task changes nothing", async () => {
+    await install(h.installations, "T2");
+    const task = await taskAwaitingPrompt(h.store, { teamId: "T1" });
+    await click("UREQ", ActionIds.approve, { taskId: task.taskId, kind: "prompt", version: 1 }, "T2");
+    expect(successes()).toHaveLength(0);
+    expect((await h.store.getVersionOrThrow("prompt", task.taskId, 1)).status).toBe("pending_approval");
+  });
+});
+
+describe("reject over HTTP (modal)", () => {
+  it("[却下] opens the reason modal whose metadata holds ids only", async () => {
+    const task = await taskAwaitingPrompt(h.store, { token: "TOKEN-SHOULD-NOT-LEAK" });
+    const res = await click("UREQ", ActionIds.reject, { taskId: task.taskId, kind: "prompt", version: 1 });
+    expect(res.statusCode).toBe(200);
+    const opened = slack.callsTo("views.open");
+    expect(opened).toHaveLength(1);
+    expect(opened[0]!.body.trigger_id).toBe("1234.5678.abcdef");
+    const view = opened[0]!.body.view as { callback_id: string; private_metadata: string };
+    expect(view.callback_id).toBe("reject_reason");
+    expect(JSON.parse(view.private_metadata)).toEqual({ taskId: task.taskId, kind: "prompt", version: 1 });
+    expect(JSON.stringify(opened[0]!.body)).not.toContain("TOKEN-SHOULD-NOT-LEAK");
+    expect(successes()).toHaveLength(0);
+  });
+
+  it("[却下] by a stranger: ephemeral refusal, no modal", async () => {
+    const task = await taskAwaitingPrompt(h.store);
+    await click("USTRANGER", ActionIds.reject, { taskId: task.taskId, kind: "prompt", version: 1 });
+    expect(slack.callsTo("views.open")).toHaveLength(0);
+    expect(slack.callsTo("chat.postEphemeral")[0]!.body.text).toBe(ActionMessages.notPermitted);
+  });
+
+  it.each([["empty", ""], ["whitespace only", "   \n\t\u3000 "], ["missing", undefined]])("%s reason → response_action errors in the modal, nothing changes", async (_n, reason) => {
+    const task = await taskAwaitingPrompt(h.store);
+    const res = await h.send(signedInteraction(rejectSubmission("T1", "UREQ", { taskId: task.taskId, kind: "prompt", version: 1 }, reason)));
+    expect(res.statusCode).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({ response_action: "errors", errors: { reason: ActionMessages.reasonRequired } });
+    expect(successes()).toHaveLength(0);
+    expect((await h.store.getVersionOrThrow("prompt", task.taskId, 1)).status).toBe("pending_approval");
+  });
+
+  it("a reason → version rejected with it, SendTaskSuccess carries it (the pipeline regenerates with it)", async () => {
+    const task = await taskAwaitingPrompt(h.store);
+    const res = await h.send(signedInteraction(rejectSubmission("T1", "UREQ", { taskId: task.taskId, kind: "prompt", version: 1 }, "部署コードも指定してください")));
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe("");
+    expect(successes()).toHaveLength(1);
+    expect(JSON.parse(successes()[0]!.output!)).toEqual({ decision: "rejected", reason: "部署コードも指定してください", actorId: "UREQ" });
+    const history = await h.store.loadHistory(task.taskId);
+    expect(history.audit.map((a) => a.auditKey)).toContain("prompt.rejected#prompt#1");
+  });
+
+  it("a late submission after someone approved → error shown in the modal, nothing changes", async () => {
+    const task = await taskAwaitingPrompt(h.store);
+    await click("UREQ", ActionIds.approve, { taskId: task.taskId, kind: "prompt", version: 1 });
+    const res = await h.send(signedInteraction(rejectSubmission("T1", "UADMIN", { taskId: task.taskId, kind: "prompt", version: 1 }, "理由")));
+    expect(JSON.parse(res.body)).toEqual({ response_action: "errors", errors: { reason: ActionMessages.alreadyDecided } });
+    expect(successes()).toHaveLength(1);
+  });
+});
+
+describe("cancel / rerun over HTTP", () => {
+  it("§6.2 即時反映: cancel click → card shows 中止中... at once", async () => {
+    const task = await taskWithExecution(h.store, "running");
+    await click("UREQ", ActionIds.cancel, { taskId: task.taskId, executionNo: 1 });
+    expect((await h.store.getExecutionOrThrow(task.taskId, 1)).status).toBe("cancelled");
+    const card = [...slack.callsTo("chat.postMessage"), ...slack.callsTo("chat.update")].at(-1);
+    expect(JSON.stringify(card?.body.blocks)).toContain("中止中...");
+  });
+
+  it("§6.2 実行中のみ: cancel of a finished run → ephemeral explanation", async () => {
+    const task = await taskWithExecution(h.store, "completed");
+    await click("UREQ", ActionIds.cancel, { taskId: task.taskId, executionNo: 1 });
+    expect(slack.callsTo("chat.postEphemeral")[0]!.body.text).toBe(ActionMessages.cancelOnlyRunning);
+  });
+
+  it("§5.2 rerun click → new Execution started; past the limit → the rerun limit message", async () => {
+    const task = await taskWithExecution(h.store, "failed");
+    await click("UREQ", ActionIds.rerun, { taskId: task.taskId, executionNo: 1 });
+    const names = h.sfnMock.commandCalls(StartExecutionCommand).map((c) => c.args[0].input.name);
+    expect(names).toEqual([`${task.taskId}-e2`]);
+    await h.store.updateTask(task.taskId, { executionCount: 4 });
+    await h.store.transitionExecution(task.taskId, 2, "failed");
+    await h.store.transitionTask(task.taskId, "failed");
+    await click("UREQ", ActionIds.rerun, { taskId: task.taskId, executionNo: 2 });
+    expect(slack.callsTo("chat.postEphemeral").at(-1)!.body.text).toBe(SlackMessages.rerunLimit);
+  });
+
+  it("a tampered button value (not our JSON) is ignored without a 5xx", async () => {
+    const res = await click("UREQ", ActionIds.cancel, "{\"taskId\":1}");
+    expect(res.statusCode).toBe(200);
+  });
+});
