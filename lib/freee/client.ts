@@ -190,8 +190,12 @@ export class FreeeClient {
   }
 
   private async refreshHoldingLease(staleVersion: number, owner: string): Promise<FreeeConnection> {
-    const held = this.usable(await this.o.store.get(this.o.teamId));
-    if (held.version !== staleVersion) return held;
+    const held = await this.o.store.get(this.o.teamId);
+    if (held === undefined || held.status !== "active" || held.version !== staleVersion) {
+      // Moved on between taking the lease and reading: give the lease back and use what is there.
+      await this.o.store.releaseRefreshLease(this.o.teamId, owner);
+      return this.usable(held);
+    }
     let tokens;
     try {
       tokens = await this.o.tokenEndpoint.refresh(held.refreshToken);
