@@ -1,0 +1,214 @@
+import { resolve } from "node:path";
+import type { SFNClient } from "@aws-sdk/client-sfn";
+import { optionalEnv, type Env } from "../config/env";
+import { DEFAULT_LIMITS } from "../config/limits";
+import { FatalConfigError } from "../errors/taxonomy";
+import { FreeeConnectionStore } from "../freee/connection-store";
+import { createFreeeOAuthFromEnv } from "../freee/oauth";
+import { createTokenCipher } from "../freee/token-cipher";
+import { createFreeeMcpHandlerFromEnv } from "../mcp/create-from-env";
+import { createLogger } from "../observability/logger";
+import { createPipelineDeps } from "../pipeline/create-deps";
+import type { DefinedStep } from "../pipeline/step-handler";
+import type { FreeePort } from "../slack/freee-port";
+import { fromFetchRequest, toFetchResponse } from "../slack/http/types";
+import { createIngressFromEnv } from "../slack/ingress-env";
+import { createDocumentClient } from "../store/dynamo-client";
+import { TaskStore } from "../store/task-store";
+import { limitsEnvironment } from "../../infra/settings";
+import { PIPELINE_FUNCTIONS, RUN_FUNCTIONS, type StepFunctionName } from "../../infra/state-machines/functions";
+import { localSfnClient } from "./local-sfn-client";
+import { LocalStepFunctions, type LocalHandler } from "./local-step-functions";
+import { startLocalDynamo } from "./local-dynamo";
+import { loadLocalSecrets } from "./local-secrets";
+import { listenFetch, type FetchHandler } from "./node-http";
+import { createSandbox } from "./sandbox-api";
+import { createScriptedFreee, SANDBOX_COMPANY, type ScriptedFreee } from "./scripted-freee";
+import { createScriptedModel, SCRIPTED_MODEL_API_KEY, type ScriptedModel } from "./scripted-model";
+import { handleSfnRequest, isSfnRequest } from "./sfn-http-facade";
+import { createSlackRecorder, RECORDER_BOT, type SlackRecorder } from "./slack-recorder";
+import type { SlackWho } from "./slack-payloads";
+import { synthesizeMachines, type SynthesizedMachines } from "./synth-definitions";
+
+/**
+ * `npm run dev` in one function: dynalite (persisted under DATA_DIR), the CDK-synthesized TaskPipeline and
+ * ExecutionRun run locally with the real step handlers, a Step Functions HTTP facade for the ingress's SFNClient,
+ * and ONE HTTP server with the Function URL routes (/slack/events, /slack/install, /slack/oauth_redirect,
+ * /freee/connect, /freee/callback, /mcp). Whatever `.env` leaves out is played locally and labelled:
+ * no Slack credentials → the sandbox page + Slack recorder; no ANTHROPIC_API_KEY → the scripted model;
+ * no FREEE_CLIENT_ID → the scripted freee company.
+ */
+export interface LocalStack {
+  url: string;
+  mode: { slack: "sandbox" | "single-workspace" | "multi-workspace"; model: "scripted" | "anthropic"; freee: "scripted" | "freee" };
+  /** The environment the handlers were built with (secrets included: never log it). */
+  env: Readonly<Record<string, string>>;
+  machines: SynthesizedMachines;
+  local: LocalStepFunctions;
+  store: TaskStore;
+  /** The sandbox's Slack (also set when SLACK_API_URL is given from outside: then undefined). */
+  recorder: SlackRecorder | undefined;
+  model: ScriptedModel | undefined;
+  freee: ScriptedFreee | undefined;
+  /** Sandbox identity: who the page's clicks come from. */
+  sandbox: SlackWho & { signingSecret: string };
+  close(): Promise<void>;
+}
+
+export const SANDBOX_WHO = { teamId: RECORDER_BOT.teamId, userId: "USANDBOXUSER", channelId: "CSANDBOX", appId: "ASANDBOX", botUserId: RECORDER_BOT.userId } as const;
+
+const DEFAULT_TABLE = "slack-mcp-agent-local";
+
+export async function startLocalStack(input: Env = process.env): Promise<LocalStack> {
+  const log = createLogger("local-dev");
+  const get = (name: string) => optionalEnv(name, input);
+  const host = get("HOST") ?? "127.0.0.1";
+  const port = intSetting("PORT", get("PORT"), 3000);
+  // DATA_DIR=":memory:" keeps nothing on disk (the test suites use it).
+  const dataDirSetting = get("DATA_DIR") ?? ".data";
+  const dataDir = dataDirSetting === ":memory:" ? undefined : resolve(dataDirSetting);
+  const tableName = get("TABLE_NAME") ?? DEFAULT_TABLE;
+
+  const http = await listenFetch(host, port, log);
+  const base = `http://${host}:${http.port}`;
+  const publicBase = (get("PUBLIC_BASE_URL") ?? base).replace(/\/+$/, "");
+  const secrets = loadLocalSecrets(dataDir);
+  const dynamo = await startLocalDynamo({ dataDir, tableName });
+
+  const slackMode = get("SLACK_BOT_TOKEN") !== undefined ? "single-workspace" : get("SLACK_CLIENT_ID") !== undefined ? "multi-workspace" : "sandbox";
+  const modelMode = get("ANTHROPIC_API_KEY") !== undefined || get("ANTHROPIC_API_KEY_SECRET_ARN") !== undefined ? "anthropic" : "scripted";
+  const freeeMode = get("FREEE_CLIENT_ID") !== undefined ? "freee" : "scripted";
+  if (slackMode !== "sandbox" && get("SLACK_SIGNING_SECRET") === undefined) {
+    throw new FatalConfigError("SLACK_SIGNING_SECRET is required with Slack credentials (or remove them for the sandbox)", { details: { setting: "SLACK_SIGNING_SECRET" } });
+  }
+
+  const recorder = slackMode === "sandbox" && get("SLACK_API_URL") === undefined ? createSlackRecorder({ teamId: SANDBOX_WHO.teamId }) : undefined;
+  const model = modelMode === "scripted" ? createScriptedModel({ stepDelayMs: intSetting("SANDBOX_STEP_DELAY_MS", get("SANDBOX_STEP_DELAY_MS"), 400) }) : undefined;
+  const freee = freeeMode === "scripted" ? createScriptedFreee() : undefined;
+
+  const limits = {
+    pollIntervalSeconds: intSetting("POLL_INTERVAL_SECONDS", get("POLL_INTERVAL_SECONDS"), DEFAULT_LIMITS.pollIntervalSeconds),
+    runTimeoutSeconds: intSetting("RUN_TIMEOUT_SECONDS", get("RUN_TIMEOUT_SECONDS"), DEFAULT_LIMITS.runTimeoutSeconds),
+    maxRegenerations: intSetting("MAX_REGENERATIONS", get("MAX_REGENERATIONS"), DEFAULT_LIMITS.maxRegenerations),
+    maxReruns: intSetting("MAX_RERUNS", get("MAX_RERUNS"), DEFAULT_LIMITS.maxReruns),
+    approvalTimeoutSeconds: intSetting("APPROVAL_TIMEOUT_SECONDS", get("APPROVAL_TIMEOUT_SECONDS"), DEFAULT_LIMITS.approvalTimeoutSeconds),
+  };
+  const admins = get("ADMIN_USER_IDS");
+  const machines = synthesizeMachines({ ...limits, ...(admins === undefined ? {} : { adminUserIds: admins }) });
+
+  const defined = Object.fromEntries(Object.entries(input).filter((e): e is [string, string] => e[1] !== undefined));
+  const env: Record<string, string> = {
+    ...defined,
+    ...limitsEnvironment(machines.settings),
+    AWS_REGION: get("AWS_REGION") ?? "us-east-1",
+    AWS_ACCESS_KEY_ID: "local",
+    AWS_SECRET_ACCESS_KEY: "local",
+    TABLE_NAME: tableName,
+    DYNAMODB_ENDPOINT: dynamo.endpoint,
+    SFN_ENDPOINT: `${base}/sfn`,
+    TASK_PIPELINE_ARN: machines.taskPipelineArn,
+    EXECUTION_RUN_ARN: machines.executionRunArn,
+    PUBLIC_BASE_URL: publicBase,
+    MCP_SERVER_URL: get("MCP_SERVER_URL") ?? `${publicBase}/mcp`,
+    MCP_BEARER_SECRET: get("MCP_BEARER_SECRET") ?? secrets.mcpBearerSecret,
+    FREEE_STATE_SECRET: get("FREEE_STATE_SECRET") ?? secrets.freeeStateSecret,
+    ...(get("TOKEN_KMS_KEY_ID") === undefined ? { FREEE_TOKEN_LOCAL_KEY: get("FREEE_TOKEN_LOCAL_KEY") ?? secrets.freeeTokenLocalKey } : {}),
+  };
+  if (slackMode === "sandbox") {
+    Object.assign(env, { SLACK_BOT_TOKEN: "xoxb-sandbox-local", SLACK_BOT_USER_ID: SANDBOX_WHO.botUserId, SLACK_SIGNING_SECRET: get("SLACK_SIGNING_SECRET") ?? secrets.sandboxSigningSecret });
+    if (recorder !== undefined) env.SLACK_API_URL = `${base}/sandbox/slack/api/`;
+  }
+  if (model !== undefined) Object.assign(env, { ANTHROPIC_BASE_URL: `${base}/sandbox/model`, ANTHROPIC_API_KEY: SCRIPTED_MODEL_API_KEY });
+  if (freee !== undefined) {
+    Object.assign(env, { FREEE_API_BASE_URL: `${base}/sandbox/freee`, FREEE_OAUTH_BASE_URL: `${base}/sandbox/freee`, FREEE_CLIENT_ID: "sandbox-client", FREEE_CLIENT_SECRET: "sandbox-secret" });
+  }
+  // L4 may talk to another endpoint than L1–L3 (e.g. the end-to-end suite's scripted Managed Agents).
+  const agentEnv = { ...env, ...(get("MANAGED_AGENTS_BASE_URL") === undefined ? {} : { ANTHROPIC_BASE_URL: get("MANAGED_AGENTS_BASE_URL")! }) };
+
+  // --- the state machines, with the real handlers (as test/support/local-sfn.ts wires them)
+  let local!: LocalStepFunctions;
+  const sfn = { send: (command: never) => localSfnClient(local).send(command) } as unknown as SFNClient;
+  const handlers = {} as Record<StepFunctionName, LocalHandler>;
+  for (const name of [...PIPELINE_FUNCTIONS, ...RUN_FUNCTIONS]) {
+    const mod = (await import(`../../lambdas/${name}/handler.ts`)) as { step: DefinedStep<unknown> };
+    const deps = await createPipelineDeps(mod.step.service, mod.step.needs, mod.step.needs.agent ? agentEnv : env);
+    handlers[name] = mod.step.withDeps({ ...deps, sfn });
+  }
+  const pollMs = limits.pollIntervalSeconds * 1000;
+  local = new LocalStepFunctions({
+    machines,
+    handlers,
+    waitMs: intSetting("LOCAL_WAIT_MS", get("LOCAL_WAIT_MS"), pollMs),
+    retryMs: intSetting("LOCAL_RETRY_MS", get("LOCAL_RETRY_MS"), 1000),
+  });
+
+  // --- the Function URL entry points
+  const doc = createDocumentClient(env);
+  const store = new TaskStore(doc, tableName);
+  if (freee !== undefined) {
+    // The sandbox workspace is connected to the scripted company (re-seeded each start: its tokens live in memory).
+    const tokens = freee.issueTokens();
+    await new FreeeConnectionStore(doc, tableName, createTokenCipher(env)).save({
+      teamId: SANDBOX_WHO.teamId,
+      tokens: { ...tokens, accessTokenExpiresAt: new Date(Date.now() + 6 * 3600_000).toISOString(), scope: "read write" },
+      companyId: SANDBOX_COMPANY.id,
+      companyName: SANDBOX_COMPANY.name,
+      connectedBy: SANDBOX_WHO.userId,
+    });
+  }
+  const oauth = await createFreeeOAuthFromEnv(env);
+  const freeePort: FreeePort = { connect: oauth.connect, callback: oauth.callback, buildConnectUrl: oauth.buildConnectUrl, getConnectionStatus: oauth.getConnectionStatus };
+  const ingress = await createIngressFromEnv(env, { doc, freee: freeePort });
+  const mcp = await createFreeeMcpHandlerFromEnv(env);
+  const labels = [
+    slackMode === "sandbox" ? "Slack: サンドボックス（ローカル記録）" : `Slack: ${slackMode}`,
+    model === undefined ? "モデル: Anthropic API" : "モデル: スクリプト（ANTHROPIC_API_KEY 未設定）",
+    freee === undefined ? "freee: 実 API" : `freee: スクリプトの会社（${SANDBOX_COMPANY.name}）`,
+  ];
+  const sandbox = { ...SANDBOX_WHO, signingSecret: env.SLACK_SIGNING_SECRET ?? "" };
+  const sandboxApi = recorder === undefined ? undefined : createSandbox({ recorder, who: SANDBOX_WHO, signingSecret: sandbox.signingSecret, eventsUrl: `${base}/slack/events`, labels });
+
+  const route: FetchHandler = async (request) => {
+    const path = new URL(request.url).pathname;
+    if (isSfnRequest(request)) return handleSfnRequest(local, request);
+    if (path === "/mcp" || path.startsWith("/mcp/")) return mcp(request);
+    if (path.startsWith("/sandbox/slack/api/") && recorder !== undefined) return recorder.handle(request, path.slice("/sandbox/slack/api/".length));
+    if (path.startsWith("/sandbox/model/") && model !== undefined) return model.handle(request, path.slice("/sandbox/model".length));
+    if (path.startsWith("/sandbox/freee/") && freee !== undefined) return freee.handle(request, path.slice("/sandbox/freee".length));
+    if ((path === "/sandbox" || path.startsWith("/sandbox/")) && sandboxApi !== undefined) return sandboxApi(request, path);
+    if (request.method === "GET" && path === "/") {
+      return Response.redirect(`${base}${sandboxApi === undefined ? "/healthz" : "/sandbox"}`, 302);
+    }
+    if (request.method === "GET" && path === "/healthz") return Response.json({ ok: true, mode: { slack: slackMode, model: modelMode, freee: freeeMode } });
+    return toFetchResponse(await ingress(await fromFetchRequest(request)));
+  };
+  http.setHandler(route);
+
+  return {
+    url: base,
+    mode: { slack: slackMode, model: modelMode, freee: freeeMode },
+    env,
+    machines,
+    local,
+    store,
+    recorder,
+    model,
+    freee,
+    sandbox,
+    async close() {
+      for (const execution of local.executions.values()) if (execution.status === "RUNNING") execution.abort();
+      await Promise.all([...local.executions.values()].map((e) => e.done));
+      await model?.stop();
+      await http.close();
+      doc.destroy();
+      await dynamo.close();
+    },
+  };
+}
+
+function intSetting(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new FatalConfigError(`setting ${name} must be a non-negative integer`, { details: { setting: name } });
+  return value;
+}

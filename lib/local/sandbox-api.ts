@@ -1,0 +1,124 @@
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import type { SlackRecorder } from "./slack-recorder";
+import { blockActionsPayload, messageEnvelope, viewSubmissionPayload, type SlackWho } from "./slack-payloads";
+import { deliverEvent, deliverInteraction } from "./slack-signature";
+
+/**
+ * The sandbox page (dev/sandbox/page.html) and its API. Every user gesture becomes a signed Slack delivery to
+ * the stack's own /slack/events over HTTP — the path a real Slack request takes — and the page renders what
+ * the app sent to the Slack Web API recorder.
+ *   GET  /sandbox                     the page
+ *   GET  /sandbox/api/state           { labels, messages, openView }
+ *   POST /sandbox/api/message         { text }                         → a message event
+ *   POST /sandbox/api/action          { action_id, block_id, value, ts } → block_actions
+ *   POST /sandbox/api/view_submission { viewId, values }               → view_submission (its ack comes back)
+ *   POST /sandbox/api/view_closed     { viewId }                       → the modal is dismissed
+ */
+export interface SandboxOptions {
+  recorder: SlackRecorder;
+  who: SlackWho;
+  signingSecret: string;
+  /** The ingress URL (…/slack/events) of this stack. */
+  eventsUrl: string;
+  labels: string[];
+}
+
+const PAGE = fileURLToPath(new URL("../../dev/sandbox/page.html", import.meta.url));
+
+export function createSandbox(options: SandboxOptions): (request: Request, path: string) => Promise<Response> {
+  const { recorder, who, signingSecret, eventsUrl } = options;
+
+  function state(): unknown {
+    const visible = recorder.messages.filter((m) => !m.ephemeral || m.user === who.userId);
+    const replyCount = new Map<string, number>();
+    for (const m of visible) if (m.threadTs !== undefined && m.threadTs !== m.ts) replyCount.set(m.threadTs, (replyCount.get(m.threadTs) ?? 0) + 1);
+    const open = recorder.openView;
+    return {
+      labels: options.labels,
+      messages: visible.map((m) => ({ ...m, replyCount: replyCount.get(m.ts) ?? 0 })),
+      openView: open === undefined ? null : { id: open.id, ...open.view },
+    };
+  }
+
+  return async (request, path) => {
+    if (request.method === "GET" && (path === "/sandbox" || path === "/sandbox/")) {
+      return new Response(await readFile(PAGE, "utf8"), { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
+    }
+    if (request.method === "GET" && path === "/sandbox/api/state") return json(200, state());
+    if (request.method !== "POST") return json(404, { error: "not found" });
+    const body = (await request.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+    if (body === undefined) return json(400, { error: "body must be JSON" });
+    const str = (key: string) => (typeof body[key] === "string" ? (body[key] as string) : undefined);
+
+    switch (path) {
+      case "/sandbox/api/message": {
+        const text = str("text")?.trim();
+        if (text === undefined || text === "") return json(400, { error: "text is required" });
+        const message = recorder.addUserMessage({ channel: who.channelId, user: who.userId, text });
+        const delivery = await deliverEvent(eventsUrl, messageEnvelope(who, { ts: message.ts, text }), signingSecret);
+        return json(200, { ts: message.ts, status: delivery.status });
+      }
+      case "/sandbox/api/action": {
+        const actionId = str("action_id");
+        const ts = str("ts");
+        const message = ts === undefined ? undefined : recorder.message(ts);
+        if (actionId === undefined || message === undefined) return json(400, { error: "action_id and the ts of a shown message are required" });
+        const delivery = await deliverInteraction(
+          eventsUrl,
+          blockActionsPayload(who, {
+            actionId,
+            messageTs: message.ts,
+            ...(str("block_id") === undefined ? {} : { blockId: str("block_id") }),
+            ...(str("value") === undefined ? {} : { value: str("value") }),
+            ...(message.threadTs === undefined ? {} : { threadTs: message.threadTs }),
+            ...(str("text") === undefined ? {} : { text: str("text") }),
+          }),
+          signingSecret,
+        );
+        return json(200, { status: delivery.status });
+      }
+      case "/sandbox/api/view_submission": {
+        const open = recorder.openView;
+        if (open === undefined || open.id !== str("viewId")) return json(409, { error: "that modal is no longer open" });
+        const values = typeof body.values === "object" && body.values !== null ? (body.values as Record<string, unknown>) : {};
+        const delivery = await deliverInteraction(
+          eventsUrl,
+          viewSubmissionPayload(who, {
+            id: open.id,
+            callbackId: String(open.view.callback_id ?? ""),
+            privateMetadata: String(open.view.private_metadata ?? ""),
+            values,
+          }),
+          signingSecret,
+        );
+        // Slack keeps the modal open when the ack carries errors; otherwise it closes.
+        const ack = parseAck(delivery.text);
+        if (delivery.status === 200 && ack?.response_action !== "errors") recorder.closeView(open.id);
+        return json(200, ack ?? { status: delivery.status });
+      }
+      case "/sandbox/api/view_closed": {
+        const id = str("viewId");
+        if (id !== undefined) recorder.closeView(id);
+        return json(200, { ok: true });
+      }
+      default:
+        return json(404, { error: "not found" });
+    }
+  };
+}
+
+function parseAck(text: string): Record<string, unknown> | undefined {
+  if (text.trim() === "") return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
+  } catch (err) {
+    if (err instanceof SyntaxError) return undefined; // a plain-text ack: nothing for the page to show
+    throw err;
+  }
+}
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
+}

@@ -1,0 +1,90 @@
+import { randomBytes } from "node:crypto";
+
+/**
+ * Slack payloads as Slack sends them (Events API envelope, block_actions, view_submission), for the sandbox
+ * page and the end-to-end suite. Only what Slack would put there: no per-app shortcuts.
+ */
+export interface SlackWho {
+  teamId: string;
+  userId: string;
+  channelId: string;
+  appId: string;
+  botUserId: string;
+}
+
+export function messageEnvelope(who: SlackWho, message: { ts: string; text: string; threadTs?: string }, eventId = `Ev${randomBytes(6).toString("hex").toUpperCase()}`) {
+  return {
+    token: "sandbox-verification-token",
+    team_id: who.teamId,
+    api_app_id: who.appId,
+    type: "event_callback",
+    event_id: eventId,
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations: [{ team_id: who.teamId, user_id: who.botUserId, is_bot: true, is_enterprise_install: false }],
+    event: {
+      type: "message",
+      channel: who.channelId,
+      channel_type: "channel",
+      user: who.userId,
+      text: message.text,
+      ts: message.ts,
+      event_ts: message.ts,
+      ...(message.threadTs === undefined ? {} : { thread_ts: message.threadTs }),
+    },
+  };
+}
+
+export function triggerId(): string {
+  return `${Date.now()}.${randomBytes(4).readUInt32BE()}.${randomBytes(8).toString("hex")}`;
+}
+
+export function blockActionsPayload(
+  who: SlackWho,
+  click: { actionId: string; blockId?: string; value?: string; messageTs: string; threadTs?: string; text?: string },
+) {
+  return {
+    type: "block_actions",
+    user: { id: who.userId, username: who.userId.toLowerCase(), team_id: who.teamId },
+    api_app_id: who.appId,
+    token: "sandbox-verification-token",
+    team: { id: who.teamId, domain: "sandbox" },
+    channel: { id: who.channelId, name: "sandbox" },
+    container: { type: "message", message_ts: click.messageTs, channel_id: who.channelId, is_ephemeral: false, ...(click.threadTs === undefined ? {} : { thread_ts: click.threadTs }) },
+    trigger_id: triggerId(),
+    message: { type: "message", ts: click.messageTs, text: "", ...(click.threadTs === undefined ? {} : { thread_ts: click.threadTs }) },
+    response_url: "https://hooks.slack.invalid/actions/sandbox",
+    actions: [
+      {
+        type: "button",
+        action_id: click.actionId,
+        block_id: click.blockId ?? "actions",
+        ...(click.value === undefined ? {} : { value: click.value }),
+        text: { type: "plain_text", text: click.text ?? click.actionId },
+        action_ts: `${Date.now() / 1000}`,
+      },
+    ],
+  };
+}
+
+export function viewSubmissionPayload(who: SlackWho, view: { id: string; callbackId: string; privateMetadata: string; values: Record<string, unknown> }) {
+  return {
+    type: "view_submission",
+    team: { id: who.teamId, domain: "sandbox" },
+    user: { id: who.userId, username: who.userId.toLowerCase(), team_id: who.teamId },
+    api_app_id: who.appId,
+    token: "sandbox-verification-token",
+    trigger_id: triggerId(),
+    view: {
+      id: view.id,
+      team_id: who.teamId,
+      type: "modal",
+      callback_id: view.callbackId,
+      private_metadata: view.privateMetadata,
+      blocks: [],
+      state: { values: view.values },
+      hash: randomBytes(4).toString("hex"),
+      app_id: who.appId,
+      bot_id: "BSANDBOX",
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import { existsSync } from "node:fs";
+import { startLocalStack } from "../lib/local/local-stack";
+
+/**
+ * `npm run dev`: the whole stack on 127.0.0.1 (see docs/dev.md). Settings come from `.env` (ENV_FILE to use
+ * another file); the process environment wins over the file. Ctrl-C stops it; data stays under DATA_DIR.
+ */
+const envFile = process.env.ENV_FILE ?? ".env";
+if (existsSync(envFile)) process.loadEnvFile(envFile);
+process.env.LOG_LEVEL ??= "WARN";
+
+const stack = await startLocalStack(process.env);
+const { slack, model, freee } = stack.mode;
+console.log(
+  [
+    "",
+    `slack-mcp-agent local stack on ${stack.url}`,
+    slack === "sandbox" ? `  sandbox page:   ${stack.url}/sandbox` : `  Slack (${slack}): point Request URLs at <your tunnel>/slack/events`,
+    `  Slack events:   ${stack.url}/slack/events`,
+    `  freee MCP:      ${stack.env.MCP_SERVER_URL}`,
+    `  model:          ${model === "scripted" ? "scripted (set ANTHROPIC_API_KEY for the real API)" : "Anthropic API"}`,
+    `  freee:          ${freee === "scripted" ? "scripted company (set FREEE_CLIENT_ID / FREEE_CLIENT_SECRET for the real API)" : "freee API"}`,
+    `  data:           ${process.env.DATA_DIR ?? ".data"}`,
+    "",
+  ].join("\n"),
+);
+
+let stopping = false;
+const stop = (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\n${signal}: stopping`);
+  stack.close().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error("shutdown failed", err);
+      process.exit(1);
+    },
+  );
+};
+process.on("SIGINT", () => stop("SIGINT"));
+process.on("SIGTERM", () => stop("SIGTERM"));
