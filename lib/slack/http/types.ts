@@ -109,3 +109,8 @@ export function toFetchResponse(response: HttpResponse): Response {
 export function text(statusCode: number, body: string, contentType = "text/plain; charset=utf-8"): HttpResponse {
   return { statusCode, headers: { "content-type": contentType }, body };
 }
+
+/** The ingress as a Fetch API handler (`(Request) => Promise<Response>`), for the local dev server. */
+export function toFetchHandler(handler: (request: HttpRequest) => Promise<HttpResponse>): (request: Request) => Promise<Response> {
+  return async (request) => toFetchResponse(await handler(await fromFetchRequest(request)));
+}

@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { TeamSettingsStore } from "../../lib/actions";
+import { AuditLog } from "../../lib/audit/audit-log";
+import { createLogger } from "../../lib/observability/logger";
+import { HomeActionIds, buildHomeView } from "../../lib/slack/home";
+import { loadHomeState, saveAdminsFromHome, type HomeDeps } from "../../lib/slack/home-service";
+import { createWebClient } from "../../lib/slack/web-client";
+import { ThrottledError } from "../../lib/errors/taxonomy";
+import { AdminMessages } from "../../lib/messages/ja";
+import { startTestTable, type TestTable } from "../support/dynamo";
+import { startFakeSlack, type FakeSlack } from "../support/fake-slack";
+import { signedInteraction, signedJson } from "../support/slack-signing";
+import { install, messageEvent, startIngress } from "./ingress-harness";
+
+let table: TestTable;
+let slack: FakeSlack;
+let h: Awaited<ReturnType<typeof startIngress>>;
+const freee = {
+  getConnectionStatus: async () => ({ status: "not_connected" as const }),
+  buildConnectUrl: (teamId: string) => `https://ingress.example/freee/connect?team=${teamId}`,
+};
+
+beforeAll(async () => {
+  [table, slack] = await Promise.all([startTestTable(), startFakeSlack()]);
+  h = await startIngress(table, slack, {}, freee);
+  await install(h.installations, "T1");
+});
+afterAll(async () => Promise.all([table.close(), slack.close()]));
+beforeEach(() => slack.reset());
+
+const homeOpened = (userId: string) => ({ ...messageEvent("T1"), event: { type: "app_home_opened", user: userId, channel: "D1", tab: "home", event_ts: "1710000000.9" } });
+const lastView = () => JSON.stringify(slack.callsTo("views.publish").at(-1)?.body.view);
+
+describe("App Home (seed §9.2 mapped)", () => {
+  it("shows freee status with a connect button, settings, recent tasks and failures by class", async () => {
+    const { record } = await h.store.createTask({ thread: { teamId: "T1", channelId: "C1", messageTs: "1712000000.000001" }, requesterId: "UREQ", requestText: "年末調整の準備", pipelineExecutionName: "x" });
+    const audit = new AuditLog(h.store, createLogger("t"));
+    await audit.recordError({ teamId: "T1", taskId: record.taskId, subject: "prompt#1", actor: "system", layer: "L2", error: new ThrottledError("slow down") });
+    const res = await h.send(signedJson(homeOpened("UADMIN")));
+    expect(res.statusCode).toBe(200);
+    const publish = slack.callsTo("views.publish");
+    expect(publish).toHaveLength(1);
+    expect(publish[0]!.body.user_id).toBe("UADMIN");
+    const view = lastView();
+    expect(view).toContain("freee 接続");
+    expect(view).toContain("未接続");
+    expect(view).toContain("https://ingress.example/freee/connect?team=T1");
+    expect(view).toContain(HomeActionIds.admins); // admins get the editable list
+    expect(view).toContain("年末調整の準備");
+    expect(view).toContain("ThrottledError");
+  });
+
+  it("non-admins see the settings read-only", async () => {
+    await h.send(signedJson(homeOpened("UREQ")));
+    const view = lastView();
+    expect(view).not.toContain(HomeActionIds.admins);
+    expect(view).toContain("設定の変更は管理者のみ行えます。");
+  });
+
+  it("an admin saves who may approve; a non-admin's change is refused", async () => {
+    const change = (userId: string, selected: string[]) => ({
+      type: "block_actions",
+      user: { id: userId, team_id: "T1" },
+      team: { id: "T1", domain: "x" },
+      api_app_id: "A0001",
+      token: "t",
+      trigger_id: "1.2.3",
+      container: { type: "view", view_id: "V1" },
+      view: { id: "V1", type: "home", callback_id: "", team_id: "T1", private_metadata: "" },
+      actions: [{ type: "multi_users_select", action_id: HomeActionIds.admins, block_id: "home_settings", selected_users: selected, action_ts: "1.1" }],
+    });
+    expect((await h.send(signedInteraction(change("UADMIN", ["UAPPROVER"])))).statusCode).toBe(200);
+    const settings = new TeamSettingsStore(table.doc, table.tableName);
+    expect((await settings.get("T1")).adminUserIds).toEqual(["UAPPROVER"]);
+    await h.send(signedInteraction(change("USTRANGER", ["USTRANGER"])));
+    expect((await settings.get("T1")).adminUserIds).toEqual(["UAPPROVER"]);
+  });
+
+  it("DB unreachable → 「データベースに接続できません」", async () => {
+    const deps: HomeDeps = {
+      store: { listRecentTasks: async () => Promise.reject(new ThrottledError("down")), listAuditByTeam: async () => [] },
+      settings: new TeamSettingsStore(table.doc, table.tableName),
+      adminUserIds: [],
+      freee: {},
+      log: createLogger("t"),
+    };
+    const state = await loadHomeState(deps, "T1", "UADMIN");
+    expect(state).toEqual({ kind: "error", message: AdminMessages.databaseUnreachable });
+    expect(JSON.stringify(buildHomeView(state))).toContain("データベースに接続できません");
+  });
+
+  it("save failure → 「設定の保存に失敗しました」 and the settings unchanged", async () => {
+    class FailingSettings extends TeamSettingsStore {
+      override async save(): Promise<never> {
+        throw new ThrottledError("write refused");
+      }
+    }
+    const deps: HomeDeps = { store: h.store, settings: new FailingSettings(table.doc, table.tableName), adminUserIds: ["UADMIN"], freee: {}, log: createLogger("t") };
+    const outcome = await saveAdminsFromHome(createWebClient("xoxb-T1", { SLACK_API_URL: slack.url }), deps, { teamId: "T1", userId: "UADMIN" }, ["UNEW"]);
+    expect(outcome).toBe("failed");
+    expect(lastView()).toContain(AdminMessages.settingsSaveFailed);
+  });
+
+  it("freee module not wired → status shown as unknown, no connect button", () => {
+    const view = JSON.stringify(
+      buildHomeView({ kind: "ok", data: { viewerIsAdmin: false, freee: { status: "unknown" }, adminUserIds: [], recentTasks: [], failuresByClass: {} } }),
+    );
+    expect(view).toContain("確認できません");
+    expect(view).not.toContain(HomeActionIds.freeeConnect);
+  });
+});
