@@ -306,3 +306,14 @@ export async function buildFreeeConnectUrl(teamId: string, userId: string): Prom
 export async function getConnectionStatus(teamId: string): Promise<FreeeConnectionStatus> {
   return (await shared()).getConnectionStatus(teamId);
 }
+
+/**
+ * The four entry points above as one object, shaped like the Slack side's `FreeePort`. It has no
+ * `onConnected` hook: to refresh App Home after a connect, build with `createFreeeOAuthFromEnv(env, { onConnected })`.
+ */
+export const freeeOAuthFromEnv = {
+  connect: handleFreeeConnect,
+  callback: handleFreeeCallback,
+  buildConnectUrl: buildFreeeConnectUrl,
+  getConnectionStatus,
+} as const;

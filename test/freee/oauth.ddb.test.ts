@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AuditLog } from "../../lib/audit/audit-log";
 import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
-import { createFreeeOAuth, loadOAuthSettings, type FreeeOAuth } from "../../lib/freee/oauth";
+import { createFreeeOAuth, freeeOAuthFromEnv, loadOAuthSettings, type FreeeOAuth } from "../../lib/freee/oauth";
 import { signState, verifyState } from "../../lib/freee/signed-state";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
 import { AdminMessages } from "../../lib/messages/ja";
@@ -231,6 +231,8 @@ describe("wiring", () => {
     expect(typeof port.callback).toBe("function");
     expect(typeof port.buildConnectUrl).toBe("function");
     expect(typeof port.getConnectionStatus).toBe("function");
+    const fromEnv: FreeePort = freeeOAuthFromEnv;
+    expect(Object.keys(fromEnv).sort()).toEqual(["buildConnectUrl", "callback", "connect", "getConnectionStatus"]);
   });
 });
 
