@@ -67,6 +67,7 @@ export class LocalStepFunctions {
   readonly executions = new Map<string, LocalExecution>();
   private readonly pending = new Map<string, PendingToken>();
   private readonly waiters = new Set<() => void>();
+  private readonly machinesByName = new Map<string, StateMachine>();
 
   constructor(private readonly options: LocalStepFunctionsOptions) {}
 
@@ -89,7 +90,7 @@ export class LocalStepFunctions {
     }
     const definition = machine === "TaskPipeline" ? this.options.machines.taskPipeline : this.options.machines.executionRun;
     const executionArn = `${stateMachineArn.replace(":stateMachine:", ":execution:")}:${name}`;
-    const run = new StateMachine(definition as never, { validationOptions: { checkArn: false, checkPaths: false } }).run(input as never, {
+    const run = this.compiled(machine, definition).run(input as never, {
       overrides: this.overridesFor(definition, name) as never,
       context: { Execution: { Id: executionArn, Name: name, Input: input, StartTime: new Date().toISOString() }, StateMachine: { Id: stateMachineArn }, Task: { Token: "local" } } as never,
     });
@@ -201,6 +202,16 @@ export class LocalStepFunctions {
 
   private notify(): void {
     for (const waiter of [...this.waiters]) waiter();
+  }
+
+  /** Validating a definition takes ~0.5 s: once per machine; runs are independent of each other. */
+  private compiled(machine: string, definition: AslDefinition): StateMachine {
+    let compiled = this.machinesByName.get(machine);
+    if (compiled === undefined) {
+      compiled = new StateMachine(definition as never, { validationOptions: { checkArn: false, checkPaths: false } });
+      this.machinesByName.set(machine, compiled);
+    }
+    return compiled;
   }
 
   private overridesFor(definition: AslDefinition, executionName: string) {

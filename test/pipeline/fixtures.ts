@@ -58,6 +58,8 @@ export interface ExpectedFailure {
   /** The Task state whose Retry/Catch row is under test. */
   state: string;
   retries: number;
+  /** Times the state failed; default retries + 1 (more when a Catch loop re-enters it, as L3 does). */
+  attempts?: number;
   errorName: string;
   layer: "L1" | "L2" | "L3" | "L4";
   /** The seed §9.1 message the user must see. */
@@ -75,7 +77,7 @@ export async function expectPipelineFailure(h: PipelineHarness, execution: Local
   expect(execution.status).toBe("FAILED");
   expect(retriesOf(execution, e.state)).toBe(e.retries);
   const failures = failuresOf(execution, e.state);
-  expect(failures).toHaveLength(e.retries + 1);
+  expect(failures).toHaveLength(e.attempts ?? e.retries + 1);
   expect(failures.every((name) => name === e.errorName), failures.join(",")).toBe(true);
   expect(execution.events.some((ev) => ev.type === "StateEntered" && (ev as { state: { name: string } }).state.name === "RecordPipelineFailure")).toBe(true);
   expect(execution.error).toBe(e.errorName);

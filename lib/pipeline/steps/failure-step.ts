@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { SlackThreadSchema, taskIdFor, type Task } from "../../domain/records";
-import { RecordNotFoundError, StateConflictError } from "../../errors/taxonomy";
+import { RecordNotFoundError, StateConflictError, IllegalTransitionError } from "../../errors/taxonomy";
 import type { CardSubject } from "../../slack/card-refresher";
 import type { PipelineDeps } from "../ports";
 import { CaughtErrorSchema, errorFromCatch, nowIso, refreshCard } from "./common";
@@ -78,7 +78,7 @@ async function settle(write: Promise<{ record: Task }>, current: Task): Promise<
   try {
     return await write;
   } catch (err) {
-    if (err instanceof StateConflictError) return { record: current };
+    if (err instanceof StateConflictError && !(err instanceof IllegalTransitionError)) return { record: current };
     throw err;
   }
 }

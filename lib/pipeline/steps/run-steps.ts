@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Execution, ExecutionProgress, Task } from "../../domain/records";
-import { RecordNotFoundError, RunTimeoutError, StateConflictError } from "../../errors/taxonomy";
+import { RecordNotFoundError, RunTimeoutError, StateConflictError, IllegalTransitionError } from "../../errors/taxonomy";
 import { logLayerError } from "../../observability/logger";
 import { allowedToolsForSteps } from "../../tools/registry";
 import { ExecutionRunInputSchema } from "../contracts";
@@ -88,7 +88,7 @@ export async function pollSessionStep(deps: PipelineDeps, input: PollSessionInpu
       });
     } catch (err) {
       // A cancel landed between our read and this write: the user's cancel wins.
-      if (!(err instanceof StateConflictError)) throw err;
+      if (!(err instanceof StateConflictError) || err instanceof IllegalTransitionError) throw err;
       return finalizeCancel(deps, task, await deps.store.getExecutionOrThrow(taskId, executionNo), input);
     }
     const { record: done } = await deps.store.transitionTask(taskId, "completed", { from: ["executing"] });
@@ -160,18 +160,20 @@ export async function recordRunFailureStep(deps: PipelineDeps, input: RunFailure
   const to = errorName === "RunTimeoutError" ? "timed_out" : "failed";
   if (execution.status === "pending" || execution.status === "running") {
     try {
-      ({ record: execution } = await deps.store.transitionExecution(taskId, executionNo, to, {
-        from: ["pending", "running"],
+      // `pending → timed_out` is no transition: a run that never started is `failed`.
+      const target = execution.status === "pending" ? "failed" : to;
+      ({ record: execution } = await deps.store.transitionExecution(taskId, executionNo, target, {
+        from: [execution.status],
         set: { errorName, errorMessage: error.message.slice(0, 500), endedAt: nowIso(deps) },
       }));
     } catch (err) {
-      if (!(err instanceof StateConflictError)) throw err;
+      if (!(err instanceof StateConflictError) || err instanceof IllegalTransitionError) throw err;
       execution = await deps.store.getExecutionOrThrow(taskId, executionNo);
     }
     await interruptBestEffort(deps, task, execution, input.sessionId ?? execution.sessionId);
   }
   let current = task;
-  if (execution.status === to && task.status === "executing") {
+  if ((execution.status === "failed" || execution.status === "timed_out") && task.status === "executing") {
     ({ record: current } = await deps.store.transitionTask(taskId, "failed", {
       from: ["executing"],
       set: { failure: { layer: "L4", errorName, at: nowIso(deps) } },
