@@ -1,0 +1,60 @@
+import { build } from "esbuild";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+
+/**
+ * The esbuild options of infra/constructs/app-function.ts (the NodejsFunction of every Lambda of this app), so
+ * the bench measures the file Lambda loads: platform node, target node22, ESM, minified, external source map,
+ * `mainFields: module,main`, the createRequire banner, and NO externals (`externalModules: []`: the AWS SDK is
+ * bundled, not taken from the runtime). Ours and the baseline get the same options: only the code differs.
+ */
+export const LAMBDA_BUNDLE_OPTIONS = {
+  bundle: true,
+  platform: "node",
+  target: "node22",
+  format: "esm",
+  minify: true,
+  sourcemap: true,
+  external: [] as string[],
+  mainFields: ["module", "main"],
+  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  logLevel: "error",
+} as const;
+
+export interface BundleResult {
+  file: string;
+  bundleBytes: number;
+  gzipBytes: number;
+  /** The source map beside it (not loaded by Node unless --enable-source-maps; shipped in the zip). */
+  sourceMapBytes: number;
+  /** Input bytes by package (node_modules/<pkg> or "app"), largest first: where the size comes from. */
+  topInputs: Array<{ name: string; bytes: number }>;
+}
+
+export async function bundleLambda(entry: string, outDir: string): Promise<BundleResult> {
+  const file = join(outDir, "index.mjs");
+  const result = await build({ ...LAMBDA_BUNDLE_OPTIONS, entryPoints: [entry], outfile: file, metafile: true, mainFields: [...LAMBDA_BUNDLE_OPTIONS.mainFields] });
+  const code = readFileSync(file);
+  const byPackage = new Map<string, number>();
+  const output = Object.values(result.metafile.outputs).find((o) => o.entryPoint !== undefined);
+  for (const [path, input] of Object.entries(output?.inputs ?? {})) {
+    const name = packageOf(path);
+    byPackage.set(name, (byPackage.get(name) ?? 0) + input.bytesInOutput);
+  }
+  return {
+    file,
+    bundleBytes: code.length,
+    gzipBytes: gzipSync(code, { level: 9 }).length,
+    sourceMapBytes: statSync(`${file}.map`).size,
+    topInputs: [...byPackage.entries()]
+      .map(([name, bytes]) => ({ name, bytes }))
+      .sort((a, b) => b.bytes - a.bytes)
+      .slice(0, 8),
+  };
+}
+
+function packageOf(path: string): string {
+  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path.replaceAll("\\", "/"));
+  return m === null ? "app" : m[1]!;
+}

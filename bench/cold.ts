@@ -1,0 +1,62 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { median, round } from "./stats";
+
+const run = promisify(execFile);
+const CHILD = fileURLToPath(new URL("./cold-child.mjs", import.meta.url));
+
+export interface ColdSample {
+  importMs: number;
+  firstResponseMs: number;
+}
+
+export interface ColdTarget {
+  name: string;
+  file: string;
+  env: Record<string, string>;
+  signingSecret: string;
+}
+
+export interface ColdResult {
+  runs: number;
+  importMsMedian: number;
+  firstResponseMsMedian: number;
+  importMsMin: number;
+  importMsMax: number;
+}
+
+/**
+ * Cold import: `runs` fresh `node` processes per target, run one at a time and interleaved (ours, baseline,
+ * ours, ...) so machine noise hits both alike. Node runs with --enable-source-maps, as the Lambda does
+ * (NODE_OPTIONS of app-function.ts); the environment is the child's only (no inherited NODE_OPTIONS).
+ */
+export async function measureCold(targets: ColdTarget[], runs: number): Promise<Record<string, ColdResult>> {
+  const samples = new Map<string, ColdSample[]>(targets.map((t) => [t.name, []]));
+  for (let i = 0; i < runs; i++) {
+    for (const target of targets) {
+      const { stdout } = await run(process.execPath, ["--enable-source-maps", CHILD, target.file, target.signingSecret], {
+        env: { PATH: process.env.PATH ?? "", AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", ...target.env },
+        timeout: 30_000,
+      });
+      const line = stdout.split("\n").find((l) => l.startsWith("BENCH_RESULT "));
+      if (line === undefined) throw new Error(`bench: cold run of ${target.name} printed no result`);
+      samples.get(target.name)!.push(JSON.parse(line.slice("BENCH_RESULT ".length)) as ColdSample);
+    }
+  }
+  return Object.fromEntries(
+    [...samples.entries()].map(([name, list]) => {
+      const imports = list.map((s) => s.importMs);
+      return [
+        name,
+        {
+          runs: list.length,
+          importMsMedian: round(median(imports)),
+          firstResponseMsMedian: round(median(list.map((s) => s.firstResponseMs))),
+          importMsMin: round(Math.min(...imports)),
+          importMsMax: round(Math.max(...imports)),
+        },
+      ];
+    }),
+  );
+}

@@ -1,0 +1,214 @@
+import type { SFNClient } from "@aws-sdk/client-sfn";
+import { limitsEnvironment } from "../infra/settings";
+import { taskIdFor } from "../lib/domain/records";
+import { localSfnClient } from "../lib/local/local-sfn-client";
+import type { LocalExecution } from "../lib/local/local-step-functions";
+import type { AslDefinition } from "../lib/local/synth-definitions";
+import { ActionIds } from "../lib/slack/cards";
+import { fromFunctionUrlEvent } from "../lib/slack/http/types";
+import type { IngressHandler } from "../lib/slack/ingress";
+import { createIngressFromEnv } from "../lib/slack/ingress-env";
+import { jsonReply, messageReply, type ScriptedReply } from "../test/support/fake-anthropic-messages";
+import { ev } from "../test/support/fake-managed-agents";
+import { startPipelineHarness, type PipelineHarness } from "../test/support/local-sfn";
+import { signedInteraction, signedJson, TEST_SIGNING_SECRET } from "../test/support/slack-signing";
+import type { CountingDynamo } from "./dynamo";
+import { BENCH_CHANNEL, BENCH_TEAM, buttonClick, messageEnvelope, nextTs } from "./payloads";
+import { round } from "./stats";
+
+export interface TaskCounts {
+  stateTransitions: number;
+  lambdaInvocations: number;
+  stepLambdaInvocations: number;
+  ingressInvocations: number;
+  dynamoRequests: number;
+  dynamoRequestsByOperation: Record<string, number>;
+  slackApiCalls: number;
+  slackApiCallsByMethod: Record<string, number>;
+  anthropicRequests: number;
+  anthropicMessagesRequests: number;
+  managedAgentsRequests: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  cacheCreationInputTokens: number;
+  /** Bytes of the Messages request bodies (the prompt size the model is sent). */
+  messagesRequestBytes: number;
+}
+
+export interface PollCounts {
+  /** Extra poll iterations the second run was scripted with; the figures are per iteration. */
+  iterationsMeasured: number;
+  stateTransitions: number;
+  lambdaInvocations: number;
+  dynamoRequests: number;
+  slackApiCalls: number;
+  managedAgentsRequests: number;
+}
+
+export interface PipelineResult {
+  perTask: TaskCounts;
+  perPoll: PollCounts;
+  wallMs: number;
+}
+
+/**
+ * One happy-path task end to end, on one machine: a signed Slack message into OUR ingress (lib/slack, wired as
+ * the Lambda wires it), the synthesized TaskPipeline / ExecutionRun run by test/support/local-sfn.ts with the
+ * real step handlers, L1–L3 on the scripted Messages server, L4 on the scripted Managed Agents server, and the
+ * two approvals clicked through the ingress. Counts come from where the work lands: the event log (state
+ * transitions, Lambda invocations), dynalite's HTTP server (DynamoDB), the recording Slack server, the fake
+ * Anthropic servers, and the execution record (L4 token usage, as the app itself accounts it).
+ * A second task whose L4 session stays `running` for `extraPolls` more polls gives the per-poll figures.
+ */
+export async function measurePipeline(dynamo: CountingDynamo, extraPolls = 3): Promise<PipelineResult> {
+  const started = Date.now();
+  process.env.TEST_DYNAMODB_ENDPOINT = dynamo.endpoint;
+  process.env.LOG_LEVEL = "SILENT";
+  const h = await startPipelineHarness();
+  try {
+    const env = {
+      ...h.table.env,
+      ...limitsEnvironment(h.machines.settings),
+      SLACK_SIGNING_SECRET: TEST_SIGNING_SECRET,
+      SLACK_API_URL: h.slack.url,
+      SLACK_BOT_TOKEN: "xoxb-test-pipeline",
+      TASK_PIPELINE_ARN: h.machines.taskPipelineArn,
+      EXECUTION_RUN_ARN: h.machines.executionRunArn,
+    };
+    const ingress = await createIngressFromEnv(env, { doc: h.table.doc, sfn: localSfnClient(h.local) as SFNClient });
+    const first = await runTask(h, ingress, dynamo, 0);
+    const second = await runTask(h, ingress, dynamo, extraPolls);
+    const per = (key: keyof TaskCounts) => round(((second[key] as number) - (first[key] as number)) / extraPolls, 2);
+    return {
+      perTask: first,
+      perPoll: {
+        iterationsMeasured: extraPolls,
+        stateTransitions: per("stateTransitions"),
+        lambdaInvocations: per("lambdaInvocations"),
+        dynamoRequests: per("dynamoRequests"),
+        slackApiCalls: per("slackApiCalls"),
+        managedAgentsRequests: per("managedAgentsRequests"),
+      },
+      wallMs: Date.now() - started,
+    };
+  } finally {
+    await h.close();
+    await dynamo.close();
+  }
+}
+
+async function runTask(h: PipelineHarness, ingress: IngressHandler, dynamo: CountingDynamo, extraPolls: number): Promise<TaskCounts> {
+  const replies: ScriptedReply[] = [l1Reply(), l2Reply(), l3Reply()];
+  h.anthropic.enqueue(...replies);
+  h.agents.scriptNextSession({
+    polls: [
+      ...Array.from({ length: 1 + extraPolls }, () => ({ events: [ev.running()] })),
+      { events: [ev.agentMessage("すべてのステップを実行しました。"), ev.idle("end_turn")], usage: { input_tokens: 2400, output_tokens: 310, cache_read_input_tokens: 1800 } },
+    ],
+  });
+  dynamo.reset();
+  const slackBefore = h.slack.calls.length;
+  const messagesBefore = h.anthropic.requests.length;
+  const agentsBefore = h.agents.requests.length;
+  const ts = nextTs();
+  const thread = { teamId: BENCH_TEAM, channelId: BENCH_CHANNEL, messageTs: ts };
+  const taskId = taskIdFor(thread);
+  let ingressInvocations = 0;
+  const send = async (event: ReturnType<typeof signedJson>) => {
+    ingressInvocations += 1;
+    const response = await ingress(fromFunctionUrlEvent(event));
+    if (response.statusCode !== 200) throw new Error(`bench pipeline: ingress answered ${response.statusCode}`);
+  };
+
+  await send(signedJson(messageEnvelope(ts)));
+  const pipeline = await h.local.waitFor(() => h.local.execution("TaskPipeline", taskId), 10_000, "the TaskPipeline the message started");
+  for (const [kind, state] of [["prompt", "AwaitPromptApproval"], ["process", "AwaitProcessApproval"]] as const) {
+    await h.local.waitFor(() => h.local.pendingTokens().find((p) => p.executionName === taskId && p.stateName === state), 15_000, `${kind} approval`);
+    await send(signedInteraction(buttonClick(ActionIds.approve, { taskId, kind, version: 1 })));
+  }
+  await pipeline.done;
+  if (pipeline.status !== "SUCCEEDED") throw new Error(`bench pipeline: TaskPipeline ${pipeline.status}: ${String(pipeline.cause)}`);
+  const run = await h.local.waitFor(() => h.local.execution("ExecutionRun", `${taskId}-e1`), 10_000, "ExecutionRun");
+  await run.done;
+  if (run.status !== "SUCCEEDED") throw new Error(`bench pipeline: ExecutionRun ${run.status}: ${String(run.cause)}`);
+  const history = await h.store.loadHistory(taskId);
+  if (history.task.status !== "completed") throw new Error(`bench pipeline: task ended ${history.task.status}`);
+
+  const slackCalls = h.slack.calls.slice(slackBefore);
+  const messages = h.anthropic.requests.slice(messagesBefore);
+  const usage = replies.map((r) => (r.body as { usage: Record<string, number | null> }).usage);
+  const l4 = history.executions[0]?.usage;
+  const pipelineCounts = countExecution(pipeline, h.machines.taskPipeline);
+  const runCounts = countExecution(run, h.machines.executionRun);
+  const stepLambdaInvocations = pipelineCounts.lambdaInvocations + runCounts.lambdaInvocations;
+  const sum = (field: string) => usage.reduce((acc, u) => acc + (u[field] ?? 0), 0);
+  return {
+    stateTransitions: pipelineCounts.transitions + runCounts.transitions,
+    lambdaInvocations: stepLambdaInvocations + ingressInvocations,
+    stepLambdaInvocations,
+    ingressInvocations,
+    dynamoRequests: dynamo.total(),
+    dynamoRequestsByOperation: { ...dynamo.counts },
+    slackApiCalls: slackCalls.length,
+    slackApiCallsByMethod: tally(slackCalls.map((c) => c.method)),
+    anthropicRequests: messages.length + (h.agents.requests.length - agentsBefore),
+    anthropicMessagesRequests: messages.length,
+    managedAgentsRequests: h.agents.requests.length - agentsBefore,
+    inputTokens: sum("input_tokens") + (l4?.inputTokens ?? 0),
+    outputTokens: sum("output_tokens") + (l4?.outputTokens ?? 0),
+    cachedInputTokens: sum("cache_read_input_tokens") + (l4?.cacheReadInputTokens ?? 0),
+    cacheCreationInputTokens: sum("cache_creation_input_tokens") + (l4?.cacheCreationInputTokens ?? 0),
+    messagesRequestBytes: messages.reduce((acc, r) => acc + Buffer.byteLength(JSON.stringify(r.body ?? {})), 0),
+  };
+}
+
+/**
+ * Step Functions bills a state transition per state entered (a retry re-runs the state: one more). A Lambda
+ * is invoked per entry or retry of a Task state (waitForTaskToken states invoke theirs once per entry too).
+ */
+function countExecution(execution: LocalExecution, definition: AslDefinition): { transitions: number; lambdaInvocations: number } {
+  let transitions = 0;
+  let lambdaInvocations = 0;
+  for (const event of execution.events) {
+    if (event.type !== "StateEntered" && event.type !== "StateRetried") continue;
+    transitions += 1;
+    const name = (event as { state?: { name?: string } }).state?.name ?? "";
+    if (definition.States[name]?.Type === "Task") lambdaInvocations += 1;
+  }
+  return { transitions, lambdaInvocations };
+}
+
+function tally(names: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const n of names) out[n] = (out[n] ?? 0) + 1;
+  return out;
+}
+
+// Replies shaped like test/pipeline/fixtures.ts, with a cached system prompt as the layers send it.
+const CACHED = { input_tokens: 350, output_tokens: 180, cache_read_input_tokens: 1200, cache_creation_input_tokens: 0 };
+function l1Reply(): ScriptedReply {
+  return jsonReply(
+    {
+      title: "山田さんの基本給変更",
+      intent: "山田さんの基本給を 2026 年 12 月から月額 30 万円に変更する。",
+      domain: "hr",
+      parameters: [
+        { name: "employee_name", value: "山田" },
+        { name: "new_basic_pay", value: 300000 },
+      ],
+      missingInformation: [],
+    },
+    { usage: CACHED },
+  );
+}
+function l2Reply(): ScriptedReply {
+  return messageReply({ texts: ["目的: 山田さんの基本給を 2026 年 12 月分から月額 300,000 円に変更する。\n1. 従業員一覧を取得する。\n2. 基本給を更新する。"], usage: CACHED });
+}
+function l3Reply(): ScriptedReply {
+  const step = (order: number, tool: string, toolInput: Record<string, unknown>) => ({ stepId: `s${order}`, order, tool, toolInput: JSON.stringify(toolInput) });
+  return jsonReply(
+    { steps: [step(1, "freee_hr_list_employees", { year: 2026, month: 12 }), step(2, "agent_decide", { instruction: "一覧から山田さんの従業員 ID を特定する" })] },
+    { usage: CACHED },
+  );
+}

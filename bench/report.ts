@@ -1,0 +1,64 @@
+import type { BenchResults } from "./harness";
+
+/** The bench's table: ours vs baseline with ratios, then the per-task / per-poll counts. */
+export function printReport(r: BenchResults, print: (line: string) => void): void {
+  const m = r.machine;
+  print(`machine: ${m.nproc} cores (${m.cpuModel}), ${m.memoryGiB} GiB, node ${m.node} ${m.platform}/${m.arch}`);
+  print(`warm: ${r.settings.requests} timed requests per kind per side (+${r.settings.warmup} warm-up); cold: ${r.settings.coldRuns} fresh processes per side`);
+  print("");
+  const rows: Array<[string, string, string, string]> = [
+    ["bundle bytes", kb(r.ingress.bundleBytes), kb(r.baseline.bundleBytes), x(r.ratios.bundleBytes)],
+    ["bundle gzip", kb(r.ingress.gzipBytes), kb(r.baseline.gzipBytes), x(r.ratios.gzipBytes)],
+    ["cold import (median)", ms(r.ingress.coldImportMsMedian), ms(r.baseline.coldImportMsMedian), x(r.ratios.coldImportMsMedian)],
+    ["cold first response (median)", ms(r.ingress.coldFirstResponseMsMedian), ms(r.baseline.coldFirstResponseMsMedian), x(r.ratios.coldFirstResponseMsMedian)],
+    ["warm p50 (all)", ms(r.ingress.warmP50Ms), ms(r.baseline.warmP50Ms), x(r.ratios.warmP50Ms)],
+    ["warm p99 (all)", ms(r.ingress.warmP99Ms), ms(r.baseline.warmP99Ms), x(r.ratios.warmP99Ms)],
+    ["warm p50 message", ms(r.ingress.warm.message.p50Ms), ms(r.baseline.warm.message.p50Ms), x(r.ingress.warm.message.p50Ms / r.baseline.warm.message.p50Ms)],
+    ["warm p99 message", ms(r.ingress.warm.message.p99Ms), ms(r.baseline.warm.message.p99Ms), x(r.ratios.warmP99MsMessage)],
+    ["warm p50 click", ms(r.ingress.warm.click.p50Ms), ms(r.baseline.warm.click.p50Ms), x(r.ingress.warm.click.p50Ms / r.baseline.warm.click.p50Ms)],
+    ["warm p99 click", ms(r.ingress.warm.click.p99Ms), ms(r.baseline.warm.click.p99Ms), x(r.ratios.warmP99MsClick)],
+  ];
+  table(["", "ours", "baseline", "ours/baseline"], rows, print);
+  print("");
+  print("goals: " + Object.entries(r.goals).map(([k, g]) => `${k} ${g.ratio} (${g.goal}) ${g.met ? "met" : "MISSED"}`).join("; "));
+  print(`largest inputs of ours: ${r.ingress.topInputs.map((i) => `${i.name} ${kb(i.bytes)}`).join(", ")}`);
+  print("");
+  const t = r.perTask;
+  const p = r.perPoll;
+  table(
+    ["per happy-path task", "count"],
+    [
+      ["state transitions", String(t.stateTransitions)],
+      ["Lambda invocations (steps + ingress)", `${t.lambdaInvocations} (${t.stepLambdaInvocations} + ${t.ingressInvocations})`],
+      ["DynamoDB requests", String(t.dynamoRequests)],
+      ["Slack API calls", `${t.slackApiCalls} ${JSON.stringify(t.slackApiCallsByMethod)}`],
+      ["Anthropic requests (Messages + Managed Agents)", `${t.anthropicRequests} (${t.anthropicMessagesRequests} + ${t.managedAgentsRequests})`],
+      ["tokens in / out / cached (as the fakes report)", `${t.inputTokens} / ${t.outputTokens} / ${t.cachedInputTokens}`],
+    ].map(([a, b]) => [a!, b!]),
+    print,
+  );
+  print("");
+  table(
+    ["per L4 poll iteration", "count"],
+    [
+      ["state transitions", String(p.stateTransitions)],
+      ["Lambda invocations", String(p.lambdaInvocations)],
+      ["DynamoDB requests", String(p.dynamoRequests)],
+      ["Slack API calls", String(p.slackApiCalls)],
+      ["Managed Agents requests", String(p.managedAgentsRequests)],
+    ],
+    print,
+  );
+}
+
+function table(header: string[], rows: string[][], print: (line: string) => void): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  print(line(header));
+  print(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const row of rows) print(line(row));
+}
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+const ms = (value: number) => `${value.toFixed(2)} ms`;
+const x = (value: number) => `${value.toFixed(3)}x`;

@@ -1,0 +1,39 @@
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { runBench, type BenchOptions } from "./harness";
+import { printReport } from "./report";
+
+// `npm run bench [-- --out file --requests N --cold-runs N --quick]`: bundle, cold, warm, pipeline; table + JSON.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+const { values } = parseArgs({
+  options: {
+    out: { type: "string", default: "bench/results.json" },
+    requests: { type: "string" },
+    "cold-runs": { type: "string" },
+    quick: { type: "boolean", default: false },
+  },
+});
+const quick = values.quick === true;
+const options: BenchOptions = {
+  out: resolve(values.out ?? "bench/results.json"),
+  requests: Number(values.requests ?? (quick ? 50 : 1000)),
+  coldRuns: Number(values["cold-runs"] ?? (quick ? 3 : 15)),
+  warmup: quick ? 5 : 50,
+  workDir: mkdtempSync(join(tmpdir(), "bench-")),
+};
+if (!Number.isInteger(options.requests) || options.requests < 1 || !Number.isInteger(options.coldRuns) || options.coldRuns < 1) {
+  process.stderr.write("--requests and --cold-runs take positive integers\n");
+  process.exit(2);
+}
+mkdirSync(resolve(options.out, ".."), { recursive: true });
+try {
+  const results = await runBench(options, (line) => process.stderr.write(`${line}\n`));
+  printReport(results, (line) => process.stdout.write(`${line}\n`));
+  process.stdout.write(`\nresults written to ${options.out}\n`);
+} finally {
+  rmSync(options.workDir, { recursive: true, force: true });
+}
+// Keep-alive sockets of the SDK clients imported from the bundles would hold the process open.
+process.exit(0);

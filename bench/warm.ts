@@ -1,0 +1,197 @@
+import { performance } from "node:perf_hooks";
+import { pathToFileURL } from "node:url";
+import { taskIdFor } from "../lib/domain/records";
+import { ActionIds } from "../lib/slack/cards";
+import { DynamoInstallationStore } from "../lib/slack/installation-store";
+import { createDocumentClient } from "../lib/store/dynamo-client";
+import { TaskStore } from "../lib/store/task-store";
+import { signedInteraction, signedJson, TEST_SIGNING_SECRET, type FunctionUrlEvent } from "../test/support/slack-signing";
+import type { CountingDynamo } from "./dynamo";
+import { BENCH_CHANNEL, BENCH_REQUESTER, BENCH_TEAM, buttonClick, messageEnvelope, nextTs } from "./payloads";
+import type { LocalSfnServer } from "./sfn-server";
+import { percentile, round } from "./stats";
+
+type LambdaHandler = (event: FunctionUrlEvent, context: unknown) => Promise<{ statusCode: number; body?: string }>;
+
+export const TASK_PIPELINE_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:TaskPipeline";
+export const EXECUTION_RUN_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:ExecutionRun";
+
+export interface LatencyStats {
+  requests: number;
+  p50Ms: number;
+  p99Ms: number;
+  meanMs: number;
+}
+
+export interface WarmResult {
+  ours: { all: LatencyStats; message: LatencyStats; click: LatencyStats; dynamoRequestsPerMessage: number; dynamoRequestsPerClick: number; slackCallsPerClick: number };
+  baseline: { all: LatencyStats; message: LatencyStats; click: LatencyStats; slackCallsPerClick: number };
+}
+
+export interface WarmOptions {
+  ours: string;
+  baseline: string;
+  requests: number;
+  warmup: number;
+  dynamo: CountingDynamo;
+  sfn: LocalSfnServer;
+  slack: { url: string; calls: unknown[] };
+}
+
+/**
+ * Warm latency, in one process: both bundles imported (the files Lambda would run), each request awaited
+ * alone (one request per Lambda instance at a time), ours and the baseline alternating request by request so
+ * drift hits both. Ours runs as deployed (multi-workspace: the bot token comes from the installation item);
+ * every click of ours approves a fresh pending version (seeded before timing), so each does the full path:
+ * conditional write, audit, SendTaskSuccess, card refresh. A response other than 200, or a pipeline call that
+ * did not happen, fails the bench.
+ */
+export async function measureWarm(options: WarmOptions): Promise<WarmResult> {
+  const { dynamo, sfn, slack } = options;
+  const total = options.requests + options.warmup;
+  const oursTable = `bench-ours-${process.pid}`;
+  await dynamo.createTable(oursTable);
+  const shared = {
+    AWS_REGION: "us-east-1",
+    AWS_ACCESS_KEY_ID: "local",
+    AWS_SECRET_ACCESS_KEY: "local",
+    SLACK_SIGNING_SECRET: TEST_SIGNING_SECRET,
+    SLACK_API_URL: slack.url,
+    SFN_ENDPOINT: sfn.url,
+    TASK_PIPELINE_ARN,
+    EXECUTION_RUN_ARN,
+  };
+  const oursEnv = {
+    ...shared,
+    DYNAMODB_ENDPOINT: dynamo.endpoint,
+    TABLE_NAME: oursTable,
+    SLACK_CLIENT_ID: "111.222",
+    SLACK_CLIENT_SECRET: "client-secret",
+    SLACK_STATE_SECRET: "state-secret-0123456789",
+    LOG_LEVEL: "SILENT",
+  };
+  const doc = createDocumentClient(oursEnv);
+  const store = new TaskStore(doc, oursTable);
+  await new DynamoInstallationStore(doc, oursTable).storeInstallation({
+    team: { id: BENCH_TEAM, name: "Example" },
+    enterprise: undefined,
+    user: { id: "UINSTALLER", token: undefined, scopes: undefined },
+    bot: { id: "BBOT", userId: "UBOT", token: "xoxb-bench", scopes: ["chat:write"] },
+    isEnterpriseInstall: false,
+    appId: "A0001",
+    tokenType: "bot",
+    authVersion: "v2",
+  });
+  const targets = await seedApprovals(store, total);
+
+  // Each bundle reads process.env when imported (as on Lambda): ours first, without SLACK_BOT_TOKEN.
+  Object.assign(process.env, oursEnv);
+  const ours = (await import(pathToFileURL(options.ours).href)) as { handler: LambdaHandler };
+  await expect200(ours.handler, signedJson({ type: "url_verification", challenge: "c", token: "t" }), "ours init");
+  for (const key of Object.keys(oursEnv)) delete process.env[key];
+  Object.assign(process.env, shared, { SLACK_BOT_TOKEN: "xoxb-bench" });
+  const baseline = (await import(pathToFileURL(options.baseline).href)) as { handler: LambdaHandler };
+  await expect200(baseline.handler, signedJson({ type: "url_verification", challenge: "c", token: "t" }), "baseline init");
+  // The baseline reads TASK_PIPELINE_ARN per request, as a tutorial app does: the shared settings stay set.
+
+  // ---- message events
+  const samples = { oursMessage: [] as number[], baseMessage: [] as number[], oursClick: [] as number[], baseClick: [] as number[] };
+  const startsBefore = sfn.calls.StartExecution ?? 0;
+  dynamo.reset();
+  for (let i = 0; i < total; i++) {
+    const timed = i >= options.warmup;
+    const a = await timeOne(ours.handler, signedJson(messageEnvelope(nextTs())), "ours message");
+    const b = await timeOne(baseline.handler, signedJson(messageEnvelope(nextTs())), "baseline message");
+    if (timed) {
+      samples.oursMessage.push(a);
+      samples.baseMessage.push(b);
+    }
+  }
+  const oursDynamoPerMessage = dynamo.total() / total;
+  const started = (sfn.calls.StartExecution ?? 0) - startsBefore;
+  if (started !== 2 * total) throw new Error(`bench: expected ${2 * total} StartExecution calls, saw ${started}`);
+
+  // ---- button clicks
+  const tokensBefore = sfn.tokensSent.length;
+  let oursSlack = 0;
+  let baseSlack = 0;
+  dynamo.reset();
+  for (let i = 0; i < total; i++) {
+    const timed = i >= options.warmup;
+    const target = targets[i]!;
+    let before = slack.calls.length;
+    const a = await timeOne(ours.handler, signedInteraction(buttonClick(ActionIds.approve, { taskId: target.taskId, kind: "prompt", version: 1 })), "ours click");
+    oursSlack += slack.calls.length - before;
+    before = slack.calls.length;
+    const b = await timeOne(baseline.handler, signedInteraction(buttonClick("approve", { taskToken: `bench-token-base-${i}` })), "baseline click");
+    baseSlack += slack.calls.length - before;
+    if (timed) {
+      samples.oursClick.push(a);
+      samples.baseClick.push(b);
+    }
+  }
+  const oursDynamoPerClick = dynamo.total() / total;
+  const sent = new Set(sfn.tokensSent.slice(tokensBefore));
+  const oursResumed = targets.filter((t) => sent.has(t.token)).length;
+  if (oursResumed !== total) throw new Error(`bench: only ${oursResumed} of ${total} approvals of ours sent SendTaskSuccess`);
+  if (sent.size !== 2 * total) throw new Error(`bench: expected ${2 * total} SendTaskSuccess calls, saw ${sent.size}`);
+  doc.destroy();
+
+  return {
+    ours: {
+      all: stats([...samples.oursMessage, ...samples.oursClick]),
+      message: stats(samples.oursMessage),
+      click: stats(samples.oursClick),
+      dynamoRequestsPerMessage: round(oursDynamoPerMessage),
+      dynamoRequestsPerClick: round(oursDynamoPerClick),
+      slackCallsPerClick: round(oursSlack / total),
+    },
+    baseline: { all: stats([...samples.baseMessage, ...samples.baseClick]), message: stats(samples.baseMessage), click: stats(samples.baseClick), slackCallsPerClick: round(baseSlack / total) },
+  };
+}
+
+/** One task per click, its prompt v1 pending approval with a task token and a card to refresh, as the pipeline leaves it. */
+async function seedApprovals(store: TaskStore, count: number): Promise<Array<{ taskId: string; token: string }>> {
+  const out: Array<{ taskId: string; token: string }> = [];
+  const batch = 16;
+  for (let start = 0; start < count; start += batch) {
+    const chunk = Array.from({ length: Math.min(batch, count - start) }, (_, j) => start + j);
+    out.push(
+      ...(await Promise.all(
+        chunk.map(async (i) => {
+          const thread = { teamId: BENCH_TEAM, channelId: BENCH_CHANNEL, messageTs: `1600000000.${String(i).padStart(6, "0")}` };
+          const taskId = taskIdFor(thread);
+          const token = `bench-token-ours-${i}`;
+          await store.createTask({ thread, requesterId: BENCH_REQUESTER, requestText: "基本給を変更して", pipelineExecutionName: taskId });
+          await store.setCardTs(taskId, "prompt", `1800000000.${String(i).padStart(6, "0")}`);
+          await store.createVersion("prompt", taskId, 1);
+          await store.saveVersionContent("prompt", taskId, 1, { text: "目的: 基本給を変更する。" });
+          await store.openApproval("prompt", taskId, 1, token);
+          return { taskId, token };
+        }),
+      )),
+    );
+  }
+  return out;
+}
+
+async function timeOne(handler: LambdaHandler, event: FunctionUrlEvent, what: string): Promise<number> {
+  const t0 = performance.now();
+  const response = await handler(event, {});
+  const ms = performance.now() - t0;
+  if (response.statusCode !== 200) throw new Error(`bench: ${what} answered ${response.statusCode} ${response.body ?? ""}`);
+  return ms;
+}
+
+async function expect200(handler: LambdaHandler, event: FunctionUrlEvent, what: string): Promise<void> {
+  await timeOne(handler, event, what);
+}
+
+function stats(samples: number[]): LatencyStats {
+  return {
+    requests: samples.length,
+    p50Ms: round(percentile(samples, 50), 3),
+    p99Ms: round(percentile(samples, 99), 3),
+    meanMs: round(samples.reduce((a, b) => a + b, 0) / samples.length, 3),
+  };
+}

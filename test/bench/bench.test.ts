@@ -1,0 +1,56 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, expect, it } from "vitest";
+import { LAMBDA_BUNDLE_OPTIONS } from "../../bench/bundle";
+import { runBench, ROOT } from "../../bench/harness";
+import { percentile, ratio } from "../../bench/stats";
+
+const workDir = mkdtempSync(join(tmpdir(), "bench-test-"));
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+// Proves the harness runs end to end and writes the keys the issue asks for; no timing is asserted.
+it("runs a tiny bench and writes JSON with the required keys", async () => {
+  const out = join(workDir, "results.json");
+  const results = await runBench({ out, requests: 3, warmup: 1, coldRuns: 1, workDir });
+  const json = JSON.parse(readFileSync(out, "utf8")) as typeof results;
+  for (const side of [json.ingress, json.baseline]) {
+    expect(side.bundleBytes).toBeGreaterThan(0);
+    expect(side.gzipBytes).toBeGreaterThan(0);
+    expect(side.coldImportMsMedian).toBeGreaterThan(0);
+    expect(side.warmP99Ms).toBeGreaterThan(0);
+    expect(side.warm.message.requests).toBe(3);
+    expect(side.warm.click.requests).toBe(3);
+  }
+  // A happy-path task: pipeline + run states, ingress message + two approvals, cards on Slack, L1–L3 + L4.
+  expect(json.perTask.stateTransitions).toBeGreaterThan(10);
+  expect(json.perTask.ingressInvocations).toBe(3);
+  expect(json.perTask.slackApiCalls).toBeGreaterThan(0);
+  expect(json.perTask.dynamoRequests).toBeGreaterThan(0);
+  expect(json.perTask.anthropicMessagesRequests).toBe(3);
+  expect(json.perTask.managedAgentsRequests).toBeGreaterThan(0);
+  // One poll iteration is Wait → PollSession → Choice.
+  expect(json.perPoll.stateTransitions).toBe(3);
+  expect(json.perPoll.lambdaInvocations).toBe(1);
+  expect(Object.keys(json.ratios)).toEqual(expect.arrayContaining(["bundleBytes", "coldImportMsMedian", "warmP99Ms"]));
+  expect(json.machine.nproc).toBeGreaterThan(0);
+}, 180_000);
+
+it("bundles with the options of the Lambda construct", () => {
+  const construct = readFileSync(join(ROOT, "infra", "constructs", "app-function.ts"), "utf8");
+  expect(construct).toContain(`target: "${LAMBDA_BUNDLE_OPTIONS.target}"`);
+  expect(construct).toContain("format: OutputFormat.ESM");
+  expect(construct).toContain("minify: true");
+  expect(construct).toContain("externalModules: []");
+  expect(construct).toContain(`mainFields: ${JSON.stringify(LAMBDA_BUNDLE_OPTIONS.mainFields).replaceAll(",", ", ")}`);
+  expect(construct).toContain(LAMBDA_BUNDLE_OPTIONS.banner.js);
+  expect(LAMBDA_BUNDLE_OPTIONS.external).toEqual([]);
+});
+
+it("computes nearest-rank percentiles and ratios", () => {
+  const samples = Array.from({ length: 1000 }, (_, i) => i + 1);
+  expect(percentile(samples, 50)).toBe(500);
+  expect(percentile(samples, 99)).toBe(990);
+  expect(percentile([7], 99)).toBe(7);
+  expect(ratio(1, 4)).toBe(0.25);
+});
