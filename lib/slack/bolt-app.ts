@@ -1,6 +1,6 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import { StartExecutionCommand, type SFNClient } from "@aws-sdk/client-sfn";
-import { App, AwsLambdaReceiver, LogLevel, type Authorize } from "@slack/bolt";
+import { App, AwsLambdaReceiver, type Authorize } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
 import { z } from "zod";
 import {
@@ -22,6 +22,7 @@ import type { BotTokenResolver } from "./bot-token";
 import { ActionIds } from "./cards";
 import { HomeActionIds } from "./home";
 import { markTransientFailure } from "./request-scope";
+import { slackLogger } from "./slack-logger";
 import { publishHome, saveAdminsFromHome, type HomeDeps } from "./home-service";
 import type { DynamoInstallationStore } from "./installation-store";
 import { taskInputFromMessage, type MessageLike } from "./message-filter";
@@ -55,7 +56,8 @@ const InteractionSchema = z.object({
  * StartExecution (a message), a conditional write + SendTaskSuccess (a button), views.open / views.publish.
  */
 export function createBoltApp(deps: BoltDeps): { app: App; receiver: AwsLambdaReceiver } {
-  const receiver = new AwsLambdaReceiver({ signingSecret: deps.signingSecret, logLevel: LogLevel.ERROR });
+  const logger = slackLogger(deps.log, "bolt");
+  const receiver = new AwsLambdaReceiver({ signingSecret: deps.signingSecret, logger });
   const authorize: Authorize<boolean> = async (source) => {
     if (source.teamId === undefined) throw new Error("event has no team id");
     const credentials = await deps.tokens.resolve(source.teamId, source.enterpriseId);
@@ -64,7 +66,7 @@ export function createBoltApp(deps: BoltDeps): { app: App; receiver: AwsLambdaRe
   const app = new App({
     receiver,
     authorize,
-    logLevel: LogLevel.ERROR,
+    logger,
     clientOptions: {
       ...(deps.slackApiUrl === undefined ? {} : { slackApiUrl: deps.slackApiUrl }),
       retryConfig: { retries: 1, factor: 1, minTimeout: 100, maxTimeout: 300 },

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { InstallProvider, type InstallationStore, type InstallURLOptions } from "@slack/oauth";
 import type { Logger } from "@aws-lambda-powertools/logger";
+import { slackLogger } from "./slack-logger";
 import type { HttpRequest, HttpResponse } from "./http/types";
 
 export interface OAuthSettings {
@@ -41,6 +42,7 @@ export class OAuthRoutes {
       stateSecret: settings.stateSecret,
       installationStore: store,
       directInstall: true,
+      logger: slackLogger(log, "oauth"),
       installUrlOptions: this.installOptions,
       ...(settings.slackApiUrl === undefined ? {} : { clientOptions: { slackApiUrl: settings.slackApiUrl } }),
     });

@@ -13,7 +13,12 @@ let h: Awaited<ReturnType<typeof startIngress>>;
 
 beforeAll(async () => {
   [table, slack] = await Promise.all([startTestTable(), startFakeSlack()]);
+  // A thousand refusals would flood the output; the loggers read LOG_LEVEL when the ingress is built.
+  const level = process.env.LOG_LEVEL;
+  process.env.LOG_LEVEL = "SILENT";
   h = await startIngress(table, slack);
+  if (level === undefined) delete process.env.LOG_LEVEL;
+  else process.env.LOG_LEVEL = level;
   await install(h.installations, "T1");
 });
 afterAll(async () => Promise.all([table.close(), slack.close()]));
@@ -80,10 +85,21 @@ it("1,000 randomly mutated but validly signed payloads → no 5xx, no state chan
   ];
   const deadline = Date.now() + 20_000;
   const statuses = new Map<number, number>();
+  // The one state change a mutation may legitimately cause: removing bot_id / subtype from the T1 bot message
+  // turns it into a real user's message, which starts a task. Oracle independent of the code under test.
+  const allowedStarts = new Set<string>();
+  const noteLegitimateMessage = (payload: unknown) => {
+    const p = payload as { type?: unknown; team_id?: unknown; event?: Record<string, unknown> };
+    const e = p?.event;
+    if (p?.type !== "event_callback" || p.team_id !== "T1" || typeof e !== "object" || e === null) return;
+    if (e.bot_id !== undefined || e.subtype !== undefined || typeof e.channel !== "string" || typeof e.ts !== "string") return;
+    allowedStarts.add(`T1-${e.channel.replace(/[^A-Za-z0-9]/g, "")}-${e.ts.replace(".", "_")}`);
+  };
   let sent = 0;
   const one = async () => {
     const base = bases[Math.floor(random() * bases.length)]!;
     const mutated = mutate(base.payload, random);
+    noteLegitimateMessage(mutated);
     let event = base.kind === "json" ? signedJson(mutated) : signedInteraction(mutated);
     if (random() < 0.25) {
       // Mutate the raw text itself (broken JSON, broken form encoding), then sign what is sent.
@@ -101,7 +117,7 @@ it("1,000 randomly mutated but validly signed payloads → no 5xx, no state chan
   }
   expect(sent).toBeGreaterThanOrEqual(500);
   expect(h.sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(0);
-  expect(h.sfnMock.commandCalls(StartExecutionCommand)).toHaveLength(0);
+  for (const call of h.sfnMock.commandCalls(StartExecutionCommand)) expect(allowedStarts).toContain(call.args[0].input.name);
   const after = await Promise.all([h.store.loadHistory(pending.taskId), h.store.loadHistory(running.taskId)]);
   expect(after).toEqual(before);
   // A fair share must get past the envelope check into Bolt and the actions, or the fuzz tests nothing.
