@@ -21,6 +21,7 @@ console.log(
     `  model:          ${model === "scripted" ? "scripted (set ANTHROPIC_API_KEY for the real API)" : "Anthropic API"}`,
     `  freee:          ${freee === "scripted" ? "scripted company (set FREEE_CLIENT_ID / FREEE_CLIENT_SECRET for the real API)" : "freee API"}`,
     `  data:           ${process.env.DATA_DIR ?? ".data"}`,
+    ...(stack.freeeConnectUrl === undefined ? [] : [`  connect freee:  ${stack.freeeConnectUrl}`]),
     "",
   ].join("\n"),
 );

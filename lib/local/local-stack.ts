@@ -19,6 +19,7 @@ import { limitsEnvironment } from "../../infra/settings";
 import { PIPELINE_FUNCTIONS, RUN_FUNCTIONS, type StepFunctionName } from "../../infra/state-machines/functions";
 import { localSfnClient } from "./local-sfn-client";
 import { LocalStepFunctions, type LocalHandler } from "./local-step-functions";
+import { startApprovalTimeouts } from "./approval-timeouts";
 import { startLocalDynamo } from "./local-dynamo";
 import { loadLocalSecrets } from "./local-secrets";
 import { listenFetch, type FetchHandler } from "./node-http";
@@ -52,6 +53,8 @@ export interface LocalStack {
   freee: ScriptedFreee | undefined;
   /** Sandbox identity: who the page's clicks come from. */
   sandbox: SlackWho & { signingSecret: string };
+  /** Sandbox with the real freee: the link that connects the sandbox workspace to your freee company. */
+  freeeConnectUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -142,6 +145,8 @@ export async function startLocalStack(input: Env = process.env): Promise<LocalSt
     retryMs: intSetting("LOCAL_RETRY_MS", get("LOCAL_RETRY_MS"), 1000),
   });
 
+  const stopApprovalTimeouts = startApprovalTimeouts(local, limits.approvalTimeoutSeconds * 1000);
+
   // --- the Function URL entry points
   const doc = createDocumentClient(env);
   const store = new TaskStore(doc, tableName);
@@ -159,6 +164,7 @@ export async function startLocalStack(input: Env = process.env): Promise<LocalSt
   const oauth = await createFreeeOAuthFromEnv(env);
   const freeePort: FreeePort = { connect: oauth.connect, callback: oauth.callback, buildConnectUrl: oauth.buildConnectUrl, getConnectionStatus: oauth.getConnectionStatus };
   const ingress = await createIngressFromEnv(env, { doc, freee: freeePort });
+  const freeeConnectUrl = slackMode === "sandbox" && freee === undefined ? await oauth.buildConnectUrl(SANDBOX_WHO.teamId, SANDBOX_WHO.userId) : undefined;
   const mcp = await createFreeeMcpHandlerFromEnv(env);
   const labels = [
     slackMode === "sandbox" ? "Slack: サンドボックス（ローカル記録）" : `Slack: ${slackMode}`,
@@ -195,7 +201,9 @@ export async function startLocalStack(input: Env = process.env): Promise<LocalSt
     model,
     freee,
     sandbox,
+    freeeConnectUrl,
     async close() {
+      stopApprovalTimeouts();
       for (const execution of local.executions.values()) if (execution.status === "RUNNING") execution.abort();
       await Promise.all([...local.executions.values()].map((e) => e.done));
       await model?.stop();
