@@ -1,7 +1,5 @@
+import { freeeOAuthFromEnv } from "../../lib/freee/oauth";
 import type { FreeePort } from "../../lib/slack/freee-port";
 
-/**
- * The freee routes and App Home status, from lib/freee (owned by the freee module). Until that module exports
- * its OAuth handlers the routes answer 404 and App Home shows the status as unknown.
- */
-export const freeePort: FreeePort = {};
+/** The freee routes (/freee/connect, /freee/callback) and App Home's connection status, from lib/freee. */
+export const freeePort: FreeePort = freeeOAuthFromEnv;

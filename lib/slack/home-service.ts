@@ -44,11 +44,22 @@ export async function loadHomeState(deps: HomeDeps, teamId: string, userId: stri
   }
 }
 
+/** The freee part of App Home. Its failure (freee settings missing, KMS down) shows as "unknown", not as a DB error. */
 async function freeeStatus(deps: HomeDeps, teamId: string, userId: string): Promise<FreeeStatusView> {
   if (deps.freee.getConnectionStatus === undefined) return { status: "unknown" };
-  const status = await deps.freee.getConnectionStatus(teamId);
-  const connectUrl = deps.freee.buildConnectUrl === undefined ? undefined : await deps.freee.buildConnectUrl(teamId, userId);
-  return { ...status, ...(connectUrl === undefined ? {} : { connectUrl }) };
+  try {
+    const status = await deps.freee.getConnectionStatus(teamId);
+    const connectUrl = deps.freee.buildConnectUrl === undefined ? undefined : await deps.freee.buildConnectUrl(teamId, userId);
+    return { status: status.status, ...(status.companyName === undefined ? {} : { companyName: status.companyName }), ...(connectUrl === undefined ? {} : { connectUrl }) };
+  } catch (err) {
+    deps.log.error("freee connection status unavailable", {
+      layer: "freee",
+      error_type: err instanceof Error ? err.name : "unknown",
+      error_message: err instanceof Error ? err.message : String(err),
+      teamId,
+    });
+    return { status: "unknown" };
+  }
 }
 
 export async function publishHome(client: WebClient, deps: HomeDeps, teamId: string, userId: string, notice?: string): Promise<void> {

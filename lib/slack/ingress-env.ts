@@ -16,6 +16,8 @@ import { createIngress, type IngressHandler } from "./ingress";
 import { DynamoInstallationStore } from "./installation-store";
 import { BOT_SCOPES, OAuthRoutes } from "./oauth-routes";
 
+const INSTALLATION_CACHE_MS = 60_000;
+
 export interface IngressOverrides {
   doc?: DynamoDBDocumentClient;
   sfn?: SFNClient;
@@ -33,7 +35,8 @@ export async function createIngressFromEnv(env: Env = process.env, overrides: In
   const tableName = requireEnv("TABLE_NAME", env);
   const store = new TaskStore(doc, tableName);
   const audit = new AuditLog(store, log);
-  const installations = new DynamoInstallationStore(doc, tableName);
+  // Every Slack request resolves its bot token: a warm instance keeps it a minute (see the bench, docs/bench.md).
+  const installations = new DynamoInstallationStore(doc, tableName, undefined, INSTALLATION_CACHE_MS);
   const tokens = createBotTokenResolver(installations, env);
   const settings = new TeamSettingsStore(doc, tableName);
   const sfn = overrides.sfn ?? createSfnClient(env);

@@ -20,7 +20,15 @@ export class DynamoInstallationStore implements InstallationStore {
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly clock: () => Date = () => new Date(),
+    /**
+     * Keep found installations this long in memory (0: off). The ingress looks the bot token up on every
+     * request; a warm instance then skips that read. Writes through this instance (install, uninstall, token
+     * revoked) clear it; another instance's uninstall is seen within the TTL (Slack refuses the old token).
+     */
+    private readonly cacheTtlMs = 0,
   ) {}
+
+  private readonly cache = new Map<string, { installation: Installation<"v1" | "v2", boolean>; expiresAt: number }>();
 
   async storeInstallation<AuthVersion extends "v1" | "v2">(installation: Installation<AuthVersion, boolean>): Promise<void> {
     const id = installationIdFor({
@@ -37,6 +45,8 @@ export class DynamoInstallationStore implements InstallationStore {
       );
     } catch (err) {
       throw translateDynamoError(err, "storeInstallation");
+    } finally {
+      this.cache.clear();
     }
   }
 
@@ -57,10 +67,17 @@ export class DynamoInstallationStore implements InstallationStore {
     if (query.teamId !== undefined) ids.push(`T#${query.teamId}`);
     // An org-wide install also authorises events of its workspaces.
     if (!query.isEnterpriseInstall && query.enterpriseId !== undefined) ids.push(`E#${query.enterpriseId}`);
+    const cacheKey = ids.join("|");
+    const cached = this.cache.get(cacheKey);
+    if (cached !== undefined && cached.expiresAt > this.clock().getTime()) return cached.installation;
     for (const id of ids) {
       try {
         const out = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: Keys.installation(id), ConsistentRead: true }));
-        if (out.Item?.installation !== undefined) return out.Item.installation as Installation<"v1" | "v2", boolean>;
+        if (out.Item?.installation !== undefined) {
+          const installation = out.Item.installation as Installation<"v1" | "v2", boolean>;
+          if (this.cacheTtlMs > 0) this.cache.set(cacheKey, { installation, expiresAt: this.clock().getTime() + this.cacheTtlMs });
+          return installation;
+        }
       } catch (err) {
         throw translateDynamoError(err, "fetchInstallation");
       }
@@ -74,6 +91,8 @@ export class DynamoInstallationStore implements InstallationStore {
       await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: Keys.installation(id) }));
     } catch (err) {
       throw translateDynamoError(err, "deleteInstallation");
+    } finally {
+      this.cache.clear();
     }
   }
 }

@@ -101,6 +101,19 @@ describe("App Home (seed §9.2 mapped)", () => {
     expect(lastView()).toContain(AdminMessages.settingsSaveFailed);
   });
 
+  it("freee status failing (settings missing) shows unknown, not a database error", async () => {
+    const deps: HomeDeps = {
+      store: h.store,
+      settings: new TeamSettingsStore(table.doc, table.tableName),
+      adminUserIds: [],
+      freee: { getConnectionStatus: async () => Promise.reject(new Error("missing setting PUBLIC_BASE_URL")) },
+      log: createLogger("t"),
+    };
+    const state = await loadHomeState(deps, "T1", "UREQ");
+    expect(state.kind).toBe("ok");
+    expect(state.kind === "ok" && state.data.freee.status).toBe("unknown");
+  });
+
   it("freee module not wired → status shown as unknown, no connect button", () => {
     const view = JSON.stringify(
       buildHomeView({ kind: "ok", data: { viewerIsAdmin: false, freee: { status: "unknown" }, adminUserIds: [], recentTasks: [], failuresByClass: {} } }),

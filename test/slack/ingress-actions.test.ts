@@ -30,7 +30,9 @@ const click = (userId: string, actionId: string, value: unknown, teamId = "T1") 
 describe("approve over HTTP", () => {
   it("approve click → 200, SendTaskSuccess with the stored token, card updated with the workspace's bot token", async () => {
     const task = await taskAwaitingPrompt(h.store, { token: "TOKEN-HTTP" });
+    const started = Date.now();
     const res = await click("UREQ", ActionIds.approve, { taskId: task.taskId, kind: "prompt", version: 1 });
+    expect(Date.now() - started).toBeLessThan(3000); // Slack's budget, card refresh included
     expect(res.statusCode).toBe(200);
     expect(successes()).toHaveLength(1);
     expect(successes()[0]!.taskToken).toBe("TOKEN-HTTP");

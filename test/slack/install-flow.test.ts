@@ -66,3 +66,26 @@ it("single-workspace mode (SLACK_BOT_TOKEN): no install routes, every event auth
   await single.send(signedJson(messageEvent("TANY")));
   expect(single.sfnMock.commandCalls(StartExecutionCommand)).toHaveLength(1);
 });
+
+it("/freee/connect and /freee/callback are served by the freee module's (Request) => Response handlers", async () => {
+  const seen: string[] = [];
+  const freee = {
+    connect: async (req: Request) => {
+      seen.push(req.url);
+      const headers = new Headers({ location: "https://freee.example/authorize?x=1" });
+      headers.append("set-cookie", "freee_oauth_nonce=n1; HttpOnly");
+      return new Response("", { status: 302, headers });
+    },
+    callback: async (req: Request) => new Response(`ok ${new URL(req.url).searchParams.get("code")}`, { status: 200, headers: { "content-type": "text/html; charset=utf-8" } }),
+  };
+  const withFreee = await startIngress(table, slack, {}, freee);
+  const connect = await withFreee.send(getRequest("/freee/connect", "team=T1&user=U1&sig=s", { host: "ingress.example" }));
+  expect(connect.statusCode).toBe(302);
+  expect(connect.headers!.location).toBe("https://freee.example/authorize?x=1");
+  expect(connect.cookies).toEqual(["freee_oauth_nonce=n1; HttpOnly"]);
+  expect(seen[0]).toBe("https://ingress.example/freee/connect?team=T1&user=U1&sig=s");
+  const callback = await withFreee.send(getRequest("/freee/callback", "code=abc", { host: "ingress.example", cookie: "freee_oauth_nonce=n1" }));
+  expect(callback.body).toBe("ok abc");
+  // Without the freee module, the routes are a clean 404.
+  expect((await h.send(getRequest("/freee/connect"))).statusCode).toBe(404);
+});
