@@ -19,7 +19,7 @@ const quick = values.quick === true;
 const options: BenchOptions = {
   out: resolve(values.out ?? "bench/results.json"),
   requests: Number(values.requests ?? (quick ? 50 : 1000)),
-  coldRuns: Number(values["cold-runs"] ?? (quick ? 3 : 15)),
+  coldRuns: Number(values["cold-runs"] ?? (quick ? 3 : 11)),
   warmup: quick ? 5 : 50,
   workDir: mkdtempSync(join(tmpdir(), "bench-")),
 };
