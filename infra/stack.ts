@@ -128,7 +128,7 @@ export class SlackMcpAgentStack extends Stack {
     out("ExecutionRunArn", this.machines.executionRun.stateMachineArn, "ExecutionRun state machine");
     for (const [name, secret] of Object.entries(data.secrets)) out(`${pascal(name.toLowerCase().replace(/_/g, "-"))}SecretArn`, secret.secretArn, `Secrets Manager: ${name}`);
 
-    acknowledgeFindings(this);
+    acknowledgeFindings(this, { functions: Object.values(this.functions), data, machines: this.machines });
   }
 }
 

@@ -1,4 +1,5 @@
 import { Annotations, Duration, RemovalPolicy } from "aws-cdk-lib";
+import * as iam from "aws-cdk-lib/aws-iam";
 import * as lambda from "aws-cdk-lib/aws-lambda";
 import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import * as logs from "aws-cdk-lib/aws-logs";
@@ -26,18 +27,23 @@ export interface AppFunctionProps {
 export class AppFunction extends Construct {
   readonly fn: lambda.Function;
   readonly logGroup: logs.LogGroup;
+  readonly role: iam.Role;
   readonly entry: string;
 
   constructor(scope: Construct, id: string, props: AppFunctionProps) {
     super(scope, id);
     this.entry = join(PROJECT_ROOT, "lambdas", props.folder, "handler.ts");
     this.logGroup = new logs.LogGroup(this, "Logs", { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    // Own role instead of AWSLambdaBasicExecutionRole: write to this function's log group only.
+    this.role = new iam.Role(this, "Role", { assumedBy: new iam.ServicePrincipal("lambda.amazonaws.com") });
+    this.logGroup.grantWrite(this.role);
     const common = {
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout,
       logGroup: this.logGroup,
+      role: this.role,
       tracing: lambda.Tracing.ACTIVE,
       environment: { NODE_OPTIONS: "--enable-source-maps", POWERTOOLS_SERVICE_NAME: props.folder, ...props.environment },
     };

@@ -35,7 +35,7 @@ export type SecretName = (typeof SECRET_NAMES)[number];
 
 /** The table of DESIGN §4, its KMS key, the token key, and the operator-filled secrets. */
 export class DataConstruct extends Construct {
-  readonly table: dynamodb.TableV2;
+  readonly table: dynamodb.Table;
   readonly tableKey: kms.Key;
   readonly tokenKey: kms.Key;
   readonly secrets: Record<SecretName, secretsmanager.Secret>;
@@ -52,22 +52,23 @@ export class DataConstruct extends Construct {
       enableKeyRotation: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    this.table = new dynamodb.TableV2(this, "Table", {
+    // Table (not TableV2): TableV2 with a customer managed key needs a region-bound stack; this one synths offline.
+    this.table = new dynamodb.Table(this, "Table", {
       partitionKey: { name: TABLE_KEYS.partitionKey, type: dynamodb.AttributeType.STRING },
       sortKey: { name: TABLE_KEYS.sortKey, type: dynamodb.AttributeType.STRING },
-      globalSecondaryIndexes: [
-        {
-          indexName: TABLE_KEYS.byTeamIndex,
-          partitionKey: { name: TABLE_KEYS.byTeamPartitionKey, type: dynamodb.AttributeType.STRING },
-          sortKey: { name: TABLE_KEYS.byTeamSortKey, type: dynamodb.AttributeType.STRING },
-        },
-      ],
       timeToLiveAttribute: TABLE_KEYS.ttlAttribute,
-      billing: dynamodb.Billing.onDemand(),
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: dynamodb.TableEncryptionV2.customerManagedKey(this.tableKey),
+      encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,
+      encryptionKey: this.tableKey,
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.table.addGlobalSecondaryIndex({
+      indexName: TABLE_KEYS.byTeamIndex,
+      partitionKey: { name: TABLE_KEYS.byTeamPartitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: TABLE_KEYS.byTeamSortKey, type: dynamodb.AttributeType.STRING },
+      projectionType: dynamodb.ProjectionType.ALL,
     });
     this.secrets = Object.fromEntries(
       SECRET_NAMES.map((name) => [
