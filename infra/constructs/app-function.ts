@@ -59,6 +59,7 @@ export class AppFunction extends Construct {
           target: "node22",
           minify: true,
           sourceMap: true,
+          sourcesContent: false,
           // Bundle the SDK versions we test with instead of the runtime's copy.
           externalModules: [],
           mainFields: ["module", "main"],
