@@ -21,6 +21,9 @@ console.log(
     `  model:          ${model === "scripted" ? "scripted (set ANTHROPIC_API_KEY for the real API)" : "Anthropic API"}`,
     `  freee:          ${freee === "scripted" ? "scripted company (set FREEE_CLIENT_ID / FREEE_CLIENT_SECRET for the real API)" : "freee API"}`,
     `  data:           ${process.env.DATA_DIR ?? ".data"}`,
+    ...(model === "anthropic" && /^https?:\/\/(127\.|localhost)/.test(stack.env.MCP_SERVER_URL ?? "")
+      ? ["  warning:        Managed Agents cannot reach a loopback MCP_SERVER_URL: set PUBLIC_BASE_URL to your tunnel"]
+      : []),
     ...(stack.freeeConnectUrl === undefined ? [] : [`  connect freee:  ${stack.freeeConnectUrl}`]),
     "",
   ].join("\n"),

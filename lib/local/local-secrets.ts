@@ -27,7 +27,13 @@ export function loadLocalSecrets(dataDir: string | undefined): LocalSecrets {
   if (dataDir === undefined) return fresh();
   const file = join(dataDir, "local-secrets.json");
   if (existsSync(file)) {
-    const parsed = SecretsSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(file, "utf8"));
+    } catch (err) {
+      throw new FatalConfigError(`${file} is not JSON; delete it to make new local secrets`, { cause: err });
+    }
+    const parsed = SecretsSchema.safeParse(raw);
     if (!parsed.success) throw new FatalConfigError(`${file} is not a valid local secrets file; delete it to make new ones`, { cause: parsed.error });
     return parsed.data;
   }

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { SFNClient } from "@aws-sdk/client-sfn";
-import { optionalEnv, type Env } from "../config/env";
+import { optionalEnv, requireEnv, type Env } from "../config/env";
 import { DEFAULT_LIMITS } from "../config/limits";
 import { FatalConfigError } from "../errors/taxonomy";
 import { FreeeConnectionStore } from "../freee/connection-store";
@@ -171,7 +171,7 @@ export async function startLocalStack(input: Env = process.env): Promise<LocalSt
     model === undefined ? "モデル: Anthropic API" : "モデル: スクリプト（ANTHROPIC_API_KEY 未設定）",
     freee === undefined ? "freee: 実 API" : `freee: スクリプトの会社（${SANDBOX_COMPANY.name}）`,
   ];
-  const sandbox = { ...SANDBOX_WHO, signingSecret: env.SLACK_SIGNING_SECRET ?? "" };
+  const sandbox = { ...SANDBOX_WHO, signingSecret: requireEnv("SLACK_SIGNING_SECRET", env) };
   const sandboxApi = recorder === undefined ? undefined : createSandbox({ recorder, who: SANDBOX_WHO, signingSecret: sandbox.signingSecret, eventsUrl: `${base}/slack/events`, labels });
 
   const route: FetchHandler = async (request) => {

@@ -47,8 +47,8 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
     }
     if (request.method === "GET" && path === "/sandbox/api/state") return json(200, state());
     if (request.method !== "POST") return json(404, { error: "not found" });
-    const body = (await request.json().catch(() => undefined)) as Record<string, unknown> | undefined;
-    if (body === undefined) return json(400, { error: "body must be JSON" });
+    const body = parseJsonObject(await request.text());
+    if (body === undefined) return json(400, { error: "body must be a JSON object" });
     const str = (key: string) => (typeof body[key] === "string" ? (body[key] as string) : undefined);
 
     switch (path) {
@@ -93,7 +93,7 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
           signingSecret,
         );
         // Slack keeps the modal open when the ack carries errors; otherwise it closes.
-        const ack = parseAck(delivery.text);
+        const ack = parseJsonObject(delivery.text);
         if (delivery.status === 200 && ack?.response_action !== "errors") recorder.closeView(open.id);
         return json(200, ack ?? { status: delivery.status });
       }
@@ -108,13 +108,13 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
   };
 }
 
-function parseAck(text: string): Record<string, unknown> | undefined {
+function parseJsonObject(text: string): Record<string, unknown> | undefined {
   if (text.trim() === "") return undefined;
   try {
     const parsed: unknown = JSON.parse(text);
     return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
   } catch (err) {
-    if (err instanceof SyntaxError) return undefined; // a plain-text ack: nothing for the page to show
+    if (err instanceof SyntaxError) return undefined; // not JSON (e.g. a plain-text ack): the caller decides
     throw err;
   }
 }

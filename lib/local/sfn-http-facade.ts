@@ -30,11 +30,17 @@ export async function handleSfnRequest(local: LocalStepFunctions, request: Reque
         return ok({ executionArn: execution.executionArn, startDate: Date.now() / 1000 });
       }
       case "SendTaskSuccess": {
-        local.sendTaskSuccess(str("taskToken") ?? "", JSON.parse(str("output") ?? "null"));
+        const token = str("taskToken");
+        const output = str("output");
+        if (token === undefined || output === undefined) return awsError("InvalidToken", "taskToken and output are required");
+        local.sendTaskSuccess(token, JSON.parse(output));
         return ok({});
       }
       case "SendTaskFailure": {
-        local.sendTaskFailure(str("taskToken") ?? "", str("error") ?? "States.TaskFailed", str("cause") ?? "");
+        const token = str("taskToken");
+        if (token === undefined) return awsError("InvalidToken", "taskToken is required");
+        // error and cause are optional in the API; Step Functions reports a missing error as States.TaskFailed.
+        local.sendTaskFailure(token, str("error") ?? "States.TaskFailed", str("cause"));
         return ok({});
       }
       case "SendTaskHeartbeat":
