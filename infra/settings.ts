@@ -1,3 +1,4 @@
+import { FatalConfigError } from "../lib/errors/taxonomy";
 import type { Node } from "constructs";
 import { DEFAULT_LIMITS, type Limits } from "../lib/config/limits";
 import { DEFAULT_AGENT_MODEL } from "../lib/agent/agent-config";
@@ -15,6 +16,12 @@ export interface StackSettings extends Limits {
   /** Slack user ids who may approve / reject / rerun / cancel any task, besides its requester (DESIGN §6). */
   adminUserIds: string[];
   logRetentionDays: number;
+  /**
+   * The ingress Function URL (or a custom domain in front of it), for freee connect links and the freee
+   * callback. A function cannot reference its own URL in CloudFormation, so it is given after the first
+   * deploy (docs/infra.md); until then the freee connect routes fail loudly (FatalConfigError).
+   */
+  publicBaseUrl: string | undefined;
 }
 
 export const DEFAULT_SETTINGS: StackSettings = {
@@ -25,6 +32,7 @@ export const DEFAULT_SETTINGS: StackSettings = {
   agentModel: DEFAULT_AGENT_MODEL,
   adminUserIds: [],
   logRetentionDays: 90,
+  publicBaseUrl: undefined,
 };
 
 /** Reads every setting from context; numbers and lists given with `-c` arrive as strings and are parsed. */
@@ -33,13 +41,13 @@ export function loadStackSettings(node: Node): StackSettings {
     const raw: unknown = node.tryGetContext(key);
     if (raw === undefined) return DEFAULT_SETTINGS[key];
     const value = typeof raw === "number" ? raw : Number(raw);
-    if (!Number.isInteger(value) || value <= 0) throw new Error(`context ${key} must be a positive integer, got ${JSON.stringify(raw)}`);
+    if (!Number.isInteger(value) || value <= 0) throw new FatalConfigError(`context ${key} must be a positive integer, got ${JSON.stringify(raw)}`, { details: { setting: "context" } });
     return value;
   };
   const str = (key: "l1Model" | "l2Model" | "l3Model" | "agentModel"): string => {
     const raw: unknown = node.tryGetContext(key);
     if (raw === undefined) return DEFAULT_SETTINGS[key];
-    if (typeof raw !== "string" || raw.trim() === "") throw new Error(`context ${key} must be a non-empty string`);
+    if (typeof raw !== "string" || raw.trim() === "") throw new FatalConfigError(`context ${key} must be a non-empty string`, { details: { setting: "context" } });
     return raw;
   };
   const admins: unknown = node.tryGetContext("adminUserIds");
@@ -57,7 +65,14 @@ export function loadStackSettings(node: Node): StackSettings {
     l3Model: str("l3Model"),
     agentModel: str("agentModel"),
     adminUserIds,
+    publicBaseUrl: publicBaseUrlOf(node.tryGetContext("publicBaseUrl")),
   };
+}
+
+function publicBaseUrlOf(raw: unknown): string | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  if (typeof raw !== "string" || !/^https:\/\/[^\s/]+/.test(raw)) throw new FatalConfigError(`context publicBaseUrl must be an https URL, got ${JSON.stringify(raw)}`, { details: { setting: "context" } });
+  return raw.replace(/\/+$/, "");
 }
 
 /** The environment every Lambda gets for the limits (names of lib/config/limits.ts). */

@@ -1,3 +1,4 @@
+import { FatalConfigError } from "../lib/errors/taxonomy";
 import { CfnOutput, Duration, Stack, type StackProps } from "aws-cdk-lib";
 import * as lambda from "aws-cdk-lib/aws-lambda";
 import * as logs from "aws-cdk-lib/aws-logs";
@@ -98,14 +99,15 @@ export class SlackMcpAgentStack extends Stack {
         TASK_PIPELINE_ARN: this.machines.taskPipeline.stateMachineArn,
         EXECUTION_RUN_ARN: this.machines.executionRun.stateMachineArn,
         TOKEN_KMS_KEY_ID: data.tokenKey.keyArn,
-        ...secretEnv("SLACK_SIGNING_SECRET", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_STATE_SECRET", "FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET"),
+        ...secretEnv("SLACK_SIGNING_SECRET", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_STATE_SECRET", "FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET", "FREEE_STATE_SECRET"),
+        ...(settings.publicBaseUrl === undefined ? {} : { PUBLIC_BASE_URL: settings.publicBaseUrl }),
       },
       10,
     );
     const ingressUrl = ingress.fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
     data.table.grantReadWriteData(ingress.fn);
     data.tokenKey.grantEncryptDecrypt(ingress.fn);
-    for (const n of ["SLACK_SIGNING_SECRET", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_STATE_SECRET", "FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET"] as const) {
+    for (const n of ["SLACK_SIGNING_SECRET", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_STATE_SECRET", "FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET", "FREEE_STATE_SECRET"] as const) {
       data.secrets[n].grantRead(ingress.fn);
     }
     this.machines.taskPipeline.grantStartExecution(ingress.fn);
@@ -141,6 +143,6 @@ function pascal(folder: string): string {
 
 function retentionOf(days: number): logs.RetentionDays {
   const allowed = Object.values(logs.RetentionDays).filter((v): v is number => typeof v === "number");
-  if (!allowed.includes(days)) throw new Error(`logRetentionDays ${days} is not a CloudWatch retention (${allowed.join(", ")})`);
+  if (!allowed.includes(days)) throw new FatalConfigError(`logRetentionDays ${days} is not a CloudWatch retention (${allowed.join(", ")})`, { details: { setting: "logRetentionDays" } });
   return days as logs.RetentionDays;
 }

@@ -10,7 +10,7 @@ import { TABLE_KEYS } from "../../lib/store/table";
  * CloudFormation cannot create a secret without a value, so each starts with a random generated string (never a
  * value in the template). The operator overwrites the third-party ones after the first deploy (docs/infra.md);
  * until then Slack signatures fail to verify and Anthropic answers 401 (FatalConfigError). The generated value
- * IS the final value of SLACK_STATE_SECRET and MCP_BEARER_SECRET (our own HMAC keys).
+ * IS the final value of SLACK_STATE_SECRET, FREEE_STATE_SECRET and MCP_BEARER_SECRET (our own HMAC keys).
  */
 export const SECRET_NAMES = [
   "SLACK_SIGNING_SECRET",
@@ -21,6 +21,7 @@ export const SECRET_NAMES = [
   "FREEE_CLIENT_ID",
   "FREEE_CLIENT_SECRET",
   "MCP_BEARER_SECRET",
+  "FREEE_STATE_SECRET",
 ] as const;
 /** Secrets the operator must fill with values from Slack / Anthropic / freee. */
 export const OPERATOR_SECRETS: readonly SecretName[] = [

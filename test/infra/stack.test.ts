@@ -130,3 +130,14 @@ describe("state machines", () => {
     for (const name of ErrorNames.noRetry) expect(definition).not.toContain(`"${name}"`);
   });
 });
+
+describe("settings from context", () => {
+  it("limits, models and the public base URL come from context (DESIGN defaults otherwise)", () => {
+    const { template: t } = synthTemplate({ maxRegenerations: "2", runTimeoutSeconds: 120, l2Model: "claude-opus-4-1", publicBaseUrl: "https://bot.example.com/", adminUserIds: "UADMIN1,UADMIN2" });
+    t.hasResourceProperties("AWS::Lambda::Function", {
+      Environment: { Variables: Match.objectLike({ MAX_REGENERATIONS: "2", RUN_TIMEOUT_SECONDS: "120", L2_MODEL: "claude-opus-4-1", ADMIN_USER_IDS: "UADMIN1,UADMIN2" }) },
+    });
+    t.hasResourceProperties("AWS::Lambda::Function", { Environment: { Variables: Match.objectLike({ PUBLIC_BASE_URL: "https://bot.example.com", TASK_PIPELINE_ARN: Match.anyValue() }) } });
+    expect(() => synthTemplate({ maxReruns: "three" })).toThrow(/maxReruns/);
+  });
+});
