@@ -7,8 +7,8 @@ import { afterAll, describe, expect, it } from "vitest";
 
 /**
  * The "done when" of `npm run dev`, in a real browser: start `scripts/dev.ts` as a process (settings from an
- * env file, as `.env` would give them), open /sandbox in headless Chromium, post a request, approve both steps,
- * and see 完了. Needs Debian's chromium at /usr/bin/chromium (.ci/run installs it).
+ * env file, as `.env` would give them), open /sandbox in headless Chromium, post a request, reject the plan once
+ * through the reason modal, approve both steps, and see 完了. Needs Debian's chromium at /usr/bin/chromium (.ci/run installs it).
  */
 const CHROMIUM = "/usr/bin/chromium";
 const hasChromium = existsSync(CHROMIUM);
@@ -61,7 +61,7 @@ function startDevServer(): Promise<string> {
 describe("sandbox page in headless Chromium", () => {
   if (!hasChromium) console.warn(`browser test skipped: ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run does it)`);
 
-  it.skipIf(!hasChromium)(`npm run dev → /sandbox: post a message, approve both steps, see 完了${hasChromium ? "" : ` (skipped: ${CHROMIUM} missing)`}`, async () => {
+  it.skipIf(!hasChromium)(`npm run dev → /sandbox: post a message, reject with a reason in the modal, approve both steps, see 完了${hasChromium ? "" : ` (skipped: ${CHROMIUM} missing)`}`, async () => {
     const url = await startDevServer();
     context = await chromium.launchPersistentContext(join(work, "profile"), { executablePath: CHROMIUM, headless: true, args: FLAGS });
     const page = await context.newPage();
@@ -72,6 +72,15 @@ describe("sandbox page in headless Chromium", () => {
     await page.click("#composer button[type=submit]");
 
     const thread = page.locator("#thread-messages");
+    // 却下 opens the reason modal the ingress asked for (views.open); an empty reason is refused inside it.
+    await thread.locator("button[data-action*='prompt']", { hasText: "却下" }).first().click({ timeout: 30_000 });
+    const modal = page.locator("#backdrop.open #modal");
+    await modal.locator("#modal-submit").click({ timeout: 15_000 });
+    await expect.poll(() => modal.locator(".error").first().innerText()).toBe("却下理由を入力してください。");
+    await modal.locator("textarea").fill("適用月を明記して");
+    await modal.locator("#modal-submit").click();
+    await expect.poll(() => page.locator("#backdrop.open").count()).toBe(0);
+    await expect.poll(() => thread.innerText(), { timeout: 30_000 }).toContain("適用月を明記して");
     await thread.locator("button[data-action*='prompt']", { hasText: "承認" }).first().click({ timeout: 30_000 });
     await thread.locator("button[data-action*='process']", { hasText: "承認" }).first().click({ timeout: 30_000 });
     await expect.poll(() => thread.innerText(), { timeout: 30_000 }).toContain("完了");
