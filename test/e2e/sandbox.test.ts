@@ -110,6 +110,17 @@ describe("sandbox (npm run dev without credentials)", () => {
     ]);
   }, 60_000);
 
+  it("an accounting request takes the scripted company's books path (read-only tools) to 完了", async () => {
+    const sent = await post("/sandbox/api/message", { text: "今月の取引の一覧を確認して" });
+    const ts = sent.body.ts as string;
+    await clickButton(ts, "approve_version", (v) => v.kind === "prompt");
+    await clickButton(ts, "approve_version", (v) => v.kind === "process");
+    await waitFor("完了 on the page", async () => (await state()).messages.find((m) => m.threadTs === ts && m.text === "実行 #1: 完了"), 30_000);
+    const h = await stack.store.loadHistory(`T0SANDBOX-CSANDBOX-${ts.replace(".", "_")}`);
+    expect(h.processes[0]?.steps?.map((step) => step.tool)).toEqual(["freee_accounting_list_account_items", "freee_accounting_list_deals"]);
+    expect(h.audit.filter((a) => a.action === "freee.tool_completed")).toHaveLength(2);
+  }, 60_000);
+
   it("the Step Functions facade speaks the AWS JSON protocol to the real SFNClient (DescribeExecution, TaskDoesNotExist)", async () => {
     const sfn = new SFNClient({ endpoint: stack.env.SFN_ENDPOINT, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
     const execution = [...stack.local.executions.values()].find((x) => x.machine === "TaskPipeline")!;
