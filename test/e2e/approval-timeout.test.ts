@@ -13,7 +13,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => e2e?.close());
 
-it("an approval nobody answers expires: version expired, task closed, the card says so", async () => {
+it("an approval nobody answers expires: version expired, task closed, the card says so", { timeout: 60_000 }, async () => {
   const user = new SlackUser(e2e);
   e2e.anthropic.enqueue(l1Ok(), l2Ok());
   const { ts, taskId } = await user.post("来月から山田さんの基本給を30万円に変更して");

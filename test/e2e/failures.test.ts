@@ -39,7 +39,7 @@ async function toApprovedProcess(): Promise<{ ts: string; taskId: string }> {
   return { ts, taskId };
 }
 
-describe("e2e: failures", () => {
+describe("e2e: failures", { timeout: 60_000 }, () => {
   it("L2 refusal: no retry, the Prompt fails, the task fails with the §9.1 L2 message", async () => {
     e2e.anthropic.enqueue(l1Ok(), messageReply({ texts: [], stopReason: "refusal", stopDetails: { type: "refusal", category: "cyber" } }));
     const { ts, taskId } = await user.post(REQUEST);

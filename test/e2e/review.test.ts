@@ -24,7 +24,7 @@ afterEach(() => {
 
 const REQUEST = "来月から山田さんの基本給を30万円に変更して";
 
-describe("e2e: review", () => {
+describe("e2e: review", { timeout: 60_000 }, () => {
   it("happy path: message → L1 → L2 approve → L3 approve → run → completed", async () => {
     e2e.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
     const { ts, taskId, delivery } = await user.post(REQUEST);

@@ -34,7 +34,7 @@ async function startRun(): Promise<{ ts: string; taskId: string }> {
   return { ts, taskId };
 }
 
-describe("e2e: run control", () => {
+describe("e2e: run control", { timeout: 60_000 }, () => {
   it("cancel while running: [中止] marks it cancelled at once, the run interrupts the session and ends 中止", async () => {
     const { ts, taskId } = await startRun();
     // The agent is at work: the session exists and the card shows its progress.

@@ -62,7 +62,7 @@ async function clickButton(threadTs: string, actionId: string, match: (value: Re
   return post("/sandbox/api/action", found);
 }
 
-describe("sandbox (npm run dev without credentials)", () => {
+describe("sandbox (npm run dev without credentials)", { timeout: 60_000 }, () => {
   it("serves the page, labels the scripted parts, and has the Function URL routes on the same server", async () => {
     const page = await fetch(`${stack.url}/sandbox`);
     expect(page.status).toBe(200);

@@ -50,7 +50,7 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
   };
 }
 
-export async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -192,7 +192,7 @@ export function blockText(message: ChannelMessage | undefined): string {
 }
 
 /** Wait until no state machine execution of this task is running any more (pipeline and every run). */
-export async function settled(e2e: E2E, taskId: string, timeoutMs = 20_000): Promise<void> {
+export async function settled(e2e: E2E, taskId: string, timeoutMs = 40_000): Promise<void> {
   await waitFor(
     `the executions of ${taskId} to end`,
     () => {
