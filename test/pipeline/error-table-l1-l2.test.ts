@@ -134,9 +134,9 @@ describe("§3.2 L2: Task → Prompt", () => {
     });
   });
 
-  it("seed §7.3: Slack refuses a card post (channel_not_found) → logged + audited, the pipeline goes on (rejection → v2)", async () => {
+  it("seed §7.3: Slack refuses a card post (invalid_auth → AuthError) → audited as error.slack, the pipeline goes on (rejection → v2)", async () => {
     h.anthropic.enqueue(l1Ok(), l2Ok());
-    h.slack.failNext("chat.postMessage", { error: "channel_not_found", times: 1 });
+    h.slack.failNext("chat.postMessage", { error: "invalid_auth", times: 1 });
     const { execution, taskId } = h.startTask();
     await decide(h, taskId, "prompt", 1, { reject: "もっと具体的に" });
     h.anthropic.enqueue(l2Ok("目的: 具体化した実行方針"));
@@ -145,5 +145,7 @@ describe("§3.2 L2: Task → Prompt", () => {
     h.local.timeOutTask(token.token);
     await execution.done;
     expect(path(execution)).toContain("NextPrompt");
+    const audit = (await h.store.loadHistory(taskId)).audit.filter((a) => a.action === "error.slack");
+    expect(audit.length).toBeGreaterThan(0);
   });
 });

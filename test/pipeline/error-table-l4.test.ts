@@ -93,6 +93,13 @@ describe("§3.4 L4: Managed Agent Session", () => {
     await expectRunFailure(taskId, run, { status: "failed", errorName: "AgentRunFailedError", message: SlackMessages.l4Failed });
   });
 
+  it("§2 認証エラー: the MCP server refuses the session's credential → AuthError, no retry → failed with the freee connection message", async () => {
+    h.agents.scriptNextSession({ polls: [{ events: [ev.running(), ev.sessionError("mcp_authentication_failed_error", "terminal")] }] });
+    const { taskId, run } = await untilRun();
+    await expectRunFailure(taskId, run, { status: "failed", errorName: "AuthError", message: SlackMessages.freeeConnectionFailed });
+    expect(retriesOf(run, "PollSession")).toBe(0);
+  });
+
   it("§3.4 ツール実行エラー: returned to the agent, the run goes on; the card shows progress", async () => {
     h.agents.scriptNextSession({
       polls: [
