@@ -13,6 +13,7 @@ import type { DefinedStep } from "../pipeline/step-handler";
 import type { FreeePort } from "../slack/freee-port";
 import { fromFetchRequest, toFetchResponse } from "../slack/http/types";
 import { createIngressFromEnv } from "../slack/ingress-env";
+import { classifySlackError, createWebClient } from "../slack/web-client";
 import { createDocumentClient } from "../store/dynamo-client";
 import { TaskStore } from "../store/task-store";
 import { limitsEnvironment } from "../../infra/settings";
@@ -151,15 +152,19 @@ export async function startLocalStack(input: Env = process.env): Promise<LocalSt
   const doc = createDocumentClient(env);
   const store = new TaskStore(doc, tableName);
   if (freee !== undefined) {
-    // The sandbox workspace is connected to the scripted company (re-seeded each start: its tokens live in memory).
-    const tokens = freee.issueTokens();
-    await new FreeeConnectionStore(doc, tableName, createTokenCipher(env)).save({
-      teamId: SANDBOX_WHO.teamId,
-      tokens: { ...tokens, accessTokenExpiresAt: new Date(Date.now() + 6 * 3600_000).toISOString(), scope: "read write" },
-      companyId: SANDBOX_COMPANY.id,
-      companyName: SANDBOX_COMPANY.name,
-      connectedBy: SANDBOX_WHO.userId,
-    });
+    // The workspace is connected to the scripted company (re-seeded each start: its tokens live in memory): the
+    // sandbox workspace, or in single-workspace mode the bot token's own workspace (asked with auth.test).
+    const teamId = slackMode === "single-workspace" ? await workspaceOf(env) : slackMode === "sandbox" ? SANDBOX_WHO.teamId : undefined;
+    if (teamId !== undefined) {
+      const tokens = freee.issueTokens();
+      await new FreeeConnectionStore(doc, tableName, createTokenCipher(env)).save({
+        teamId,
+        tokens: { ...tokens, accessTokenExpiresAt: new Date(Date.now() + 6 * 3600_000).toISOString(), scope: "read write" },
+        companyId: SANDBOX_COMPANY.id,
+        companyName: SANDBOX_COMPANY.name,
+        connectedBy: "local-dev",
+      });
+    }
   }
   const oauth = await createFreeeOAuthFromEnv(env);
   const freeePort: FreeePort = { connect: oauth.connect, callback: oauth.callback, buildConnectUrl: oauth.buildConnectUrl, getConnectionStatus: oauth.getConnectionStatus };
@@ -212,6 +217,18 @@ export async function startLocalStack(input: Env = process.env): Promise<LocalSt
       await dynamo.close();
     },
   };
+}
+
+/** The workspace of SLACK_BOT_TOKEN (auth.test); a token Slack refuses fails the start, loudly. */
+async function workspaceOf(env: Env): Promise<string> {
+  let teamId: string | undefined;
+  try {
+    teamId = (await createWebClient(requireEnv("SLACK_BOT_TOKEN", env), env).auth.test()).team_id;
+  } catch (err) {
+    throw classifySlackError(err, "auth.test (SLACK_BOT_TOKEN)");
+  }
+  if (teamId === undefined) throw new FatalConfigError("auth.test did not name the bot token's workspace", { details: { setting: "SLACK_BOT_TOKEN" } });
+  return teamId;
 }
 
 function intSetting(name: string, raw: string | undefined, fallback: number): number {
