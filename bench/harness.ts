@@ -21,6 +21,8 @@ export interface BenchOptions {
   requests: number;
   warmup: number;
   coldRuns: number;
+  /** Node flags of the cold-start processes (default: --enable-source-maps, as the Lambda runs). */
+  coldNodeArgs?: string[];
   workDir: string;
 }
 
@@ -53,7 +55,7 @@ export interface Ratios {
 export interface BenchResults {
   generatedAt: string;
   machine: { nproc: number; cpuModel: string; memoryGiB: number; node: string; platform: string; arch: string };
-  settings: { requests: number; warmup: number; coldRuns: number };
+  settings: { requests: number; warmup: number; coldRuns: number; coldNodeArgs: string[] };
   ingress: SideResult;
   baseline: SideResult;
   ratios: Ratios;
@@ -99,6 +101,7 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
           { name: "baseline", file: base.file, signingSecret: TEST_SIGNING_SECRET, env: { ...common, SLACK_BOT_TOKEN: "xoxb-bench", SLACK_API_URL: slack.url } },
         ],
         options.coldRuns,
+        options.coldNodeArgs,
       ),
     );
 
@@ -143,7 +146,7 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
         platform: process.platform,
         arch: process.arch,
       },
-      settings: { requests: options.requests, warmup: options.warmup, coldRuns: options.coldRuns },
+      settings: { requests: options.requests, warmup: options.warmup, coldRuns: options.coldRuns, coldNodeArgs: options.coldNodeArgs ?? ["--enable-source-maps"] },
       ingress,
       baseline,
       ratios,

@@ -4,7 +4,7 @@ import type { BenchResults } from "./harness";
 export function printReport(r: BenchResults, print: (line: string) => void): void {
   const m = r.machine;
   print(`machine: ${m.nproc} cores (${m.cpuModel}), ${m.memoryGiB} GiB, node ${m.node} ${m.platform}/${m.arch}`);
-  print(`warm: ${r.settings.requests} timed requests per kind per side (+${r.settings.warmup} warm-up); cold: ${r.settings.coldRuns} fresh processes per side`);
+  print(`warm: ${r.settings.requests} timed requests per kind per side (+${r.settings.warmup} warm-up); cold: ${r.settings.coldRuns} fresh processes per side (node ${r.settings.coldNodeArgs.join(" ") || "without flags"})`);
   print("");
   const rows: Array<[string, string, string, string]> = [
     ["bundle bytes", kb(r.ingress.bundleBytes), kb(r.baseline.bundleBytes), x(r.ratios.bundleBytes)],

@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import { runBench, type BenchOptions } from "./harness";
 import { printReport } from "./report";
 
-// `npm run bench [-- --out file --requests N --cold-runs N --quick]`: bundle, cold, warm, pipeline; table + JSON.
+// `npm run bench [-- --out file --requests N --cold-runs N --quick --no-source-maps]`: bundle, cold, warm, pipeline; table + JSON.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 const { values } = parseArgs({
   options: {
@@ -13,6 +13,7 @@ const { values } = parseArgs({
     requests: { type: "string" },
     "cold-runs": { type: "string" },
     quick: { type: "boolean", default: false },
+    "no-source-maps": { type: "boolean", default: false },
   },
 });
 const quick = values.quick === true;
@@ -20,7 +21,8 @@ const options: BenchOptions = {
   out: resolve(values.out ?? "bench/results.json"),
   requests: Number(values.requests ?? (quick ? 50 : 1000)),
   coldRuns: Number(values["cold-runs"] ?? (quick ? 3 : 11)),
-  warmup: quick ? 5 : 50,
+  warmup: quick ? 5 : 20,
+  coldNodeArgs: values["no-source-maps"] === true ? [] : ["--enable-source-maps"],
   workDir: mkdtempSync(join(tmpdir(), "bench-")),
 };
 if (!Number.isInteger(options.requests) || options.requests < 1 || !Number.isInteger(options.coldRuns) || options.coldRuns < 1) {

@@ -153,7 +153,7 @@ export async function measureWarm(options: WarmOptions): Promise<WarmResult> {
 /** One task per click, its prompt v1 pending approval with a task token and a card to refresh, as the pipeline leaves it. */
 async function seedApprovals(store: TaskStore, count: number): Promise<Array<{ taskId: string; token: string }>> {
   const out: Array<{ taskId: string; token: string }> = [];
-  const batch = 16;
+  const batch = 32;
   for (let start = 0; start < count; start += batch) {
     const chunk = Array.from({ length: Math.min(batch, count - start) }, (_, j) => start + j);
     out.push(
