@@ -6,7 +6,13 @@ import { startLocalStack } from "../lib/local/local-stack";
  * another file); the process environment wins over the file. Ctrl-C stops it; data stays under DATA_DIR.
  */
 const envFile = process.env.ENV_FILE ?? ".env";
-if (existsSync(envFile)) process.loadEnvFile(envFile);
+if (existsSync(envFile)) {
+  if (typeof process.loadEnvFile !== "function") {
+    console.error(`npm run dev reads ${envFile} with process.loadEnvFile, which needs Node 20.12 or later (this is ${process.version})`);
+    process.exit(1);
+  }
+  process.loadEnvFile(envFile);
+}
 process.env.LOG_LEVEL ??= "WARN";
 
 const stack = await startLocalStack(process.env);
