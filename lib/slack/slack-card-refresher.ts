@@ -56,8 +56,15 @@ export class SlackCardRefresher implements CardRefresher {
         this.deps.log.warn("chat.postMessage returned no ts; the card cannot be updated in place", { taskId, subject });
         return;
       }
-      if (subject.kind === "execution") await this.deps.store.setExecutionCardTs(taskId, subject.executionNo, posted.ts);
-      else await this.deps.store.setCardTs(taskId, subject.kind, posted.ts);
+      const held =
+        subject.kind === "execution"
+          ? await this.deps.store.setExecutionCardTs(taskId, subject.executionNo, posted.ts, existingTs)
+          : await this.deps.store.setCardTs(taskId, subject.kind, posted.ts, existingTs);
+      if (held !== posted.ts) {
+        // Another refresh of the same card posted first and holds the slot: keep one card in the thread.
+        await client.chat.delete({ channel: task.thread.channelId, ts: posted.ts });
+        await client.chat.update({ channel: task.thread.channelId, ts: held, text: card.text, blocks: card.blocks });
+      }
     } catch (err) {
       const classified = classifySlackError(err, `card ${subject.kind}`);
       if (classified instanceof AppError) throw classified;

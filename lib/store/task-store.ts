@@ -162,22 +162,30 @@ export class TaskStore {
     }
   }
 
-  /** Store the ts of one of the task's cards (`cards.task`, `cards.prompt`, `cards.process`). */
-  async setCardTs(taskId: string, card: "task" | "prompt" | "process", ts: string): Promise<void> {
+  /**
+   * Claim the ts of one of the task's cards (`cards.task`, `cards.prompt`, `cards.process`). Conditional: the
+   * slot must be empty, or hold `replacing` (a card message that was deleted). Returns the ts the task now holds —
+   * when two refreshes raced, the loser gets the winner's ts back and removes its own duplicate message.
+   */
+  async setCardTs(taskId: string, card: "task" | "prompt" | "process", ts: string, replacing?: string): Promise<string> {
     try {
       await this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: Keys.task(taskId),
           UpdateExpression: "SET cards.#card = :ts, updatedAt = :now",
-          ConditionExpression: "attribute_exists(pk)",
+          ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(cards.#card)${replacing === undefined ? "" : " OR cards.#card = :old"})`,
           ExpressionAttributeNames: { "#card": card },
-          ExpressionAttributeValues: { ":ts": ts, ":now": this.now() },
+          ExpressionAttributeValues: { ":ts": ts, ":now": this.now(), ...(replacing === undefined ? {} : { ":old": replacing }) },
         }),
       );
+      return ts;
     } catch (err) {
-      if (isConditionFailure(err)) throw new RecordNotFoundError(`task ${taskId} not found`, { cause: err });
-      throw translateDynamoError(err, "setCardTs");
+      if (!isConditionFailure(err)) throw translateDynamoError(err, "setCardTs");
+      const task = await this.getTaskOrThrow(taskId);
+      const held = task.cards[card];
+      if (held === undefined) throw new StateConflictError(`card ${card} of ${taskId} could not be claimed`, { cause: err });
+      return held;
     }
   }
 
@@ -469,21 +477,24 @@ export class TaskStore {
     }
   }
 
-  /** Set the card ts of an Execution (its own message in the thread). */
-  async setExecutionCardTs(taskId: string, executionNo: number, ts: string): Promise<void> {
+  /** Claim the card ts of an Execution (its own message in the thread); same rules as `setCardTs`. */
+  async setExecutionCardTs(taskId: string, executionNo: number, ts: string, replacing?: string): Promise<string> {
     try {
       await this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: Keys.execution(taskId, executionNo),
           UpdateExpression: "SET cardTs = :ts, updatedAt = :now",
-          ConditionExpression: "attribute_exists(pk)",
-          ExpressionAttributeValues: { ":ts": ts, ":now": this.now() },
+          ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(cardTs)${replacing === undefined ? "" : " OR cardTs = :old"})`,
+          ExpressionAttributeValues: { ":ts": ts, ":now": this.now(), ...(replacing === undefined ? {} : { ":old": replacing }) },
         }),
       );
+      return ts;
     } catch (err) {
-      if (isConditionFailure(err)) throw new RecordNotFoundError(`execution ${executionNo} of ${taskId} not found`, { cause: err });
-      throw translateDynamoError(err, "setExecutionCardTs");
+      if (!isConditionFailure(err)) throw translateDynamoError(err, "setExecutionCardTs");
+      const execution = await this.getExecutionOrThrow(taskId, executionNo);
+      if (execution.cardTs === undefined) throw new StateConflictError(`card of execution ${executionNo} of ${taskId} could not be claimed`, { cause: err });
+      return execution.cardTs;
     }
   }
 

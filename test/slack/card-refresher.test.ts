@@ -82,3 +82,23 @@ it("other Slack API errors are logged, best effort (seed §7.3)", async () => {
   slack.failNext("chat.postMessage", { error: "channel_not_found" });
   await expect(refresher.refresh(task.taskId, { kind: "task" })).resolves.toBeUndefined();
 });
+
+it("two refreshes racing on a new card leave one card: the loser deletes its duplicate and updates the winner's", async () => {
+  const task = await newTask();
+  await Promise.all([refresher.refresh(task.taskId, { kind: "prompt" }), refresher.refresh(task.taskId, { kind: "prompt" })]);
+  const held = (await store.getTaskOrThrow(task.taskId)).cards.prompt;
+  const deleted = slack.callsTo("chat.delete").map((c) => c.body.ts);
+  // Both may have posted before either stored its ts; every posted card but the held one is deleted.
+  expect(slack.callsTo("chat.postMessage").length - deleted.length).toBe(1);
+  expect(deleted).not.toContain(held);
+  expect(slack.callsTo("chat.update").every((c) => c.body.ts === held)).toBe(true);
+});
+
+it("the store gives the slot to the first claimant and the winner's ts to the loser", async () => {
+  const task = await newTask();
+  expect(await store.setCardTs(task.taskId, "process", "1800000001.000001")).toBe("1800000001.000001");
+  expect(await store.setCardTs(task.taskId, "process", "1800000001.000002")).toBe("1800000001.000001");
+  // Replacing a deleted card message is allowed only for the ts the caller saw.
+  expect(await store.setCardTs(task.taskId, "process", "1800000001.000003", "1800000001.000001")).toBe("1800000001.000003");
+  expect(await store.setCardTs(task.taskId, "process", "1800000001.000004", "1800000001.000001")).toBe("1800000001.000003");
+});
