@@ -125,6 +125,29 @@ describe("§3.4 L4: Managed Agent Session", () => {
   });
 });
 
+describe("hand-off to ExecutionRun", () => {
+  it("StartExecution throttled: StartRun retried 3 times, then caught → the claimed run and the task are failed, a rerun stays possible", async () => {
+    const throttled = () => Object.assign(new Error("Rate exceeded"), { name: "ThrottlingException", $metadata: {} });
+    h.failStartExecution(throttled(), throttled(), throttled(), throttled());
+    h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
+    const { execution, taskId } = h.startTask();
+    await decide(h, taskId, "prompt", 1, "approve");
+    await decide(h, taskId, "process", 1, "approve");
+    await execution.done;
+    expect(execution.status).toBe("FAILED");
+    expect(retriesOf(execution, "StartRun")).toBe(3);
+    expect(path(execution)).toContain("StartRunFailed");
+    const history = await h.store.loadHistory(taskId);
+    expect(history.executions[0]).toMatchObject({ status: "failed", errorName: "ThrottledError" });
+    expect(history.task).toMatchObject({ status: "failed", failure: { layer: "L4", errorName: "ThrottledError" } });
+    expect(history.audit.filter((a) => a.action === "error.L4")).toHaveLength(1);
+    const rerun = await rerunExecution(h.actions, h.actor, { taskId, executionNo: 1 });
+    expect(rerun.outcome).toBe("applied");
+    await (await runExecution(h, taskId, 2)).done;
+    expect((await h.store.getTaskOrThrow(taskId)).status).toBe("completed");
+  });
+});
+
 describe("§6 中止 / §5 再実行", () => {
   it("§6.1 cancel while running: the poll sees `cancelled`, interrupts, stamps cancelFinalizedAt, ends cancelled", async () => {
     h.agents.scriptNextSession(RUNNING_FOREVER);

@@ -1,4 +1,4 @@
-import type { SFNClient } from "@aws-sdk/client-sfn";
+import { StartExecutionCommand, type SFNClient } from "@aws-sdk/client-sfn";
 import { AuditLog } from "../../lib/audit/audit-log";
 import { TeamSettingsStore, type ActionDeps, type Actor } from "../../lib/actions";
 import { limitsEnvironment } from "../../infra/settings";
@@ -41,6 +41,8 @@ export interface PipelineHarness {
   /** Start a TaskPipeline as the ingress does (execution name = task id). */
   startTask(text?: string): { execution: LocalExecution; taskId: string; thread: SlackThread };
   actor: Actor;
+  /** The next StartExecution calls (any machine) fail with these errors, in order (as the SDK would throw them). */
+  failStartExecution(...errors: Error[]): void;
   close(): Promise<void>;
 }
 
@@ -61,7 +63,15 @@ export async function startPipelineHarness(options: { context?: Record<string, u
 
   let local!: LocalStepFunctions;
   // The runner needs the handlers and the handlers need the runner's client: resolve it at call time.
-  const sfn = () => ({ send: (command: never) => localSfnClient(local).send(command) }) as unknown as ReturnType<typeof localSfnClient>;
+  const sfnFaults: Error[] = [];
+  const sfn = () =>
+    ({
+      send: async (command: unknown) => {
+        const fault = command instanceof StartExecutionCommand ? sfnFaults.shift() : undefined;
+        if (fault !== undefined) throw fault;
+        return localSfnClient(local).send(command as never);
+      },
+    }) as unknown as ReturnType<typeof localSfnClient>;
   const steps = await loadSteps();
   const handlers = {} as Record<StepFunctionName, LocalHandler>;
   for (const [name, step] of Object.entries(steps) as [StepFunctionName, DefinedStep<unknown>][]) {
@@ -94,6 +104,7 @@ export async function startPipelineHarness(options: { context?: Record<string, u
     store,
     actions,
     actor: { teamId: "T0001", userId: REQUESTER },
+    failStartExecution: (...errors) => void sfnFaults.push(...errors),
     startTask(text = "来月から山田さんの基本給を30万円に変更して") {
       threadCounter += 1;
       const thread = { teamId: "T0001", channelId: "C0001", messageTs: `1700000${String(threadCounter).padStart(3, "0")}.000100` };

@@ -40,9 +40,20 @@ export async function recordPipelineFailureStep(deps: PipelineDeps, input: Pipel
   if (input.kind !== undefined && input.version !== undefined) {
     await failVersion(deps, task, input.kind, input.version, errorName);
   }
+  // StartRun may have claimed Execution N (task `executing`, execution `pending`) before StartExecution failed:
+  // that run never started, so it is failed too and a rerun stays possible.
+  if (input.layer === "L4" && task.status === "executing" && task.executionCount > 0) {
+    const execution = await deps.store.getExecution(task.taskId, task.executionCount);
+    if (execution?.status === "pending") {
+      await deps.store.transitionExecution(task.taskId, execution.executionNo, "failed", {
+        from: ["pending"],
+        set: { errorName, errorMessage: error.message.slice(0, 500), endedAt: nowIso(deps) },
+      });
+    }
+  }
   const { record: failedTask } = await settle(
     deps.store.transitionTask(task.taskId, "failed", {
-      from: ["analyzing", "prompt_review", "process_review"],
+      from: input.layer === "L4" ? ["process_review", "executing"] : ["analyzing", "prompt_review", "process_review"],
       set: { failure: { layer: input.layer, errorName, at: nowIso(deps) } },
     }),
     task,
