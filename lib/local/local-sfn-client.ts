@@ -21,15 +21,27 @@ export function localSfnClient(local: LocalStepFunctions): Pick<SFNClient, "send
       return { executionArn: execution.executionArn, startDate: new Date() };
     }
     if (command instanceof SendTaskSuccessCommand) {
-      local.sendTaskSuccess(command.input.taskToken ?? "", JSON.parse(command.input.output ?? "null"));
+      const { taskToken, output } = command.input;
+      if (taskToken === undefined || output === undefined) throw invalid("SendTaskSuccess needs taskToken and output");
+      local.sendTaskSuccess(taskToken, JSON.parse(output));
       return {};
     }
     if (command instanceof SendTaskFailureCommand) {
-      local.sendTaskFailure(command.input.taskToken ?? "", command.input.error ?? "States.TaskFailed", command.input.cause);
+      const { taskToken } = command.input;
+      if (taskToken === undefined) throw invalid("SendTaskFailure needs taskToken");
+      // Step Functions' own default when the caller names no error.
+      local.sendTaskFailure(taskToken, command.input.error ?? "States.TaskFailed", command.input.cause);
       return {};
     }
     if (command instanceof SendTaskHeartbeatCommand) return {};
     throw new Error(`local-sfn: ${(command as { constructor: { name: string } }).constructor.name} is not supported`);
   };
   return { send } as Pick<SFNClient, "send">;
+}
+
+/** The service's error for a malformed request. */
+function invalid(message: string): Error {
+  const err = new Error(`local-sfn: ${message}`);
+  err.name = "InvalidToken";
+  return err;
 }
