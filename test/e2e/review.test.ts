@@ -61,12 +61,17 @@ describe("e2e: review", { timeout: 60_000 }, () => {
       "実行方針 v1: 承認待ち",
       "実行方針 v1: 承認済み",
       "実行ステップ v1: 生成中...",
+      "タスク「山田さんの基本給変更」: 実行ステップのレビュー中",
       "実行ステップ v1: 承認待ち",
       "実行ステップ v1: 承認済み",
       "実行 #1: 実行中",
+      "タスク「山田さんの基本給変更」: 実行中",
+      "実行 #1: 実行中",
       "実行 #1: 完了",
+      "タスク「山田さんの基本給変更」: 完了",
     ]);
-    expect(texts(user.thread(ts))).toEqual(["タスク「山田さんの基本給変更」: 実行方針のレビュー中", "実行方針 v1: 承認済み", "実行ステップ v1: 承認済み", "実行 #1: 完了"]);
+    // The Task card's status line follows the task to its end.
+    expect(texts(user.thread(ts))).toEqual(["タスク「山田さんの基本給変更」: 完了", "実行方針 v1: 承認済み", "実行ステップ v1: 承認済み", "実行 #1: 完了"]);
     expect(blockText(user.thread(ts).at(-1))).toContain("完了");
   });
 
@@ -104,7 +109,7 @@ describe("e2e: review", { timeout: 60_000 }, () => {
     expect(l2Bodies[0]).toContain("金額は月額で");
     expect(l2Bodies[1]).toContain("適用月を明記して");
     // One Prompt card, updated through the versions.
-    expect(texts(user.thread(ts))).toEqual(["タスク「山田さんの基本給変更」: 実行方針のレビュー中", "実行方針 v3: 承認済み", "実行ステップ v1: 承認済み", "実行 #1: 完了"]);
+    expect(texts(user.thread(ts))).toEqual(["タスク「山田さんの基本給変更」: 完了", "実行方針 v3: 承認済み", "実行ステップ v1: 承認済み", "実行 #1: 完了"]);
     expect(history(e2e, ts)).toEqual([
       "タスク: 解析中...",
       "タスク「山田さんの基本給変更」: 実行方針のレビュー中",
@@ -118,10 +123,14 @@ describe("e2e: review", { timeout: 60_000 }, () => {
       "実行方針 v3: 承認待ち",
       "実行方針 v3: 承認済み",
       "実行ステップ v1: 生成中...",
+      "タスク「山田さんの基本給変更」: 実行ステップのレビュー中",
       "実行ステップ v1: 承認待ち",
       "実行ステップ v1: 承認済み",
       "実行 #1: 実行中",
+      "タスク「山田さんの基本給変更」: 実行中",
+      "実行 #1: 実行中",
       "実行 #1: 完了",
+      "タスク「山田さんの基本給変更」: 完了",
     ]);
   });
 

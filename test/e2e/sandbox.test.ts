@@ -94,7 +94,7 @@ describe("sandbox (npm run dev without credentials)", { timeout: 60_000 }, () =>
 
     await clickButton(ts, "approve_version", (v) => v.kind === "prompt" && v.version === 2);
     await clickButton(ts, "approve_version", (v) => v.kind === "process" && v.version === 1);
-    const done = await waitFor("完了 on the page", async () => (await state()).messages.find((m) => m.threadTs === ts && m.text.includes("完了")), 30_000);
+    const done = await waitFor("完了 on the page", async () => (await state()).messages.find((m) => m.threadTs === ts && m.text.startsWith("実行 #") && m.text.includes("完了")), 30_000);
     expect(done.text).toBe("実行 #1: 完了");
 
     // The scripted session really called the freee MCP server: the scripted company's data changed, audited.

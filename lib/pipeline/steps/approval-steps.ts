@@ -4,7 +4,7 @@ import { FatalConfigError } from "../../errors/taxonomy";
 import { ApprovalOutcomeSchema } from "../contracts";
 import type { PipelineDeps } from "../ports";
 import { startExecutionRun } from "../start-execution-run";
-import { refreshCard } from "./common";
+import { refreshCard, refreshWithTaskCard } from "./common";
 
 const VersionKindSchema = z.enum(["prompt", "process"]);
 const reviewStatus = (kind: "prompt" | "process"): TaskStatus => (kind === "prompt" ? "prompt_review" : "process_review");
@@ -70,7 +70,7 @@ export async function handleRejectionStep(deps: PipelineDeps, input: HandleRejec
     layer: input.kind === "prompt" ? "L2" : "L3",
     details: { maxRegenerations: deps.limits.maxRegenerations, lastRejectedBy: input.approval.actorId },
   });
-  await refreshCard(deps, task, { kind: input.kind });
+  await refreshWithTaskCard(deps, task, { kind: input.kind });
   return { action: "closed", reason: "regeneration_limit" };
 }
 
@@ -93,7 +93,7 @@ export async function expireApprovalStep(deps: PipelineDeps, input: VersionRef):
     layer: input.kind === "prompt" ? "L2" : "L3",
     details: { approvalTimeoutSeconds: deps.limits.approvalTimeoutSeconds },
   });
-  await refreshCard(deps, task, { kind: input.kind });
+  await refreshWithTaskCard(deps, task, { kind: input.kind });
   return { closed: true };
 }
 

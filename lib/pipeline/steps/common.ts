@@ -56,6 +56,12 @@ export async function refreshCard(deps: PipelineDeps, task: Task, subject: CardS
   }
 }
 
+/** The task's status changed: refresh the subject's card and the Task card, whose status line shows it. */
+export async function refreshWithTaskCard(deps: PipelineDeps, task: Task, subject: CardSubject): Promise<void> {
+  await refreshCard(deps, task, subject);
+  if (subject.kind !== "task") await refreshCard(deps, task, { kind: "task" });
+}
+
 export function nowIso(deps: Pick<PipelineDeps, "clock">): string {
   return deps.clock().toISOString();
 }

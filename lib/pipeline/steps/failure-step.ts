@@ -3,7 +3,7 @@ import { SlackThreadSchema, taskIdFor, type Task } from "../../domain/records";
 import { RecordNotFoundError, StateConflictError, IllegalTransitionError } from "../../errors/taxonomy";
 import type { CardSubject } from "../../slack/card-refresher";
 import type { PipelineDeps } from "../ports";
-import { CaughtErrorSchema, errorFromCatch, nowIso, refreshCard } from "./common";
+import { CaughtErrorSchema, errorFromCatch, nowIso, refreshWithTaskCard } from "./common";
 
 export const PipelineFailureInputSchema = z.object({
   layer: z.enum(["L1", "L2", "L3", "L4"]),
@@ -66,7 +66,7 @@ export async function recordPipelineFailureStep(deps: PipelineDeps, input: Pipel
     actor: "system:pipeline",
     error,
   });
-  await refreshCard(deps, failedTask, CARD_OF_LAYER[input.layer]);
+  await refreshWithTaskCard(deps, failedTask, CARD_OF_LAYER[input.layer]);
   return { layer: input.layer, errorName };
 }
 

@@ -87,6 +87,7 @@ export async function generateProcessStep(deps: PipelineDeps, input: GeneratePro
   }
   if (task.status === "prompt_review") {
     ({ record: task } = await deps.store.transitionTask(taskId, "process_review", { from: ["prompt_review"] }));
+    await refreshCard(deps, task, { kind: "task" });
   }
   await deps.audit.record({
     teamId: task.thread.teamId,

@@ -5,7 +5,7 @@ import { logLayerError } from "../../observability/logger";
 import { allowedToolsForSteps } from "../../tools/registry";
 import { ExecutionRunInputSchema } from "../contracts";
 import type { PipelineDeps } from "../ports";
-import { CaughtErrorSchema, errorFromCatch, nowIso, refreshCard } from "./common";
+import { CaughtErrorSchema, errorFromCatch, nowIso, refreshCard, refreshWithTaskCard } from "./common";
 
 export { ExecutionRunInputSchema };
 export type RunState = "running" | "completed" | "cancelled";
@@ -34,7 +34,7 @@ export async function startSessionStep(deps: PipelineDeps, input: z.infer<typeof
   if (execution.sessionId !== undefined) {
     return { sessionId: execution.sessionId, elapsedSeconds: 0, state: "running" };
   }
-  await refreshCard(deps, task, { kind: "execution", executionNo });
+  await refreshWithTaskCard(deps, task, { kind: "execution", executionNo });
   const process = await deps.store.getVersionOrThrow("process", taskId, execution.processVersion);
   if (process.steps === undefined) {
     throw new RecordNotFoundError(`process v${execution.processVersion} has no steps`, { details: { taskId } });
@@ -101,7 +101,7 @@ export async function pollSessionStep(deps: PipelineDeps, input: PollSessionInpu
       layer: "L4",
       details: { usage: outcome.usage, completedSteps: outcome.progress.completedSteps },
     });
-    await refreshCard(deps, done, { kind: "execution", executionNo });
+    await refreshWithTaskCard(deps, done, { kind: "execution", executionNo });
     return { sessionId, elapsedSeconds: input.elapsedSeconds, state: "completed" };
   }
   const { record, applied } = await deps.store.recordProgress(taskId, executionNo, { progress: outcome.progress, usage: outcome.usage });
@@ -127,7 +127,7 @@ function elapsedAfterPoll(deps: PipelineDeps, previous: number, execution: Execu
 async function finalizeCancel(deps: PipelineDeps, task: Task, execution: Execution, input: PollSessionInput): Promise<RunStateOutput> {
   await interruptBestEffort(deps, task, execution, input.sessionId);
   await deps.store.finalizeCancel(task.taskId, execution.executionNo);
-  await refreshCard(deps, task, { kind: "execution", executionNo: execution.executionNo });
+  await refreshWithTaskCard(deps, task, { kind: "execution", executionNo: execution.executionNo });
   return { sessionId: input.sessionId, elapsedSeconds: input.elapsedSeconds, state: "cancelled" };
 }
 
@@ -188,6 +188,6 @@ export async function recordRunFailureStep(deps: PipelineDeps, input: RunFailure
     error,
     details: { executionStatus: execution.status },
   });
-  await refreshCard(deps, current, { kind: "execution", executionNo });
+  await refreshWithTaskCard(deps, current, { kind: "execution", executionNo });
   return { status: execution.status, errorName };
 }
