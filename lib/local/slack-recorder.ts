@@ -122,6 +122,12 @@ export function createSlackRecorder(options: { teamId?: string } = {}): SlackRec
         target.updates += 1;
         return { channel: target.channel, ts: target.ts, text: target.text };
       }
+      case "chat.delete": {
+        const index = messages.findIndex((m) => m.ts === str("ts") && m.channel === str("channel"));
+        if (index < 0) return { ok: false, error: "message_not_found" };
+        messages.splice(index, 1);
+        return { channel: str("channel"), ts: str("ts") };
+      }
       case "chat.postEphemeral": {
         const channel = str("channel");
         const user = str("user");

@@ -49,6 +49,9 @@ const InteractionSchema = z.object({
   team: z.object({ id: z.string().min(1), enterprise_id: z.string().optional() }).nullish(),
   channel: z.object({ id: z.string().min(1) }).optional(),
   trigger_id: z.string().optional(),
+  /** The card's thread: refusals are shown there, next to the button that was clicked. */
+  container: z.object({ thread_ts: z.string().optional() }).passthrough().optional(),
+  message: z.object({ thread_ts: z.string().optional() }).passthrough().optional(),
 });
 
 /**
@@ -198,6 +201,7 @@ interface ParsedButton<T> {
   actor: Actor;
   value: T;
   channelId?: string;
+  threadTs?: string;
   triggerId?: string;
 }
 
@@ -213,7 +217,13 @@ function parseButton<T>(body: unknown, action: unknown, schema: z.ZodType<T>): P
     value,
     ...(interaction.data.channel === undefined ? {} : { channelId: interaction.data.channel.id }),
     ...(interaction.data.trigger_id === undefined ? {} : { triggerId: interaction.data.trigger_id }),
+    ...threadOf(interaction.data),
   };
+}
+
+function threadOf(interaction: { container?: { thread_ts?: string }; message?: { thread_ts?: string } }): { threadTs?: string } {
+  const threadTs = interaction.message?.thread_ts ?? interaction.container?.thread_ts;
+  return threadTs === undefined ? {} : { threadTs };
 }
 
 function safeJson<T>(raw: unknown, schema: z.ZodType<T>): T | undefined {
@@ -233,7 +243,12 @@ function safeJson<T>(raw: unknown, schema: z.ZodType<T>): T | undefined {
 async function tellUser(client: WebClient, log: Logger, parsed: ParsedButton<unknown>, result: ActionResult): Promise<void> {
   if (result.message === undefined || parsed.channelId === undefined) return;
   try {
-    await client.chat.postEphemeral({ channel: parsed.channelId, user: parsed.actor.userId, text: result.message });
+    await client.chat.postEphemeral({
+      channel: parsed.channelId,
+      user: parsed.actor.userId,
+      text: result.message,
+      ...(parsed.threadTs === undefined ? {} : { thread_ts: parsed.threadTs }),
+    });
   } catch (err) {
     log.warn("ephemeral reply failed", { layer: "slack", error_type: err instanceof Error ? err.name : "unknown", error_message: err instanceof Error ? err.message : String(err) });
   }

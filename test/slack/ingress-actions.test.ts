@@ -91,6 +91,8 @@ describe("reject over HTTP (modal)", () => {
     await click("USTRANGER", ActionIds.reject, { taskId: task.taskId, kind: "prompt", version: 1 });
     expect(slack.callsTo("views.open")).toHaveLength(0);
     expect(slack.callsTo("chat.postEphemeral")[0]!.body.text).toBe(ActionMessages.notPermitted);
+    // Shown in the card's thread, next to the button, not in the channel.
+    expect(slack.callsTo("chat.postEphemeral")[0]!.body.thread_ts).toBe("1700000000.000001");
   });
 
   it.each([["empty", ""], ["whitespace only", "   \n\t\u3000 "], ["missing", undefined]])("%s reason → response_action errors in the modal, nothing changes", async (_n, reason) => {

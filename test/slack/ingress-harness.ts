@@ -91,9 +91,10 @@ export function blockAction(teamId: string, userId: string, actionId: string, va
     token: "legacy",
     team: { id: teamId, domain: "example" },
     channel: { id: channel, name: "general" },
-    container: { type: "message", message_ts: "1800000000.000001", channel_id: channel, is_ephemeral: false },
+    // Cards live in the request's thread, so Slack sends the thread's ts with the click.
+    container: { type: "message", message_ts: "1800000000.000001", channel_id: channel, is_ephemeral: false, thread_ts: "1700000000.000001" },
     trigger_id: "1234.5678.abcdef",
-    message: { ts: "1800000000.000001", text: "card" },
+    message: { ts: "1800000000.000001", text: "card", thread_ts: "1700000000.000001" },
     response_url: "https://hooks.slack.invalid/actions/x",
     actions: [{ type: "button", action_id: actionId, block_id: "b1", value: JSON.stringify(value), action_ts: "1800000000.1" }],
   };
