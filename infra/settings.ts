@@ -22,6 +22,8 @@ export interface StackSettings extends Limits {
    * deploy (docs/infra.md); until then the freee connect routes fail loudly (FatalConfigError).
    */
   publicBaseUrl: string | undefined;
+  /** Subscribed to the alarm topic when given (context `alarmEmail`). */
+  alarmEmail: string | undefined;
 }
 
 export const DEFAULT_SETTINGS: StackSettings = {
@@ -33,6 +35,7 @@ export const DEFAULT_SETTINGS: StackSettings = {
   adminUserIds: [],
   logRetentionDays: 90,
   publicBaseUrl: undefined,
+  alarmEmail: undefined,
 };
 
 /** Reads every setting from context; numbers and lists given with `-c` arrive as strings and are parsed. */
@@ -66,7 +69,14 @@ export function loadStackSettings(node: Node): StackSettings {
     agentModel: str("agentModel"),
     adminUserIds,
     publicBaseUrl: publicBaseUrlOf(node.tryGetContext("publicBaseUrl")),
+    alarmEmail: alarmEmailOf(node.tryGetContext("alarmEmail")),
   };
+}
+
+function alarmEmailOf(raw: unknown): string | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  if (typeof raw !== "string" || !/^[^\s@]+@[^\s@]+$/.test(raw)) throw new FatalConfigError(`context alarmEmail must be an e-mail address, got ${JSON.stringify(raw)}`, { details: { setting: "context" } });
+  return raw;
 }
 
 function publicBaseUrlOf(raw: unknown): string | undefined {

@@ -5,6 +5,7 @@ import * as logs from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import { AppFunction } from "./constructs/app-function";
 import { DataConstruct, type SecretName } from "./constructs/data";
+import { Observability } from "./constructs/observability";
 import { StateMachines } from "./constructs/state-machines";
 import { acknowledgeFindings } from "./nag";
 import { limitsEnvironment, type StackSettings } from "./settings";
@@ -38,6 +39,7 @@ export class SlackMcpAgentStack extends Stack {
   readonly data: DataConstruct;
   readonly functions: Record<StepFunctionName | "ingress" | "freee-mcp", AppFunction>;
   readonly machines: StateMachines;
+  readonly observability: Observability;
 
   constructor(scope: Construct, id: string, props: SlackMcpAgentStackProps) {
     super(scope, id, props);
@@ -116,6 +118,14 @@ export class SlackMcpAgentStack extends Stack {
 
     this.functions = { ...steps, ingress, "freee-mcp": freeeMcp };
 
+    // ---------------------------------------------------------------- alarms and dashboard (SNS topic)
+    this.observability = new Observability(this, "Observability", {
+      stateMachines: { TaskPipeline: this.machines.taskPipeline, ExecutionRun: this.machines.executionRun },
+      functions: Object.fromEntries(Object.entries(this.functions).map(([name, f]) => [pascal(name), f.fn])),
+      table: data.table,
+      ...(settings.alarmEmail === undefined ? {} : { alarmEmail: settings.alarmEmail }),
+    });
+
     // ---------------------------------------------------------------- outputs (Slack manifest, freee app, operator)
     const out = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
     out("IngressUrl", ingressUrl.url, "Ingress Function URL (base of every Slack / freee URL below)");
@@ -128,6 +138,7 @@ export class SlackMcpAgentStack extends Stack {
     out("TableName", data.table.tableName, "DynamoDB table");
     out("TaskPipelineArn", this.machines.taskPipeline.stateMachineArn, "TaskPipeline state machine");
     out("ExecutionRunArn", this.machines.executionRun.stateMachineArn, "ExecutionRun state machine");
+    out("AlarmTopicArn", this.observability.alarmTopic.topicArn, "SNS topic every alarm notifies (subscribe on-call here)");
     for (const [name, secret] of Object.entries(data.secrets)) out(`${pascal(name.toLowerCase().replace(/_/g, "-"))}SecretArn`, secret.secretArn, `Secrets Manager: ${name}`);
 
     acknowledgeFindings(this, { functions: Object.values(this.functions), data, machines: this.machines });

@@ -2,7 +2,8 @@ import { Duration } from "aws-cdk-lib";
 import * as cloudwatch from "aws-cdk-lib/aws-cloudwatch";
 import * as actions from "aws-cdk-lib/aws-cloudwatch-actions";
 import type * as dynamodb from "aws-cdk-lib/aws-dynamodb";
-import type * as kms from "aws-cdk-lib/aws-kms";
+import * as iam from "aws-cdk-lib/aws-iam";
+import * as kms from "aws-cdk-lib/aws-kms";
 import type * as lambda from "aws-cdk-lib/aws-lambda";
 import * as sns from "aws-cdk-lib/aws-sns";
 import * as subscriptions from "aws-cdk-lib/aws-sns-subscriptions";
@@ -14,8 +15,6 @@ export interface ObservabilityProps {
   stateMachines: Record<string, sfn.IStateMachine>;
   functions: Record<string, lambda.IFunction>;
   table: dynamodb.ITable;
-  /** Encrypts the alarm topic. */
-  key: kms.IKey;
   /** Optional e-mail subscribed to the alarm topic. */
   alarmEmail?: string;
   /** SilentFailures of one class within 15 minutes that count as "a rise" (default 3). */
@@ -36,7 +35,16 @@ export class Observability extends Construct {
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
-    this.alarmTopic = new sns.Topic(this, "AlarmTopic", { displayName: "slack-mcp-agent alarms", masterKey: props.key, enforceSSL: true });
+    // The topic's own key: CloudWatch alarms must be allowed to use it to publish to an encrypted topic.
+    const key = new kms.Key(this, "AlarmTopicKey", { enableKeyRotation: true, description: "slack-mcp-agent alarm topic" });
+    key.addToResourcePolicy(
+      new iam.PolicyStatement({
+        principals: [new iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+        actions: ["kms:Decrypt", "kms:GenerateDataKey*"],
+        resources: ["*"],
+      }),
+    );
+    this.alarmTopic = new sns.Topic(this, "AlarmTopic", { displayName: "slack-mcp-agent alarms", masterKey: key, enforceSSL: true });
     if (props.alarmEmail !== undefined) this.alarmTopic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
     const notify = new actions.SnsAction(this.alarmTopic);
     const alarm = (name: string, metric: cloudwatch.IMetric, threshold: number, description: string) => {
@@ -89,6 +97,16 @@ export class Observability extends Construct {
       new cloudwatch.GraphWidget({
         title: "Regenerations, reruns, cancels",
         left: [count(MetricNames.regenerations, { Kind: "prompt" }), count(MetricNames.regenerations, { Kind: "process" }), count(MetricNames.reruns), count(MetricNames.cancels)],
+      }),
+      new cloudwatch.GraphWidget({
+        title: "Failures by layer (search)",
+        left: [
+          new cloudwatch.MathExpression({
+            expression: `SEARCH('{${METRICS_NAMESPACE},service,Layer,ErrorClass} MetricName="${MetricNames.failures}"', 'Sum', 3600)`,
+            label: "",
+            period: Duration.hours(1),
+          }),
+        ],
       }),
     );
     this.dashboard.addWidgets(

@@ -10,7 +10,11 @@ export const MetricNames = {
   tasksEnded: "TasksEnded", // dimension Outcome
   failures: "Failures", // dimensions Layer, ErrorClass
   silentFailures: "SilentFailures", // dimension ErrorClass (Empty / Truncated / Refused separately)
-  retries: "Retries", // dimensions Layer, ErrorClass
+  /**
+   * Attempts of a step that ended in an error the state machine retries (dimensions Step, ErrorClass). A Lambda
+   * cannot know whether it was the last attempt: retries performed = RetryableErrors − Failures of that class.
+   */
+  retries: "RetryableErrors",
   regenerations: "Regenerations", // dimension Kind
   reruns: "Reruns",
   cancels: "Cancels",
@@ -42,8 +46,8 @@ export class PipelineMetrics {
     if (SILENT_FAILURES.has(errorClass)) this.count(MetricNames.silentFailures, { ErrorClass: errorClass });
   }
 
-  retry(layer: string, errorClass: string): void {
-    this.count(MetricNames.retries, { Layer: layer, ErrorClass: errorClass });
+  retry(step: string, errorClass: string): void {
+    this.count(MetricNames.retries, { Step: step, ErrorClass: errorClass });
   }
 
   regeneration(kind: "prompt" | "process"): void {

@@ -4,6 +4,7 @@ import { runL1Task } from "../layers/l1-task";
 import { runL2Prompt } from "../layers/l2-prompt";
 import { runL3Process } from "../layers/l3-process";
 import type { LayersSettings } from "../layers/settings";
+import type { PipelineMetrics } from "../observability/metrics";
 import type { PipelineLayers } from "./ports";
 
 /** PipelineLayers on lib/layers (Anthropic Messages API). The client is created on first use, once. */
@@ -13,11 +14,16 @@ export class AnthropicLayers implements PipelineLayers {
   constructor(
     private readonly createClient: () => Promise<Anthropic>,
     private readonly settings: LayersSettings,
-    private readonly clock: () => Date = () => new Date(),
+    private readonly options: { clock?: () => Date; metrics?: Pick<PipelineMetrics, "tokens"> } = {},
   ) {}
 
+  private now(): Date {
+    return this.options.clock?.() ?? new Date();
+  }
+
   async analyzeTask(input: Parameters<PipelineLayers["analyzeTask"]>[0]): Promise<TaskSpec> {
-    const result = await runL1Task({ client: await this.getClient(), settings: this.settings.L1 }, { text: input.task.requestText, now: this.clock() });
+    const result = await runL1Task({ client: await this.getClient(), settings: this.settings.L1 }, { text: input.task.requestText, now: this.now() });
+    this.options.metrics?.tokens("L1", result.usage);
     return result.value;
   }
 
@@ -28,9 +34,10 @@ export class AnthropicLayers implements PipelineLayers {
         task: input.spec,
         requestText: input.task.requestText,
         regeneration: input.previous && { previousPromptText: input.previous.text, rejectionReason: input.previous.rejectionReason },
-        now: this.clock(),
+        now: this.now(),
       },
     );
+    this.options.metrics?.tokens("L2", result.usage);
     return result.value;
   }
 
@@ -42,9 +49,10 @@ export class AnthropicLayers implements PipelineLayers {
         task: input.spec,
         regeneration: input.previous && { previousSteps: input.previous.steps, rejectionReason: input.previous.rejectionReason },
         previousValidationError: input.validationError,
-        now: this.clock(),
+        now: this.now(),
       },
     );
+    this.options.metrics?.tokens("L3", result.usage);
     return result.value;
   }
 

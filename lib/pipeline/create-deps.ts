@@ -8,6 +8,7 @@ import { FatalConfigError } from "../errors/taxonomy";
 import { createAnthropicClientFromEnv } from "../layers/anthropic-client";
 import { loadLayerSettings } from "../layers/settings";
 import { createLogger } from "../observability/logger";
+import { PipelineMetrics } from "../observability/metrics";
 import { createCardRefresher } from "../slack/factory";
 import { createDocumentClient } from "../store/dynamo-client";
 import { TaskStore } from "../store/task-store";
@@ -33,16 +34,18 @@ export async function createPipelineDeps(service: string, needs: DepsNeeds, env:
   const store = new TaskStore(doc, requireEnv("TABLE_NAME", env));
   const log = createLogger(service);
   const audit = new AuditLog(store, log);
+  const metrics = new PipelineMetrics();
   return {
     store,
     audit,
     log,
     cards: createCardRefresher(store, doc, env),
-    layers: needs.layers ? new AnthropicLayers(() => createAnthropicClientFromEnv(env), loadLayerSettings(env)) : notWired<PipelineLayers>(service, "layers"),
+    layers: needs.layers ? new AnthropicLayers(() => createAnthropicClientFromEnv(env), loadLayerSettings(env), { metrics }) : notWired<PipelineLayers>(service, "layers"),
     agent: needs.agent ? await createAgentRunner(env, { doc, logger: log }) : notWired<AgentRunner>(service, "agent"),
     sfn: createSfnClient(env),
     limits: loadLimits(env),
     executionRunArn: needs.executionRun ? requireEnv("EXECUTION_RUN_ARN", env) : undefined,
+    metrics,
     clock: () => new Date(),
   };
 }

@@ -4,6 +4,7 @@ import type { AgentRunner } from "../agent/agent-runner";
 import type { AuditLog } from "../audit/audit-log";
 import type { Limits } from "../config/limits";
 import type { ProcessStep, Task, TaskSpec } from "../domain/records";
+import type { PipelineMetrics } from "../observability/metrics";
 import type { CardRefresher } from "../slack/card-refresher";
 import type { TaskStore } from "../store/task-store";
 
@@ -37,6 +38,8 @@ export interface PipelineDeps {
   /** Only the Lambda that starts the first run has it (EXECUTION_RUN_ARN). */
   executionRunArn: string | undefined;
   log: Logger;
+  /** Counts for the operator (EMF): outcomes, failures by class, retries, regenerations, reruns, cancels, tokens. */
+  metrics: PipelineMetrics;
   clock: () => Date;
 }
 

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { BadRequestError } from "../errors/taxonomy";
+import { BadRequestError, ErrorNames } from "../errors/taxonomy";
 import type { Env } from "../config/env";
 import { createPipelineDeps, type DepsNeeds } from "./create-deps";
 import type { PipelineDeps } from "./ports";
@@ -11,6 +11,8 @@ export interface StepDefinition<I, O> {
   schema: z.ZodType<I>;
   run: (deps: PipelineDeps, input: I) => Promise<O>;
 }
+
+const RETRIED: ReadonlySet<string> = new Set([...ErrorNames.transient, ...ErrorNames.timeout, ...ErrorNames.silentRetryOnce, ...ErrorNames.malformed]);
 
 export type StepHandler<O> = (event: unknown) => Promise<O>;
 
@@ -37,7 +39,15 @@ export function defineStep<I, O>(definition: StepDefinition<I, O>, env: Env = pr
           details: { issues: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".")}: ${i.message}`) },
         });
       }
-      return definition.run(await getDeps(), parsed.data);
+      const deps = await getDeps();
+      try {
+        return await definition.run(deps, parsed.data);
+      } catch (err) {
+        // An attempt that ended in an error the state machine retries (DESIGN §3). The last attempt of an
+        // exhausted series is also counted in Failures by the failure path.
+        if (err instanceof Error && RETRIED.has(err.name)) deps.metrics.retry(definition.service, err.name);
+        throw err;
+      }
     };
   };
   let cached: Promise<PipelineDeps> | undefined;

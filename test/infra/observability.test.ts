@@ -1,7 +1,6 @@
 import { App, Stack } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
 import * as dynamodb from "aws-cdk-lib/aws-dynamodb";
-import * as kms from "aws-cdk-lib/aws-kms";
 import * as lambda from "aws-cdk-lib/aws-lambda";
 import * as sfn from "aws-cdk-lib/aws-stepfunctions";
 import { describe, expect, it } from "vitest";
@@ -10,11 +9,10 @@ import { Observability } from "../../infra/constructs/observability";
 function synth() {
   const app = new App();
   const stack = new Stack(app, "ObsTest");
-  const key = new kms.Key(stack, "Key");
   const table = new dynamodb.Table(stack, "Table", { partitionKey: { name: "pk", type: dynamodb.AttributeType.STRING } });
   const fn = new lambda.Function(stack, "Fn", { runtime: lambda.Runtime.NODEJS_22_X, handler: "index.handler", code: lambda.Code.fromInline("exports.handler=async()=>{}") });
   const machine = new sfn.StateMachine(stack, "Machine", { definitionBody: sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, "P")) });
-  new Observability(stack, "Obs", { stateMachines: { TaskPipeline: machine }, functions: { Ingress: fn }, table, key, alarmEmail: "ops@example.com" });
+  new Observability(stack, "Obs", { stateMachines: { TaskPipeline: machine }, functions: { Ingress: fn }, table, alarmEmail: "ops@example.com" });
   return Template.fromStack(stack);
 }
 
@@ -24,6 +22,9 @@ describe("alarms and dashboard (issue 8 item 3)", () => {
   it("an SNS topic, encrypted, receives every alarm", () => {
     template.resourceCountIs("AWS::SNS::Topic", 1);
     template.hasResourceProperties("AWS::SNS::Topic", { KmsMasterKeyId: Match.anyValue() });
+    template.hasResourceProperties("AWS::KMS::Key", {
+      KeyPolicy: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: "cloudwatch.amazonaws.com" } })]) },
+    });
     const alarms = Object.values(template.findResources("AWS::CloudWatch::Alarm"));
     expect(alarms.length).toBeGreaterThan(0);
     for (const a of alarms) expect((a as { Properties: { AlarmActions: unknown[] } }).Properties.AlarmActions).toHaveLength(1);

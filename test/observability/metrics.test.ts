@@ -47,7 +47,7 @@ describe("metrics (EMF via Powertools)", () => {
     const emf = captureEmf();
     const m = new PipelineMetrics();
     m.taskEnded("completed");
-    m.retry("L1", "RateLimitedError");
+    m.retry("analyze-task", "RateLimitedError");
     m.regeneration("prompt");
     m.rerun();
     m.cancel();

@@ -55,12 +55,14 @@ export type RejectionOutcome =
 export async function handleRejectionStep(deps: PipelineDeps, input: HandleRejectionInput): Promise<RejectionOutcome> {
   const regenerationsUsed = input.version - 1;
   if (regenerationsUsed < deps.limits.maxRegenerations) {
+    deps.metrics.regeneration(input.kind);
     return { action: "regenerate", nextVersion: input.version + 1, reason: input.approval.reason };
   }
-  const { record: task } = await deps.store.transitionTask(input.taskId, "closed", {
+  const { record: task, applied: closedNow } = await deps.store.transitionTask(input.taskId, "closed", {
     from: [reviewStatus(input.kind)],
     set: { closedReason: "regeneration_limit" },
   });
+  if (closedNow) deps.metrics.taskEnded("closed");
   await deps.audit.record({
     teamId: task.thread.teamId,
     taskId: task.taskId,
@@ -80,10 +82,11 @@ export async function expireApprovalStep(deps: PipelineDeps, input: VersionRef):
     from: ["pending_approval"],
     remove: ["taskToken"],
   });
-  const { record: task } = await deps.store.transitionTask(input.taskId, "closed", {
+  const { record: task, applied: closedNow } = await deps.store.transitionTask(input.taskId, "closed", {
     from: [reviewStatus(input.kind)],
     set: { closedReason: "approval_expired" },
   });
+  if (closedNow) deps.metrics.taskEnded("closed");
   await deps.audit.record({
     teamId: task.thread.teamId,
     taskId: task.taskId,

@@ -66,6 +66,8 @@ export async function recordPipelineFailureStep(deps: PipelineDeps, input: Pipel
     actor: "system:pipeline",
     error,
   });
+  deps.metrics.failure(input.layer, errorName);
+  if (failedTask.status === "failed" && task.status !== "failed") deps.metrics.taskEnded("failed");
   await refreshWithTaskCard(deps, failedTask, CARD_OF_LAYER[input.layer]);
   return { layer: input.layer, errorName };
 }

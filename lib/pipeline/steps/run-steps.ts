@@ -26,10 +26,12 @@ export async function startSessionStep(deps: PipelineDeps, input: z.infer<typeof
   const task = await deps.store.getTaskOrThrow(taskId);
   let execution = await deps.store.getExecutionOrThrow(taskId, executionNo);
   if (execution.status === "pending") {
-    ({ record: execution } = await deps.store.transitionExecution(taskId, executionNo, "running", {
+    let applied: boolean;
+    ({ record: execution, applied } = await deps.store.transitionExecution(taskId, executionNo, "running", {
       from: ["pending"],
       set: { startedAt: nowIso(deps) },
     }));
+    if (applied && executionNo > 1) deps.metrics.rerun();
   }
   if (execution.sessionId !== undefined) {
     return { sessionId: execution.sessionId, elapsedSeconds: 0, state: "running" };
@@ -91,7 +93,12 @@ export async function pollSessionStep(deps: PipelineDeps, input: PollSessionInpu
       if (!(err instanceof StateConflictError) || err instanceof IllegalTransitionError) throw err;
       return finalizeCancel(deps, task, await deps.store.getExecutionOrThrow(taskId, executionNo), input);
     }
-    const { record: done } = await deps.store.transitionTask(taskId, "completed", { from: ["executing"] });
+    const { record: done, applied } = await deps.store.transitionTask(taskId, "completed", { from: ["executing"] });
+    if (applied) {
+      deps.metrics.taskEnded("completed");
+      const started = execution.startedAt === undefined ? undefined : Date.parse(execution.startedAt);
+      deps.metrics.executionFinished(started === undefined ? 0 : Math.max(0, (deps.clock().getTime() - started) / 1000), outcome.usage);
+    }
     await deps.audit.record({
       teamId: task.thread.teamId,
       taskId,
@@ -126,7 +133,11 @@ function elapsedAfterPoll(deps: PipelineDeps, previous: number, execution: Execu
 /** Seed §6.2: the DB says cancelled whatever the interrupt does; the run ends `cancelled`. */
 async function finalizeCancel(deps: PipelineDeps, task: Task, execution: Execution, input: PollSessionInput): Promise<RunStateOutput> {
   await interruptBestEffort(deps, task, execution, input.sessionId);
-  await deps.store.finalizeCancel(task.taskId, execution.executionNo);
+  const { applied } = await deps.store.finalizeCancel(task.taskId, execution.executionNo);
+  if (applied) {
+    deps.metrics.cancel();
+    deps.metrics.taskEnded("cancelled");
+  }
   await refreshWithTaskCard(deps, task, { kind: "execution", executionNo: execution.executionNo });
   return { sessionId: input.sessionId, elapsedSeconds: input.elapsedSeconds, state: "cancelled" };
 }
@@ -178,6 +189,8 @@ export async function recordRunFailureStep(deps: PipelineDeps, input: RunFailure
       from: ["executing"],
       set: { failure: { layer: "L4", errorName, at: nowIso(deps) } },
     }));
+    deps.metrics.failure("L4", errorName);
+    deps.metrics.taskEnded("failed");
   }
   await deps.audit.recordError({
     teamId: task.thread.teamId,

@@ -1,0 +1,65 @@
+import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
+import { MetricNames } from "../../lib/observability/metrics";
+import { messageReply } from "../support/fake-anthropic-messages";
+import { startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
+import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "./fixtures";
+
+// The pipeline's steps publish the operator's counts as EMF lines on stdout (Powertools Metrics).
+let h: PipelineHarness;
+let lines: string[];
+beforeAll(async () => {
+  h = await startPipelineHarness();
+});
+afterAll(async () => h.close());
+afterEach(() => vi.restoreAllMocks());
+
+function captureEmf(): void {
+  lines = [];
+  const original = process.stdout.write.bind(process.stdout);
+  vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+    if (text.includes('"_aws"')) {
+      lines.push(...text.split("\n").filter((l) => l.includes('"_aws"')));
+      return true;
+    }
+    return (original as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
+  });
+}
+const blobs = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+const find = (name: string, dims: Record<string, string> = {}) =>
+  blobs().filter((b) => name in b && Object.entries(dims).every(([k, v]) => b[k] === v));
+
+it("a completed task counts as completed, with L1–L4 tokens and the run's duration", async () => {
+  captureEmf();
+  h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
+  const { execution, taskId } = h.startTask();
+  await decide(h, taskId, "prompt", 1, "approve");
+  await decide(h, taskId, "process", 1, "approve");
+  await execution.done;
+  const run = await runExecution(h, taskId);
+  await run.done;
+  expect(find(MetricNames.tasksEnded, { Outcome: "completed" })).toHaveLength(1);
+  for (const layer of ["L1", "L2", "L3", "L4"]) expect(find(MetricNames.inputTokens, { Layer: layer }).length).toBeGreaterThan(0);
+  expect(find(MetricNames.executionDuration)).toHaveLength(1);
+  expect(find(MetricNames.failures)).toHaveLength(0);
+});
+
+it("an empty L2 reply: two retryable attempts (one retry), then a failure of L2 by its class and a silent failure", async () => {
+  captureEmf();
+  h.anthropic.enqueue(l1Ok(), messageReply({ texts: ["  "] }), messageReply({ texts: [] }));
+  const { execution } = h.startTask();
+  await execution.done;
+  expect(find(MetricNames.retries, { Step: "generate-prompt", ErrorClass: "EmptyResponseError" }).length).toBe(2);
+  expect(find(MetricNames.failures, { Layer: "L2", ErrorClass: "EmptyResponseError" })).toHaveLength(1);
+  expect(find(MetricNames.silentFailures, { ErrorClass: "EmptyResponseError" })).toHaveLength(1);
+  expect(find(MetricNames.tasksEnded, { Outcome: "failed" })).toHaveLength(1);
+});
+
+it("a rejection counts a regeneration", async () => {
+  captureEmf();
+  h.anthropic.enqueue(l1Ok(), l2Ok(), l2Ok("方針 v2"));
+  const { taskId } = h.startTask();
+  await decide(h, taskId, "prompt", 1, { reject: "金額が違います" });
+  await h.local.waitFor(() => find(MetricNames.regenerations, { Kind: "prompt" }).length > 0 || undefined, 10_000, "a regeneration metric");
+  expect(find(MetricNames.regenerations, { Kind: "prompt" })).toHaveLength(1);
+});
