@@ -3,7 +3,8 @@ import type { WebClient } from "@slack/web-api";
 import { isAdmin, type TeamSettingsStore } from "../actions";
 import type { TaskStore } from "../store/task-store";
 import type { FreeePort } from "./freee-port";
-import { buildHomeView, failuresByClass, HomeErrors, type FreeeStatusView, type HomeState } from "./home";
+import { buildLedger } from "../report/ledger";
+import { buildHomeView, HomeErrors, type FreeeStatusView, type HomeState } from "./home";
 
 export interface HomeDeps {
   store: Pick<TaskStore, "listRecentTasks" | "listAuditByTeam">;
@@ -30,7 +31,7 @@ export async function loadHomeState(deps: HomeDeps, teamId: string, userId: stri
     ]);
     return {
       kind: "ok",
-      data: { viewerIsAdmin, freee, adminUserIds: settings.adminUserIds, recentTasks, failuresByClass: failuresByClass(audit) },
+      data: { viewerIsAdmin, freee, adminUserIds: settings.adminUserIds, recentTasks, ledger: buildLedger(audit, { since, until: now.toISOString() }) },
       ...(notice === undefined ? {} : { notice }),
     };
   } catch (err) {

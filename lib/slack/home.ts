@@ -1,5 +1,6 @@
 import type { KnownBlock, View } from "@slack/web-api";
-import type { AuditEntry, Task } from "../domain/records";
+import type { Ledger, LedgerOutcome } from "../report/ledger";
+import type { Task } from "../domain/records";
 import { AdminMessages } from "../messages/ja";
 import { context, escapeMrkdwn, header, section, truncate } from "./cards/blocks";
 
@@ -21,7 +22,8 @@ export interface HomeData {
   freee: FreeeStatusView;
   adminUserIds: string[];
   recentTasks: Task[];
-  failuresByClass: Record<string, number>;
+  /** The ledger of the last 30 days (lib/report/ledger.ts): what `npm run report` prints for this workspace. */
+  ledger: Pick<Ledger, "byOutcome" | "failuresByClass">;
 }
 
 export type HomeState = { kind: "ok"; data: HomeData; notice?: string } | { kind: "error"; message: string };
@@ -95,23 +97,30 @@ export function buildHomeView(state: HomeState): View {
     blocks.push(section(lines.join("\n")));
   }
 
+  blocks.push(header("直近 30 日のタスクの結果"));
+  const outcomes = (Object.entries(data.ledger.byOutcome) as [LedgerOutcome, number][]).filter(([, count]) => count > 0);
+  if (outcomes.length === 0) blocks.push(section("記録されたタスクはありません。"));
+  else blocks.push(section(outcomes.map(([outcome, count]) => `• ${OUTCOME_LABEL[outcome]}: ${count} 件`).join("\n")));
+
   blocks.push(header("エラーの内訳"));
-  const classes = Object.entries(data.failuresByClass).sort((a, b) => b[1] - a[1]);
-  if (classes.length === 0) blocks.push(section("記録されたエラーはありません。"));
-  else blocks.push(section(classes.map(([name, count]) => `• \`${escapeMrkdwn(name)}\`: ${count} 件`).join("\n")));
+  if (data.ledger.failuresByClass.length === 0) blocks.push(section("記録されたエラーはありません。"));
+  else {
+    blocks.push(
+      section(data.ledger.failuresByClass.map((f) => `• ${escapeMrkdwn(f.layer)} \`${escapeMrkdwn(f.errorClass)}\`: ${f.count} 件`).join("\n")),
+    );
+  }
   return { type: "home", blocks };
 }
 
-/** Count error audit entries (`error.<layer>`) by their error class. */
-export function failuresByClass(entries: AuditEntry[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const entry of entries) {
-    if (!entry.action.startsWith("error.")) continue;
-    const name = entry.errorType ?? "UnknownError";
-    out[name] = (out[name] ?? 0) + 1;
-  }
-  return out;
-}
+const OUTCOME_LABEL: Record<LedgerOutcome, string> = {
+  completed: "完了",
+  failed: "失敗",
+  timed_out: "タイムアウト",
+  cancelled: "中止",
+  limit_reached: "上限到達",
+  expired: "承認期限切れ",
+  in_progress: "進行中",
+};
 
 export const HomeErrors = {
   databaseUnreachable: AdminMessages.databaseUnreachable,

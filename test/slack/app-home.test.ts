@@ -48,6 +48,10 @@ describe("App Home (seed §9.2 mapped)", () => {
     expect(view).toContain(HomeActionIds.admins); // admins get the editable list
     expect(view).toContain("年末調整の準備");
     expect(view).toContain("ThrottledError");
+    // The same ledger as `npm run report`: the task counts as failed, the failure by layer and class.
+    expect(view).toContain("直近 30 日のタスクの結果");
+    expect(view).toContain("失敗: 1 件");
+    expect(view).toContain("L2 `ThrottledError`: 1 件");
   });
 
   it("non-admins see the settings read-only", async () => {
@@ -116,7 +120,7 @@ describe("App Home (seed §9.2 mapped)", () => {
 
   it("freee module not wired → status shown as unknown, no connect button", () => {
     const view = JSON.stringify(
-      buildHomeView({ kind: "ok", data: { viewerIsAdmin: false, freee: { status: "unknown" }, adminUserIds: [], recentTasks: [], failuresByClass: {} } }),
+      buildHomeView({ kind: "ok", data: { viewerIsAdmin: false, freee: { status: "unknown" }, adminUserIds: [], recentTasks: [], ledger: { byOutcome: { completed: 0, failed: 0, timed_out: 0, cancelled: 0, limit_reached: 0, expired: 0, in_progress: 0 }, failuresByClass: [] } } }),
     );
     expect(view).toContain("確認できません");
     expect(view).not.toContain(HomeActionIds.freeeConnect);
