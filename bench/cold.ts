@@ -28,10 +28,11 @@ export interface ColdResult {
 
 /**
  * Cold import: `runs` fresh `node` processes per target, run one at a time and interleaved (ours, baseline,
- * ours, ...) so machine noise hits both alike. Node runs with --enable-source-maps by default, as the Lambda
- * does (NODE_OPTIONS of app-function.ts); the environment is the child's only (no inherited NODE_OPTIONS).
+ * ours, ...) so machine noise hits both alike. Node runs without --enable-source-maps by default, as the ingress
+ * Lambda does (app-function.ts `enableSourceMaps: false`) and as a straightforward baseline would; the
+ * environment is the child's only (no inherited NODE_OPTIONS).
  */
-export async function measureCold(targets: ColdTarget[], runs: number, nodeArgs: string[] = ["--enable-source-maps"]): Promise<Record<string, ColdResult>> {
+export async function measureCold(targets: ColdTarget[], runs: number, nodeArgs: string[] = []): Promise<Record<string, ColdResult>> {
   const samples = new Map<string, ColdSample[]>(targets.map((t) => [t.name, []]));
   for (let i = 0; i < runs; i++) {
     for (const target of targets) {

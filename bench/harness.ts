@@ -21,7 +21,7 @@ export interface BenchOptions {
   requests: number;
   warmup: number;
   coldRuns: number;
-  /** Node flags of the cold-start processes (default: --enable-source-maps, as the Lambda runs). */
+  /** Node flags of the cold-start processes (default: none, as the ingress Lambda runs). */
   coldNodeArgs?: string[];
   workDir: string;
 }
@@ -146,7 +146,7 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
         platform: process.platform,
         arch: process.arch,
       },
-      settings: { requests: options.requests, warmup: options.warmup, coldRuns: options.coldRuns, coldNodeArgs: options.coldNodeArgs ?? ["--enable-source-maps"] },
+      settings: { requests: options.requests, warmup: options.warmup, coldRuns: options.coldRuns, coldNodeArgs: options.coldNodeArgs ?? [] },
       ingress,
       baseline,
       ratios,

@@ -5,15 +5,17 @@ import { parseArgs } from "node:util";
 import { runBench, type BenchOptions } from "./harness";
 import { printReport } from "./report";
 
-// `npm run bench [-- --out file --requests N --cold-runs N --quick --no-source-maps]`: bundle, cold, warm, pipeline; table + JSON.
+// `npm run bench [-- --out file --requests N --cold-runs N --quick --source-maps]`: bundle, cold, warm, pipeline; table + JSON.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+// The pipeline's EMF metric lines are CloudWatch's input, not the bench's output.
+process.env.POWERTOOLS_METRICS_DISABLED ??= "true";
 const { values } = parseArgs({
   options: {
     out: { type: "string", default: "bench/results.json" },
     requests: { type: "string" },
     "cold-runs": { type: "string" },
     quick: { type: "boolean", default: false },
-    "no-source-maps": { type: "boolean", default: false },
+    "source-maps": { type: "boolean", default: false },
   },
 });
 const quick = values.quick === true;
@@ -22,7 +24,7 @@ const options: BenchOptions = {
   requests: Number(values.requests ?? (quick ? 50 : 1000)),
   coldRuns: Number(values["cold-runs"] ?? (quick ? 3 : 11)),
   warmup: quick ? 5 : 20,
-  coldNodeArgs: values["no-source-maps"] === true ? [] : ["--enable-source-maps"],
+  coldNodeArgs: values["source-maps"] === true ? ["--enable-source-maps"] : [],
   workDir: mkdtempSync(join(tmpdir(), "bench-")),
 };
 if (!Number.isInteger(options.requests) || options.requests < 1 || !Number.isInteger(options.coldRuns) || options.coldRuns < 1) {

@@ -14,6 +14,8 @@ if (existsSync(envFile)) {
   process.loadEnvFile(envFile);
 }
 process.env.LOG_LEVEL ??= "WARN";
+// EMF metric lines are for CloudWatch; locally they would drown the log (set to false to see them).
+process.env.POWERTOOLS_METRICS_DISABLED ??= "true";
 
 const stack = await startLocalStack(process.env);
 const { slack, model, freee } = stack.mode;
