@@ -54,10 +54,11 @@ async function decide(deps: ActionDeps, actor: Actor, target: VersionTarget, out
   if (target.version !== current) return { outcome: "noop", message: ActionMessages.notCurrent };
 
   let old: AnyVersion;
+  const decidedAt = new Date().toISOString();
   try {
     const result = await deps.store.transitionVersion(target.kind, target.taskId, target.version, outcome.decision, {
       from: ["pending_approval"],
-      set: { decision: { ...outcome, decidedAt: new Date().toISOString() } },
+      set: { decision: { ...outcome, decidedAt } },
       remove: ["taskToken"],
       returnOld: true,
     });
@@ -69,6 +70,34 @@ async function decide(deps: ActionDeps, actor: Actor, target: VersionTarget, out
   }
 
   const subject = `${target.kind}#${target.version}`;
+  if (old.taskToken === undefined) {
+    // The wait state stores its token before the card shows buttons; a pending version without one is a bug.
+    deps.log.error("pending version had no task token; the pipeline cannot be resumed", { taskId: task.taskId, subject });
+  } else {
+    try {
+      await deps.sfn.send(new SendTaskSuccessCommand({ taskToken: old.taskToken, output: JSON.stringify(outcome) }));
+    } catch (err) {
+      if (!(err instanceof Error && WAIT_GONE.has(err.name))) {
+        // The pipeline did not hear the decision: undo it, so the user's next click resumes the pipeline
+        // instead of meeting "already decided" while it waits for days. The click answers with the error.
+        const classified = classifyAwsError(err, "SendTaskSuccess") ?? err;
+        await deps.store.reopenApproval(target.kind, target.taskId, target.version, { taskToken: old.taskToken, decidedAt });
+        await deps.audit.recordError({
+          teamId: task.thread.teamId,
+          taskId: task.taskId,
+          layer: "ingress",
+          subject: `${subject}#resume#${decidedAt}`,
+          actor: actor.userId,
+          error: classified,
+          details: { decision: outcome.decision, reopened: true },
+        });
+        throw classified;
+      }
+      // The approval wait already ended (timeout): the pipeline's Catch closes the task and shows it.
+      deps.log.warn("approval wait had already ended", { taskId: task.taskId, subject, error_type: err.name });
+    }
+  }
+  // Audited once the decision took effect (or the wait was already over): the one click that applied.
   await deps.audit.record({
     teamId: task.thread.teamId,
     taskId: task.taskId,
@@ -78,19 +107,6 @@ async function decide(deps: ActionDeps, actor: Actor, target: VersionTarget, out
     layer: target.kind === "prompt" ? "L2" : "L3",
     details: { version: target.version, ...(outcome.reason === undefined ? {} : { reason: outcome.reason }) },
   });
-
-  if (old.taskToken === undefined) {
-    // The wait state stores its token before the card shows buttons; a pending version without one is a bug.
-    deps.log.error("pending version had no task token; the pipeline cannot be resumed", { taskId: task.taskId, subject });
-  } else {
-    try {
-      await deps.sfn.send(new SendTaskSuccessCommand({ taskToken: old.taskToken, output: JSON.stringify(outcome) }));
-    } catch (err) {
-      if (!(err instanceof Error && WAIT_GONE.has(err.name))) throw classifyAwsError(err, "SendTaskSuccess") ?? err;
-      // The approval wait already ended (timeout): the pipeline's Catch closes the task and shows it.
-      deps.log.warn("approval wait had already ended", { taskId: task.taskId, subject, error_type: err.name });
-    }
-  }
   await refreshQuietly(deps, task.taskId, { kind: target.kind });
   return { outcome: "applied" };
 }

@@ -334,6 +334,44 @@ export class TaskStore {
     }
   }
 
+  /**
+   * Undo a decision whose resume failed (SendTaskSuccess refused for a transient reason): the version goes back
+   * to `pending_approval` with its task token, so the next click resumes the pipeline instead of finding the
+   * step "already decided" while the pipeline still waits. Only the decision this caller wrote (its
+   * `decidedAt`) is undone; this is a compensation, not a transition a user can make.
+   */
+  async reopenApproval(
+    kind: VersionKind,
+    taskId: string,
+    version: number,
+    undo: { taskToken: string; decidedAt: string },
+  ): Promise<WriteResult<PromptVersion | ProcessVersion>> {
+    try {
+      const out = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: Keys.version(taskId, kind, version),
+          UpdateExpression: "SET #status = :pending, taskToken = :token, updatedAt = :now REMOVE decision",
+          ConditionExpression: "#status IN (:approved, :rejected) AND decision.decidedAt = :decidedAt",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: {
+            ":pending": "pending_approval",
+            ":approved": "approved",
+            ":rejected": "rejected",
+            ":token": undo.taskToken,
+            ":decidedAt": undo.decidedAt,
+            ":now": this.now(),
+          },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      return { record: this.parseVersion(kind, out.Attributes), applied: true };
+    } catch (err) {
+      if (!isConditionFailure(err)) throw translateDynamoError(err, "reopenApproval");
+      return { record: await this.getVersionOrThrow(kind, taskId, version), applied: false };
+    }
+  }
+
   async transitionVersion(
     kind: VersionKind,
     taskId: string,

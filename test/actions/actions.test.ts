@@ -117,6 +117,31 @@ describe("approve / reject (CONTRACTS Approval)", () => {
   });
 });
 
+describe("a decision the pipeline did not hear is not lost", () => {
+  it("SendTaskSuccess throttled: the version is pending again with its token, the error is audited; the next click resumes", async () => {
+    const { deps, store, sfnMock } = makeDeps(table);
+    const task = await taskAwaitingPrompt(store, { token: "TOKEN-resume" });
+    sfnMock.on(SendTaskSuccessCommand).rejectsOnce(Object.assign(new Error("Rate exceeded"), { name: "ThrottlingException" })).resolves({});
+    const target = { taskId: task.taskId, kind: "prompt" as const, version: 1 };
+
+    await expect(approve(deps, requester, target)).rejects.toMatchObject({ name: "ThrottledError" });
+    const reopened = await store.getVersionOrThrow("prompt", task.taskId, 1);
+    expect(reopened.status).toBe("pending_approval");
+    expect(reopened.taskToken).toBe("TOKEN-resume");
+    expect(reopened.decision).toBeUndefined();
+    let history = await store.loadHistory(task.taskId);
+    expect(history.audit.map((a) => a.action)).toEqual(["error.ingress"]);
+
+    expect((await approve(deps, requester, target)).outcome).toBe("applied");
+    const calls = sfnMock.commandCalls(SendTaskSuccessCommand);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.args[0].input.taskToken).toBe("TOKEN-resume");
+    expect((await store.getVersionOrThrow("prompt", task.taskId, 1)).status).toBe("approved");
+    history = await store.loadHistory(task.taskId);
+    expect(history.audit.map((a) => a.action).sort()).toEqual(["error.ingress", "prompt.approved"]);
+  });
+});
+
 describe("cancel (seed §6.2)", () => {
   it("§6.2 実行中のみ: a running execution is cancelled (cancelledBy/At), the task cancelled, audited, card refreshed", async () => {
     const { deps, store, refreshed } = makeDeps(table);

@@ -146,6 +146,22 @@ describe("prompt / process versions", () => {
     expect((await store.getVersionOrThrow("prompt", task.taskId, 2)).regeneratedFor).toBe("金額が違います");
   });
 
+  it("reopenApproval undoes only the decision the caller wrote (its decidedAt), restoring the token", async () => {
+    const task = await newTask();
+    await store.createVersion("prompt", task.taskId, 1);
+    await store.saveVersionContent("prompt", task.taskId, 1, { text: "方針" });
+    await store.openApproval("prompt", task.taskId, 1, "tok-1");
+    const decidedAt = "2026-11-30T00:00:00.000Z";
+    await store.transitionVersion("prompt", task.taskId, 1, "approved", { from: ["pending_approval"], set: { decision: { decision: "approved", actorId: "U1", decidedAt } }, remove: ["taskToken"] });
+    const other = await store.reopenApproval("prompt", task.taskId, 1, { taskToken: "tok-1", decidedAt: "2026-11-30T00:00:01.000Z" });
+    expect(other.applied).toBe(false);
+    expect(other.record.status).toBe("approved");
+    const mine = await store.reopenApproval("prompt", task.taskId, 1, { taskToken: "tok-1", decidedAt });
+    expect(mine.applied).toBe(true);
+    expect(mine.record).toMatchObject({ status: "pending_approval", taskToken: "tok-1" });
+    expect(mine.record.decision).toBeUndefined();
+  });
+
   it("content cannot be saved to a version that is no longer generating", async () => {
     const task = await newTask();
     await store.createVersion("prompt", task.taskId, 1);
