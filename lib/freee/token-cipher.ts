@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { localEndpointConfig } from "../aws/local-endpoint";
 import { DecryptCommand, EncryptCommand, KMSClient } from "@aws-sdk/client-kms";
 import { optionalEnv, type Env } from "../config/env";
 import { classifyAwsError } from "../errors/classify";
@@ -97,20 +98,7 @@ export class LocalTokenCipher implements TokenCipher {
 export function createTokenCipher(env: Env = process.env): TokenCipher {
   const keyId = optionalEnv("TOKEN_KMS_KEY_ID", env);
   if (keyId !== undefined) {
-    const endpoint = optionalEnv("KMS_ENDPOINT", env);
-    const kms = new KMSClient({
-      maxAttempts: 2,
-      ...(endpoint === undefined
-        ? {}
-        : {
-            endpoint,
-            region: optionalEnv("AWS_REGION", env) ?? "local",
-            credentials: {
-              accessKeyId: optionalEnv("AWS_ACCESS_KEY_ID", env) ?? "local",
-              secretAccessKey: optionalEnv("AWS_SECRET_ACCESS_KEY", env) ?? "local",
-            },
-          }),
-    });
+    const kms = new KMSClient({ maxAttempts: 2, ...localEndpointConfig("KMS_ENDPOINT", env) });
     return new KmsTokenCipher(kms, keyId);
   }
   const localKey = optionalEnv("FREEE_TOKEN_LOCAL_KEY", env);

@@ -1,5 +1,5 @@
 // aws-local-stepfunctions uses Promise.withResolvers (Node 22); local development and CI run Node 20.
-// Same polyfill as test/setup/polyfills.ts, so the local runner also works outside vitest (dev server).
+// Loaded by the local runner (dev server) and by the vitest setup (test/setup/polyfills.ts).
 const P = Promise as unknown as { withResolvers?: unknown };
 if (typeof P.withResolvers !== "function") {
   Object.defineProperty(Promise, "withResolvers", {

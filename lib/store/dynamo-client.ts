@@ -1,6 +1,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { optionalEnv, type Env } from "../config/env";
+import { localEndpointConfig } from "../aws/local-endpoint";
+import type { Env } from "../config/env";
 
 /**
  * Document client with few SDK retries: Step Functions owns the retry policy (DESIGN §2), so throttling
@@ -8,20 +9,7 @@ import { optionalEnv, type Env } from "../config/env";
  * or DynamoDB Local.
  */
 export function createDocumentClient(env: Env = process.env): DynamoDBDocumentClient {
-  const endpoint = optionalEnv("DYNAMODB_ENDPOINT", env);
-  const client = new DynamoDBClient({
-    maxAttempts: 2,
-    ...(endpoint === undefined
-      ? {}
-      : {
-          endpoint,
-          region: optionalEnv("AWS_REGION", env) ?? "local",
-          credentials: {
-            accessKeyId: optionalEnv("AWS_ACCESS_KEY_ID", env) ?? "local",
-            secretAccessKey: optionalEnv("AWS_SECRET_ACCESS_KEY", env) ?? "local",
-          },
-        }),
-  });
+  const client = new DynamoDBClient({ maxAttempts: 2, ...localEndpointConfig("DYNAMODB_ENDPOINT", env) });
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
