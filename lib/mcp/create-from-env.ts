@@ -10,6 +10,7 @@ import { createLogger } from "../observability/logger";
 import { createDocumentClient } from "../store/dynamo-client";
 import { TaskStore } from "../store/task-store";
 import { createFreeeMcpHandler } from "./server";
+import { WriteOnceLedger } from "./write-once";
 
 /**
  * The MCP handler wired from the environment: TABLE_NAME (+ DYNAMODB_ENDPOINT), MCP_BEARER_SECRET(_SECRET_ARN),
@@ -31,6 +32,7 @@ export async function createFreeeMcpHandlerFromEnv(env: Env = process.env): Prom
     audit: new AuditLog(taskStore, logger),
     logger,
     bearerSecret: async () => bearerSecret,
+    writes: new WriteOnceLedger(doc, tableName),
     freeeClient: (teamId) => new FreeeClient({ teamId, store: connections, tokenEndpoint, apiBaseUrl: endpoints.apiBaseUrl, logger }),
   });
 }

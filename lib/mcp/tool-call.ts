@@ -8,6 +8,7 @@ import type { FreeeResult } from "../freee/types";
 import { redactString } from "../observability/redact";
 import type { FreeeToolDefinition } from "../tools/registry";
 import { LIVE_EXECUTION_STATUSES, type ExecutionScope } from "./execution-scope";
+import type { WriteOnceLedger, WriteRef } from "./write-once";
 
 /** A tool result the agent reads; large freee lists are cut so one call cannot flood the session context. */
 const MAX_RESULT_CHARS = 60_000;
@@ -15,6 +16,8 @@ const MAX_RESULT_CHARS = 60_000;
 export interface ToolCallDeps {
   audit: Pick<AuditLog, "record">;
   freeeClient: (teamId: string) => Pick<FreeeClient, "companyId" | "request">;
+  /** Write tools run once per Execution and input (lib/mcp/write-once.ts). */
+  writes: Pick<WriteOnceLedger, "claim" | "complete" | "release">;
   logger: Logger;
 }
 
@@ -49,6 +52,40 @@ export async function runToolCall(
     return errorResult(`この実行はすでに終了しています（状態: ${scope.executionStatus}）。ツールは実行できません。`);
   }
 
+  // A write the agent already made in this run is answered from the ledger, not sent to freee again.
+  const writeRef: WriteRef | undefined = tool.readOnly
+    ? undefined
+    : { taskId: scope.taskId, executionId: scope.executionId, digest: createHash("sha256").update(stableJson([tool.name, args])).digest("hex").slice(0, 32) };
+  if (writeRef !== undefined) {
+    let prior;
+    try {
+      prior = await deps.writes.claim(writeRef, tool.name);
+    } catch (err) {
+      await audit("freee.tool_failed", { errorType: err instanceof Error ? err.name : "Error", stage: "write_claim" });
+      return errorResult(agentTextForError(err));
+    }
+    if (prior?.state === "done") {
+      await audit("freee.tool_deduplicated", { input: args, firstCompletedAt: prior.completedAt });
+      return {
+        content: [{ type: "text", text: `（同じ入力の書き込みはこの実行ですでに完了しています。freee には再送していません。前回の結果:）\n${prior.resultText}` }],
+      };
+    }
+    if (prior?.state === "in_flight") {
+      await audit("freee.tool_refused", { reason: "same_write_in_flight", since: prior.since });
+      return errorResult(
+        "同じ入力の書き込みがこの実行で処理中か、結果が不明のままです。freee に二重に書き込まないよう再送しません。読み取りツールで反映を確認してください。",
+      );
+    }
+  }
+  const releaseWrite = async () => {
+    if (writeRef === undefined) return;
+    try {
+      await deps.writes.release(writeRef);
+    } catch (err) {
+      deps.logger.error("could not release a failed freee write", { tool: tool.name, executionId: scope.executionId, error: err instanceof Error ? err : String(err) });
+    }
+  };
+
   await audit("freee.tool_called", { input: args });
   const started = Date.now();
   let result: FreeeResult;
@@ -66,15 +103,38 @@ export async function runToolCall(
       ...(isAppError(err) ? { errorDetails: err.details } : {}),
       durationMs: Date.now() - started,
     });
+    await releaseWrite();
     return errorResult(agentTextForError(err));
   }
   const call = { method: request.method, path: request.path, status: result.status, durationMs: Date.now() - started };
   if (!result.ok) {
     await audit("freee.tool_failed", { ...call, kind: result.kind, messages: result.messages });
+    await releaseWrite();
     return errorResult(agentTextForRefusal(result));
   }
   await audit("freee.tool_completed", call);
-  return { content: [{ type: "text", text: clip(JSON.stringify(result.data ?? null)) }] };
+  const text = clip(JSON.stringify(result.data ?? null));
+  if (writeRef !== undefined) {
+    try {
+      await deps.writes.complete(writeRef, text);
+    } catch (err) {
+      // The write happened; the ledger keeps it `in_flight`, so a repeat is refused rather than written twice.
+      deps.logger.error("could not record a completed freee write", { tool: tool.name, executionId: scope.executionId, error: err instanceof Error ? err : String(err) });
+    }
+  }
+  return { content: [{ type: "text", text }] };
+}
+
+/** JSON with object keys sorted, so the same input digests the same however the agent ordered it. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }
 
 function errorResult(text: string): CallToolResult {

@@ -54,6 +54,8 @@ export const Keys = {
   freeeConnection: (teamId: string) => ({ pk: `TEAM#${teamId}`, sk: "FREEE" }),
   teamSettings: (teamId: string) => ({ pk: `TEAM#${teamId}`, sk: "SETTINGS" }),
   appConfig: (name: string) => ({ pk: `CONFIG#${name}`, sk: "CONFIG" }),
+  /** A freee write made by one Execution (tool + input digest): done once per run, however often it is asked. */
+  toolWrite: (taskId: string, executionId: string, digest: string) => ({ pk: `TASK#${taskId}`, sk: `WRITE#${executionId}#${digest}` }),
   teamTasksIndex: (teamId: string) => `TEAM#${teamId}#TASKS`,
   teamAuditIndex: (teamId: string) => `TEAM#${teamId}#AUDIT`,
 } as const;

@@ -1,4 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { WriteOnceLedger } from "../../lib/mcp/write-once";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -41,6 +42,7 @@ beforeAll(async () => {
     audit: new AuditLog(store, logger),
     logger,
     bearerSecret: async () => SECRET,
+    writes: new WriteOnceLedger(table.doc, table.tableName),
     freeeClient: (teamId) =>
       new FreeeClient({ teamId, store: connections, tokenEndpoint, apiBaseUrl: fake.url, logger, sleep: async () => {} }),
   });
@@ -124,6 +126,34 @@ describe("freee MCP server over Streamable HTTP (MCP SDK client)", () => {
     expect(result.isError).toBeFalsy();
     const post = fake.apiRequests("/api/1/deals").filter((r) => r.method === "POST").at(-1)!;
     expect(post.body).toEqual({ company_id: 101, issue_date: "2026-01-10", type: "expense", details: [{ account_item_id: 21, tax_code: 136, amount: 1200 }] });
+  });
+
+  it("the same write asked twice in one run reaches freee once; the repeat gets the first result back, audited", async () => {
+    const { task, bearer } = await newExecution();
+    const client = await mcpClient(bearer);
+    const deal = { issue_date: "2026-01-11", type: "expense", details: [{ account_item_id: 21, tax_code: 136, amount: 3300 }] };
+    const posts = () => fake.apiRequests("/api/1/deals").filter((r) => r.method === "POST" && (r.body as { issue_date?: string }).issue_date === "2026-01-11");
+    const first = await client.callTool({ name: "freee_accounting_create_deal", arguments: deal });
+    // Same input, keys in another order: still the same write.
+    const again = await client.callTool({ name: "freee_accounting_create_deal", arguments: { details: deal.details, type: "expense", issue_date: "2026-01-11" } });
+    expect(first.isError).toBeFalsy();
+    expect(again.isError).toBeFalsy();
+    expect(posts()).toHaveLength(1);
+    expect(JSON.stringify(again.content)).toContain("すでに完了しています");
+    const actions = (await store.loadHistory(task.taskId)).audit.map((a) => a.action);
+    expect(actions).toContain("freee.tool_deduplicated");
+    // A different input is a different write.
+    await client.callTool({ name: "freee_accounting_create_deal", arguments: { ...deal, details: [{ ...deal.details[0]!, amount: 4400 }] } });
+    expect(posts()).toHaveLength(2);
+  });
+
+  it("a write freee refused is released: the agent may try it again", async () => {
+    const { bearer } = await newExecution();
+    const client = await mcpClient(bearer);
+    const deal = { issue_date: "2026-01-12", type: "expense", details: [{ account_item_id: 21, tax_code: 136, amount: 100 }] };
+    fake.fail({ method: "POST", path: "/api/1/deals" }, { status: 400, body: { status_code: 400, errors: [{ type: "validation", messages: ["勘定科目が不正です"] }] } });
+    expect((await client.callTool({ name: "freee_accounting_create_deal", arguments: deal })).isError).toBe(true);
+    expect((await client.callTool({ name: "freee_accounting_create_deal", arguments: deal })).isError).toBeFalsy();
   });
 
   it("refuses a tool outside the execution's approved list (isError) and audits the refusal; freee is not called", async () => {
