@@ -215,19 +215,7 @@ export class TaskStore {
             createdAt: now,
             updatedAt: now,
           });
-    let applied = true;
-    try {
-      await this.doc.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...Keys.version(taskId, kind, version), ...record },
-          ConditionExpression: "attribute_not_exists(pk)",
-        }),
-      );
-    } catch (err) {
-      if (!isConditionFailure(err)) throw translateDynamoError(err, "createVersion");
-      applied = false;
-    }
+    // The task first (seed §8 "FK"): no version is ever stored for a task that does not exist.
     const field = kind === "prompt" ? "currentPromptVersion" : "currentProcessVersion";
     try {
       await this.doc.send(
@@ -242,7 +230,22 @@ export class TaskStore {
       );
     } catch (err) {
       if (!isConditionFailure(err)) throw translateDynamoError(err, "createVersion");
-      // A later version is already current: this call is a stale retry; the version record still stands.
+      // Either the task is missing (a bug upstream), or a later version is already current (a stale retry,
+      // which still gets its own version record below).
+      await this.getTaskOrThrow(taskId);
+    }
+    let applied = true;
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...Keys.version(taskId, kind, version), ...record },
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailure(err)) throw translateDynamoError(err, "createVersion");
+      applied = false;
     }
     if (applied) return { record, applied };
     return { record: await this.getVersionOrThrow(kind, taskId, version), applied: false };
