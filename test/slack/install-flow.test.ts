@@ -89,3 +89,9 @@ it("/freee/connect and /freee/callback are served by the freee module's (Request
   // Without the freee module, the routes are a clean 404.
   expect((await h.send(getRequest("/freee/connect"))).statusCode).toBe(404);
 });
+
+it("seed §9.2 404: an unknown page answers 「ページが見つかりません」, not a stack trace", async () => {
+  const res = await h.send(getRequest("/admin/does-not-exist"));
+  expect(res.statusCode).toBe(404);
+  expect(res.body).toContain("ページが見つかりません");
+});
