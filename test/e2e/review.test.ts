@@ -66,7 +66,7 @@ describe("e2e: review", { timeout: 60_000 }, () => {
       "実行ステップ v1: 承認済み",
       "実行 #1: 実行中",
       "タスク「山田さんの基本給変更」: 実行中",
-      "実行 #1: 実行中",
+      // A poll that changed nothing the card shows sends Slack nothing.
       "実行 #1: 完了",
       "タスク「山田さんの基本給変更」: 完了",
     ]);
@@ -128,7 +128,7 @@ describe("e2e: review", { timeout: 60_000 }, () => {
       "実行ステップ v1: 承認済み",
       "実行 #1: 実行中",
       "タスク「山田さんの基本給変更」: 実行中",
-      "実行 #1: 実行中",
+      // A poll that changed nothing the card shows sends Slack nothing.
       "実行 #1: 完了",
       "タスク「山田さんの基本給変更」: 完了",
     ]);

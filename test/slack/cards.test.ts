@@ -80,6 +80,15 @@ describe("prompt / process card", () => {
     expect(text).toContain("再生成中");
   });
 
+  it("the pointer already on v2 before v2 is written: the card keeps showing v1 rejected → regenerating", () => {
+    const h = history({
+      task: baseTask({ status: "prompt_review", currentPromptVersion: 2 }),
+      prompts: [prompt(1, { status: "rejected", text: "案", decision: { decision: "rejected", reason: "金額が違う", actorId: "UREQ", decidedAt: "x" } })],
+    });
+    const card = renderCard(h, { kind: "prompt" }, limits);
+    expect(card.text).toBe("実行方針 v1: 却下 → 再生成中...");
+  });
+
   it("regenerating version shows the reason it was made for", () => {
     const h = history({ task: baseTask({ status: "prompt_review", currentPromptVersion: 2 }), prompts: [prompt(2, { regeneratedFor: "部署を入れて" })] });
     expect(allText(renderCard(h, { kind: "prompt" }, limits))).toContain("部署を入れて");

@@ -119,8 +119,18 @@ export async function pollSessionStep(deps: PipelineDeps, input: PollSessionInpu
       details: { taskId, executionNo, elapsedSeconds, runTimeoutSeconds: deps.limits.runTimeoutSeconds },
     });
   }
-  await refreshCard(deps, task, { kind: "execution", executionNo });
+  // The card shows step / tool / tool errors: a poll that changed none of them sends Slack nothing (a run
+  // polls every 3 s; chat.update is rate limited per channel).
+  if (shownProgress(execution.progress) !== shownProgress(record.progress)) {
+    await refreshCard(deps, task, { kind: "execution", executionNo });
+  }
   return { sessionId, elapsedSeconds, state: "running" };
+}
+
+/** What the Execution card shows of the progress (lib/slack/cards/execution-card.ts). */
+function shownProgress(progress: ExecutionProgress | undefined): string {
+  if (progress === undefined) return "";
+  return JSON.stringify([progress.currentStepId, progress.currentTool, progress.completedSteps, progress.toolErrors.length]);
 }
 
 function elapsedAfterPoll(deps: PipelineDeps, previous: number, execution: Execution): number {

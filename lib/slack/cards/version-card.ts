@@ -12,7 +12,9 @@ export function renderVersionCard(history: TaskHistory, kind: VersionKind): Card
   const { task } = history;
   const versions: (PromptVersion | ProcessVersion)[] = kind === "prompt" ? history.prompts : history.processes;
   const current = kind === "prompt" ? task.currentPromptVersion : task.currentProcessVersion;
-  const record = versions.find((v) => v.version === current);
+  // The task's pointer moves to vN a moment before vN's record is written: until then the card keeps showing
+  // v(N-1) (e.g. 却下 → 再生成中...), which is what is happening.
+  const record = versions.find((v) => v.version === current) ?? versions.find((v) => v.version === current - 1);
   const title = TITLE[kind];
   const blocks: Card["blocks"] = [];
   if (record === undefined) {
