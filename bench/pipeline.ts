@@ -72,7 +72,7 @@ export async function measurePipeline(dynamo: CountingDynamo, extraPolls = 3): P
       ...limitsEnvironment(h.machines.settings),
       SLACK_SIGNING_SECRET: TEST_SIGNING_SECRET,
       SLACK_API_URL: h.slack.url,
-      SLACK_BOT_TOKEN: "xoxb-test-pipeline",
+      SLACK_BOT_TOKEN: "xoxb-bench",
       TASK_PIPELINE_ARN: h.machines.taskPipelineArn,
       EXECUTION_RUN_ARN: h.machines.executionRunArn,
     };

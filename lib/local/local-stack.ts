@@ -119,7 +119,7 @@ export async function startLocalStack(input: Env = process.env): Promise<LocalSt
     ...(get("TOKEN_KMS_KEY_ID") === undefined ? { FREEE_TOKEN_LOCAL_KEY: get("FREEE_TOKEN_LOCAL_KEY") ?? secrets.freeeTokenLocalKey } : {}),
   };
   if (slackMode === "sandbox") {
-    Object.assign(env, { SLACK_BOT_TOKEN: "xoxb-sandbox-local", SLACK_BOT_USER_ID: SANDBOX_WHO.botUserId, SLACK_SIGNING_SECRET: get("SLACK_SIGNING_SECRET") ?? secrets.sandboxSigningSecret });
+    Object.assign(env, { SLACK_BOT_TOKEN: "xoxb-sandbox", SLACK_BOT_USER_ID: SANDBOX_WHO.botUserId, SLACK_SIGNING_SECRET: get("SLACK_SIGNING_SECRET") ?? secrets.sandboxSigningSecret });
     if (recorder !== undefined) env.SLACK_API_URL = `${base}/sandbox/slack/api/`;
   }
   if (model !== undefined) Object.assign(env, { ANTHROPIC_BASE_URL: `${base}/sandbox/model`, ANTHROPIC_API_KEY: SCRIPTED_MODEL_API_KEY });
