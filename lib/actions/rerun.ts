@@ -29,7 +29,7 @@ export async function rerunExecution(deps: ActionDeps, actor: Actor, target: Exe
     await refreshQuietly(deps, task.taskId, { kind: "execution", executionNo: execution.executionNo });
     return { outcome: "applied" };
   } catch (err) {
-    if (err instanceof LimitReachedError) return { outcome: "refused", message: limitMessageFor("reruns") };
+    if (err instanceof LimitReachedError) return { outcome: "refused", message: limitMessageFor("reruns", deps.limits.maxReruns) };
     if (err instanceof StateConflictError) return { outcome: "refused", message: ActionMessages.cannotRerun };
     throw err;
   }

@@ -39,7 +39,13 @@ export function failureMessageFor(layer: "L1" | "L2" | "L3" | "L4", errorName?: 
   }
 }
 
-/** The §9.1 limit message for a LimitReachedError. */
-export function limitMessageFor(limit: "regenerations" | "reruns"): string {
-  return limit === "regenerations" ? SlackMessages.regenerationLimit : SlackMessages.rerunLimit;
+/**
+ * The §9.1 limit message for a LimitReachedError. `count` is the limit in force (MAX_REGENERATIONS /
+ * MAX_RERUNS): at the DESIGN defaults (5 / 3) the text is the seed's, word for word; another setting shows its
+ * own number rather than a wrong one.
+ */
+export function limitMessageFor(limit: "regenerations" | "reruns", count?: number): string {
+  const [text, seedCount] = limit === "regenerations" ? [SlackMessages.regenerationLimit, 5] : [SlackMessages.rerunLimit, 3];
+  if (count === undefined || count === seedCount) return text;
+  return text.replace(`（${seedCount} 回）`, `（${count} 回）`);
 }

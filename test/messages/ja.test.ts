@@ -14,6 +14,12 @@ describe("Slack messages (seed §9.1)", () => {
     expect(failureMessageFor("L4", "AuthError")).toBe("freee への接続に失敗しました。管理画面で接続状態を確認してください。"));
   it("再生成上限", () => expect(limitMessageFor("regenerations")).toBe("最大試行回数（5 回）に達しました。タスクを新しく作成してください。"));
   it("再実行上限", () => expect(limitMessageFor("reruns")).toBe("最大再実行回数（3 回）に達しました。新しいタスクを作成してください。"));
+  it("a limit configured away from the DESIGN default shows its own number, the rest word for word", () => {
+    expect(limitMessageFor("regenerations", 5)).toBe(SlackMessages.regenerationLimit);
+    expect(limitMessageFor("regenerations", 2)).toBe("最大試行回数（2 回）に達しました。タスクを新しく作成してください。");
+    expect(limitMessageFor("reruns", 3)).toBe(SlackMessages.rerunLimit);
+    expect(limitMessageFor("reruns", 1)).toBe("最大再実行回数（1 回）に達しました。新しいタスクを作成してください。");
+  });
   it("messages carry no technical detail", () => {
     for (const text of Object.values(SlackMessages)) expect(text).not.toMatch(/Error|HTTP|[0-9]{3}|stack|exception/i);
   });

@@ -111,6 +111,15 @@ describe("prompt / process card", () => {
     expect(allText(card)).not.toContain("再生成中");
   });
 
+  it("a regeneration limit configured to 2 shows 「2 回」 on the Prompt and Task cards", () => {
+    const h = history({
+      task: baseTask({ status: "closed", closedReason: "regeneration_limit", currentPromptVersion: 3 }),
+      prompts: [prompt(3, { status: "rejected", text: "案", decision: { decision: "rejected", reason: "だめ", actorId: "UREQ", decidedAt: "x" } })],
+    });
+    expect(allText(renderCard(h, { kind: "prompt" }, limits))).toContain("最大試行回数（2 回）に達しました。");
+    expect(allText(renderCard(h, { kind: "task" }, limits))).toContain("最大試行回数（2 回）に達しました。");
+  });
+
   it("approval expired", () => {
     const h = history({ task: baseTask({ status: "closed", closedReason: "approval_expired", currentPromptVersion: 1 }), prompts: [prompt(1, { status: "expired", text: "案" })] });
     const card = renderCard(h, { kind: "prompt" }, limits);

@@ -28,7 +28,7 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
         context(`再実行はあと ${rerunsLeft} 回できます。`),
       ];
     }
-    return [section(limitMessageFor("reruns"))];
+    return [section(limitMessageFor("reruns", limits.maxReruns))];
   };
   switch (execution.status) {
     case "pending":

@@ -29,7 +29,9 @@ export function renderTaskCard(history: TaskHistory): Card {
   if (task.status === "failed" && task.failure !== undefined && task.failure.layer === "L1") {
     statusText = `*状態*: 失敗\n${failureMessageFor("L1", task.failure.errorName)}`;
   } else if (task.status === "closed" && task.closedReason === "regeneration_limit") {
-    statusText = `*状態*: 終了\n${limitMessageFor("regenerations")}`;
+    // Whichever review hit the limit sits at 1 + the regenerations allowed; the other cannot be beyond it.
+    const regenerations = Math.max(task.currentPromptVersion, task.currentProcessVersion) - 1;
+    statusText = `*状態*: 終了\n${limitMessageFor("regenerations", regenerations)}`;
   } else if (task.status === "closed" && task.closedReason === "approval_expired") {
     statusText = "*状態*: 終了\n承認期限が切れました。タスクを新しく作成してください。";
   }

@@ -55,8 +55,9 @@ export function renderVersionCard(history: TaskHistory, kind: VersionKind): Card
       const reason = record.decision?.reason;
       blocks.push(section(`:x: *却下 (${v})*${record.decision ? ` — ${user(record.decision.actorId)}` : ""}${reason ? `\n${quote(reason)}` : ""}`));
       if (task.status === "closed" && task.closedReason === "regeneration_limit") {
-        blocks.push(section(limitMessageFor("regenerations")));
-        text = limitMessageFor("regenerations");
+        // The version that hit the limit is 1 + the regenerations allowed.
+        blocks.push(section(limitMessageFor("regenerations", record.version - 1)));
+        text = limitMessageFor("regenerations", record.version - 1);
       } else {
         blocks.push(section("却下理由を反映して再生成中..."));
         text = `${title} ${v}: 却下 → 再生成中...`;
