@@ -1,3 +1,5 @@
+import type { SlackThread } from "../domain/records";
+
 /**
  * The one way the back end shows state to users: "render this card from what the table says now, then post it
  * (first time) or chat.update it in place". Cards are a function of DB state, so a retried step that refreshes
@@ -11,4 +13,9 @@ export type CardSubject =
 
 export interface CardRefresher {
   refresh(taskId: string, subject: CardSubject): Promise<void>;
+  /**
+   * A plain message in the request's thread, for the one failure that has no card to update: the task item
+   * itself could not be created. Without it the user would hear nothing.
+   */
+  notifyThread(thread: SlackThread, text: string): Promise<void>;
 }

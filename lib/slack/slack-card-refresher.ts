@@ -1,6 +1,7 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { WebClient } from "@slack/web-api";
 import type { Limits } from "../config/limits";
+import type { SlackThread } from "../domain/records";
 import { AppError } from "../errors/taxonomy";
 import type { TaskStore } from "../store/task-store";
 import type { BotTokenResolver } from "./bot-token";
@@ -25,6 +26,17 @@ export interface SlackCardRefresherDeps {
  */
 export class SlackCardRefresher implements CardRefresher {
   constructor(private readonly deps: SlackCardRefresherDeps) {}
+
+  async notifyThread(thread: SlackThread, text: string): Promise<void> {
+    const { botToken } = await this.deps.tokens.resolve(thread.teamId, thread.enterpriseId);
+    try {
+      await this.deps.clientFor(botToken).chat.postMessage({ channel: thread.channelId, thread_ts: thread.messageTs, text });
+    } catch (err) {
+      const classified = classifySlackError(err, "thread notice");
+      if (classified instanceof AppError) throw classified;
+      this.deps.log.error("Slack thread notice failed (best effort)", { layer: "slack", error_type: classified.name, error_message: classified.message, slackError: slackErrorCode(err) });
+    }
+  }
 
   async refresh(taskId: string, subject: CardSubject): Promise<void> {
     const history = await this.deps.store.loadHistory(taskId);

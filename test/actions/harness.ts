@@ -17,6 +17,9 @@ export function makeDeps(table: TestTable, patch: Partial<ActionDeps> = {}) {
     async refresh(taskId, subject) {
       refreshed.push({ taskId, subject });
     },
+    async notifyThread() {
+      throw new Error("actions never post thread notices");
+    },
   };
   const log = createLogger("test-actions");
   const deps: ActionDeps = {

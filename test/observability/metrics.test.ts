@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { METRICS_NAMESPACE, MetricNames, PipelineMetrics } from "../../lib/observability/metrics";
 
+// The setup turns EMF output off for the other suites; these tests read it.
+process.env.POWERTOOLS_METRICS_DISABLED = "false";
+
 function captureEmf(): { blobs: () => Array<Record<string, unknown>>; restore: () => void } {
   const lines: string[] = [];
   const spy = vi.spyOn(process.stdout, "write").mockImplementation((c: string | Uint8Array) => (lines.push(String(c)), true));

@@ -4,6 +4,9 @@ import { messageReply } from "../support/fake-anthropic-messages";
 import { startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
 import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "./fixtures";
 
+// The setup turns EMF output off for the other suites; these tests read it.
+process.env.POWERTOOLS_METRICS_DISABLED = "false";
+
 // The pipeline's steps publish the operator's counts as EMF lines on stdout (Powertools Metrics).
 let h: PipelineHarness;
 let lines: string[];

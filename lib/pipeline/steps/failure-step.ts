@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { SlackThreadSchema, taskIdFor, type Task } from "../../domain/records";
-import { RecordNotFoundError, StateConflictError, IllegalTransitionError } from "../../errors/taxonomy";
+import { RecordNotFoundError, StateConflictError, IllegalTransitionError, TransientError } from "../../errors/taxonomy";
+import { failureMessageFor } from "../../messages/ja";
+import { logLayerError } from "../../observability/logger";
 import type { CardSubject } from "../../slack/card-refresher";
 import type { PipelineDeps } from "../ports";
 import { CaughtErrorSchema, errorFromCatch, nowIso, refreshWithTaskCard } from "./common";
@@ -33,8 +35,16 @@ export async function recordPipelineFailureStep(deps: PipelineDeps, input: Pipel
   const taskId = input.taskId ?? taskIdFor(input.thread);
   const task = await deps.store.getTask(taskId);
   if (task === undefined) {
-    // The task item was never created: the audit entry goes under the workspace; there is no card to update.
+    // The task item was never created: the audit entry goes under the workspace, and with no card to update
+    // the user gets the layer's message as a plain reply in the thread (seed E-1: always give feedback).
     await deps.audit.recordError({ teamId: input.thread.teamId, layer: input.layer, subject: `pipeline#${taskId}`, actor: "system:pipeline", error, details: { taskId } });
+    deps.metrics.failure(input.layer, errorName);
+    try {
+      await deps.cards.notifyThread(input.thread, failureMessageFor(input.layer, errorName));
+    } catch (err) {
+      if (err instanceof TransientError) throw err;
+      logLayerError(deps.log, "slack", err, { taskId, action: "notify thread" });
+    }
     return { layer: input.layer, errorName };
   }
   if (input.kind !== undefined && input.version !== undefined) {
