@@ -3,7 +3,7 @@ import * as sfn from "aws-cdk-lib/aws-stepfunctions";
 import * as tasks from "aws-cdk-lib/aws-stepfunctions-tasks";
 import { Construct } from "constructs";
 import { addRetries, RETRIES } from "./error-table";
-import type { StepFunctions } from "./functions";
+import { invokeStep, type StepFunctions } from "./functions";
 
 const J = sfn.JsonPath;
 
@@ -21,13 +21,7 @@ export function buildExecutionRunDefinition(scope: Construct, props: ExecutionRu
   const fns = props.functions;
   const ref = { taskId: J.stringAt("$.taskId"), executionNo: J.numberAt("$.executionNo") };
   const invoke = (id: string, fn: keyof StepFunctions, payload: Record<string, unknown>, resultPath: string) =>
-    new tasks.LambdaInvoke(scope, id, {
-      lambdaFunction: fns[fn],
-      payload: sfn.TaskInput.fromObject(payload),
-      payloadResponseOnly: true,
-      retryOnServiceExceptions: false,
-      resultPath,
-    });
+    invokeStep(scope, fns, id, fn, payload, resultPath);
 
   const recordFailure = invoke("RecordRunFailure", "record-run-failure", { ...ref, error: J.objectAt("$.error") }, "$.failure");
   addRetries(recordFailure, RETRIES.bookkeeping);

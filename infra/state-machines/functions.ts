@@ -1,4 +1,7 @@
 import type * as lambda from "aws-cdk-lib/aws-lambda";
+import * as sfn from "aws-cdk-lib/aws-stepfunctions";
+import * as tasks from "aws-cdk-lib/aws-stepfunctions-tasks";
+import type { Construct } from "constructs";
 
 /** Lambda folders under lambdas/ that the state machines invoke (also the local runner's handler keys). */
 export const PIPELINE_FUNCTIONS = [
@@ -18,3 +21,24 @@ export type RunFunctionName = (typeof RUN_FUNCTIONS)[number];
 export type StepFunctionName = PipelineFunctionName | RunFunctionName;
 
 export type StepFunctions = Record<StepFunctionName, lambda.IFunction>;
+
+/**
+ * A Task state that invokes one step Lambda with a shaped payload. Service exceptions are NOT retried here:
+ * the Retry blocks of error-table.ts are the only retry policy, so every retry shows in the history.
+ */
+export function invokeStep(
+  scope: Construct,
+  functions: StepFunctions,
+  id: string,
+  fn: StepFunctionName,
+  payload: Record<string, unknown>,
+  resultPath: string,
+): tasks.LambdaInvoke {
+  return new tasks.LambdaInvoke(scope, id, {
+    lambdaFunction: functions[fn],
+    payload: sfn.TaskInput.fromObject(payload),
+    payloadResponseOnly: true,
+    retryOnServiceExceptions: false,
+    resultPath,
+  });
+}

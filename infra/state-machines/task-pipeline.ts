@@ -3,7 +3,7 @@ import * as sfn from "aws-cdk-lib/aws-stepfunctions";
 import * as tasks from "aws-cdk-lib/aws-stepfunctions-tasks";
 import { Construct } from "constructs";
 import { addRetries, RETRIES } from "./error-table";
-import type { StepFunctions } from "./functions";
+import { invokeStep, type StepFunctions } from "./functions";
 
 const J = sfn.JsonPath;
 
@@ -21,13 +21,7 @@ export interface TaskPipelineDefinitionProps {
 export function buildTaskPipelineDefinition(scope: Construct, props: TaskPipelineDefinitionProps): sfn.IChainable {
   const fns = props.functions;
   const invoke = (id: string, fn: keyof StepFunctions, payload: Record<string, unknown>, resultPath: string) =>
-    new tasks.LambdaInvoke(scope, id, {
-      lambdaFunction: fns[fn],
-      payload: sfn.TaskInput.fromObject(payload),
-      payloadResponseOnly: true,
-      retryOnServiceExceptions: false,
-      resultPath,
-    });
+    invokeStep(scope, fns, id, fn, payload, resultPath);
   const taskId = J.stringAt("$.task.taskId");
   const thread = J.objectAt("$.thread");
 
