@@ -10,6 +10,7 @@ import type { IngressHandler } from "../lib/slack/ingress";
 import { createIngressFromEnv } from "../lib/slack/ingress-env";
 import { jsonReply, messageReply, type ScriptedReply } from "../test/support/fake-anthropic-messages";
 import { ev } from "../test/support/fake-managed-agents";
+import { L1_REPLY, L3_STEPS, PROMPT_TEXT } from "../test/pipeline/fixtures";
 import { startPipelineHarness, type PipelineHarness } from "../test/support/local-sfn";
 import { signedInteraction, signedJson, TEST_SIGNING_SECRET } from "../test/support/slack-signing";
 import type { CountingDynamo } from "./dynamo";
@@ -185,30 +186,8 @@ function tally(names: string[]): Record<string, number> {
   return out;
 }
 
-// Replies shaped like test/pipeline/fixtures.ts, with a cached system prompt as the layers send it.
+// The replies of test/pipeline/fixtures.ts, with a cached system prompt's usage as the layers see it.
 const CACHED = { input_tokens: 350, output_tokens: 180, cache_read_input_tokens: 1200, cache_creation_input_tokens: 0 };
-function l1Reply(): ScriptedReply {
-  return jsonReply(
-    {
-      title: "山田さんの基本給変更",
-      intent: "山田さんの基本給を 2026 年 12 月から月額 30 万円に変更する。",
-      domain: "hr",
-      parameters: [
-        { name: "employee_name", value: "山田" },
-        { name: "new_basic_pay", value: 300000 },
-      ],
-      missingInformation: [],
-    },
-    { usage: CACHED },
-  );
-}
-function l2Reply(): ScriptedReply {
-  return messageReply({ texts: ["目的: 山田さんの基本給を 2026 年 12 月分から月額 300,000 円に変更する。\n1. 従業員一覧を取得する。\n2. 基本給を更新する。"], usage: CACHED });
-}
-function l3Reply(): ScriptedReply {
-  const step = (order: number, tool: string, toolInput: Record<string, unknown>) => ({ stepId: `s${order}`, order, tool, toolInput: JSON.stringify(toolInput) });
-  return jsonReply(
-    { steps: [step(1, "freee_hr_list_employees", { year: 2026, month: 12 }), step(2, "agent_decide", { instruction: "一覧から山田さんの従業員 ID を特定する" })] },
-    { usage: CACHED },
-  );
-}
+const l1Reply = (): ScriptedReply => jsonReply(L1_REPLY, { usage: CACHED });
+const l2Reply = (): ScriptedReply => messageReply({ texts: [PROMPT_TEXT], usage: CACHED });
+const l3Reply = (): ScriptedReply => jsonReply({ steps: L3_STEPS }, { usage: CACHED });
