@@ -1,6 +1,8 @@
 /**
- * The error taxonomy of DESIGN §3. Every class sets `name` to its own class name, because Step Functions
- * matches `ErrorEquals` against the name a Lambda throws: the names ARE the contract with the state machines.
+ * The error taxonomy of DESIGN §3. Step Functions matches `ErrorEquals` against the name a Lambda throws: the
+ * names ARE the contract with the state machines. So every class spells its name as a string literal (as
+ * Powertools does), never `constructor.name` / `new.target.name`, which a minifier renames; the bundling options
+ * also keep names (infra/bundling.ts), and test/bundle/ proves both on the shipped bundles.
  * Every class carries `cause` (translate with `new X(message, { cause })`, never swallow it) and a `kind`.
  */
 
@@ -14,11 +16,11 @@ export interface AppErrorOptions {
 
 export abstract class AppError extends Error {
   abstract readonly kind: ErrorKind;
+  abstract override readonly name: string;
   readonly details: Record<string, unknown>;
 
   constructor(message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
     this.details = options.details ?? {};
   }
 }
@@ -26,10 +28,12 @@ export abstract class AppError extends Error {
 // ---------------------------------------------------------------- transient (Step Functions retries these)
 
 export class TransientError extends AppError {
+  override readonly name: string = "TransientError";
   readonly kind = "transient" as const;
 }
 /** 429 from Anthropic, freee or Slack. `retryAfterSeconds` when the server said so. */
 export class RateLimitedError extends TransientError {
+  override readonly name: string = "RateLimitedError";
   readonly retryAfterSeconds: number | undefined;
   constructor(message: string, options: AppErrorOptions & { retryAfterSeconds?: number } = {}) {
     super(message, options);
@@ -37,26 +41,40 @@ export class RateLimitedError extends TransientError {
   }
 }
 /** 5xx, including Anthropic's 529 overloaded. */
-export class UpstreamServerError extends TransientError {}
+export class UpstreamServerError extends TransientError {
+  override readonly name: string = "UpstreamServerError";
+}
 /** The request timed out (Anthropic APIConnectionTimeoutError): its own retry row, max 2. */
-export class UpstreamTimeoutError extends TransientError {}
+export class UpstreamTimeoutError extends TransientError {
+  override readonly name: string = "UpstreamTimeoutError";
+}
 /** Network failure before any response. */
-export class ConnectionFailedError extends TransientError {}
+export class ConnectionFailedError extends TransientError {
+  override readonly name: string = "ConnectionFailedError";
+}
 /** DynamoDB throttling / capacity. */
-export class ThrottledError extends TransientError {}
+export class ThrottledError extends TransientError {
+  override readonly name: string = "ThrottledError";
+}
 
 // ---------------------------------------------------------------- silent failures (seed 001)
 
 /** A "200 OK" reply that does not meet its contract. Catching the base catches all three. */
 export abstract class SilentFailureError extends AppError {
+  override readonly name: string = "SilentFailureError";
   readonly kind = "business" as const;
 }
 /** 200 OK with no text, or only whitespace. */
-export class EmptyResponseError extends SilentFailureError {}
+export class EmptyResponseError extends SilentFailureError {
+  override readonly name: string = "EmptyResponseError";
+}
 /** Cut off by a stop reason (`max_tokens`, context window), or an expected field is missing. */
-export class TruncatedResponseError extends SilentFailureError {}
+export class TruncatedResponseError extends SilentFailureError {
+  override readonly name: string = "TruncatedResponseError";
+}
 /** The model refused (`stop_reason: refusal`); `stopDetails` is kept as the provider sent it. */
 export class RefusedResponseError extends SilentFailureError {
+  override readonly name: string = "RefusedResponseError";
   readonly stopDetails: unknown;
   constructor(message: string, options: AppErrorOptions & { stopDetails?: unknown } = {}) {
     super(message, options);
@@ -64,14 +82,25 @@ export class RefusedResponseError extends SilentFailureError {
   }
 }
 
+/**
+ * L4's completion contract (DESIGN §3): the session ended its turn, but an approved write step has no recorded
+ * successful tool call, or the agent's final message is empty, cut off or refused. A rerun does only the steps
+ * not done.
+ */
+export class IncompleteRunError extends SilentFailureError {
+  override readonly name: string = "IncompleteRunError";
+}
+
 // ---------------------------------------------------------------- business
 
 /** JSON does not parse, schema violation, missing keys, unknown tool, empty steps. */
 export class MalformedOutputError extends AppError {
+  override readonly name: string = "MalformedOutputError";
   readonly kind = "business" as const;
 }
 /** Anthropic 400: the request itself is wrong; retrying cannot help. */
 export class BadRequestError extends AppError {
+  override readonly name: string = "BadRequestError";
   readonly kind = "business" as const;
 }
 /**
@@ -80,10 +109,22 @@ export class BadRequestError extends AppError {
  * seen from the caller, and the caller decides whether "already done" is success.
  */
 export class StateConflictError extends AppError {
+  override readonly name: string = "StateConflictError";
   readonly kind = "business" as const;
 }
 /** A record the caller relies on does not exist (unknown task id in a button, deleted execution). */
 export class RecordNotFoundError extends AppError {
+  override readonly name: string = "RecordNotFoundError";
+  readonly kind = "business" as const;
+}
+
+/**
+ * A freee write (POST / PUT / PATCH / DELETE) may have reached freee (timeout, reset after send, 5xx) and reading
+ * back could not settle whether it took effect. Never retried blindly: the user checks freee before a rerun,
+ * and a rerun reconciles again before it writes.
+ */
+export class WriteOutcomeUnknownError extends AppError {
+  override readonly name: string = "WriteOutcomeUnknownError";
   readonly kind = "business" as const;
 }
 
@@ -100,6 +141,7 @@ export type AgentFailureReason =
  * `retries_exhausted`, `budget_reached` or `session.status_terminated`. Retrying the poll cannot help; a rerun can.
  */
 export class AgentRunFailedError extends AppError {
+  override readonly name: string = "AgentRunFailedError";
   readonly kind = "business" as const;
   readonly reason: AgentFailureReason;
   constructor(message: string, options: AppErrorOptions & { reason: AgentFailureReason }) {
@@ -112,6 +154,7 @@ export class AgentRunFailedError extends AppError {
 
 /** freee 401 after one refresh; Slack token invalid or revoked. */
 export class AuthError extends AppError {
+  override readonly name: string = "AuthError";
   readonly kind = "auth" as const;
 }
 
@@ -119,6 +162,7 @@ export class AuthError extends AppError {
 
 /** Missing setting, Anthropic AuthenticationError, table missing: fail at cold start, loudly. */
 export class FatalConfigError extends AppError {
+  override readonly name: string = "FatalConfigError";
   readonly kind = "fatal" as const;
 }
 
@@ -126,6 +170,7 @@ export class FatalConfigError extends AppError {
 
 /** L4 polling passed its limit (360 s by default). */
 export class RunTimeoutError extends AppError {
+  override readonly name: string = "RunTimeoutError";
   readonly kind = "timeout" as const;
 }
 
@@ -134,16 +179,13 @@ export class RunTimeoutError extends AppError {
 export type LimitName = "regenerations" | "reruns";
 /** 6th rejection (5 regenerations used) or 4th run (3 reruns used). */
 export class LimitReachedError extends AppError {
+  override readonly name: string = "LimitReachedError";
   readonly kind = "user" as const;
   readonly limit: LimitName;
   constructor(message: string, options: AppErrorOptions & { limit: LimitName }) {
     super(message, options);
     this.limit = options.limit;
   }
-}
-/** Someone other than the requester or an admin pressed a button. */
-export class NotPermittedError extends AppError {
-  readonly kind = "user" as const;
 }
 
 /** Every name a state machine may match, grouped as the Retry blocks use them. */
@@ -167,6 +209,8 @@ export const ErrorNames = {
     "IllegalTransitionError",
     "RecordNotFoundError",
     "AgentRunFailedError",
+    "IncompleteRunError",
+    "WriteOutcomeUnknownError",
   ],
 } as const;
 
@@ -175,4 +219,6 @@ export function isAppError(err: unknown): err is AppError {
 }
 
 /** A status change the state model forbids (a bug in the caller, not a race): never retried. */
-export class IllegalTransitionError extends StateConflictError {}
+export class IllegalTransitionError extends StateConflictError {
+  override readonly name: string = "IllegalTransitionError";
+}

@@ -11,7 +11,8 @@ import {
   IllegalTransitionError,
   LimitReachedError,
   MalformedOutputError,
-  NotPermittedError,
+  IncompleteRunError,
+  WriteOutcomeUnknownError,
   RateLimitedError,
   RecordNotFoundError,
   RefusedResponseError,
@@ -46,7 +47,8 @@ const rows: Array<[string, () => AppError, ErrorKind]> = [
   ["StateConflictError", () => new StateConflictError("x"), "business"],
   ["IllegalTransitionError", () => new IllegalTransitionError("x"), "business"],
   ["RecordNotFoundError", () => new RecordNotFoundError("x"), "business"],
-  ["NotPermittedError", () => new NotPermittedError("x"), "user"],
+  ["IncompleteRunError", () => new IncompleteRunError("x"), "business"],
+  ["WriteOutcomeUnknownError", () => new WriteOutcomeUnknownError("x"), "business"],
   ["AgentRunFailedError", () => new AgentRunFailedError("x", { reason: "session_error" }), "business"],
 ];
 
