@@ -1,0 +1,256 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import addFormatsModule from "ajv-formats";
+import vendored from "./freee-operations.json";
+
+/**
+ * freee's own OpenAPI schemas (vendored by scripts/vendor-freee-openapi.ts from freee/freee-api-schema, MIT) as a
+ * request validator: which operation a method + path is, and whether its query, path parameters and JSON body
+ * are what freee accepts. The MCP server and L3 plan validation use it (issue 18), and the test fake of freee
+ * answers 400 exactly when it says no.
+ *
+ * Two deliberate readings of the schemas:
+ * - `format: date-time` is not checked as RFC 3339: freee's HR times are `YYYY-MM-DD HH:MM:SS` and carry their
+ *   own `pattern`, which is what freee enforces (a `T…+09:00` time fails that pattern).
+ * - No freee schema sets `additionalProperties: false`, and freee ignores a property it does not know; so does
+ *   this validator unless `unknownProperties: "reject"` is asked for (plan validation: a misspelt field that freee
+ *   would silently drop is a plan that does not do what it says).
+ */
+
+export type FreeeApi = "accounting" | "hr" | "invoice";
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+export interface FreeeParameter {
+  name: string;
+  in: "query" | "path" | "header" | "cookie";
+  required: boolean;
+  schema: Record<string, unknown>;
+}
+
+export interface FreeeOperation {
+  api: FreeeApi;
+  operationId: string;
+  method: HttpMethod;
+  /** Full path under https://api.freee.co.jp, e.g. `/hr/api/v1/employees/{id}`. */
+  path: string;
+  parameters: FreeeParameter[];
+  requestBody?: { required: boolean; contentTypes: string[]; schema: Record<string, unknown> };
+  /** Status → schema of the success body (null for statuses whose body is an error shape). */
+  responses: Record<string, Record<string, unknown> | null>;
+}
+
+export interface ValidationIssue {
+  in: "query" | "path" | "body";
+  /** JSON pointer into the part (`/details/0/amount`), or the parameter name. */
+  at: string;
+  keyword: string;
+  /** Japanese, in the spirit of freee's own validation messages. */
+  message: string;
+}
+
+export type RequestCheck =
+  | { ok: true; operation: FreeeOperation; pathParams: Record<string, string> }
+  | { ok: false; reason: "unknown_operation"; api: FreeeApi | undefined }
+  | { ok: false; reason: "invalid"; operation: FreeeOperation; issues: ValidationIssue[] };
+
+export interface RequestToCheck {
+  method: string;
+  /** Path under the API base URL, without query string. */
+  path: string;
+  /** Query values as sent (strings, or arrays for repeated keys); numbers and booleans are accepted too. */
+  query?: Record<string, string | number | boolean | readonly string[] | undefined>;
+  body?: unknown;
+}
+
+export interface CheckOptions {
+  unknownProperties?: "ignore" | "reject";
+}
+
+interface VendoredApi {
+  prefix: string;
+  operations: Omit<FreeeOperation, "api">[];
+  schemas: Record<string, unknown>;
+}
+
+const APIS = (vendored as unknown as { apis: Record<FreeeApi, VendoredApi> }).apis;
+export const FREEE_SCHEMA_SOURCE = (vendored as unknown as { source: Record<string, string> }).source;
+
+export const FREEE_OPERATIONS: readonly FreeeOperation[] = (Object.keys(APIS) as FreeeApi[]).flatMap((api) =>
+  APIS[api].operations.map((op) => ({ ...op, api }) as FreeeOperation),
+);
+
+const matchers = FREEE_OPERATIONS.map((operation) => {
+  const names: string[] = [];
+  const source = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    names.push(name);
+    return "([^/]+)";
+  });
+  return { operation, names, re: new RegExp(`^${source}$`) };
+});
+
+/** Which API a path belongs to, from its prefix (the same host serves all three). */
+export function apiOfPath(path: string): FreeeApi | undefined {
+  if (path.startsWith("/hr/")) return "hr";
+  if (path.startsWith("/iv/")) return "invoice";
+  if (path.startsWith("/api/1/")) return "accounting";
+  return undefined;
+}
+
+export function findOperation(method: string, path: string): { operation: FreeeOperation; pathParams: Record<string, string> } | undefined {
+  const upper = method.toUpperCase();
+  for (const m of matchers) {
+    if (m.operation.method !== upper) continue;
+    const hit = m.re.exec(path);
+    if (hit === null) continue;
+    const pathParams = Object.fromEntries(m.names.map((n, i) => [n, decodeURIComponent(hit[i + 1] as string)]));
+    return { operation: m.operation, pathParams };
+  }
+  return undefined;
+}
+
+// ------------------------------------------------------------------ Ajv
+
+// ajv-formats is CommonJS with `exports.default`; under a bundler or tsx either shape may arrive.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv, formats: string[]) => Ajv;
+
+function makeAjv(coerceTypes: boolean, rejectUnknown: boolean): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, coerceTypes, useDefaults: false });
+  addFormats(ajv, ["date"]);
+  ajv.addFormat("int32", { type: "number", validate: (n: number) => Number.isInteger(n) && n >= -2147483648 && n <= 2147483647 });
+  ajv.addFormat("int64", { type: "number", validate: (n: number) => Number.isInteger(n) });
+  ajv.addFormat("float", { type: "number", validate: () => true });
+  // freee's date-times are validated by their `pattern` (see the header).
+  ajv.addFormat("date-time", () => true);
+  ajv.addFormat("binary", () => true);
+  ajv.addFormat("string", () => true);
+  for (const api of Object.keys(APIS) as FreeeApi[]) {
+    const defs = rejectUnknown ? closeObjects(APIS[api].schemas) : APIS[api].schemas;
+    ajv.addSchema({ $id: api, $defs: defs });
+  }
+  return ajv;
+}
+
+/** Every object schema that lists its properties also forbids others (the `unknownProperties: "reject"` reading). */
+function closeObjects<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(closeObjects) as T;
+  if (node === null || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) out[k] = k === "properties" ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, closeObjects(s)])) : closeObjects(v);
+  if (out.properties !== undefined && out.additionalProperties === undefined) out.additionalProperties = false;
+  return out as T;
+}
+
+const instances = new Map<string, Ajv>();
+const compiled = new Map<string, ValidateFunction>();
+
+function validatorFor(key: string, schema: object, coerce: boolean, rejectUnknown: boolean): ValidateFunction {
+  const cacheKey = `${coerce}|${rejectUnknown}|${key}`;
+  let fn = compiled.get(cacheKey);
+  if (fn === undefined) {
+    const instanceKey = `${coerce}|${rejectUnknown}`;
+    let ajv = instances.get(instanceKey);
+    if (ajv === undefined) instances.set(instanceKey, (ajv = makeAjv(coerce, rejectUnknown)));
+    fn = ajv.compile(rejectUnknown ? closeObjects(schema) : schema);
+    compiled.set(cacheKey, fn);
+  }
+  return fn;
+}
+
+// ------------------------------------------------------------------ requests
+
+export function checkRequest(request: RequestToCheck, options: CheckOptions = {}): RequestCheck {
+  const found = findOperation(request.method, request.path);
+  if (found === undefined) return { ok: false, reason: "unknown_operation", api: apiOfPath(request.path) };
+  const { operation, pathParams } = found;
+  const rejectUnknown = options.unknownProperties === "reject";
+  const issues: ValidationIssue[] = [];
+
+  for (const where of ["path", "query"] as const) {
+    const params = operation.parameters.filter((p) => p.in === where);
+    const given = where === "path" ? pathParams : queryValues(request.query ?? {}, params);
+    const schema = {
+      type: "object",
+      properties: Object.fromEntries(params.map((p) => [p.name, p.schema])),
+      required: params.filter((p) => p.required).map((p) => p.name),
+      ...(rejectUnknown && where === "query" ? { additionalProperties: false } : {}),
+    };
+    const fn = validatorFor(`${operation.method} ${operation.path} ${where}`, schema, true, false);
+    if (!fn({ ...given })) issues.push(...(fn.errors ?? []).map((e) => toIssue(where, e)));
+  }
+
+  const bodySpec = operation.requestBody;
+  if (bodySpec === undefined) {
+    // freee ignores a body on an operation without one; a plan that sends one has misunderstood the operation.
+    if (rejectUnknown && request.body !== undefined) issues.push({ in: "body", at: "", keyword: "body", message: "この操作はリクエストボディを受け付けません" });
+  } else if (request.body === undefined) {
+    if (bodySpec.required) issues.push({ in: "body", at: "", keyword: "required", message: "リクエストボディが必要です" });
+    else {
+      // An absent optional body is validated as `{}`: its own `required` list still applies (freee reads the
+      // parameters from the body and answers 400 for the missing ones).
+      const fn = validatorFor(`${operation.method} ${operation.path} body`, bodySpec.schema, false, rejectUnknown);
+      if (!fn({})) issues.push(...(fn.errors ?? []).map((e) => toIssue("body", e)));
+    }
+  } else {
+    const fn = validatorFor(`${operation.method} ${operation.path} body`, bodySpec.schema, false, rejectUnknown);
+    if (!fn(request.body)) issues.push(...(fn.errors ?? []).map((e) => toIssue("body", e)));
+  }
+  return issues.length === 0 ? { ok: true, operation, pathParams } : { ok: false, reason: "invalid", operation, issues: dedupe(issues) };
+}
+
+/** Issues of a success body against the operation's response schema (the fake checks its own answers). */
+export function checkResponse(operation: FreeeOperation, status: number, body: unknown): ValidationIssue[] {
+  const schema = operation.responses[String(status)];
+  if (schema === undefined) return [{ in: "body", at: "", keyword: "status", message: `${operation.operationId} は ${status} を返しません` }];
+  if (schema === null) return [];
+  const fn = validatorFor(`${operation.method} ${operation.path} response ${status}`, schema, false, false);
+  return fn(body) ? [] : (fn.errors ?? []).map((e) => toIssue("body", e));
+}
+
+function queryValues(query: NonNullable<RequestToCheck["query"]>, params: FreeeParameter[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    const param = params.find((p) => p.name === key || p.name === `${key}[]`);
+    const isArray = param?.schema.type === "array";
+    const values = Array.isArray(value) ? value.map(String) : [String(value)];
+    out[param?.name ?? key] = isArray ? values : values[values.length - 1];
+  }
+  return out;
+}
+
+function toIssue(where: ValidationIssue["in"], e: ErrorObject): ValidationIssue {
+  const p = e.params as Record<string, unknown>;
+  const child = e.keyword === "required" ? p.missingProperty : e.keyword === "additionalProperties" ? p.additionalProperty : undefined;
+  const segments = [...e.instancePath.split("/").filter((s) => s !== ""), ...(child === undefined ? [] : [String(child)])];
+  // Parameters by name (`month`), body fields as a dotted path (`details.0.tax_code`).
+  const field = segments.length === 0 ? "リクエスト" : segments.join(".");
+  const messages: Record<string, () => string> = {
+    required: () => `${field} は必須です`,
+    pattern: () => `${field} の形式が不正です（${String(p.pattern)}）`,
+    format: () => `${field} の形式が不正です（${String(p.format)}）`,
+    enum: () => `${field} は ${(p.allowedValues as unknown[]).map(String).join(", ")} のいずれかを指定してください`,
+    type: () => `${field} は ${String(p.type)} で指定してください`,
+    minimum: () => `${field} は ${String(p.limit)} 以上で指定してください`,
+    maximum: () => `${field} は ${String(p.limit)} 以下で指定してください`,
+    minLength: () => `${field} は ${String(p.limit)} 文字以上で指定してください`,
+    maxLength: () => `${field} は ${String(p.limit)} 文字以内で指定してください`,
+    minItems: () => `${field} は ${String(p.limit)} 件以上指定してください`,
+    maxItems: () => `${field} は ${String(p.limit)} 件以内で指定してください`,
+    additionalProperties: () => `${field} は不明な項目です`,
+    anyOf: () => `${field} はどの形式にも当てはまりません`,
+  };
+  const at = where === "body" ? `/${segments.join("/")}` : segments.join(".");
+  return { in: where, at, keyword: e.keyword, message: (messages[e.keyword] ?? (() => `${field}: ${e.message ?? e.keyword}`))() };
+}
+
+/** Drops repeats (two anyOf branches failing alike) and the anyOf summary when a concrete issue says more. */
+function dedupe(issues: ValidationIssue[]): ValidationIssue[] {
+  const seen = new Set<string>();
+  const concrete = issues.some((i) => i.keyword !== "anyOf");
+  return issues.filter((i) => {
+    if (concrete && i.keyword === "anyOf") return false;
+    const key = `${i.in}|${i.at}|${i.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

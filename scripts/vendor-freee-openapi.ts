@@ -1,0 +1,153 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parse as parseYaml } from "yaml";
+
+/**
+ * Vendors the facts this project uses from freee's official OpenAPI schemas into lib/freee/openapi/:
+ * the selected operations (method, path, parameters, request body, success response) and every component
+ * schema they reach (as `schemas`), descriptions and examples dropped, `$ref`s rewritten to `<api>#/$defs/<name>`
+ * so one Ajv instance holds all three APIs. Run it when the selection below or the upstream schemas change:
+ *
+ *   npx tsx scripts/vendor-freee-openapi.ts [path/to/contracts/freee]   (default: <repo>/../shared/contracts/freee)
+ *
+ * Only this script reads the shared contracts; tests and lib/ read the vendored file.
+ */
+
+const SOURCE = {
+  repository: "freee/freee-api-schema",
+  commit: "0f6b621",
+  date: "2026-08-21",
+  licence: "MIT (Copyright (c) 2019 freee K.K.), see lib/freee/openapi/MIT-LICENCE",
+};
+
+type Api = "accounting" | "hr" | "invoice";
+
+/** Where each API lives under https://api.freee.co.jp, and its file. */
+const APIS: Record<Api, { file: string; prefix: string }> = {
+  accounting: { file: "accounting.openapi.json", prefix: "" },
+  hr: { file: "hr.openapi.json", prefix: "/hr" },
+  invoice: { file: "invoice.openapi.yml", prefix: "/iv" },
+};
+
+/** The operations the tools call and the fake serves (issue 18 extends this list). */
+const SELECTION: Record<Api, string[]> = {
+  accounting: [
+    "GET /api/1/companies",
+    "GET /api/1/companies/{id}",
+    "GET /api/1/users/me",
+    "GET /api/1/deals",
+    "POST /api/1/deals",
+    "GET /api/1/deals/{id}",
+    "GET /api/1/account_items",
+    "GET /api/1/partners",
+    "POST /api/1/partners",
+    "GET /api/1/walletables",
+    "GET /api/1/taxes/codes",
+  ],
+  hr: [
+    "GET /api/v1/users/me",
+    "GET /api/v1/employees",
+    "GET /api/v1/employees/{id}",
+    "GET /api/v1/employees/{employee_id}/basic_pay_rule",
+    "PUT /api/v1/employees/{employee_id}/basic_pay_rule",
+    "GET /api/v1/employees/{employee_id}/work_records/{date}",
+    "PUT /api/v1/employees/{employee_id}/work_records/{date}",
+  ],
+  invoice: ["GET /invoices", "POST /invoices", "GET /invoices/{id}"],
+};
+
+/** Error bodies the fake answers with (kept even when no selected operation names them). */
+const ERROR_SCHEMAS: Record<Api, string[]> = {
+  accounting: ["badRequestError", "unauthorizedError", "forbiddenError", "badRequestNotFoundError", "tooManyRequestsError", "internalServerError"],
+  hr: ["error", "unauthorizedError", "forbiddenError", "accessDeniedError", "notfoundError", "internalServerError"],
+  invoice: ["badRequest", "unauthorizedError", "forbiddenError", "accessDeniedError", "notfoundError", "internalServerError"],
+};
+
+/** JSON Schema keywords kept; everything else (description, example, x-*, readOnly, ...) is dropped. */
+const KEYWORDS = new Set([
+  "type", "format", "enum", "const", "pattern", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum",
+  "exclusiveMaximum", "multipleOf", "minItems", "maxItems", "uniqueItems", "items", "properties", "required",
+  "additionalProperties", "anyOf", "oneOf", "allOf", "not", "nullable", "default", "$ref",
+]);
+
+interface Spec {
+  paths: Record<string, Record<string, any>>;
+  components: { schemas: Record<string, unknown> };
+}
+
+function clean(node: unknown, api: Api, refs: Set<string>): unknown {
+  if (Array.isArray(node)) return node.map((n) => clean(n, api, refs));
+  if (node === null || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (!KEYWORDS.has(key)) continue;
+    if (key === "$ref") {
+      const name = String(value).replace("#/components/schemas/", "");
+      refs.add(name);
+      // Ajv resolves `<api>#/$defs/<name>` against the document the validator adds per API (lib/freee/openapi).
+      out.$ref = `${api}#/$defs/${name}`;
+    } else if (key === "properties") {
+      // Property names are data, not keywords: a property called `description` stays.
+      out.properties = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([p, s]) => [p, clean(s, api, refs)]));
+    } else {
+      out[key] = clean(value, api, refs);
+    }
+  }
+  return out;
+}
+
+function jsonSchemaOf(content: Record<string, { schema?: unknown }> | undefined): { contentTypes: string[]; schema: unknown } | undefined {
+  if (content === undefined) return undefined;
+  const types = Object.keys(content);
+  const json = content["application/json"] ?? content[types[0] as string];
+  return json?.schema === undefined ? undefined : { contentTypes: types, schema: json.schema };
+}
+
+function vendorApi(api: Api, spec: Spec): unknown {
+  const refs = new Set<string>(ERROR_SCHEMAS[api]);
+  const operations = SELECTION[api].map((entry) => {
+    const [method, path] = entry.split(" ") as [string, string];
+    const op = spec.paths[path]?.[method.toLowerCase()];
+    if (op === undefined) throw new Error(`${api}: no operation ${entry} in the schema`);
+    const success = Object.keys(op.responses ?? {}).find((s) => /^2\d\d$/.test(s));
+    const body = jsonSchemaOf(op.requestBody?.content);
+    const response = success === undefined ? undefined : jsonSchemaOf(op.responses[success].content);
+    return {
+      operationId: op.operationId,
+      method,
+      path: APIS[api].prefix + path,
+      parameters: (op.parameters ?? []).map((p: any) => ({ name: p.name, in: p.in, required: p.required === true, schema: clean(p.schema ?? {}, api, refs) })),
+      ...(body === undefined ? {} : { requestBody: { required: op.requestBody.required === true, contentTypes: body.contentTypes, schema: clean(body.schema, api, refs) } }),
+      responses: Object.fromEntries(
+        Object.keys(op.responses ?? {}).map((status) => [status, status === success && response !== undefined ? clean(response.schema, api, refs) : null]),
+      ),
+    };
+  });
+  // Close over references: a component may reach others.
+  const schemas: Record<string, unknown> = {};
+  const pending = [...refs];
+  while (pending.length > 0) {
+    const name = pending.pop() as string;
+    if (name in schemas) continue;
+    const raw = spec.components.schemas[name];
+    if (raw === undefined) throw new Error(`${api}: $ref to missing component ${name}`);
+    const found = new Set<string>();
+    schemas[name] = clean(raw, api, found);
+    for (const n of found) if (!(n in schemas)) pending.push(n);
+  }
+  const sorted = Object.fromEntries(Object.keys(schemas).sort().map((k) => [k, schemas[k]]));
+  return { prefix: APIS[api].prefix, operations, schemas: sorted };
+}
+
+// Default: the shared/ folder beside the repository (a worktree elsewhere passes the path).
+const dir = resolve(process.argv[2] ?? resolve(import.meta.dirname, "../../shared/contracts/freee"));
+const out: Record<string, unknown> = { source: SOURCE, apis: {} };
+for (const api of Object.keys(APIS) as Api[]) {
+  const text = readFileSync(resolve(dir, APIS[api].file), "utf8");
+  const spec = (APIS[api].file.endsWith(".yml") ? parseYaml(text) : JSON.parse(text)) as Spec;
+  (out.apis as Record<string, unknown>)[api] = vendorApi(api, spec);
+}
+const target = resolve(import.meta.dirname, "../lib/freee/openapi/freee-operations.json");
+writeFileSync(target, `${JSON.stringify(out, null, 1)}\n`);
+writeFileSync(resolve(import.meta.dirname, "../lib/freee/openapi/MIT-LICENCE"), readFileSync(resolve(dir, "MIT-LICENCE")));
+console.log(`wrote ${target} (${(JSON.stringify(out).length / 1024).toFixed(0)} KiB)`);
