@@ -33,7 +33,6 @@ const APIS: Record<Api, { file: string; prefix: string }> = {
 const SELECTION: Record<Api, string[]> = {
   accounting: [
     "GET /api/1/companies",
-    "GET /api/1/companies/{id}",
     "GET /api/1/users/me",
     "GET /api/1/deals",
     "POST /api/1/deals",

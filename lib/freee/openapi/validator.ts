@@ -114,10 +114,11 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 
 function makeAjv(coerceTypes: boolean, rejectUnknown: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, coerceTypes, useDefaults: false });
-  addFormats(ajv, ["date"]);
+  addFormats(ajv, ["date", "uri"]);
   ajv.addFormat("int32", { type: "number", validate: (n: number) => Number.isInteger(n) && n >= -2147483648 && n <= 2147483647 });
   ajv.addFormat("int64", { type: "number", validate: (n: number) => Number.isInteger(n) });
   ajv.addFormat("float", { type: "number", validate: () => true });
+  ajv.addFormat("double", { type: "number", validate: () => true });
   // freee's date-times are validated by their `pattern` (see the header).
   ajv.addFormat("date-time", () => true);
   ajv.addFormat("binary", () => true);
@@ -171,9 +172,10 @@ export function checkRequest(request: RequestToCheck, options: CheckOptions = {}
       type: "object",
       properties: Object.fromEntries(params.map((p) => [p.name, p.schema])),
       required: params.filter((p) => p.required).map((p) => p.name),
-      ...(rejectUnknown && where === "query" ? { additionalProperties: false } : {}),
     };
-    const fn = validatorFor(`${operation.method} ${operation.path} ${where}`, schema, true, false);
+    if (rejectUnknown && where === "query") Object.assign(schema, { additionalProperties: false });
+    const closed = rejectUnknown && where === "query";
+    const fn = validatorFor(`${operation.method} ${operation.path} ${where}${closed ? " closed" : ""}`, schema, true, false);
     if (!fn({ ...given })) issues.push(...(fn.errors ?? []).map((e) => toIssue(where, e)));
   }
 
