@@ -2,25 +2,14 @@ import { build } from "esbuild";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { esbuildOptions, LAMBDA_BUNDLING } from "../infra/bundling";
 
 /**
- * The esbuild options of infra/constructs/app-function.ts (the NodejsFunction of every Lambda of this app), so
- * the bench measures the file Lambda loads: platform node, target node22, ESM, minified, external source map,
- * `mainFields: module,main`, the createRequire banner, and NO externals (`externalModules: []`: the AWS SDK is
- * bundled, not taken from the runtime). Ours and the baseline get the same options: only the code differs.
+ * The bench bundles with the stack's own options (infra/bundling.ts): platform node, target node22, ESM,
+ * minified with names kept, external source map, no externals. Ours and the baseline get the same options:
+ * only the code differs.
  */
-export const LAMBDA_BUNDLE_OPTIONS = {
-  bundle: true,
-  platform: "node",
-  target: "node22",
-  format: "esm",
-  minify: true,
-  sourcemap: true,
-  external: [] as string[],
-  mainFields: ["module", "main"],
-  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-  logLevel: "error",
-} as const;
+export const LAMBDA_BUNDLE_OPTIONS = esbuildOptions(LAMBDA_BUNDLING);
 
 export interface BundleResult {
   file: string;
@@ -34,7 +23,7 @@ export interface BundleResult {
 
 export async function bundleLambda(entry: string, outDir: string): Promise<BundleResult> {
   const file = join(outDir, "index.mjs");
-  const result = await build({ ...LAMBDA_BUNDLE_OPTIONS, entryPoints: [entry], outfile: file, metafile: true, mainFields: [...LAMBDA_BUNDLE_OPTIONS.mainFields] });
+  const result = await build({ ...LAMBDA_BUNDLE_OPTIONS, entryPoints: [entry], outfile: file, metafile: true });
   const code = readFileSync(file);
   const byPackage = new Map<string, number>();
   const output = Object.values(result.metafile.outputs).find((o) => o.entryPoint !== undefined);

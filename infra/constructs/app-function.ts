@@ -1,12 +1,13 @@
 import { Annotations, Duration, RemovalPolicy } from "aws-cdk-lib";
 import * as iam from "aws-cdk-lib/aws-iam";
 import * as lambda from "aws-cdk-lib/aws-lambda";
-import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import * as logs from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { LAMBDA_BUNDLING, nodejsBundlingOptions, type LambdaBundling } from "../bundling";
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -22,6 +23,8 @@ export interface AppFunctionProps {
    * ingress, which must answer Slack within 3 s, runs without it (the map is still shipped for debugging).
    */
   enableSourceMaps?: boolean;
+  /** How the function is bundled. @default LAMBDA_BUNDLING (infra/bundling.ts), shared with the bench and tests */
+  bundling?: LambdaBundling;
 }
 
 /**
@@ -63,18 +66,7 @@ export class AppFunction extends Construct {
         handler: "handler",
         projectRoot: PROJECT_ROOT,
         depsLockFilePath: join(PROJECT_ROOT, "package-lock.json"),
-        bundling: {
-          format: OutputFormat.ESM,
-          target: "node22",
-          minify: true,
-          sourceMap: true,
-          sourcesContent: false,
-          // Bundle the SDK versions we test with instead of the runtime's copy.
-          externalModules: [],
-          mainFields: ["module", "main"],
-          // CommonJS dependencies call require(); give the ESM bundle one.
-          banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-        },
+        bundling: nodejsBundlingOptions(props.bundling ?? LAMBDA_BUNDLING),
       });
     } else {
       Annotations.of(this).addError(`Lambda entry ${this.entry} does not exist: synth cannot bundle ${props.folder}`);

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { LAMBDA_BUNDLE_OPTIONS } from "../../bench/bundle";
+import { esbuildOptions, LAMBDA_BUNDLING, nodejsBundlingOptions } from "../../infra/bundling";
 import { runBench, ROOT } from "../../bench/harness";
 import { percentile, ratio } from "../../bench/stats";
 
@@ -36,15 +37,12 @@ it("runs a tiny bench and writes JSON with the required keys", async () => {
   expect(json.machine.nproc).toBeGreaterThan(0);
 }, 180_000);
 
-it("bundles with the options of the Lambda construct", () => {
-  const construct = readFileSync(join(ROOT, "infra", "constructs", "app-function.ts"), "utf8");
-  expect(construct).toContain(`target: "${LAMBDA_BUNDLE_OPTIONS.target}"`);
-  expect(construct).toContain("format: OutputFormat.ESM");
-  expect(construct).toContain("minify: true");
-  expect(construct).toContain("externalModules: []");
-  expect(construct).toContain(`mainFields: ${JSON.stringify(LAMBDA_BUNDLE_OPTIONS.mainFields).replaceAll(",", ", ")}`);
-  expect(construct).toContain(LAMBDA_BUNDLE_OPTIONS.banner.js);
-  expect(LAMBDA_BUNDLE_OPTIONS.external).toEqual([]);
+it("bundles with the options the stack gives every Lambda (one definition: infra/bundling.ts)", () => {
+  const stackOptions = esbuildOptions(LAMBDA_BUNDLING);
+  expect(LAMBDA_BUNDLE_OPTIONS).toEqual(stackOptions);
+  const cdk = nodejsBundlingOptions(LAMBDA_BUNDLING);
+  expect(cdk).toMatchObject({ target: stackOptions.target, minify: stackOptions.minify, keepNames: true, externalModules: [] });
+  expect(cdk.banner).toBe((stackOptions.banner as { js: string }).js);
 });
 
 it("computes nearest-rank percentiles and ratios", () => {

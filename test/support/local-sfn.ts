@@ -13,7 +13,11 @@ import { createPipelineDeps } from "../../lib/pipeline/create-deps";
 import type { DefinedStep } from "../../lib/pipeline/step-handler";
 import { createCardRefresher } from "../../lib/slack/factory";
 import { TaskStore } from "../../lib/store/task-store";
+import { listenFetch } from "../../lib/local/node-http";
+import { handleSfnRequest } from "../../lib/local/sfn-http-facade";
 import { startTestTable, type TestTable } from "./dynamo";
+import { startHttpRouter } from "./http-router";
+import type { BundledStep } from "./step-bundles";
 import { startFakeAnthropic, type FakeAnthropic } from "./fake-anthropic-messages";
 import { startFakeManagedAgents, type FakeManagedAgents } from "./fake-managed-agents";
 import { startFakeSlack, type FakeSlack } from "./fake-slack";
@@ -48,13 +52,25 @@ export interface PipelineHarness {
 
 let threadCounter = 0;
 
-export async function startPipelineHarness(options: { context?: Record<string, unknown>; env?: Record<string, string> } = {}): Promise<PipelineHarness> {
+export interface PipelineHarnessOptions {
+  context?: Record<string, unknown>;
+  env?: Record<string, string>;
+  /**
+   * Run the esbuild bundles (test/support/step-bundles.ts) as the Task resources instead of the TypeScript
+   * handlers: each bundle wires itself from `process.env` exactly as on AWS (Step Functions through the local
+   * HTTP facade at `SFN_ENDPOINT`, Anthropic through one base URL). `failStartExecution` is not available.
+   */
+  bundles?: Record<StepFunctionName, BundledStep>;
+}
+
+export async function startPipelineHarness(options: PipelineHarnessOptions = {}): Promise<PipelineHarness> {
   process.env.LOG_LEVEL ??= "SILENT";
   const machines = synthesizeMachines(options.context);
   const [table, anthropic, agents, slack] = await Promise.all([
     startTestTable(),
     startFakeAnthropic({ apiKey: ANTHROPIC_TEST_KEY }),
-    startFakeManagedAgents(),
+    // Bundles share one ANTHROPIC_API_KEY (one process env), so both fakes accept the same key then.
+    startFakeManagedAgents(options.bundles === undefined ? {} : { apiKey: ANTHROPIC_TEST_KEY }),
     startFakeSlack(),
   ]);
   const common = { ...table.env, ...limitsEnvironment(machines.settings), SLACK_API_URL: slack.url, SLACK_BOT_TOKEN: "xoxb-test-pipeline", ...options.env };
@@ -72,12 +88,20 @@ export async function startPipelineHarness(options: { context?: Record<string, u
         return localSfnClient(local).send(command as never);
       },
     }) as unknown as ReturnType<typeof localSfnClient>;
-  const steps = await loadSteps();
   const handlers = {} as Record<StepFunctionName, LocalHandler>;
-  for (const [name, step] of Object.entries(steps) as [StepFunctionName, DefinedStep<unknown>][]) {
-    const env = step.needs.agent ? agentEnv : step.needs.layers ? layerEnv : common;
-    const deps = await createPipelineDeps(step.service, step.needs, { ...env, EXECUTION_RUN_ARN: machines.executionRunArn });
-    handlers[name] = step.withDeps({ ...deps, sfn: sfn() });
+  let closeBundled = async () => {};
+  if (options.bundles !== undefined) {
+    closeBundled = await wireBundledEnvironment({ common, anthropic, agents, machines, local: () => local, env: options.env });
+    for (const [name, bundled] of Object.entries(options.bundles) as [StepFunctionName, BundledStep][]) {
+      handlers[name] = (event: unknown) => bundled.handler(event, lambdaContext(name)) as never;
+    }
+  } else {
+    const steps = await loadSteps();
+    for (const [name, step] of Object.entries(steps) as [StepFunctionName, DefinedStep<unknown>][]) {
+      const env = step.needs.agent ? agentEnv : step.needs.layers ? layerEnv : common;
+      const deps = await createPipelineDeps(step.service, step.needs, { ...env, EXECUTION_RUN_ARN: machines.executionRunArn });
+      handlers[name] = step.withDeps({ ...deps, sfn: sfn() });
+    }
   }
   local = new LocalStepFunctions({ machines, handlers });
 
@@ -115,6 +139,7 @@ export async function startPipelineHarness(options: { context?: Record<string, u
     async close() {
       for (const execution of local.executions.values()) if (execution.status === "RUNNING") execution.abort();
       await Promise.all([...local.executions.values()].map((e) => e.done));
+      await closeBundled();
       await Promise.all([anthropic.close(), agents.close(), slack.close()]);
       await table.close();
     },
@@ -130,6 +155,56 @@ async function loadSteps(): Promise<Record<StepFunctionName, DefinedStep<unknown
     }),
   );
   return Object.fromEntries(entries) as Record<StepFunctionName, DefinedStep<unknown>>;
+}
+
+/**
+ * The process environment a bundled Lambda reads, as the stack sets it: one Anthropic base URL routed to the
+ * Messages or Managed Agents fake, Step Functions over its HTTP API (the local facade), the table, Slack.
+ */
+async function wireBundledEnvironment(w: {
+  common: Record<string, string>;
+  anthropic: FakeAnthropic;
+  agents: FakeManagedAgents;
+  machines: SynthesizedMachines;
+  local: () => LocalStepFunctions;
+  env: Record<string, string> | undefined;
+}): Promise<() => Promise<void>> {
+  const router = await startHttpRouter([{ prefix: "/v1/messages", target: w.anthropic.baseURL }], w.agents.url);
+  const facade = await listenFetch("127.0.0.1", 0, createLogger("test-sfn-facade"));
+  facade.setHandler((request) => handleSfnRequest(w.local(), request));
+  const env: Record<string, string> = {
+    ...w.common,
+    ANTHROPIC_BASE_URL: router.url,
+    ANTHROPIC_API_KEY: ANTHROPIC_TEST_KEY,
+    L1_TIMEOUT_MS: "400",
+    L2_TIMEOUT_MS: "400",
+    L3_TIMEOUT_MS: "400",
+    MCP_SERVER_URL: "https://mcp.example.test/mcp",
+    MCP_BEARER_SECRET,
+    EXECUTION_RUN_ARN: w.machines.executionRunArn,
+    SFN_ENDPOINT: `http://127.0.0.1:${facade.port}`,
+    AWS_REGION: "us-east-1",
+    ...w.env,
+  };
+  const previous = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  return async () => {
+    for (const [k, v] of Object.entries(previous)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    await Promise.all([router.close(), facade.close()]);
+  };
+}
+
+/** The parts of the Lambda context the handlers read (a generous deadline: local runs are not timed). */
+function lambdaContext(name: string) {
+  const deadline = Date.now() + 900_000;
+  return {
+    functionName: name,
+    awsRequestId: `local-${name}-${Date.now()}`,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+  };
 }
 
 // ---------------------------------------------------------------- reading the event log

@@ -1,0 +1,75 @@
+import type { BuildOptions } from "esbuild";
+import { OutputFormat, type BundlingOptions } from "aws-cdk-lib/aws-lambda-nodejs";
+
+/**
+ * The one definition of how every Lambda of this app is bundled. The stack (NodejsFunction), the bench and the
+ * bundle tests all derive their esbuild options from here, so what is measured and tested is what ships.
+ *
+ * `keepNames` matters for correctness, not debugging: Step Functions matches `ErrorEquals` against the `name` of
+ * the error a Lambda throws. Error classes spell their names as strings (lib/errors/taxonomy.ts), and the bundler
+ * keeps class and function names too, so neither alone can break the error table (test/bundle/ proves both).
+ */
+export interface LambdaBundling {
+  target: string;
+  format: "esm";
+  minify: boolean;
+  keepNames: boolean;
+  sourcemap: boolean;
+  sourcesContent: boolean;
+  mainFields: readonly string[];
+  /** CommonJS dependencies call require(); the ESM bundle gets one. */
+  banner: string;
+  /** Nothing external: the AWS SDK versions we test with are bundled, not taken from the runtime. */
+  external: readonly string[];
+  /** Modules replaced at bundle time (package → replacement path), e.g. code a Lambda never runs. */
+  alias: Readonly<Record<string, string>>;
+}
+
+export const LAMBDA_BUNDLING: LambdaBundling = {
+  target: "node22",
+  format: "esm",
+  minify: true,
+  keepNames: true,
+  sourcemap: true,
+  sourcesContent: false,
+  mainFields: ["module", "main"],
+  banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+  external: [],
+  alias: {},
+};
+
+/** The NodejsFunction `bundling` props for these options. */
+export function nodejsBundlingOptions(b: LambdaBundling = LAMBDA_BUNDLING): BundlingOptions {
+  const aliasArgs = Object.fromEntries(Object.entries(b.alias).map(([from, to]) => [`--alias:${from}`, to]));
+  return {
+    format: b.format === "esm" ? OutputFormat.ESM : OutputFormat.CJS,
+    target: b.target,
+    minify: b.minify,
+    keepNames: b.keepNames,
+    sourceMap: b.sourcemap,
+    sourcesContent: b.sourcesContent,
+    externalModules: [...b.external],
+    mainFields: [...b.mainFields],
+    banner: b.banner,
+    ...(Object.keys(aliasArgs).length === 0 ? {} : { esbuildArgs: aliasArgs }),
+  };
+}
+
+/** The same options for esbuild's JS API (bench, bundle tests): what `cdk synth` runs, minus the zip. */
+export function esbuildOptions(b: LambdaBundling = LAMBDA_BUNDLING): BuildOptions {
+  return {
+    bundle: true,
+    platform: "node",
+    target: b.target,
+    format: b.format,
+    minify: b.minify,
+    keepNames: b.keepNames,
+    sourcemap: b.sourcemap,
+    sourcesContent: b.sourcesContent,
+    external: [...b.external],
+    mainFields: [...b.mainFields],
+    banner: { js: b.banner },
+    alias: { ...b.alias },
+    logLevel: "error",
+  };
+}

@@ -1,0 +1,136 @@
+import { build } from "esbuild";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { esbuildOptions, LAMBDA_BUNDLING } from "../../infra/bundling";
+import { PROJECT_ROOT } from "../../infra/constructs/app-function";
+import { SlackMessages } from "../../lib/messages/ja";
+import { ev } from "../support/fake-managed-agents";
+import { errorReply, messageReply } from "../support/fake-anthropic-messages";
+import { path, retriesOf, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
+import { bundleSteps, loadBundledSteps, STEP_FUNCTION_NAMES, type BundledStep } from "../support/step-bundles";
+import { decide, expectPipelineFailure, l1Ok, l2Ok, l3Ok, runExecution, slackTexts } from "../pipeline/fixtures";
+import type { StepFunctionName } from "../../infra/state-machines/functions";
+
+/**
+ * Test what ships (issue 11, DESIGN §3/§8): the step Lambdas are bundled with the stack's own options
+ * (infra/bundling.ts) and run as the Task resources of the synthesized state machines. Step Functions matches
+ * `ErrorEquals` against the name the bundle throws, so every Retry / Catch row is proven here on the bundles.
+ */
+// Under node_modules, so vitest leaves the bundles to Node's own loader, as the Lambda runtime loads them.
+mkdirSync(join(PROJECT_ROOT, "node_modules", ".cache"), { recursive: true });
+const outDir = mkdtempSync(join(PROJECT_ROOT, "node_modules", ".cache", "step-bundles-"));
+let bundles: Record<StepFunctionName, BundledStep>;
+let h: PipelineHarness;
+
+beforeAll(async () => {
+  bundles = await loadBundledSteps(await bundleSteps(outDir));
+  h = await startPipelineHarness({ bundles });
+}, 120_000);
+afterAll(async () => {
+  await h?.close();
+  rmSync(outDir, { recursive: true, force: true });
+});
+
+describe("error names survive the bundler", () => {
+  it("every taxonomy class, bundled with the stack's options, keeps its name on the instance and on the class", async () => {
+    const file = join(outDir, "taxonomy.mjs");
+    await build({
+      ...esbuildOptions(LAMBDA_BUNDLING),
+      stdin: { contents: `export * from ${JSON.stringify(join(PROJECT_ROOT, "lib/errors/taxonomy.ts"))};`, resolveDir: PROJECT_ROOT, loader: "ts" },
+      outfile: file,
+    });
+    const taxonomy = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    const AppError = taxonomy.AppError as new (...a: unknown[]) => Error;
+    const classes = Object.entries(taxonomy).filter(
+      ([, v]) => typeof v === "function" && (v as { prototype?: unknown }).prototype instanceof AppError,
+    ) as [string, new (m: string, o: object) => Error][];
+    expect(classes.length).toBeGreaterThanOrEqual(20);
+    for (const [exportName, Class] of classes) {
+      const err = new Class("x", { limit: "reruns", reason: "terminated" });
+      expect({ exportName, name: err.name, className: Class.name }).toEqual({ exportName, name: exportName, className: exportName });
+    }
+  });
+
+  it.each(STEP_FUNCTION_NAMES)("the %s bundle throws BadRequestError, by that name, for an event that is not its input", async (name) => {
+    const thrown = await bundles[name].handler({ not: "an input" }).then(
+      () => undefined,
+      (err: unknown) => err as Error,
+    );
+    expect(thrown).toBeInstanceOf(Error);
+    expect({ name: thrown?.name, constructor: thrown?.constructor.name }).toEqual({ name: "BadRequestError", constructor: "BadRequestError" });
+  });
+});
+
+describe("every Retry / Catch row class on the bundled handlers in the synthesized state machines", () => {
+  const l1Failure = (errorName: string, retries: number) => ({ state: "AnalyzeTask", retries, errorName, layer: "L1" as const, message: SlackMessages.l1Failed });
+
+  it("transient (5xx): retried 3 times with backoff, then caught", async () => {
+    const err500 = () => errorReply(500, "api_error", "internal error");
+    h.anthropic.enqueue(err500(), err500(), err500(), err500());
+    const { execution, taskId } = h.startTask();
+    await expectPipelineFailure(h, execution, taskId, l1Failure("UpstreamServerError", 3));
+  });
+
+  it("timeout: retried 2 times, then caught", async () => {
+    const slow = () => ({ ...l1Ok(), delayMs: 1_000 });
+    h.anthropic.enqueue(slow(), slow(), slow());
+    const { execution, taskId } = h.startTask();
+    await expectPipelineFailure(h, execution, taskId, l1Failure("UpstreamTimeoutError", 2));
+  });
+
+  it("silent failure (200 OK, empty): retried once, then caught", async () => {
+    h.anthropic.enqueue(messageReply({ texts: [] }), messageReply({ texts: ["  "] }));
+    const { execution, taskId } = h.startTask();
+    await expectPipelineFailure(h, execution, taskId, l1Failure("EmptyResponseError", 1));
+  });
+
+  it("malformed (JSON does not parse): retried once, then caught", async () => {
+    h.anthropic.enqueue(messageReply('{"title": "山田'), messageReply('{"title": "山田'));
+    const { execution, taskId } = h.startTask();
+    await expectPipelineFailure(h, execution, taskId, l1Failure("MalformedOutputError", 1));
+  });
+
+  it("refused (stop_reason refusal): caught without retry", async () => {
+    h.anthropic.enqueue(messageReply({ texts: ["I can't help with that."], stopReason: "refusal", stopDetails: { type: "refusal" } }));
+    const { execution, taskId } = h.startTask();
+    await expectPipelineFailure(h, execution, taskId, l1Failure("RefusedResponseError", 0));
+  });
+
+  async function untilRun() {
+    h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
+    const { execution, taskId } = h.startTask();
+    await decide(h, taskId, "prompt", 1, "approve");
+    await decide(h, taskId, "process", 1, "approve");
+    await execution.done;
+    expect(execution.status).toBe("SUCCEEDED");
+    return { taskId, run: await runExecution(h, taskId) };
+  }
+
+  async function expectRunFailure(taskId: string, run: Awaited<ReturnType<typeof untilRun>>["run"], status: string, errorName: string, message: string) {
+    await run.done;
+    expect(run.status).toBe("FAILED");
+    expect(run.error).toBe(errorName);
+    expect(path(run)).toContain("RecordRunFailure");
+    const history = await h.store.loadHistory(taskId);
+    expect(history.executions[0]).toMatchObject({ status, errorName });
+    expect(history.task.failure).toMatchObject({ layer: "L4", errorName });
+    expect(history.audit.filter((a) => a.action === "error.L4").map((a) => a.errorType)).toEqual([errorName]);
+    expect(slackTexts(h).some((t) => t.includes(message))).toBe(true);
+  }
+
+  it("auth (the MCP server refuses the session's credential): caught without retry, the freee connection message", async () => {
+    h.agents.scriptNextSession({ polls: [{ events: [ev.running(), ev.sessionError("mcp_authentication_failed_error", "terminal")] }] });
+    const { taskId, run } = await untilRun();
+    await expectRunFailure(taskId, run, "failed", "AuthError", SlackMessages.freeeConnectionFailed);
+    expect(retriesOf(run, "PollSession")).toBe(0);
+  });
+
+  it("run timeout (360 s of polling): RecordRunFailure tells RunTimeoutError apart → timed_out", async () => {
+    h.agents.scriptNextSession({ polls: [{ events: [ev.running()] }] });
+    const { taskId, run } = await untilRun();
+    await expectRunFailure(taskId, run, "timed_out", "RunTimeoutError", SlackMessages.l4TimedOut);
+    expect(path(run).at(-1)).toBe("RunTimedOut");
+  }, 60_000);
+});
