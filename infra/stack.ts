@@ -7,6 +7,7 @@ import { AppFunction } from "./constructs/app-function";
 import { DataConstruct, type SecretName } from "./constructs/data";
 import { Observability } from "./constructs/observability";
 import { StateMachines } from "./constructs/state-machines";
+import { lambdaTimeoutSeconds } from "./lambda-budgets";
 import { acknowledgeFindings } from "./nag";
 import { limitsEnvironment, type StackSettings } from "./settings";
 import { PIPELINE_FUNCTIONS, RUN_FUNCTIONS, type StepFunctionName, type StepFunctions } from "./state-machines/functions";
@@ -15,20 +16,21 @@ export interface SlackMcpAgentStackProps extends StackProps {
   settings: StackSettings;
 }
 
-/** What each step Lambda needs beyond the table and Slack (least privilege: nothing else is granted). */
-const STEP_NEEDS: Record<StepFunctionName, { layers?: boolean; agent?: boolean; startsRun?: boolean; timeout: number }> = {
-  "create-task": { timeout: 30 },
-  "analyze-task": { layers: true, timeout: 180 },
-  "generate-prompt": { layers: true, timeout: 180 },
-  "generate-process": { layers: true, timeout: 180 },
-  "await-approval": { timeout: 30 },
-  "handle-rejection": { timeout: 30 },
-  "expire-approval": { timeout: 30 },
-  "start-run": { startsRun: true, timeout: 30 },
-  "record-pipeline-failure": { timeout: 30 },
-  "start-session": { agent: true, timeout: 60 },
-  "poll-session": { agent: true, timeout: 60 },
-  "record-run-failure": { agent: true, timeout: 60 },
+/** What each step Lambda needs beyond the table and Slack (least privilege: nothing else is granted). Timeouts are
+ * derived from each function's worst-case work (infra/lambda-budgets.ts). */
+const STEP_NEEDS: Record<StepFunctionName, { layers?: boolean; agent?: boolean; startsRun?: boolean }> = {
+  "create-task": {},
+  "analyze-task": { layers: true },
+  "generate-prompt": { layers: true },
+  "generate-process": { layers: true },
+  "await-approval": {},
+  "handle-rejection": {},
+  "expire-approval": {},
+  "start-run": { startsRun: true },
+  "record-pipeline-failure": {},
+  "start-session": { agent: true },
+  "poll-session": { agent: true },
+  "record-run-failure": { agent: true },
 };
 
 /**
@@ -56,7 +58,7 @@ export class SlackMcpAgentStack extends Stack {
       "freee-mcp",
       "FreeeMcp",
       { TOKEN_KMS_KEY_ID: data.tokenKey.keyArn, ...secretEnv("FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET", "MCP_BEARER_SECRET") },
-      60,
+      lambdaTimeoutSeconds("freee-mcp"),
     );
     const freeeMcpUrl = freeeMcp.fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
 
@@ -71,7 +73,7 @@ export class SlackMcpAgentStack extends Stack {
       if (needs.agent) {
         Object.assign(env, secretEnv("ANTHROPIC_API_KEY", "MCP_BEARER_SECRET"), { MCP_SERVER_URL: freeeMcpUrl.url, AGENT_MODEL: settings.agentModel });
       }
-      steps[name] = make(name, pascal(name), env, needs.timeout);
+      steps[name] = make(name, pascal(name), env, lambdaTimeoutSeconds(name));
       data.table.grantReadWriteData(steps[name].fn);
       if (needs.layers) data.secrets.ANTHROPIC_API_KEY.grantRead(steps[name].fn);
       if (needs.agent) {
@@ -104,6 +106,7 @@ export class SlackMcpAgentStack extends Stack {
         ...secretEnv("SLACK_SIGNING_SECRET", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_STATE_SECRET", "FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET", "FREEE_STATE_SECRET"),
         ...(settings.publicBaseUrl === undefined ? {} : { PUBLIC_BASE_URL: settings.publicBaseUrl }),
       },
+      // Not derived from a retry budget: Slack's 3 s is the budget; a request still running at 10 s has failed.
       10,
       // The 3 s budget includes a cold start: no source-map parsing at load (npm run bench measures it).
       false,

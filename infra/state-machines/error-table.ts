@@ -17,6 +17,15 @@ export const LAMBDA_SERVICE_ERRORS = [
   "Lambda.TooManyRequestsException",
 ] as const;
 
+/**
+ * A Lambda killed by its own timeout (`Sandbox.Timedout`) or failing without an error type (`Lambda.Unknown`, e.g.
+ * out of memory): a hung or sick host, not a verdict on the request. Every step Lambda is safe to repeat (status
+ * changes are conditional writes, the audit key is deterministic, session creation finds an earlier session of its
+ * execution first), so these are retried like transient errors. Timeouts are derived from each function's worst
+ * case (infra/lambda-budgets.ts), so a legitimate retry budget never runs into them.
+ */
+export const LAMBDA_RUNTIME_ERRORS = ["Sandbox.Timedout", "Lambda.Unknown"] as const;
+
 export interface RetryRow {
   errors: readonly string[];
   maxAttempts: number;
@@ -27,7 +36,7 @@ export interface RetryRow {
 const BACKOFF = { interval: Duration.seconds(2), backoffRate: 2 };
 
 /** Seed §2 / §7.2: 429, 5xx, network, throttling → exponential backoff, 3 retries. */
-export const TRANSIENT: RetryRow = { errors: [...ErrorNames.transient, ...LAMBDA_SERVICE_ERRORS], maxAttempts: 3, ...BACKOFF };
+export const TRANSIENT: RetryRow = { errors: [...ErrorNames.transient, ...LAMBDA_SERVICE_ERRORS, ...LAMBDA_RUNTIME_ERRORS], maxAttempts: 3, ...BACKOFF };
 /** Seed §3.4: session creation failure → 2 retries, then failed. */
 export const TRANSIENT_SESSION_CREATE: RetryRow = { ...TRANSIENT, maxAttempts: 2 };
 /** Seed §7.2 APITimeoutError → 2 retries. */

@@ -20,7 +20,7 @@ import { interpretEvents } from "./session-events";
 
 /** One poll reads at most this many new events; the rest come next poll (lastEventAt moves on). */
 export const MAX_EVENTS_PER_POLL = 500;
-const EVENT_PAGE_SIZE = 100;
+export const EVENT_PAGE_SIZE = 100;
 
 export interface ManagedAgentRunnerDeps {
   client: Anthropic;

@@ -1,8 +1,13 @@
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { localEndpointConfig } from "./local-endpoint";
+import { SFN_CALL } from "../config/client-budgets";
 import type { Env } from "../config/env";
 
 /** Step Functions client; `SFN_ENDPOINT` points it at the local runner of `npm run dev`. */
 export function createSfnClient(env: Env = process.env): SFNClient {
-  return new SFNClient({ maxAttempts: 2, ...localEndpointConfig("SFN_ENDPOINT", env) });
+  return new SFNClient({
+    maxAttempts: SFN_CALL.attempts,
+    requestHandler: { requestTimeout: SFN_CALL.timeoutMs, connectionTimeout: 1_000 },
+    ...localEndpointConfig("SFN_ENDPOINT", env),
+  });
 }

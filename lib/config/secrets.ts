@@ -1,4 +1,5 @@
-import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
+import { SecretsProvider } from "@aws-lambda-powertools/parameters/secrets";
+import { AWS_CONTROL_CALL } from "./client-budgets";
 import { FatalConfigError } from "../errors/taxonomy";
 import { optionalEnv, type Env } from "./env";
 
@@ -7,6 +8,18 @@ import { optionalEnv, type Env } from "./env";
  * (`<NAME>_SECRET_ARN`), cached by Powertools Parameters. Missing both is a FatalConfigError; the value is
  * never logged.
  */
+let provider: SecretsProvider | undefined;
+/** One provider per process (its cache is what keeps warm invocations off Secrets Manager), with bounded calls. */
+function secretsProvider(): SecretsProvider {
+  provider ??= new SecretsProvider({
+    clientConfig: {
+      maxAttempts: AWS_CONTROL_CALL.attempts,
+      requestHandler: { requestTimeout: AWS_CONTROL_CALL.timeoutMs, connectionTimeout: 1_000 },
+    },
+  });
+  return provider;
+}
+
 export async function resolveSecret(name: string, env: Env = process.env): Promise<string> {
   const direct = optionalEnv(name, env);
   if (direct !== undefined) return direct;
@@ -18,7 +31,7 @@ export async function resolveSecret(name: string, env: Env = process.env): Promi
   }
   let value: unknown;
   try {
-    value = await getSecret(arn, { maxAge: 300 });
+    value = await secretsProvider().get(arn, { maxAge: 300 });
   } catch (cause) {
     throw new FatalConfigError(`cannot read secret ${name}`, { cause, details: { setting: name } });
   }

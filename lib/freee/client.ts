@@ -46,7 +46,8 @@ export interface FreeeClientOptions {
   requestTimeoutMs?: number;
 }
 
-const defaults = {
+/** The retry budget of one tool call; the MCP Lambda's timeout is derived from it (infra/lambda-budgets.ts). */
+export const FREEE_CLIENT_DEFAULTS = {
   maxRateLimitRetries: 3,
   maxServerRetries: 3,
   backoffBaseMs: 1000,
@@ -58,14 +59,14 @@ const defaults = {
 };
 
 export class FreeeClient {
-  private readonly o: FreeeClientOptions & typeof defaults;
+  private readonly o: FreeeClientOptions & typeof FREEE_CLIENT_DEFAULTS;
   private readonly log: Logger;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly clock: () => Date;
   private connection: FreeeConnection | undefined;
 
   constructor(options: FreeeClientOptions) {
-    this.o = { ...defaults, ...stripUndefined(options) };
+    this.o = { ...FREEE_CLIENT_DEFAULTS, ...stripUndefined(options) };
     this.log = options.logger ?? createLogger("freee-client");
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.clock = options.clock ?? (() => new Date());

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { AWS_CONTROL_CALL } from "../config/client-budgets";
 import { localEndpointConfig } from "../aws/local-endpoint";
 import { DecryptCommand, EncryptCommand, KMSClient } from "@aws-sdk/client-kms";
 import { optionalEnv, type Env } from "../config/env";
@@ -98,7 +99,11 @@ export class LocalTokenCipher implements TokenCipher {
 export function createTokenCipher(env: Env = process.env): TokenCipher {
   const keyId = optionalEnv("TOKEN_KMS_KEY_ID", env);
   if (keyId !== undefined) {
-    const kms = new KMSClient({ maxAttempts: 2, ...localEndpointConfig("KMS_ENDPOINT", env) });
+    const kms = new KMSClient({
+      maxAttempts: AWS_CONTROL_CALL.attempts,
+      requestHandler: { requestTimeout: AWS_CONTROL_CALL.timeoutMs, connectionTimeout: 1_000 },
+      ...localEndpointConfig("KMS_ENDPOINT", env),
+    });
     return new KmsTokenCipher(kms, keyId);
   }
   const localKey = optionalEnv("FREEE_TOKEN_LOCAL_KEY", env);

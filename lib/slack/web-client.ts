@@ -1,4 +1,5 @@
 import { ErrorCode, LogLevel, WebClient, type WebAPICallError } from "@slack/web-api";
+import { SLACK_CALL } from "../config/client-budgets";
 import { optionalEnv, type Env } from "../config/env";
 import { AuthError, RateLimitedError, UpstreamServerError, ConnectionFailedError, AppError } from "../errors/taxonomy";
 
@@ -10,9 +11,9 @@ export function createWebClient(token: string | undefined, env: Env = process.en
   const slackApiUrl = optionalEnv("SLACK_API_URL", env);
   return new WebClient(token, {
     ...(slackApiUrl === undefined ? {} : { slackApiUrl: slackApiUrl.endsWith("/") ? slackApiUrl : `${slackApiUrl}/` }),
-    retryConfig: { retries: 1, factor: 1, minTimeout: 100, maxTimeout: 300 },
+    retryConfig: { retries: SLACK_CALL.attempts - 1, factor: 1, minTimeout: 100, maxTimeout: SLACK_CALL.backoffMs },
     rejectRateLimitedCalls: true,
-    timeout: 2500,
+    timeout: SLACK_CALL.timeoutMs,
     logLevel: LogLevel.ERROR,
   });
 }

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { localEndpointConfig } from "../aws/local-endpoint";
+import { DYNAMODB_CALL } from "../config/client-budgets";
 import type { Env } from "../config/env";
 
 /**
@@ -9,7 +10,12 @@ import type { Env } from "../config/env";
  * or DynamoDB Local.
  */
 export function createDocumentClient(env: Env = process.env): DynamoDBDocumentClient {
-  const client = new DynamoDBClient({ maxAttempts: 2, ...localEndpointConfig("DYNAMODB_ENDPOINT", env) });
+  const client = new DynamoDBClient({
+    maxAttempts: DYNAMODB_CALL.attempts,
+    // Without a request timeout one hung call could outlive the Lambda (its timeout is derived from this budget).
+    requestHandler: { requestTimeout: DYNAMODB_CALL.timeoutMs, connectionTimeout: 1_000 },
+    ...localEndpointConfig("DYNAMODB_ENDPOINT", env),
+  });
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });

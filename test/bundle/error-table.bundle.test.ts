@@ -133,4 +133,14 @@ describe("every Retry / Catch row class on the bundled handlers in the synthesiz
     await expectRunFailure(taskId, run, "timed_out", "RunTimeoutError", SlackMessages.l4TimedOut);
     expect(path(run).at(-1)).toBe("RunTimedOut");
   }, 60_000);
+
+  it("the Lambda's own timeout (Sandbox.Timedout) and Lambda.Unknown are transient: retried, and the run completes", async () => {
+    const killed = (name: string, message: string) => Object.assign(new Error(message), { name });
+    h.failInvocation("poll-session", killed("Sandbox.Timedout", "Task timed out after 402.00 seconds"), killed("Lambda.Unknown", "The function returned without an error type"));
+    const { taskId, run } = await untilRun();
+    await run.done;
+    expect(run.status).toBe("SUCCEEDED");
+    expect(retriesOf(run, "PollSession")).toBe(2);
+    expect((await h.store.loadHistory(taskId)).executions[0]?.status).toBe("completed");
+  });
 });

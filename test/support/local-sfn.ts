@@ -47,6 +47,8 @@ export interface PipelineHarness {
   actor: Actor;
   /** The next StartExecution calls (any machine) fail with these errors, in order (as the SDK would throw them). */
   failStartExecution(...errors: Error[]): void;
+  /** The next invocations of a step Lambda fail with these errors before running (as the Lambda service reports them). */
+  failInvocation(fn: StepFunctionName, ...errors: Error[]): void;
   close(): Promise<void>;
 }
 
@@ -103,6 +105,14 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
       handlers[name] = step.withDeps({ ...deps, sfn: sfn() });
     }
   }
+  const invocationFaults = new Map<StepFunctionName, Error[]>();
+  for (const [name, run] of Object.entries(handlers) as [StepFunctionName, LocalHandler][]) {
+    handlers[name] = ((event: unknown) => {
+      const fault = invocationFaults.get(name)?.shift();
+      if (fault !== undefined) return Promise.reject(fault);
+      return (run as (e: unknown) => Promise<unknown>)(event);
+    }) as LocalHandler;
+  }
   local = new LocalStepFunctions({ machines, handlers });
 
   const store = new TaskStore(table.doc, table.tableName);
@@ -129,6 +139,7 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     actions,
     actor: { teamId: "T0001", userId: REQUESTER },
     failStartExecution: (...errors) => void sfnFaults.push(...errors),
+    failInvocation: (fn, ...errors) => void invocationFaults.set(fn, [...(invocationFaults.get(fn) ?? []), ...errors]),
     startTask(text = "来月から山田さんの基本給を30万円に変更して") {
       threadCounter += 1;
       const thread = { teamId: "T0001", channelId: "C0001", messageTs: `1700000${String(threadCounter).padStart(3, "0")}.000100` };

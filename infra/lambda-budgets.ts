@@ -1,0 +1,91 @@
+import { DEFAULT_AGENT_TIMEOUT_MS } from "../lib/agent/anthropic-client";
+import { EVENT_PAGE_SIZE, MAX_EVENTS_PER_POLL } from "../lib/agent/managed-agent-runner";
+import { AWS_CONTROL_CALL, DYNAMODB_CALL, SFN_CALL, SLACK_CALL, worstCallMs } from "../lib/config/client-budgets";
+import { FREEE_CLIENT_DEFAULTS } from "../lib/freee/client";
+import { LAYER_DEFAULTS, type LayerName } from "../lib/layers/settings";
+import type { StepFunctionName } from "./state-machines/functions";
+
+/**
+ * Every Lambda's timeout, derived from the worst case of the work it may do (issue 11): each call it can make,
+ * at its client's per-attempt timeout × attempts, plus every wait its retry policy allows. A function killed by
+ * its own timeout throws `Sandbox.Timedout`, which the error table retries like a transient error: that must
+ * stay the exception (a hung host), never what a legitimate retry budget runs into.
+ */
+export interface BudgetItem {
+  what: string;
+  ms: number;
+}
+
+export type BudgetedFunction = StepFunctionName | "freee-mcp";
+
+/** Upper bounds counted from the code of the step handlers (task history read, conditional writes, audit, card). */
+const BOOKKEEPING = { dynamo: 12, slack: 3 };
+/** Secrets Manager reads and a KMS call on a cold start. */
+const COLD_START_CALLS = 3;
+/** Slack of headroom over the computed worst case (runtime start, JSON, logging). */
+const MARGIN_MS = 5_000;
+
+const times = (n: number, ms: number) => n * ms;
+
+function bookkeeping(extraDynamo = 0): BudgetItem[] {
+  return [
+    { what: `DynamoDB × ${BOOKKEEPING.dynamo + extraDynamo}`, ms: times(BOOKKEEPING.dynamo + extraDynamo, worstCallMs(DYNAMODB_CALL)) },
+    { what: `Slack × ${BOOKKEEPING.slack}`, ms: times(BOOKKEEPING.slack, worstCallMs(SLACK_CALL)) },
+    { what: `cold start (Secrets Manager / KMS) × ${COLD_START_CALLS}`, ms: times(COLD_START_CALLS, worstCallMs(AWS_CONTROL_CALL)) },
+  ];
+}
+
+function layer(name: LayerName): BudgetItem[] {
+  // One Messages call per invocation: SDK retries are off, Step Functions retries (DESIGN §2).
+  return [{ what: `${name} Messages call`, ms: LAYER_DEFAULTS[name].timeoutMs }, ...bookkeeping()];
+}
+
+function agentCalls(what: string, calls: number): BudgetItem {
+  return { what: `Managed Agents × ${calls} (${what})`, ms: times(calls, DEFAULT_AGENT_TIMEOUT_MS) };
+}
+
+const EVENT_PAGES = Math.ceil(MAX_EVENTS_PER_POLL / EVENT_PAGE_SIZE);
+
+/** One freee tool call: every request timing out, every retry the client allows, one refresh under its lease. */
+function freeeToolCall(): BudgetItem[] {
+  const f = FREEE_CLIENT_DEFAULTS;
+  const requests = 1 + f.maxServerRetries + f.maxRateLimitRetries + 1;
+  const backoff = Array.from({ length: f.maxServerRetries }, (_, i) => f.backoffBaseMs * 2 ** i).reduce((a, b) => a + b, 0);
+  return [
+    { what: `freee requests × ${requests}`, ms: times(requests, f.requestTimeoutMs) },
+    { what: `429 waits × ${f.maxRateLimitRetries}`, ms: times(f.maxRateLimitRetries, f.maxRetryAfterSeconds * 1000) },
+    { what: "5xx backoff", ms: backoff },
+    { what: "token refresh (lease + token endpoint)", ms: f.refreshLeaseMs + 10_000 },
+    ...bookkeeping(),
+  ];
+}
+
+export const LAMBDA_BUDGETS: Record<BudgetedFunction, () => BudgetItem[]> = {
+  "create-task": () => bookkeeping(),
+  "analyze-task": () => layer("L1"),
+  "generate-prompt": () => layer("L2"),
+  "generate-process": () => layer("L3"),
+  "await-approval": () => bookkeeping(),
+  "handle-rejection": () => bookkeeping(),
+  "expire-approval": () => bookkeeping(),
+  "start-run": () => [{ what: "StartExecution", ms: worstCallMs(SFN_CALL) }, ...bookkeeping()],
+  "record-pipeline-failure": () => bookkeeping(),
+  // agent + environment (get or create), session lookup, vault, credential, session, initial events
+  "start-session": () => [agentCalls("setup and session create", 9), ...bookkeeping()],
+  // retrieve, event pages, last message, interrupt on timeout, vault archive
+  "poll-session": () => [agentCalls("retrieve, events, last message, interrupt, vault", 1 + EVENT_PAGES + 1 + 1 + 2), ...bookkeeping()],
+  // interrupt, vault archive
+  "record-run-failure": () => [agentCalls("interrupt, vault", 3), ...bookkeeping()],
+  "freee-mcp": freeeToolCall,
+};
+
+export function worstCaseMs(fn: BudgetedFunction): number {
+  return LAMBDA_BUDGETS[fn]().reduce((sum, item) => sum + item.ms, 0);
+}
+
+/** The Lambda timeout: the worst case plus a margin, in whole seconds (Lambda's maximum is 900). */
+export function lambdaTimeoutSeconds(fn: BudgetedFunction): number {
+  const seconds = Math.ceil((worstCaseMs(fn) + MARGIN_MS) / 1000);
+  if (seconds > 900) throw new Error(`${fn}: worst case ${seconds} s exceeds Lambda's 900 s; lower its retry budget`);
+  return seconds;
+}
