@@ -1,0 +1,74 @@
+/**
+ * What a Slack workspace shows, as the fake keeps it: channel messages with threads and ephemerals, the modal a
+ * user has open, the Home tab per user. The sandbox page renders this; tests read it.
+ */
+
+export interface ChannelMessage {
+  ts: string;
+  channel: string;
+  /** Set on replies. */
+  threadTs?: string;
+  text: string;
+  blocks?: unknown[];
+  /** Posted by the app (chat.postMessage) rather than typed by a user. */
+  bot: boolean;
+  user?: string;
+  /** chat.postEphemeral: seen only by `user`. */
+  ephemeral?: boolean;
+  /** How many times chat.update rewrote it. */
+  updates: number;
+}
+
+export interface OpenView {
+  id: string;
+  triggerId?: string;
+  hash: string;
+  view: Record<string, unknown>;
+}
+
+export class Workspace {
+  readonly messages: ChannelMessage[] = [];
+  /** Every modal opened and not yet closed, by view id. */
+  readonly views = new Map<string, OpenView>();
+  /** The App Home tab as last published, by user. */
+  readonly homeViews = new Map<string, Record<string, unknown>>();
+  /** The modal views.open showed last, until it is submitted or closed. */
+  openView: OpenView | undefined;
+  private seq = 0;
+
+  constructor(private readonly clock: () => number) {}
+
+  /** Slack ts: seconds.micro, monotonic so that sorting by ts is chronological. */
+  nextTs(): string {
+    this.seq += 1;
+    return `${Math.floor(this.clock() / 1000)}.${String(this.seq).padStart(6, "0")}`;
+  }
+
+  /** A message typed by a user (the sandbox composer, or a test): gets a fresh ts. */
+  addUserMessage(input: { channel: string; user: string; text: string; threadTs?: string }): ChannelMessage {
+    const message: ChannelMessage = { ts: this.nextTs(), channel: input.channel, text: input.text, bot: false, user: input.user, updates: 0, ...(input.threadTs === undefined ? {} : { threadTs: input.threadTs }) };
+    this.messages.push(message);
+    return message;
+  }
+
+  message(ts: string, channel?: string): ChannelMessage | undefined {
+    return this.messages.find((m) => m.ts === ts && (channel === undefined || m.channel === channel));
+  }
+
+  /** The replies of a thread, oldest first (ephemerals included). */
+  thread(ts: string): ChannelMessage[] {
+    return this.messages.filter((m) => m.threadTs === ts && m.ts !== ts);
+  }
+
+  closeView(id: string): void {
+    this.views.delete(id);
+    if (this.openView?.id === id) this.openView = undefined;
+  }
+
+  clear(): void {
+    this.messages.length = 0;
+    this.views.clear();
+    this.homeViews.clear();
+    this.openView = undefined;
+  }
+}

@@ -1,0 +1,164 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { WebClient, type WebAPICallError } from "@slack/web-api";
+import { Ajv } from "ajv";
+import addFormatsModule from "ajv-formats";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
+import { FAKE_SLACK_BOT_TOKEN, FakeSlack } from "../../dev/fakes/slack/fake-slack";
+import { createWebClient } from "../../lib/slack/web-client";
+
+/** Each rule of the Slack fake, shown through the app's own WebClient settings (lib/slack/web-client.ts). */
+
+let now = 1_800_000_000_000;
+let slack: FakeSlack;
+let client: WebClient;
+
+beforeEach(async () => {
+  slack = await new FakeSlack({ clock: () => now }).start();
+  client = createWebClient(FAKE_SLACK_BOT_TOKEN, { SLACK_API_URL: slack.url });
+});
+afterEach(() => slack.close());
+
+async function refusal(call: Promise<unknown>): Promise<{ error: string; data: any }> {
+  const err = (await call.then(
+    () => {
+      throw new Error("Slack accepted the call");
+    },
+    (e: unknown) => e,
+  )) as WebAPICallError & { data: any };
+  return { error: err.data?.error ?? err.code, data: err.data };
+}
+
+const section = (text: string) => ({ type: "section", text: { type: "mrkdwn", text } });
+
+describe("Slack fake: tokens", () => {
+  it("no token: not_authed; a token Slack never issued or revoked: invalid_auth", async () => {
+    expect((await refusal(createWebClient(undefined, { SLACK_API_URL: slack.url }).auth.test())).error).toBe("not_authed");
+    expect((await refusal(createWebClient("xoxb-made-up", { SLACK_API_URL: slack.url }).auth.test())).error).toBe("invalid_auth");
+    slack.revokeToken(FAKE_SLACK_BOT_TOKEN);
+    expect((await refusal(client.auth.test())).error).toBe("invalid_auth");
+  });
+});
+
+describe("Slack fake: Block Kit limits answer invalid_blocks", () => {
+  it("more than 50 blocks in a message", async () => {
+    const blocks = Array.from({ length: 51 }, (_, i) => section(`line ${i}`));
+    const res = await refusal(client.chat.postMessage({ channel: "C1", text: "x", blocks }));
+    expect(res.error).toBe("invalid_blocks");
+    expect(res.data.errors).toEqual(["no more than 50 items allowed [json-pointer:/blocks]"]);
+    expect((await client.chat.postMessage({ channel: "C1", text: "x", blocks: blocks.slice(0, 50) })).ok).toBe(true);
+  });
+
+  it("a section text over 3,000 characters", async () => {
+    const res = await refusal(client.chat.postMessage({ channel: "C1", text: "x", blocks: [section("あ".repeat(3001))] }));
+    expect(res.error).toBe("invalid_blocks");
+    expect(res.data.response_metadata.messages).toEqual(["[ERROR] must be less than 3001 characters [json-pointer:/blocks/0/text/text]"]);
+  });
+
+  it("a button value over 2,000 characters", async () => {
+    const button = { type: "button", action_id: "approve", text: { type: "plain_text", text: "承認" }, value: "v".repeat(2001) } as const;
+    const res = await refusal(client.chat.postMessage({ channel: "C1", text: "x", blocks: [{ type: "actions", elements: [button] }] }));
+    expect(res.data.errors).toEqual(["must be less than 2001 characters [json-pointer:/blocks/0/elements/0/value]"]);
+  });
+
+  it("a header over 150 characters, and a header in mrkdwn", async () => {
+    const res = await refusal(client.chat.postMessage({ channel: "C1", text: "x", blocks: [{ type: "header", text: { type: "plain_text", text: "h".repeat(151) } }, { type: "header", text: { type: "mrkdwn", text: "h" } } as never] }));
+    expect(res.data.errors).toEqual(["must be less than 151 characters [json-pointer:/blocks/0/text/text]", 'must be one of "plain_text" [json-pointer:/blocks/1/text/type]']);
+  });
+
+  it("chat.update is held to the same limits, and a message needs text or blocks", async () => {
+    const posted = await client.chat.postMessage({ channel: "C1", text: "card" });
+    expect((await refusal(client.chat.update({ channel: "C1", ts: posted.ts as string, text: "x", blocks: [section("")] }))).error).toBe("invalid_blocks");
+    expect((await refusal(client.chat.postMessage({ channel: "C1", text: "" }))).error).toBe("no_text");
+  });
+
+  it("a modal over its limits answers invalid_arguments (title over 24, 101 blocks)", async () => {
+    const trigger_id = slack.issueTriggerId();
+    const view = { type: "modal" as const, title: { type: "plain_text" as const, text: "t".repeat(25) }, blocks: Array.from({ length: 101 }, () => section("x")) };
+    const res = await refusal(client.views.open({ trigger_id, view }));
+    expect(res.error).toBe("invalid_arguments");
+    expect(res.data.response_metadata.messages).toEqual(["[ERROR] must be less than 25 characters [json-pointer:/view/title/text]", "[ERROR] no more than 100 items allowed [json-pointer:/view/blocks]"]);
+  });
+});
+
+describe("Slack fake: trigger_id", () => {
+  const modal = { type: "modal" as const, title: { type: "plain_text" as const, text: "却下の理由" }, blocks: [section("x")] };
+
+  it("expires 3 s after the interaction", async () => {
+    const late = slack.issueTriggerId();
+    now += 3001;
+    expect((await refusal(client.views.open({ trigger_id: late, view: modal }))).error).toBe("expired_trigger_id");
+    const inTime = slack.issueTriggerId();
+    now += 2999;
+    expect((await client.views.open({ trigger_id: inTime, view: modal })).ok).toBe(true);
+  });
+
+  it("opens one modal, and one Slack never issued opens none", async () => {
+    const trigger_id = slack.issueTriggerId();
+    await client.views.open({ trigger_id, view: modal });
+    expect((await refusal(client.views.open({ trigger_id, view: modal }))).error).toBe("exchanged_trigger_id");
+    expect((await refusal(client.views.open({ trigger_id: "12345.678.abc", view: modal }))).error).toBe("invalid_trigger_id");
+  });
+});
+
+describe("Slack fake: chat.update rate", () => {
+  it("past its rate answers HTTP 429 ratelimited with Retry-After; another channel is not affected", async () => {
+    slack.setRateLimit("chat.update", { limit: 3, windowMs: 10_000, per: "channel" });
+    const a = await client.chat.postMessage({ channel: "C1", text: "card" });
+    const b = await client.chat.postMessage({ channel: "C2", text: "card" });
+    for (let i = 0; i < 3; i++) await client.chat.update({ channel: "C1", ts: a.ts as string, text: `v${i}` });
+    const err = (await client.chat.update({ channel: "C1", ts: a.ts as string, text: "v4" }).catch((e: unknown) => e)) as { code: string; retryAfter: number };
+    expect(err.code).toBe("slack_webapi_rate_limited_error");
+    expect(err.retryAfter).toBe(10);
+    expect((await client.chat.update({ channel: "C2", ts: b.ts as string, text: "v1" })).ok).toBe(true);
+    now += 10_000;
+    expect((await client.chat.update({ channel: "C1", ts: a.ts as string, text: "v5" })).ok).toBe(true);
+  });
+
+  it("by default: Tier 3, 50 a minute per channel", async () => {
+    const a = await client.chat.postMessage({ channel: "C1", text: "card" });
+    for (let i = 0; i < 50; i++) await client.chat.update({ channel: "C1", ts: a.ts as string, text: `v${i}` });
+    expect((await client.chat.update({ channel: "C1", ts: a.ts as string, text: "v51" }).catch((e: { code: string }) => e.code))).toBe("slack_webapi_rate_limited_error");
+  });
+});
+
+describe("Slack fake: messages", () => {
+  it("only the bot's own, existing messages can be updated or deleted", async () => {
+    const typed = slack.workspace.addUserMessage({ channel: "C1", user: "U1", text: "依頼" });
+    expect((await refusal(client.chat.update({ channel: "C1", ts: typed.ts, text: "x" }))).error).toBe("cant_update_message");
+    expect((await refusal(client.chat.update({ channel: "C1", ts: "1.000001", text: "x" }))).error).toBe("message_not_found");
+    expect((await refusal(client.chat.delete({ channel: "C1", ts: typed.ts }))).error).toBe("cant_delete_message");
+    const reply = await client.chat.postMessage({ channel: "C1", thread_ts: typed.ts, text: "了解しました" });
+    expect(slack.workspace.thread(typed.ts).map((m) => m.text)).toEqual(["了解しました"]);
+    await client.chat.delete({ channel: "C1", ts: reply.ts as string });
+    expect(slack.workspace.thread(typed.ts)).toEqual([]);
+  });
+
+  it("oauth.v2.access exchanges a code once, with the app's client credentials, for a token Slack then accepts", async () => {
+    const code = slack.issueOAuthCode();
+    const bare = new WebClient(undefined, { slackApiUrl: slack.url });
+    expect((await refusal(bare.oauth.v2.access({ client_id: "fake-slack-client-id", client_secret: "wrong", code }))).error).toBe("invalid_client_id");
+    const granted = await bare.oauth.v2.access({ client_id: "fake-slack-client-id", client_secret: "fake-slack-client-secret", code });
+    expect((await refusal(bare.oauth.v2.access({ client_id: "fake-slack-client-id", client_secret: "fake-slack-client-secret", code }))).error).toBe("invalid_code");
+    expect((await createWebClient(granted.access_token, { SLACK_API_URL: slack.url }).auth.test()).team_id).toBe("T0001");
+  });
+});
+
+describe("the app manifest", () => {
+  it("validates against Slack's manifest schema, filled as fill-manifest.mjs fills it", () => {
+    const dir = mkdtempSync(join(tmpdir(), "manifest-"));
+    const outputs = join(dir, "outputs.json");
+    writeFileSync(outputs, JSON.stringify({ Stack: { SlackEventsUrl: "https://abc.lambda-url.ap-northeast-1.on.aws/slack/events", SlackOAuthRedirectUrl: "https://abc.lambda-url.ap-northeast-1.on.aws/slack/oauth_redirect" } }));
+    const filled = parseYaml(execFileSync("node", ["scripts/fill-manifest.mjs", "--outputs", outputs], { encoding: "utf8" })) as Record<string, any>;
+    const schema = JSON.parse(readFileSync("dev/fakes/slack/manifest-schema/manifest.schema.1.0.0.json", "utf8")) as object;
+    const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
+    const validate = addFormats(new Ajv({ allErrors: true, strict: false })).compile(schema);
+    expect(validate(filled) ? [] : validate.errors).toEqual([]);
+    // The schema is the judge: a setting it does not know is refused.
+    expect(validate({ ...filled, settings: { ...filled.settings, made_up_setting: true } })).toBe(false);
+    expect(validate({ ...filled, display_information: { ...filled.display_information, name: "x".repeat(36) } })).toBe(false);
+  });
+});
