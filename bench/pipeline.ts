@@ -1,9 +1,9 @@
 import type { SFNClient } from "@aws-sdk/client-sfn";
 import { limitsEnvironment } from "../infra/settings";
 import { taskIdFor } from "../lib/domain/records";
-import { localSfnClient } from "../lib/local/local-sfn-client";
-import type { LocalExecution } from "../lib/local/local-step-functions";
-import type { AslDefinition } from "../lib/local/synth-definitions";
+import { localSfnClient } from "../dev/local/local-sfn-client";
+import type { LocalExecution } from "../dev/local/local-step-functions";
+import type { AslDefinition } from "../dev/local/synth-definitions";
 import { ActionIds } from "../lib/slack/cards";
 import { fromFunctionUrlEvent } from "../lib/slack/http/types";
 import type { IngressHandler } from "../lib/slack/ingress";

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { startLocalStack } from "../lib/local/local-stack";
+import { startLocalStack } from "../dev/local/local-stack";
 
 /**
  * `npm run dev`: the whole stack on 127.0.0.1 (see docs/dev.md). Settings come from `.env` (ENV_FILE to use

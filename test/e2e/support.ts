@@ -1,8 +1,8 @@
 import { taskIdFor } from "../../lib/domain/records";
-import { startLocalStack, type LocalStack } from "../../lib/local/local-stack";
-import { blockActionsPayload, messageEnvelope, viewSubmissionPayload } from "../../lib/local/slack-payloads";
-import { deliverEvent, deliverInteraction, type SlackDelivery } from "../../lib/local/slack-signature";
-import type { ChannelMessage } from "../../lib/local/slack-recorder";
+import { startLocalStack, type LocalStack } from "../../dev/local/local-stack";
+import { blockActionsPayload, messageEnvelope, viewSubmissionPayload } from "../../dev/local/slack-payloads";
+import { deliverEvent, deliverInteraction, type SlackDelivery } from "../../dev/local/slack-signature";
+import type { ChannelMessage } from "../../dev/local/slack-recorder";
 import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic-messages";
 import { startFakeManagedAgents, type FakeManagedAgents } from "../support/fake-managed-agents";
 

@@ -51,7 +51,7 @@ export function slackTexts(h: PipelineHarness): string[] {
 }
 
 import { expect } from "vitest";
-import type { LocalExecution } from "../../lib/local/local-step-functions";
+import type { LocalExecution } from "../../dev/local/local-step-functions";
 import { failuresOf, retriesOf } from "../support/local-sfn";
 
 export interface ExpectedFailure {

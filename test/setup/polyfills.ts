@@ -1,6 +1,6 @@
 // aws-local-stepfunctions uses Promise.withResolvers (Node 22); CI and dev run Node 20. One polyfill, shared
 // with the local stack (npm run dev).
-import "../../lib/local/promise-with-resolvers";
+import "../../dev/local/promise-with-resolvers";
 
 // The AWS SDK warns once per process that it will require Node 22 from 2027; CI and dev run Node 20 on purpose.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";

@@ -3,7 +3,7 @@ import dynalite from "dynalite";
 import { mkdirSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { createTableInput } from "../store/table";
+import { createTableInput } from "../../lib/store/table";
 
 export interface LocalDynamo {
   endpoint: string;

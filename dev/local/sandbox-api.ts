@@ -24,7 +24,7 @@ export interface SandboxOptions {
   labels: string[];
 }
 
-const PAGE = fileURLToPath(new URL("../../dev/sandbox/page.html", import.meta.url));
+const PAGE = fileURLToPath(new URL("../sandbox/page.html", import.meta.url));
 
 export function createSandbox(options: SandboxOptions): (request: Request, path: string) => Promise<Response> {
   const { recorder, who, signingSecret, eventsUrl } = options;

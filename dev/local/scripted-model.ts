@@ -2,10 +2,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { randomUUID } from "node:crypto";
-import { L1_SYSTEM_PROMPT } from "../layers/l1-task";
-import { L2_SYSTEM_PROMPT } from "../layers/l2-prompt";
-import { L3_SYSTEM_PROMPT } from "../layers/l3-process";
-import { AGENT_DECIDE } from "../tools/registry";
+import { L1_SYSTEM_PROMPT } from "../../lib/layers/l1-task";
+import { L2_SYSTEM_PROMPT } from "../../lib/layers/l2-prompt";
+import { L3_SYSTEM_PROMPT } from "../../lib/layers/l3-process";
+import { AGENT_DECIDE } from "../../lib/tools/registry";
 
 /**
  * The sandbox's model, for `npm run dev` without ANTHROPIC_API_KEY: the Anthropic Messages API (L1–L3 answer
