@@ -1,4 +1,4 @@
-import type { CardSubject } from "../slack/card-refresher";
+import type { CardSubject } from "../domain/card-refresher";
 import type { ActionDeps } from "./types";
 
 /**

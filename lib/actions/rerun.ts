@@ -1,6 +1,6 @@
 import { LimitReachedError, StateConflictError } from "../errors/taxonomy";
 import { limitMessageFor } from "../messages/ja";
-import { startExecutionRun } from "../pipeline/start-execution-run";
+import { startExecutionRun } from "../workflow/start-execution-run";
 import type { ExecutionTarget } from "./cancel";
 import { loadOwnedTask, mayActOn } from "./permissions";
 import { refreshQuietly } from "./refresh";

@@ -2,7 +2,7 @@ import type { Logger } from "@aws-lambda-powertools/logger";
 import type { SFNClient } from "@aws-sdk/client-sfn";
 import type { AuditLog } from "../audit/audit-log";
 import type { Limits } from "../config/limits";
-import type { CardRefresher } from "../slack/card-refresher";
+import type { CardRefresher } from "../domain/card-refresher";
 import type { TaskStore } from "../store/task-store";
 import type { TeamSettingsStore } from "./team-settings";
 

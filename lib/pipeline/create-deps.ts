@@ -1,4 +1,4 @@
-import { createSfnClient } from "../aws/sfn-client";
+import { createSfnClient } from "../workflow/sfn-client";
 import { AuditLog } from "../audit/audit-log";
 import type { AgentRunner } from "../agent/agent-runner";
 import { createAgentRunner } from "../agent/create-agent-runner";

@@ -5,7 +5,7 @@ import type { AuditLog } from "../audit/audit-log";
 import type { Limits } from "../config/limits";
 import type { ProcessStep, Task, TaskSpec } from "../domain/records";
 import type { PipelineMetrics } from "../observability/metrics";
-import type { CardRefresher } from "../slack/card-refresher";
+import type { CardRefresher } from "../domain/card-refresher";
 import type { TaskStore } from "../store/task-store";
 
 /**

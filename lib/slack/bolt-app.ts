@@ -1,5 +1,5 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
-import { StartExecutionCommand, type SFNClient } from "@aws-sdk/client-sfn";
+import type { SFNClient } from "@aws-sdk/client-sfn";
 import { App, AwsLambdaReceiver, type Authorize } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
 import { z } from "zod";
@@ -14,10 +14,9 @@ import {
   type ActionResult,
   type Actor,
 } from "../actions";
-import { taskIdFor } from "../domain/records";
-import { classifyAwsError } from "../errors/classify";
 import { AppError, TransientError } from "../errors/taxonomy";
-import type { TaskPipelineInput } from "../pipeline/contracts";
+import type { TaskPipelineInput } from "../workflow/contracts";
+import { startTaskPipeline } from "../workflow/start-task-pipeline";
 import type { BotTokenResolver } from "./bot-token";
 import { ActionIds } from "./cards";
 import { HomeActionIds } from "./home";
@@ -183,18 +182,9 @@ export function createBoltApp(deps: BoltDeps): { app: App; receiver: AwsLambdaRe
 }
 
 async function startTask(deps: BoltDeps, input: TaskPipelineInput, retryNum: number): Promise<void> {
-  const name = taskIdFor(input.thread);
-  try {
-    await deps.sfn.send(new StartExecutionCommand({ stateMachineArn: deps.taskPipelineArn, name, input: JSON.stringify(input) }));
-    deps.log.info("task pipeline started", { taskId: name, teamId: input.thread.teamId, retryNum });
-  } catch (err) {
-    // The name derives from (team, channel, ts): a redelivery, or a message + app_mention pair, is the same task.
-    if (err instanceof Error && err.name === "ExecutionAlreadyExists") {
-      deps.log.info("duplicate delivery ignored", { taskId: name, retryNum });
-      return;
-    }
-    throw classifyAwsError(err, "StartExecution(TaskPipeline)") ?? err;
-  }
+  const { taskId, started } = await startTaskPipeline(deps, input);
+  if (started) deps.log.info("task pipeline started", { taskId, teamId: input.thread.teamId, retryNum });
+  else deps.log.info("duplicate delivery ignored", { taskId, retryNum });
 }
 
 interface ParsedButton<T> {

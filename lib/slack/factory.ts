@@ -4,7 +4,7 @@ import type { Env } from "../config/env";
 import { createLogger } from "../observability/logger";
 import type { TaskStore } from "../store/task-store";
 import { createBotTokenResolver, type BotTokenResolver } from "./bot-token";
-import type { CardRefresher } from "./card-refresher";
+import type { CardRefresher } from "../domain/card-refresher";
 import { DynamoInstallationStore } from "./installation-store";
 import { SlackCardRefresher } from "./slack-card-refresher";
 import { createWebClient } from "./web-client";

@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { SFNClient } from "@aws-sdk/client-sfn";
 import { TeamSettingsStore } from "../actions";
 import { AuditLog } from "../audit/audit-log";
-import { createSfnClient } from "../aws/sfn-client";
+import { createSfnClient } from "../workflow/sfn-client";
 import { optionalEnv, requireEnv, type Env } from "../config/env";
 import { loadAdminUserIds, loadLimits } from "../config/limits";
 import { resolveSecret } from "../config/secrets";

@@ -1,5 +1,4 @@
-import type { TaskPipelineInput } from "../pipeline/contracts";
-import { TaskPipelineInputSchema } from "../pipeline/contracts";
+import { TaskPipelineInputSchema, type TaskPipelineInput } from "../workflow/contracts";
 
 /** The fields of a `message` / `app_mention` event this app reads (everything else is ignored). */
 export interface MessageLike {

@@ -5,7 +5,7 @@ import type { SlackThread } from "../domain/records";
 import { AppError } from "../errors/taxonomy";
 import type { TaskStore } from "../store/task-store";
 import type { BotTokenResolver } from "./bot-token";
-import type { CardRefresher, CardSubject } from "./card-refresher";
+import type { CardRefresher, CardSubject } from "../domain/card-refresher";
 import { renderCard } from "./cards";
 import { classifySlackError, slackErrorCode } from "./web-client";
 

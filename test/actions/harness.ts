@@ -3,7 +3,7 @@ import { mockClient } from "aws-sdk-client-mock";
 import { AuditLog } from "../../lib/audit/audit-log";
 import { TeamSettingsStore, type ActionDeps } from "../../lib/actions";
 import { createLogger } from "../../lib/observability/logger";
-import type { CardRefresher, CardSubject } from "../../lib/slack/card-refresher";
+import type { CardRefresher, CardSubject } from "../../lib/domain/card-refresher";
 import { TaskStore } from "../../lib/store/task-store";
 import type { TestTable } from "../support/dynamo";
 

@@ -3,8 +3,9 @@ import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
-// The layout's one-way rule (README "Layout"): what ships (lib/, lambdas/) never reaches what does not
-// (infra/ is the CDK app, dev/ the local stack and sandbox). Read from the source's own imports.
+// The layout's one-way rules (README "Layout"), read from the source's own imports: what ships (lib/, lambdas/)
+// never reaches what does not (infra/ is the CDK app, dev/ the local stack, sandbox and fakes), and the folders
+// of lib/ stand in layers: no import runs back up, so no two folders need each other.
 const ROOT = resolve(import.meta.dirname, "../..");
 
 function sourceFiles(dir: string): string[] {
@@ -30,5 +31,33 @@ describe("import direction", () => {
         .map((target) => `${file} -> ${target}`),
     );
     expect(offenders).toEqual([]);
+  });
+
+  it("the folders of lib/ import each other one way only (no cycle between folders)", () => {
+    const folderOf = (path: string) => path.split("/")[1] ?? "";
+    // folder -> folder -> one file -> target that shows the arrow
+    const arrows = new Map<string, Map<string, string>>();
+    for (const file of sourceFiles("lib")) {
+      for (const target of importsOf(file)) {
+        if (!target.startsWith("lib/") || folderOf(target) === folderOf(file)) continue;
+        const from = arrows.get(folderOf(file)) ?? new Map<string, string>();
+        if (!from.has(folderOf(target))) from.set(folderOf(target), `${file} -> ${target}`);
+        arrows.set(folderOf(file), from);
+      }
+    }
+    const cycles: string[] = [];
+    const done = new Set<string>();
+    const visit = (folder: string, path: string[]) => {
+      if (path.includes(folder)) {
+        const loop = [...path.slice(path.indexOf(folder)), folder];
+        cycles.push(loop.slice(1).map((to, i) => arrows.get(loop[i]!)!.get(to)!).join(", "));
+        return;
+      }
+      if (done.has(folder)) return;
+      for (const next of arrows.get(folder)?.keys() ?? []) visit(next, [...path, folder]);
+      done.add(folder);
+    };
+    for (const folder of arrows.keys()) visit(folder, []);
+    expect(cycles).toEqual([]);
   });
 });

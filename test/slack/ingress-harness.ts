@@ -1,6 +1,6 @@
 import { SendTaskSuccessCommand, SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
-import { TaskPipelineInputSchema } from "../../lib/pipeline/contracts";
+import { TaskPipelineInputSchema } from "../../lib/workflow/contracts";
 import { DynamoInstallationStore } from "../../lib/slack/installation-store";
 import { fromFunctionUrlEvent, type HttpResponse } from "../../lib/slack/http/types";
 import type { FreeePort } from "../../lib/slack/freee-port";

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { TaskStatus } from "../../domain/status";
 import { FatalConfigError } from "../../errors/taxonomy";
-import { ApprovalOutcomeSchema } from "../contracts";
+import { ApprovalOutcomeSchema } from "../../workflow/contracts";
 import type { PipelineDeps } from "../ports";
-import { startExecutionRun } from "../start-execution-run";
+import { startExecutionRun } from "../../workflow/start-execution-run";
 import { refreshCard, refreshWithTaskCard } from "./common";
 
 const VersionKindSchema = z.enum(["prompt", "process"]);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Task } from "../../domain/records";
 import { TransientError } from "../../errors/taxonomy";
-import type { CardSubject } from "../../slack/card-refresher";
+import type { CardSubject } from "../../domain/card-refresher";
 import type { PipelineDeps } from "../ports";
 
 /** What a Catch block puts at its ResultPath: `{ Error, Cause }`. */

@@ -3,7 +3,7 @@ import { SlackThreadSchema, taskIdFor, type Task } from "../../domain/records";
 import { RecordNotFoundError, StateConflictError, IllegalTransitionError, TransientError } from "../../errors/taxonomy";
 import { failureMessageFor } from "../../messages/ja";
 import { logLayerError } from "../../observability/logger";
-import type { CardSubject } from "../../slack/card-refresher";
+import type { CardSubject } from "../../domain/card-refresher";
 import type { PipelineDeps } from "../ports";
 import { CaughtErrorSchema, errorFromCatch, nowIso, refreshWithTaskCard } from "./common";
 

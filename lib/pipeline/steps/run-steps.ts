@@ -3,7 +3,7 @@ import type { Execution, ExecutionProgress, Task } from "../../domain/records";
 import { RecordNotFoundError, RunTimeoutError, StateConflictError, IllegalTransitionError } from "../../errors/taxonomy";
 import { logLayerError } from "../../observability/logger";
 import { allowedToolsForSteps } from "../../tools/registry";
-import { ExecutionRunInputSchema } from "../contracts";
+import { ExecutionRunInputSchema } from "../../workflow/contracts";
 import type { PipelineDeps } from "../ports";
 import { CaughtErrorSchema, errorFromCatch, nowIso, refreshCard, refreshWithTaskCard } from "./common";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { TaskPipelineInputSchema } from "../contracts";
+import { TaskPipelineInputSchema } from "../../workflow/contracts";
 import type { PipelineDeps } from "../ports";
 import { refreshCard } from "./common";
 

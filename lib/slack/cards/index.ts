@@ -1,6 +1,6 @@
 import type { Limits } from "../../config/limits";
 import type { TaskHistory } from "../../store/task-store";
-import type { CardSubject } from "../card-refresher";
+import type { CardSubject } from "../../domain/card-refresher";
 import type { Card } from "./blocks";
 import { renderExecutionCard } from "./execution-card";
 import { renderTaskCard } from "./task-card";

@@ -1,5 +1,5 @@
 import { SFNClient } from "@aws-sdk/client-sfn";
-import { localEndpointConfig } from "./local-endpoint";
+import { localEndpointConfig } from "../aws/local-endpoint";
 import { SFN_CALL } from "../config/client-budgets";
 import type { Env } from "../config/env";
 

@@ -1,9 +1,10 @@
-import type { SlackThread } from "../domain/records";
+import type { SlackThread } from "./records";
 
 /**
  * The one way the back end shows state to users: "render this card from what the table says now, then post it
  * (first time) or chat.update it in place". Cards are a function of DB state, so a retried step that refreshes
- * twice shows the same card. Implemented by `SlackCardRefresher` (lib/slack/slack-card-refresher.ts).
+ * twice shows the same card. A port: implemented by `SlackCardRefresher` (lib/slack/slack-card-refresher.ts), so
+ * the actions and the pipeline steps that refresh cards never import Slack.
  */
 export type CardSubject =
   | { kind: "task" }
