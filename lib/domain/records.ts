@@ -84,11 +84,36 @@ export const PromptVersionSchema = z.object({
 });
 export type PromptVersion = z.infer<typeof PromptVersionSchema>;
 
+/**
+ * What an `agent_decide` step may read (DESIGN §7): these read tools, and for the free-form GET only paths under
+ * these prefixes. An agent_decide step never writes.
+ */
+export const ReadScopeSchema = z.object({
+  tools: z.array(z.string().min(1)).min(1),
+  pathPrefixes: z.array(z.string().min(1)).optional(),
+});
+export type ReadScope = z.infer<typeof ReadScopeSchema>;
+
+/**
+ * A value of a write step the request gave as a name (「山田さん」, 「消耗品費」): `field` is its dotted path in
+ * `toolInput` (`employee_id`, `details.0.account_item_id`). The step is executable only once the id is in
+ * `toolInput` (resolved against freee before approval); the agent never guesses it at run time.
+ */
+export const NameRefSchema = z.object({ field: z.string().min(1), name: z.string().min(1) });
+export type NameRef = z.infer<typeof NameRefSchema>;
+
+/**
+ * One step of a Process. `effect`, `readScope` and `nameRefs` came with the capability rules; a record written
+ * before them still reads (the effect is the tool's; an agent_decide step without a scope may read nothing).
+ */
 export const ProcessStepSchema = z.object({
   stepId: z.string().min(1),
   order: z.number().int().positive(),
   tool: z.string().min(1),
   toolInput: z.record(z.string(), z.unknown()),
+  effect: z.enum(["read", "write"]).optional(),
+  readScope: ReadScopeSchema.optional(),
+  nameRefs: z.array(NameRefSchema).optional(),
 });
 export type ProcessStep = z.infer<typeof ProcessStepSchema>;
 

@@ -13,6 +13,7 @@ import { createLogger } from "../observability/logger";
 import type { FreeeConnection, FreeeConnectionStore } from "./connection-store";
 import type { FreeeTokenEndpoint } from "./token-endpoint";
 import type { FreeeRequest, FreeeResult } from "./types";
+import { ambiguousWrite, isWriteRequest, mayHaveBeenSent } from "./write-policy";
 
 /**
  * The freee API client of one workspace, implementing seed §7.1 row by row:
@@ -21,6 +22,8 @@ import type { FreeeRequest, FreeeResult } from "./types";
  *   403 / 404 (and other 4xx) → no retry, a typed result the MCP server turns into error text for the agent;
  *   429 → wait Retry-After, at most 3 retries; 5xx and network faults → exponential backoff, at most 3;
  *   then a taxonomy error (AuthError, RateLimitedError, UpstreamServerError, ConnectionFailedError).
+ * Those retry rows are for reads: a write that may have reached freee is not sent again (lib/freee/write-policy.ts)
+ * and ends as WriteOutcomeUnknownError for the caller to reconcile.
  * Tokens are never logged: only method, path, status and attempt numbers are.
  */
 export interface FreeeClientOptions {
@@ -95,6 +98,7 @@ export class FreeeClient {
         res = await this.send(req, conn.accessToken);
       } catch (err) {
         const failure = networkFailure(err, req);
+        if (isWriteRequest(req) && mayHaveBeenSent(err)) throw ambiguousWrite(req, failure);
         if (serverRetries >= this.o.maxServerRetries) throw failure;
         serverRetries++;
         await this.backoff(req, "network", serverRetries, undefined);
@@ -129,6 +133,7 @@ export class FreeeClient {
       }
       if (status >= 500) {
         await drain(res);
+        if (isWriteRequest(req)) throw ambiguousWrite(req, new UpstreamServerError(`freee ${req.method} ${req.path}: server error (${status})`, { details: { status } }), status);
         if (serverRetries >= this.o.maxServerRetries) {
           throw new UpstreamServerError(`freee ${req.method} ${req.path}: server error (${status}) after ${serverRetries} retries`, {
             details: { status, path: req.path, retries: serverRetries },

@@ -2,7 +2,7 @@
 export type FreeeQueryValue = string | number | boolean;
 
 export interface FreeeRequest {
-  method: "GET" | "POST" | "PUT" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** Path under the API base URL: `/api/1/...` (accounting) or `/hr/api/v1/...` (HR). */
   path: string;
   query?: Record<string, FreeeQueryValue | undefined>;

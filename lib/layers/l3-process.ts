@@ -17,6 +17,8 @@ const TOOL_NAMES: [string, ...string[]] = [AGENT_DECIDE, ...FREEE_TOOLS.map((t) 
 /**
  * What the API is asked to produce. The tool name is an enum of the registry; `toolInput` is a JSON string
  * because structured outputs allow no free-form objects (every object is made strict). `checkSteps` reads it.
+ * `effect` says which steps write (checked against the tool); `nameRefs` lists the values of a write step the
+ * request gave as names, for the preview to resolve before approval (DESIGN §7).
  */
 export const L3OutputSchema = z.object({
   steps: z
@@ -25,7 +27,11 @@ export const L3OutputSchema = z.object({
         stepId: z.string(),
         order: z.number().int(),
         tool: z.enum(TOOL_NAMES),
+        effect: z.enum(["read", "write"]).describe("read: 読み取りだけ / write: freee のデータを変更する"),
         toolInput: z.string().describe("そのツールへの入力。JSON オブジェクトを文字列にしたもの"),
+        nameRefs: z
+          .array(z.object({ field: z.string(), name: z.string() }))
+          .describe("書き込みステップで、依頼が名前で指定した ID（従業員・取引先・勘定科目など）。なければ空配列"),
       }),
     )
     .min(1),

@@ -1,28 +1,35 @@
 import { z } from "zod";
-import { ProcessStepSchema, type ProcessStep } from "../domain/records";
-import { AGENT_DECIDE, getTool, isKnownTool } from "../tools/registry";
+import { NameRefSchema, ProcessStepSchema, ReadScopeSchema, type NameRef, type ProcessStep, type ReadScope } from "../domain/records";
+import { getPath, normaliseToolInput } from "../tools/normalise";
+import { AGENT_DECIDE, effectOfStep, FREEE_GET_PATH, getTool, isKnownTool, type FreeeToolDefinition } from "../tools/registry";
 
 /**
  * Reading L3's steps. The first checks are seed §3.3 `_validate_steps`, in its order and with its messages:
  * `steps` present, non-empty, every step has stepId/order/tool/toolInput, tool known (registry or
- * agent_decide). Then what a run needs beyond the seed: types, unique ids and orders, and the tool's own input
- * shape. All problems are reported together, so one retry can fix them all.
+ * agent_decide). Then what a run needs beyond the seed (DESIGN §7, the approved Process is the capability):
+ * - the step's `effect`, when given, is its tool's (a write tool is a write step);
+ * - a write step is fully specified: its input passes the tool's whole schema, so what is approved is exactly
+ *   what the MCP server will let run. A value the request gave as a name is listed in `nameRefs` (resolved to
+ *   the id before approval), never left for the agent to guess;
+ * - a read step may leave out what the agent fills in at run time;
+ * - an `agent_decide` step names the read tools it may use (and, for the free-form GET, the path prefixes);
+ * - no step chooses `company_id`: the connected company is always used.
+ * Input is stored normalised (numbers as numbers). All problems are reported together, so one retry can fix them.
+ * Accepts both L3's wire form (the agent_decide scope inside `toolInput`) and stored records (so the pipeline's
+ * second check of the same steps passes unchanged).
  */
 
 export const REQUIRED_STEP_KEYS = ["stepId", "order", "tool", "toolInput"] as const;
 
-/** agent_decide carries an instruction for the agent, nothing else. */
-const AgentDecideInput = z.strictObject({ instruction: z.string().min(1) });
+/** agent_decide as L3 writes it: the instruction and, unless the record form carries `readScope`, the scope. */
+const AgentDecideInput = z.strictObject({
+  instruction: z.string().min(1),
+  tools: z.array(z.string().min(1)).min(1).optional(),
+  pathPrefixes: z.array(z.string().min(1)).optional(),
+});
 
-/**
- * Keys must be the tool's, present values must have the tool's types. A value that an earlier step decides
- * (an employee id found by a list step) is left out on purpose; the agent fills it at run time.
- */
-function inputSchemaFor(tool: string): z.ZodType | undefined {
-  if (tool === AGENT_DECIDE) return AgentDecideInput;
-  const definition = getTool(tool);
-  return definition && z.strictObject(definition.inputShape).partial();
-}
+/** Placeholder that stands for a named value while the schema checks the rest of a write step. */
+const RESOLVED_LATER = 1;
 
 type Issue = { message: string; path: PropertyKey[] };
 
@@ -60,15 +67,20 @@ export function checkSteps(raw: unknown): { steps: ProcessStep[] } | { issues: I
       issues.push({ message: `Step ${String(step.stepId)}: toolInput ${read.problem}`, path: [...path, "toolInput"] });
       return;
     }
-    const toolInput = read.value;
-    const inputCheck = inputSchemaFor(tool)?.safeParse(toolInput);
-    if (inputCheck && !inputCheck.success) {
-      for (const i of inputCheck.error.issues) {
-        issues.push({ message: `Step ${String(step.stepId)} (${tool}) toolInput: ${i.message}`, path: [...path, "toolInput", ...i.path] });
-      }
+    const label = `Step ${String(step.stepId)} (${tool})`;
+    const report = (message: string, at: PropertyKey[] = []) => issues.push({ message: `${label} ${message}`, path: [...path, ...at] });
+    const effect = effectOfStep({ tool });
+    if (step.effect !== undefined && step.effect !== effect) {
+      report(`effect: ${JSON.stringify(step.effect)} but this tool ${effect === "write" ? "writes" : "only reads"} (effect must be "${effect}")`, ["effect"]);
       return;
     }
-    const parsed = ProcessStepSchema.safeParse({ stepId: step.stepId, order: step.order, tool, toolInput });
+    if (tool === AGENT_DECIDE && Array.isArray(step.nameRefs) && step.nameRefs.length > 0) {
+      report("nameRefs: only write steps carry names to resolve", ["nameRefs"]);
+      return;
+    }
+    const shaped = tool === AGENT_DECIDE ? agentDecideStep(read.value, step.readScope, report) : toolStep(getTool(tool)!, read.value, step.nameRefs, report);
+    if (shaped === undefined) return;
+    const parsed = ProcessStepSchema.safeParse({ stepId: step.stepId, order: step.order, tool, effect, ...shaped });
     if (!parsed.success) {
       for (const i of parsed.error.issues) issues.push({ message: `Step ${String(step.stepId)}: ${i.path.join(".")} ${i.message}`, path: [...path, ...i.path] });
       return;
@@ -80,6 +92,121 @@ export function checkSteps(raw: unknown): { steps: ProcessStep[] } | { issues: I
   duplicates(steps.map((s) => s.order)).forEach((o) => issues.push({ message: `duplicate order: ${o}`, path: ["steps"] }));
   if (issues.length > 0) return { issues };
   return { steps: [...steps].sort((a, b) => a.order - b.order) };
+}
+
+type Report = (message: string, at?: PropertyKey[]) => void;
+type Shaped = Pick<ProcessStep, "toolInput" | "readScope" | "nameRefs">;
+
+function agentDecideStep(input: Record<string, unknown>, recordScope: unknown, report: Report): Shaped | undefined {
+  const parsed = AgentDecideInput.safeParse(input);
+  if (!parsed.success) {
+    for (const i of parsed.error.issues) report(`toolInput: ${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${i.message}`, ["toolInput", ...i.path]);
+    return undefined;
+  }
+  const { instruction, tools, pathPrefixes } = parsed.data;
+  if (tools !== undefined && recordScope !== undefined) {
+    report("gives its read scope twice (toolInput.tools and readScope)", ["readScope"]);
+    return undefined;
+  }
+  const scopeRead = ReadScopeSchema.safeParse(recordScope ?? { tools, ...(pathPrefixes === undefined ? {} : { pathPrefixes }) });
+  if (!scopeRead.success) {
+    report(`toolInput: tools must name the read tools this step may use (at least one)`, ["toolInput", "tools"]);
+    return undefined;
+  }
+  const scope: ReadScope = scopeRead.data;
+  let ok = true;
+  for (const name of scope.tools) {
+    const definition = getTool(name);
+    if (definition === undefined || !definition.readOnly) {
+      report(`toolInput.tools: ${name} is not a read tool (agent_decide never writes)`, ["toolInput", "tools"]);
+      ok = false;
+    }
+  }
+  const usesGet = scope.tools.includes("freee_api_get");
+  const prefixes = scope.pathPrefixes ?? [];
+  if (usesGet && prefixes.length === 0) {
+    report("toolInput.pathPrefixes: freee_api_get needs the path prefixes it may read", ["toolInput", "pathPrefixes"]);
+    ok = false;
+  }
+  if (!usesGet && prefixes.length > 0) {
+    report("toolInput.pathPrefixes: only freee_api_get reads by path", ["toolInput", "pathPrefixes"]);
+    ok = false;
+  }
+  for (const prefix of prefixes) {
+    if (!FREEE_GET_PATH.test(prefix)) {
+      report(`toolInput.pathPrefixes: ${prefix} is not a freee API path (/api/1/… or /hr/api/v1/…)`, ["toolInput", "pathPrefixes"]);
+      ok = false;
+    }
+  }
+  return ok ? { toolInput: { instruction }, readScope: scope } : undefined;
+}
+
+function toolStep(tool: FreeeToolDefinition, input: Record<string, unknown>, rawRefs: unknown, report: Report): Shaped | undefined {
+  const refs = z.array(NameRefSchema).optional().safeParse(rawRefs);
+  if (!refs.success) {
+    report("nameRefs: each entry needs field and name", ["nameRefs"]);
+    return undefined;
+  }
+  const nameRefs = refs.data ?? [];
+  if (tool.readOnly) {
+    if (nameRefs.length > 0) {
+      report("nameRefs: only write steps carry names to resolve", ["nameRefs"]);
+      return undefined;
+    }
+    if (tool.name === "freee_api_get" && typeof input.path !== "string") {
+      // The path is the read's scope: an unnamed path would open every GET.
+      report("toolInput: path is required (it is the scope of this read)", ["toolInput", "path"]);
+      return undefined;
+    }
+    const normal = normaliseToolInput(tool, input, { partial: true });
+    if (!normal.ok) {
+      normal.issues.forEach((i) => report(`toolInput: ${i}`, ["toolInput"]));
+      return undefined;
+    }
+    return { toolInput: normal.input };
+  }
+  const withPlaceholders = structuredClone(input);
+  for (const ref of nameRefs) {
+    const problem = nameRefProblem(ref);
+    if (problem !== undefined) {
+      report(`nameRefs: ${ref.field} ${problem}`, ["nameRefs"]);
+      return undefined;
+    }
+    if (getPath(withPlaceholders, ref.field) === undefined && !setPath(withPlaceholders, ref.field, RESOLVED_LATER)) {
+      report(`nameRefs: ${ref.field} is not a place in toolInput`, ["nameRefs"]);
+      return undefined;
+    }
+  }
+  const normal = normaliseToolInput(tool, withPlaceholders);
+  if (!normal.ok) {
+    // A write step must be complete at approval time: what is approved is what runs.
+    normal.issues.forEach((i) => report(`toolInput: ${i} (a write step must be fully specified)`, ["toolInput"]));
+    return undefined;
+  }
+  const toolInput = normal.input;
+  for (const ref of nameRefs) if (getPath(input, ref.field) === undefined) deletePath(toolInput, ref.field);
+  return { toolInput, ...(nameRefs.length > 0 ? { nameRefs } : {}) };
+}
+
+function nameRefProblem(ref: NameRef): string | undefined {
+  const parts = ref.field.split(".");
+  if (parts.some((p) => p === "")) return "is not a dotted path";
+  if (!parts.at(-1)!.endsWith("_id")) return "is not an id field (names stand for ids only)";
+  return undefined;
+}
+
+function setPath(root: Record<string, unknown>, field: string, value: unknown): boolean {
+  const parts = field.split(".");
+  const parent = getPath(root, parts.slice(0, -1).join(".")) ?? (parts.length === 1 ? root : undefined);
+  if (parent === null || typeof parent !== "object") return false;
+  (parent as Record<string, unknown>)[parts.at(-1)!] = value;
+  return true;
+}
+
+function deletePath(root: Record<string, unknown>, field: string): void {
+  const parts = field.split(".");
+  const parent = parts.length === 1 ? root : getPath(root, parts.slice(0, -1).join("."));
+  if (parent !== null && typeof parent === "object") delete (parent as Record<string, unknown>)[parts.at(-1)!];
 }
 
 /** Structured outputs carry toolInput as a JSON string; a fenced fallback reply may carry the object itself. */

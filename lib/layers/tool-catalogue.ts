@@ -19,8 +19,8 @@ export function renderToolCatalogue(): string {
     "## 利用できるツール",
     ...tools,
     `### ${AGENT_DECIDE}`,
-    "使うツールを実行時にエージェントが決める、または結果を確認・判断するステップ。読み取り専用のツールだけを使えます。",
-    'toolInput: {"instruction": "エージェントへの日本語の指示"}',
+    "使うツールを実行時にエージェントが決める、または結果を確認・判断するステップ（effect: read）。tools に挙げた読み取り専用のツールだけを使えます。",
+    'toolInput: {"instruction": "エージェントへの日本語の指示", "tools": ["使ってよい読み取り専用ツール名", …], "pathPrefixes": ["freee_api_get のときだけ: 読んでよいパスの先頭", …]}',
   ].join("\n\n");
 }
 

@@ -7,6 +7,7 @@ import { FreeeConnectionStore } from "../freee/connection-store";
 import { createTokenCipher } from "../freee/token-cipher";
 import { FreeeTokenEndpoint } from "../freee/token-endpoint";
 import { createLogger } from "../observability/logger";
+import { PipelineMetrics } from "../observability/metrics";
 import { createDocumentClient } from "../store/dynamo-client";
 import { TaskStore } from "../store/task-store";
 import { createFreeeMcpHandler } from "./server";
@@ -33,6 +34,7 @@ export async function createFreeeMcpHandlerFromEnv(env: Env = process.env): Prom
     logger,
     bearerSecret: async () => bearerSecret,
     writes: new WriteOnceLedger(doc, tableName),
+    metrics: new PipelineMetrics(),
     freeeClient: (teamId) => new FreeeClient({ teamId, store: connections, tokenEndpoint, apiBaseUrl: endpoints.apiBaseUrl, logger }),
   });
 }

@@ -1,12 +1,13 @@
 import { executionRefOf } from "../agent/mcp-bearer";
-import type { Execution } from "../domain/records";
+import type { Execution, ProcessStep } from "../domain/records";
 import { RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
 import type { TaskStore } from "../store/task-store";
 import { allowedToolsForSteps } from "../tools/registry";
 
 /**
- * What one MCP request may do: the execution its bearer names, and the tools of that execution's approved
- * Process (DESIGN §7: the MCP server checks the same allow-list as the session's toolset config).
+ * What one MCP request may do: the execution its bearer names, its status as the table holds it now, and the
+ * steps of its approved Process — the capability (DESIGN §7, lib/mcp/capability.ts). `allowedTools` is the same
+ * list the session's toolset enabled.
  */
 export interface ExecutionScope {
   teamId: string;
@@ -14,6 +15,8 @@ export interface ExecutionScope {
   executionNo: number;
   executionId: string;
   executionStatus: Execution["status"];
+  processVersion: number;
+  steps: readonly ProcessStep[];
   allowedTools: ReadonlySet<string>;
 }
 
@@ -50,6 +53,8 @@ export async function loadExecutionScope(
     executionNo: ids.executionNo,
     executionId: claims.executionId,
     executionStatus: execution.status,
+    processVersion: execution.processVersion,
+    steps: process.steps,
     allowedTools: new Set(allowedToolsForSteps(process.steps)),
   };
 }

@@ -1,6 +1,8 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { bearerFromAuthorizationHeader, verifyMcpBearer, type McpBearerClaims } from "../agent/mcp-bearer";
 import { AuthError, RecordNotFoundError, StateConflictError, TransientError } from "../errors/taxonomy";
 import type { TaskStore } from "../store/task-store";
@@ -52,21 +54,27 @@ export function createFreeeMcpHandler(deps: FreeeMcpDeps): (req: Request) => Pro
   };
 }
 
-function buildServer(deps: FreeeMcpDeps, scope: ExecutionScope): McpServer {
-  const server = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: {} } });
-  for (const tool of FREEE_TOOLS as readonly FreeeToolDefinition[]) {
-    server.registerTool(
-      tool.name,
-      {
-        description: tool.description,
-        inputSchema: tool.inputShape,
-        annotations: { readOnlyHint: tool.readOnly, destructiveHint: !tool.readOnly, openWorldHint: true },
-      },
-      (args, extra) => runToolCall(deps, scope, tool, args as Record<string, unknown>, extra.requestId),
-    );
-  }
+/**
+ * The low-level SDK server, not McpServer: McpServer validates arguments itself and answers an invalid or unknown
+ * call before our code sees it, so that refusal would go unaudited. Here every call reaches `runToolCall`,
+ * which judges it against the approved Process (input schema included) and audits every refusal.
+ */
+function buildServer(deps: FreeeMcpDeps, scope: ExecutionScope): Server {
+  const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    runToolCall(deps, scope, request.params.name, request.params.arguments ?? {}, extra.requestId),
+  );
   return server;
 }
+
+/** What tools/list answers: the registry's tools as JSON Schema (no company_id: the server sets it). */
+const TOOL_LIST: Tool[] = (FREEE_TOOLS as readonly FreeeToolDefinition[]).map((tool) => ({
+  name: tool.name,
+  description: tool.description,
+  inputSchema: z.toJSONSchema(z.strictObject(tool.inputShape), { target: "draft-7", io: "input" }) as Tool["inputSchema"],
+  annotations: { readOnlyHint: tool.readOnly, destructiveHint: !tool.readOnly, openWorldHint: true },
+}));
 
 async function authenticate(deps: FreeeMcpDeps, req: Request): Promise<McpBearerClaims | Response> {
   const token = bearerFromAuthorizationHeader(req.headers.get("authorization"));

@@ -1,23 +1,48 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { z } from "zod";
+import { MalformedOutputError } from "../errors/taxonomy";
 import { isConditionFailure, translateDynamoError } from "../store/conditional";
 import { Keys } from "../store/table";
 
-/** What an earlier identical write of the same Execution left behind. */
-export type PriorWrite = { state: "in_flight"; since: string } | { state: "done"; resultText: string; completedAt: string };
-
-export interface WriteRef {
+/**
+ * The write ledger: one item per approved write step of a Task (`TASK#<id>` / `WRITE#p<version>#<stepId>`),
+ * whatever Execution runs it — so a step is written at most once per Task, across reruns (DESIGN §7). freee's
+ * write APIs have no idempotency key of their own; this is ours.
+ *
+ *   (none) ──claim──► in_flight ──complete──► done
+ *                        │  └──release──► (none)      freee definitely refused it (4xx): it may be tried again
+ *                        └──markUnknown──► unknown ──complete (read back found it)──► done
+ *                                             └──takeOver (a rerun, read back found nothing)──► in_flight
+ *
+ * An ambiguous failure never releases the item. `attempt` rises with each take-over, and every change is
+ * conditional on the attempt its caller holds, so a late writer cannot overwrite a newer one.
+ */
+export interface WriteStepRef {
   taskId: string;
-  executionId: string;
-  /** Digest of (tool, input). */
-  digest: string;
+  processVersion: number;
+  stepId: string;
 }
 
-/**
- * Write-once guard for freee write tools within one Execution. An agent that repeats a write it already made
- * (a lost tool result, a confused retry) gets the first result back instead of a second deal or a second pay
- * change in freee, which has no idempotency key of its own. A write that freee refused, or that failed, is
- * released so the agent can decide to try again (seed §3.4).
- */
+const WriteBaseSchema = z.object({
+  tool: z.string().min(1),
+  /** Digest of the normalised input, to tell a changed record from the one claimed. */
+  digest: z.string().min(1),
+  /** What the write carries into freee to be found again (lib/freee/write-reconciler.ts). */
+  marker: z.string().min(1),
+  executionId: z.string().min(1),
+  attempt: z.number().int().positive(),
+  since: z.string().min(1),
+});
+type WriteBase = z.infer<typeof WriteBaseSchema>;
+const WriteRecordSchema = z.discriminatedUnion("state", [
+  WriteBaseSchema.extend({ state: z.literal("in_flight") }),
+  WriteBaseSchema.extend({ state: z.literal("unknown"), unknownSince: z.string().min(1), reason: z.string().min(1) }),
+  WriteBaseSchema.extend({ state: z.literal("done"), resultText: z.string(), completedAt: z.string().min(1), how: z.enum(["written", "reconciled"]) }),
+]);
+export type WriteRecord = z.infer<typeof WriteRecordSchema>;
+
+export type Claim = { claimed: true; attempt: number } | { claimed: false; prior: WriteRecord };
+
 export class WriteOnceLedger {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
@@ -25,60 +50,66 @@ export class WriteOnceLedger {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  /** Claim the write. Returns undefined when this caller may write; otherwise what the earlier call left. */
-  async claim(ref: WriteRef, tool: string): Promise<PriorWrite | undefined> {
-    const key = Keys.toolWrite(ref.taskId, ref.executionId, ref.digest);
+  /** Take the step for a first write, or learn what an earlier call left. */
+  async claim(ref: WriteStepRef, write: Pick<WriteBase, "tool" | "digest" | "marker" | "executionId">): Promise<Claim> {
+    const key = keyOf(ref);
     try {
       await this.doc.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...key, recordType: "tool_write", tool, state: "in_flight", since: this.clock().toISOString() },
+          Item: { ...key, recordType: "tool_write", stepId: ref.stepId, processVersion: ref.processVersion, ...write, attempt: 1, state: "in_flight", since: this.now() },
           ConditionExpression: "attribute_not_exists(pk)",
         }),
       );
-      return undefined;
+      return { claimed: true, attempt: 1 };
     } catch (err) {
       if (!isConditionFailure(err)) throw translateDynamoError(err, "claim freee write");
     }
-    let item: Record<string, unknown> | undefined;
-    try {
-      item = (await this.doc.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))).Item;
-    } catch (err) {
-      throw translateDynamoError(err, "read freee write");
-    }
-    // Released between our put and this read: the agent may simply ask again.
-    if (item === undefined) return { state: "in_flight", since: this.clock().toISOString() };
-    if (item.state === "done" && typeof item.resultText === "string" && typeof item.completedAt === "string") {
-      return { state: "done", resultText: item.resultText, completedAt: item.completedAt };
-    }
-    return { state: "in_flight", since: String(item.since) };
+    const prior = await this.get(ref);
+    // Released between our put and this read: a definite refusal, so this caller may claim again.
+    if (prior === undefined) return this.claim(ref, write);
+    return { claimed: false, prior };
   }
 
-  async complete(ref: WriteRef, resultText: string): Promise<void> {
-    try {
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: Keys.toolWrite(ref.taskId, ref.executionId, ref.digest),
-          UpdateExpression: "SET #state = :done, resultText = :text, completedAt = :now",
-          ExpressionAttributeNames: { "#state": "state" },
-          ExpressionAttributeValues: { ":done": "done", ":text": resultText, ":now": this.clock().toISOString() },
-        }),
-      );
-    } catch (err) {
-      throw translateDynamoError(err, "complete freee write");
-    }
+  /** A rerun's read back found nothing: it takes the step over for a new attempt. Undefined if another caller did. */
+  async takeOver(ref: WriteStepRef, prior: WriteRecord, executionId: string): Promise<number | undefined> {
+    const attempt = prior.attempt + 1;
+    const applied = await this.update(ref, prior.attempt, ["in_flight", "unknown"], "SET #state = :inFlight, attempt = :next, executionId = :exec, since = :now REMOVE unknownSince, reason", {
+      ":inFlight": "in_flight",
+      ":next": attempt,
+      ":exec": executionId,
+      ":now": this.now(),
+    });
+    return applied ? attempt : undefined;
   }
 
-  async release(ref: WriteRef): Promise<void> {
+  async complete(ref: WriteStepRef, attempt: number, resultText: string, how: "written" | "reconciled"): Promise<boolean> {
+    return this.update(ref, attempt, ["in_flight", "unknown"], "SET #state = :done, resultText = :text, completedAt = :now, how = :how REMOVE unknownSince, reason", {
+      ":done": "done",
+      ":text": resultText,
+      ":now": this.now(),
+      ":how": how,
+    });
+  }
+
+  async markUnknown(ref: WriteStepRef, attempt: number, reason: string): Promise<boolean> {
+    return this.update(ref, attempt, ["in_flight"], "SET #state = :unknown, unknownSince = :now, reason = :reason", {
+      ":unknown": "unknown",
+      ":now": this.now(),
+      ":reason": reason,
+    });
+  }
+
+  /** freee definitely did not take the write (it answered 4xx, or the request never left): free the step. */
+  async release(ref: WriteStepRef, attempt: number): Promise<void> {
     try {
       await this.doc.send(
         new DeleteCommand({
           TableName: this.tableName,
-          Key: Keys.toolWrite(ref.taskId, ref.executionId, ref.digest),
-          ConditionExpression: "#state = :inFlight",
+          Key: keyOf(ref),
+          ConditionExpression: "#state = :inFlight AND attempt = :attempt",
           ExpressionAttributeNames: { "#state": "state" },
-          ExpressionAttributeValues: { ":inFlight": "in_flight" },
+          ExpressionAttributeValues: { ":inFlight": "in_flight", ":attempt": attempt },
         }),
       );
     } catch (err) {
@@ -86,4 +117,82 @@ export class WriteOnceLedger {
       throw translateDynamoError(err, "release freee write");
     }
   }
+
+  async get(ref: WriteStepRef): Promise<WriteRecord | undefined> {
+    let item: Record<string, unknown> | undefined;
+    try {
+      item = (await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keyOf(ref), ConsistentRead: true }))).Item;
+    } catch (err) {
+      throw translateDynamoError(err, "read freee write");
+    }
+    return item === undefined ? undefined : recordOf(item);
+  }
+
+  /** Every write step of a Task and where it stands (for the L4 completion contract and the card). */
+  async listForTask(taskId: string): Promise<Array<WriteRecord & WriteStepRef>> {
+    const out: Array<WriteRecord & WriteStepRef> = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      let page;
+      try {
+        page = await this.doc.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: "pk = :pk AND begins_with(sk, :write)",
+            ExpressionAttributeValues: { ":pk": Keys.taskPartition(taskId), ":write": "WRITE#" },
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        );
+      } catch (err) {
+        throw translateDynamoError(err, "list freee writes");
+      }
+      for (const item of page.Items ?? []) {
+        // Items of the older per-Execution ledger carry no step: they are not step records.
+        if (typeof item.stepId !== "string" || typeof item.processVersion !== "number") continue;
+        out.push({ ...recordOf(item), taskId, processVersion: item.processVersion, stepId: item.stepId });
+      }
+      start = page.LastEvaluatedKey;
+    } while (start !== undefined);
+    return out;
+  }
+
+  private async update(ref: WriteStepRef, attempt: number, fromStates: string[], expression: string, values: Record<string, unknown>): Promise<boolean> {
+    const states = fromStates.map((_, i) => `:from${i}`);
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keyOf(ref),
+          UpdateExpression: expression,
+          ConditionExpression: `attempt = :attempt AND #state IN (${states.join(", ")})`,
+          ExpressionAttributeNames: { "#state": "state" },
+          ExpressionAttributeValues: { ...values, ":attempt": attempt, ...Object.fromEntries(fromStates.map((s, i) => [`:from${i}`, s])) },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw translateDynamoError(err, "update freee write");
+    }
+  }
+
+  private now(): string {
+    return this.clock().toISOString();
+  }
+}
+
+function keyOf(ref: WriteStepRef) {
+  return Keys.toolWrite(ref.taskId, ref.processVersion, ref.stepId);
+}
+
+function recordOf(item: Record<string, unknown>): WriteRecord {
+  const parsed = WriteRecordSchema.safeParse(item);
+  if (!parsed.success) {
+    throw new MalformedOutputError("stored freee write does not match its schema", {
+      cause: parsed.error,
+      details: { issues: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".")}: ${i.message}`) },
+    });
+  }
+  return parsed.data;
 }

@@ -20,6 +20,16 @@ export const AdminMessages = {
   freeeAuthFailed: "freee の認証に失敗しました",
 } as const;
 
+/**
+ * A freee write that may have reached freee and could not be confirmed by reading back (WriteOutcomeUnknownError,
+ * DESIGN §3). Not a seed §9.1 row: the seed has no such case. The user must look in freee before a rerun; a rerun
+ * reads back again before it writes.
+ */
+export const WriteOutcomeUnknownMessages = {
+  slack: "freee への書き込みが反映されたか確認できませんでした。freee で登録内容を確認してから [再実行] してください（再実行のときも、書き込む前に freee を確認します）。",
+  agent: "freee への書き込みの結果が不明です（応答が途中で失われ、読み戻しでも確認できませんでした）。二重登録を防ぐため再送しません。このステップは未完了のまま、ユーザーに freee での確認を求めてください。",
+} as const;
+
 export type SlackMessageKey = keyof typeof SlackMessages;
 export type AdminMessageKey = keyof typeof AdminMessages;
 
@@ -35,6 +45,7 @@ export function failureMessageFor(layer: "L1" | "L2" | "L3" | "L4", errorName?: 
     case "L4":
       if (errorName === "RunTimeoutError") return SlackMessages.l4TimedOut;
       if (errorName === "AuthError") return SlackMessages.freeeConnectionFailed;
+      if (errorName === "WriteOutcomeUnknownError") return WriteOutcomeUnknownMessages.slack;
       return SlackMessages.l4Failed;
   }
 }

@@ -23,6 +23,10 @@ export const MetricNames = {
   outputTokens: "OutputTokens",
   cacheReadTokens: "CacheReadInputTokens",
   cacheWriteTokens: "CacheCreationInputTokens",
+  /** MCP tool calls the approved Process did not permit (dimension Reason, lib/mcp/refusals.ts). */
+  toolRefusals: "ToolCallsRefused",
+  /** freee writes that may have landed and could not be confirmed by reading back (dimension Tool). */
+  writeOutcomesUnknown: "WriteOutcomesUnknown",
 } as const;
 
 const SILENT_FAILURES = new Set(["EmptyResponseError", "TruncatedResponseError", "RefusedResponseError"]);
@@ -60,6 +64,14 @@ export class PipelineMetrics {
 
   cancel(): void {
     this.count(MetricNames.cancels, {});
+  }
+
+  toolRefused(reason: string): void {
+    this.count(MetricNames.toolRefusals, { Reason: reason });
+  }
+
+  writeOutcomeUnknown(tool: string): void {
+    this.count(MetricNames.writeOutcomesUnknown, { Tool: tool });
   }
 
   executionFinished(durationSeconds: number, usage: TokenUsage | undefined): void {

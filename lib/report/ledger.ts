@@ -23,6 +23,8 @@ export interface Ledger {
   byOutcome: Record<LedgerOutcome, number>;
   /** `error.<layer>` entries counted by layer and error class. */
   failuresByClass: Array<{ layer: string; errorClass: string; count: number }>;
+  /** MCP tool calls the approved Process did not permit (`freee.tool_refused`), by reason. */
+  refusalsByReason: Array<{ reason: string; count: number }>;
 }
 
 const OUTCOME_OF_ACTION: Array<[RegExp, LedgerOutcome]> = [
@@ -44,7 +46,12 @@ export function buildLedger(entries: readonly AuditEntry[], window: { since: str
   const sorted = [...entries].sort((a, b) => a.at.localeCompare(b.at) || a.auditKey.localeCompare(b.auditKey));
   const rows = new Map<string, TaskLedgerRow>();
   const failures = new Map<string, { layer: string; errorClass: string; count: number }>();
+  const refusals = new Map<string, number>();
   for (const entry of sorted) {
+    if (entry.action === "freee.tool_refused") {
+      const reason = typeof entry.details.reason === "string" ? entry.details.reason : "unspecified";
+      refusals.set(reason, (refusals.get(reason) ?? 0) + 1);
+    }
     if (entry.action.startsWith("error.")) {
       const layer = entry.layer ?? entry.action.slice("error.".length);
       const errorClass = entry.errorType ?? "UnknownError";
@@ -71,6 +78,7 @@ export function buildLedger(entries: readonly AuditEntry[], window: { since: str
     tasks: [...rows.values()].sort((a, b) => a.lastAt.localeCompare(b.lastAt)),
     byOutcome,
     failuresByClass: [...failures.values()].sort((a, b) => b.count - a.count || a.layer.localeCompare(b.layer)),
+    refusalsByReason: [...refusals.entries()].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason)),
   };
 }
 
@@ -85,6 +93,10 @@ export function renderLedger(ledger: Ledger): string {
   lines.push("Failures by layer and class");
   if (ledger.failuresByClass.length === 0) lines.push("  (none)");
   for (const f of ledger.failuresByClass) lines.push(`  ${f.layer.padEnd(6)} ${f.errorClass.padEnd(28)} ${String(f.count).padStart(6)}`);
+  lines.push("");
+  lines.push("Tool calls refused (not in the approved Process)");
+  if (ledger.refusalsByReason.length === 0) lines.push("  (none)");
+  for (const r of ledger.refusalsByReason) lines.push(`  ${r.reason.padEnd(28)} ${String(r.count).padStart(6)}`);
   lines.push("");
   lines.push("Tasks");
   for (const t of ledger.tasks) {

@@ -54,8 +54,8 @@ export const Keys = {
   freeeConnection: (teamId: string) => ({ pk: `TEAM#${teamId}`, sk: "FREEE" }),
   teamSettings: (teamId: string) => ({ pk: `TEAM#${teamId}`, sk: "SETTINGS" }),
   appConfig: (name: string) => ({ pk: `CONFIG#${name}`, sk: "CONFIG" }),
-  /** A freee write made by one Execution (tool + input digest): done once per run, however often it is asked. */
-  toolWrite: (taskId: string, executionId: string, digest: string) => ({ pk: `TASK#${taskId}`, sk: `WRITE#${executionId}#${digest}` }),
+  /** An approved write step of a Task (lib/mcp/write-once.ts): written at most once per Task, across reruns. */
+  toolWrite: (taskId: string, processVersion: number, stepId: string) => ({ pk: `TASK#${taskId}`, sk: `WRITE#p${pad(processVersion)}#${stepId}` }),
   teamTasksIndex: (teamId: string) => `TEAM#${teamId}#TASKS`,
   teamAuditIndex: (teamId: string) => `TEAM#${teamId}#AUDIT`,
 } as const;

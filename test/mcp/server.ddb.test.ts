@@ -1,88 +1,31 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { WriteOnceLedger } from "../../lib/mcp/write-once";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueMcpBearer } from "../../lib/agent/mcp-bearer";
-import { AuditLog } from "../../lib/audit/audit-log";
-import { FreeeClient } from "../../lib/freee/client";
-import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
-import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
-import { functionUrlHandler } from "../../lib/mcp/function-url";
-import { createFreeeMcpHandler } from "../../lib/mcp/server";
-import { createLogger } from "../../lib/observability/logger";
-import { TaskStore } from "../../lib/store/task-store";
+import type { ProcessStep } from "../../lib/domain/records";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { writeMarker } from "../../lib/freee/write-reconciler";
 import { FREEE_TOOLS } from "../../lib/tools/registry";
-import { startTestTable, type TestTable } from "../support/dynamo";
-import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../support/fake-freee";
-import { connect, makeStore } from "../freee/helpers";
-import { seedExecution, serveFunctionUrl } from "./harness";
+import { SECRET, startMcpStack, TEAM, text, type McpStack } from "./stack";
 
-const SECRET = "mcp-bearer-secret-for-tests-0123456789abcdef";
-const TEAM = "TMCP";
-
-let table: TestTable;
-let fake: FakeFreee;
-let store: TaskStore;
-let connections: FreeeConnectionStore;
-let server: { url: string; close(): Promise<void> };
-let clients: Client[] = [];
-let seq = 0;
-
+let stack: McpStack;
 beforeAll(async () => {
-  table = await startTestTable();
-  fake = await startFakeFreee();
-  store = new TaskStore(table.doc, table.tableName);
-  connections = makeStore(table);
-  await connect(connections, fake, TEAM);
-  const logger = createLogger("freee-mcp-test");
-  const tokenEndpoint = new FreeeTokenEndpoint(fake.url, { clientId: FAKE_CLIENT_ID, clientSecret: FAKE_CLIENT_SECRET });
-  const handle = createFreeeMcpHandler({
-    taskStore: store,
-    audit: new AuditLog(store, logger),
-    logger,
-    bearerSecret: async () => SECRET,
-    writes: new WriteOnceLedger(table.doc, table.tableName),
-    freeeClient: (teamId) =>
-      new FreeeClient({ teamId, store: connections, tokenEndpoint, apiBaseUrl: fake.url, logger, sleep: async () => {} }),
-  });
-  server = await serveFunctionUrl(functionUrlHandler(handle));
+  stack = await startMcpStack();
 });
-afterAll(async () => {
-  await server.close();
-  await fake.stop();
-  await table.close();
-});
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  clients = [];
-});
+afterAll(async () => stack.close());
 
-const readSteps = [
-  { stepId: "s1", order: 1, tool: "freee_hr_list_employees", toolInput: { year: 2026, month: 1 } },
-  { stepId: "s2", order: 2, tool: "freee_accounting_create_deal", toolInput: {} },
+const DEAL = { issue_date: "2026-01-10", type: "expense", details: [{ account_item_id: 21, tax_code: 136, amount: 1200 }] };
+const readSteps: ProcessStep[] = [
+  { stepId: "s1", order: 1, tool: "freee_hr_list_employees", effect: "read", toolInput: { year: 2026, month: 1 } },
+  { stepId: "s2", order: 2, tool: "freee_accounting_create_deal", effect: "write", toolInput: DEAL },
 ];
 
 async function newExecution(steps = readSteps, status: "running" | "completed" = "running") {
-  const { task, execution } = await seedExecution(store, TEAM, `1700000000.${String(++seq).padStart(6, "0")}`, steps, status);
-  const bearer = issueMcpBearer({ teamId: TEAM, executionId: execution.executionId, ttlSeconds: 600 }, SECRET);
-  return { task, execution, bearer };
+  const { taskId, execution, bearer } = await stack.newExecution(steps, status);
+  return { task: { taskId }, execution, bearer };
 }
-
-async function mcpClient(bearer: string): Promise<Client> {
-  const client = new Client({ name: "managed-agents-test", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${bearer}` } },
-  });
-  await client.connect(transport);
-  clients.push(client);
-  return client;
-}
-
-function text(result: unknown): string {
-  const content = (result as CallToolResult).content;
-  return content.map((c) => (c.type === "text" ? c.text : "")).join("");
-}
+const mcpClient = (bearer: string) => stack.agent(bearer);
+const fake = () => stack.fake;
+const store = () => stack.store;
 
 describe("freee MCP server over Streamable HTTP (MCP SDK client)", () => {
   it("lists the registry's tools with their Japanese descriptions and input schemas", async () => {
@@ -99,15 +42,15 @@ describe("freee MCP server over Streamable HTTP (MCP SDK client)", () => {
   it("calls an approved tool: freee gets the mapped request with the connected company, and the call is audited", async () => {
     const { task, execution, bearer } = await newExecution();
     const client = await mcpClient(bearer);
-    const before = fake.apiRequests("/hr/api/v1/employees").length;
+    const before = fake().apiRequests("/hr/api/v1/employees").length;
     const result = await client.callTool({ name: "freee_hr_list_employees", arguments: { year: 2026, month: 1 } });
     expect(result.isError).toBeFalsy();
     expect(JSON.parse(text(result))).toMatchObject({ employees: [{ id: 1 }, { id: 2 }] });
-    const calls = fake.apiRequests("/hr/api/v1/employees");
+    const calls = fake().apiRequests("/hr/api/v1/employees");
     expect(calls.length).toBe(before + 1);
     expect(calls.at(-1)!.query).toEqual({ company_id: "101", year: "2026", month: "1" });
 
-    const { audit } = await store.loadHistory(task.taskId);
+    const { audit } = await store().loadHistory(task.taskId);
     const actions = audit.map((a) => a.action);
     expect(actions).toEqual(expect.arrayContaining(["freee.tool_called", "freee.tool_completed"]));
     const called = audit.find((a) => a.action === "freee.tool_called")!;
@@ -116,86 +59,111 @@ describe("freee MCP server over Streamable HTTP (MCP SDK client)", () => {
     expect(audit.find((a) => a.action === "freee.tool_completed")!.details).toMatchObject({ status: 200, path: "/hr/api/v1/employees" });
   });
 
-  it("a write tool sends its mapped body", async () => {
-    const { bearer } = await newExecution();
-    const client = await mcpClient(bearer);
-    const result = await client.callTool({
-      name: "freee_accounting_create_deal",
-      arguments: { issue_date: "2026-01-10", type: "expense", details: [{ account_item_id: 21, tax_code: 136, amount: 1200 }] },
-    });
-    expect(result.isError).toBeFalsy();
-    const post = fake.apiRequests("/api/1/deals").filter((r) => r.method === "POST").at(-1)!;
-    expect(post.body).toEqual({ company_id: 101, issue_date: "2026-01-10", type: "expense", details: [{ account_item_id: 21, tax_code: 136, amount: 1200 }] });
-  });
-
-  it("the same write asked twice in one run reaches freee once; the repeat gets the first result back, audited", async () => {
+  it("an approved write sends its mapped body: the connected company, the step's marker as 管理番号", async () => {
     const { task, bearer } = await newExecution();
     const client = await mcpClient(bearer);
-    const deal = { issue_date: "2026-01-11", type: "expense", details: [{ account_item_id: 21, tax_code: 136, amount: 3300 }] };
-    const posts = () => fake.apiRequests("/api/1/deals").filter((r) => r.method === "POST" && (r.body as { issue_date?: string }).issue_date === "2026-01-11");
-    const first = await client.callTool({ name: "freee_accounting_create_deal", arguments: deal });
-    // Same input, keys in another order: still the same write.
-    const again = await client.callTool({ name: "freee_accounting_create_deal", arguments: { details: deal.details, type: "expense", issue_date: "2026-01-11" } });
-    expect(first.isError).toBeFalsy();
-    expect(again.isError).toBeFalsy();
-    expect(posts()).toHaveLength(1);
-    expect(JSON.stringify(again.content)).toContain("すでに完了しています");
-    const actions = (await store.loadHistory(task.taskId)).audit.map((a) => a.action);
-    expect(actions).toContain("freee.tool_deduplicated");
-    // A different input is a different write.
-    await client.callTool({ name: "freee_accounting_create_deal", arguments: { ...deal, details: [{ ...deal.details[0]!, amount: 4400 }] } });
-    expect(posts()).toHaveLength(2);
+    const result = await client.callTool({ name: "freee_accounting_create_deal", arguments: DEAL });
+    expect(result.isError).toBeFalsy();
+    const post = fake().apiRequests("/api/1/deals").filter((r) => r.method === "POST").at(-1)!;
+    const marker = writeMarker({ taskId: task.taskId, processVersion: 1, stepId: "s2" });
+    expect(post.body).toEqual({ company_id: 101, ...DEAL, ref_number: marker });
+    expect(marker).toBe(`sma:${task.taskId}:p1:s2`);
+    const record = await stack.ledger.get({ taskId: task.taskId, processVersion: 1, stepId: "s2" });
+    expect(record).toMatchObject({ state: "done", how: "written", executionId: `${task.taskId}-e1` });
   });
 
-  it("a write freee refused is released: the agent may try it again", async () => {
-    const { bearer } = await newExecution();
+  it("the approved write asked again reaches freee once; the repeat is refused with the first result, audited", async () => {
+    const { task, bearer } = await newExecution();
     const client = await mcpClient(bearer);
-    const deal = { issue_date: "2026-01-12", type: "expense", details: [{ account_item_id: 21, tax_code: 136, amount: 100 }] };
-    fake.fail({ method: "POST", path: "/api/1/deals" }, { status: 400, body: { status_code: 400, errors: [{ type: "validation", messages: ["勘定科目が不正です"] }] } });
-    expect((await client.callTool({ name: "freee_accounting_create_deal", arguments: deal })).isError).toBe(true);
-    expect((await client.callTool({ name: "freee_accounting_create_deal", arguments: deal })).isError).toBeFalsy();
+    const posts = () => fake().apiRequests("/api/1/deals").filter((r) => r.method === "POST" && (r.body as { ref_number?: string }).ref_number?.includes(task.taskId));
+    const first = await client.callTool({ name: "freee_accounting_create_deal", arguments: DEAL });
+    // Same input, keys in another order: still the same write.
+    const again = await client.callTool({ name: "freee_accounting_create_deal", arguments: { details: DEAL.details, type: "expense", issue_date: DEAL.issue_date } });
+    expect(first.isError).toBeFalsy();
+    expect(again.isError).toBe(true);
+    expect(posts()).toHaveLength(1);
+    expect(text(again)).toContain("すでに完了しています");
+    expect(text(again)).toContain(text(first));
+    const refused = (await store().loadHistory(task.taskId)).audit.find((a) => a.action === "freee.tool_refused");
+    expect(refused!.details).toMatchObject({ reason: "step_already_done", completedBy: `${task.taskId}-e1` });
+  });
+
+  it("two identical approved writes are two steps: each runs once, a third call is refused", async () => {
+    const { task, bearer } = await newExecution([
+      { stepId: "s1", order: 1, tool: "freee_accounting_create_deal", effect: "write", toolInput: DEAL },
+      { stepId: "s2", order: 2, tool: "freee_accounting_create_deal", effect: "write", toolInput: DEAL },
+    ]);
+    const client = await mcpClient(bearer);
+    const results = [];
+    for (let i = 0; i < 3; i++) results.push(await client.callTool({ name: "freee_accounting_create_deal", arguments: DEAL }));
+    expect(results.map((r) => r.isError === true)).toEqual([false, false, true]);
+    expect(fake().deals.filter((d) => String(d.ref_number).startsWith(`sma:${task.taskId}:`)).map((d) => d.ref_number)).toEqual([
+      `sma:${task.taskId}:p1:s1`,
+      `sma:${task.taskId}:p1:s2`,
+    ]);
+  });
+
+  it("a write freee refused (4xx) is released: it may be tried again", async () => {
+    const { task, bearer } = await newExecution();
+    const client = await mcpClient(bearer);
+    fake().fail({ method: "POST", path: "/api/1/deals" }, { status: 400, body: { status_code: 400, errors: [{ type: "validation", messages: ["勘定科目が不正です"] }] } });
+    const refused = await client.callTool({ name: "freee_accounting_create_deal", arguments: DEAL });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toContain("勘定科目が不正です");
+    expect(await stack.ledger.get({ taskId: task.taskId, processVersion: 1, stepId: "s2" })).toBeUndefined();
+    expect((await client.callTool({ name: "freee_accounting_create_deal", arguments: DEAL })).isError).toBeFalsy();
   });
 
   it("refuses a tool outside the execution's approved list (isError) and audits the refusal; freee is not called", async () => {
     const { task, bearer } = await newExecution();
     const client = await mcpClient(bearer);
-    const before = fake.apiRequests().length;
+    const before = fake().requests.length;
     const result = await client.callTool({ name: "freee_hr_update_basic_pay_rule", arguments: { year: 2026, month: 1, employee_id: 1, pay_calc_type: "monthly", pay_amount: 1 } });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain("承認済みステップに含まれていない");
-    expect(fake.apiRequests().length).toBe(before);
-    const { audit } = await store.loadHistory(task.taskId);
+    expect(fake().requests.length).toBe(before);
+    const { audit } = await store().loadHistory(task.taskId);
     expect(audit.find((a) => a.action === "freee.tool_refused")!.details).toMatchObject({ tool: "freee_hr_update_basic_pay_rule", reason: "not_approved" });
   });
 
-  it("agent_decide steps allow the read-only tools only", async () => {
-    const { bearer } = await newExecution([{ stepId: "s1", order: 1, tool: "agent_decide", toolInput: {} }]);
+  it("an agent_decide step may use the read tools its scope names, nothing else, and never write", async () => {
+    const { bearer } = await newExecution([
+      { stepId: "s1", order: 1, tool: "agent_decide", effect: "read", toolInput: { instruction: "取引先を確認する" }, readScope: { tools: ["freee_accounting_list_partners"] } },
+    ]);
     const client = await mcpClient(bearer);
-    const read = await client.callTool({ name: "freee_accounting_list_partners", arguments: {} });
-    expect(read.isError).toBeFalsy();
-    const write = await client.callTool({ name: "freee_accounting_create_deal", arguments: { issue_date: "2026-01-10", type: "expense", details: [{ account_item_id: 21, tax_code: 1, amount: 1 }] } });
-    expect(write.isError).toBe(true);
+    expect((await client.callTool({ name: "freee_accounting_list_partners", arguments: {} })).isError).toBeFalsy();
+    expect((await client.callTool({ name: "freee_accounting_list_account_items", arguments: {} })).isError).toBe(true);
+    expect((await client.callTool({ name: "freee_accounting_create_deal", arguments: DEAL })).isError).toBe(true);
+  });
+
+  it("an agent_decide step recorded before read scopes (no readScope) may read nothing", async () => {
+    const { bearer } = await newExecution([{ stepId: "s1", order: 1, tool: "agent_decide", toolInput: { instruction: "判断する" } }]);
+    const client = await mcpClient(bearer);
+    const before = fake().requests.length;
+    const result = await client.callTool({ name: "freee_accounting_list_partners", arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(fake().requests.length).toBe(before);
   });
 
   it("freee 404 becomes error text for the agent (isError), audited as freee.tool_failed", async () => {
-    const { task, bearer } = await newExecution([{ stepId: "s1", order: 1, tool: "freee_hr_get_employee", toolInput: {} }]);
+    const { task, bearer } = await newExecution([{ stepId: "s1", order: 1, tool: "freee_hr_get_employee", effect: "read", toolInput: {} }]);
     const client = await mcpClient(bearer);
     const result = await client.callTool({ name: "freee_hr_get_employee", arguments: { year: 2026, month: 1, employee_id: 404 } });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain("見つかりません (404)");
     expect(text(result)).toContain("従業員が見つかりません");
-    const { audit } = await store.loadHistory(task.taskId);
+    const { audit } = await store().loadHistory(task.taskId);
     expect(audit.find((a) => a.action === "freee.tool_failed")!.details).toMatchObject({ status: 404, kind: "not_found" });
   });
 
   it("freee 5xx ×4 becomes error text (retries exhausted), audited with the error class", async () => {
     const { task, bearer } = await newExecution();
-    fake.fail({ path: "/hr/api/v1/employees" }, { status: 502 }, 4);
+    fake().fail({ path: "/hr/api/v1/employees" }, { status: 502 }, 4);
     const client = await mcpClient(bearer);
     const result = await client.callTool({ name: "freee_hr_list_employees", arguments: { year: 2026, month: 1 } });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain("一時的に応答しません");
-    const { audit } = await store.loadHistory(task.taskId);
+    const { audit } = await store().loadHistory(task.taskId);
     expect(audit.find((a) => a.action === "freee.tool_failed")!.details).toMatchObject({ errorType: "UpstreamServerError" });
   });
 
@@ -206,11 +174,18 @@ describe("freee MCP server over Streamable HTTP (MCP SDK client)", () => {
     expect(result.isError).toBe(true);
     expect(text(result)).toContain("終了しています");
   });
+
+  it("tools/list shows no company_id: the server chooses the company", async () => {
+    const { bearer } = await newExecution();
+    const { tools } = await (await mcpClient(bearer)).listTools();
+    for (const tool of tools) expect(Object.keys((tool.inputSchema.properties ?? {}) as object)).not.toContain("company_id");
+    expect(tools.find((t) => t.name === "freee_accounting_create_deal")!.inputSchema).toMatchObject({ additionalProperties: false });
+  });
 });
 
 describe("bearer authentication", () => {
   const initialize = (authorization?: string) =>
-    fetch(`${server.url}/mcp`, {
+    fetch(`${stack.url}/mcp`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -234,7 +209,7 @@ describe("bearer authentication", () => {
 
   it("the MCP SDK client fails to connect with a bad bearer", async () => {
     const client = new Client({ name: "x", version: "1" });
-    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: "Bearer mcp1.bad.sig" } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${stack.url}/mcp`), { requestInit: { headers: { authorization: "Bearer mcp1.bad.sig" } } });
     await expect(client.connect(transport)).rejects.toThrow();
   });
 

@@ -1,0 +1,136 @@
+import { createHash } from "node:crypto";
+import type { Logger } from "@aws-lambda-powertools/logger";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { AuditLog } from "../audit/audit-log";
+import { AuthError, isAppError, RateLimitedError, TransientError } from "../errors/taxonomy";
+import type { FreeeClient } from "../freee/client";
+import type { FreeeResult } from "../freee/types";
+import type { PipelineMetrics } from "../observability/metrics";
+import { redactString } from "../observability/redact";
+import type { TaskStore } from "../store/task-store";
+import type { ExecutionScope } from "./execution-scope";
+import type { Refusal } from "./refusals";
+import type { WriteOnceLedger } from "./write-once";
+
+/** A tool result the agent reads; large freee lists are cut so one call cannot flood the session context. */
+const MAX_RESULT_CHARS = 60_000;
+
+export interface ToolCallDeps {
+  audit: Pick<AuditLog, "record" | "recordError">;
+  freeeClient: (teamId: string) => Pick<FreeeClient, "companyId" | "request">;
+  /** Write steps run once per Task (lib/mcp/write-once.ts). */
+  writes: Pick<WriteOnceLedger, "claim" | "takeOver" | "complete" | "markUnknown" | "release">;
+  metrics: Pick<PipelineMetrics, "toolRefused" | "writeOutcomeUnknown">;
+  /** Re-read right before a write leaves for freee: a cancel may have landed since the request began. */
+  taskStore: Pick<TaskStore, "getExecution">;
+  logger: Logger;
+  clock?: () => Date;
+  sleep?: (ms: number) => Promise<void>;
+  /** Wait before reading back a write whose reply was lost (freee may still be processing it). Default 2000. */
+  reconcileDelayMs?: number;
+  /** An `in_flight` write older than this lost its Lambda: its outcome is unknown. Default 120 000. */
+  inFlightLeaseMs?: number;
+}
+
+/** The per-call helpers both paths share: audit, refuse, report a failure, answer. */
+export class ToolCall {
+  readonly subject: string;
+
+  constructor(
+    readonly deps: ToolCallDeps,
+    readonly scope: ExecutionScope,
+    readonly toolName: string,
+    readonly args: Record<string, unknown>,
+    requestId: string | number,
+  ) {
+    const digest = createHash("sha256").update(JSON.stringify([toolName, args])).digest("hex").slice(0, 12);
+    this.subject = `execution#${scope.executionId}#call#${String(requestId)}#${digest}`;
+  }
+
+  async audit(action: string, details: Record<string, unknown>): Promise<void> {
+    const s = this.scope;
+    await safely(this.deps, action, () =>
+      this.deps.audit.record({ teamId: s.teamId, taskId: s.taskId, subject: this.subject, actor: `agent:${s.executionId}`, layer: "freee", action, details: { tool: this.toolName, ...details } }),
+    );
+  }
+
+  /** An error the ledger counts by class (`error.freee`), e.g. WriteOutcomeUnknownError. */
+  async auditError(err: Error, details: Record<string, unknown>): Promise<void> {
+    const s = this.scope;
+    await safely(this.deps, `error.freee`, () =>
+      this.deps.audit.recordError({ teamId: s.teamId, taskId: s.taskId, subject: this.subject, actor: `agent:${s.executionId}`, layer: "freee", error: err, details: { tool: this.toolName, ...details } }),
+    );
+  }
+
+  async refuse(r: Refusal): Promise<CallToolResult> {
+    await this.audit("freee.tool_refused", { reason: r.refused, input: this.args, ...r.details });
+    try {
+      this.deps.metrics.toolRefused(r.refused);
+    } catch (err) {
+      this.deps.logger.error("could not count a refused tool call", { reason: r.refused, error: err instanceof Error ? err : String(err) });
+    }
+    return errorResult(r.text);
+  }
+
+  async failed(err: unknown, extra: Record<string, unknown>): Promise<CallToolResult> {
+    const name = err instanceof Error ? err.name : "Error";
+    this.deps.logger.error("freee tool failed", { tool: this.toolName, executionId: this.scope.executionId, error_type: name, error: err instanceof Error ? err : String(err) });
+    await this.audit("freee.tool_failed", {
+      errorType: name,
+      errorMessage: err instanceof Error ? redactString(err.message) : String(err),
+      ...(isAppError(err) ? { errorDetails: err.details } : {}),
+      ...extra,
+    });
+    return errorResult(agentTextForError(err));
+  }
+
+  /** freee answered: success text, or its refusal as error text (seed §7.1 403 / 404 / 4xx). */
+  async answered(request: { method: string; path: string }, result: FreeeResult, started: number, extra: Record<string, unknown> = {}): Promise<CallToolResult> {
+    const facts = { method: request.method, path: request.path, status: result.status, durationMs: Date.now() - started, ...extra };
+    if (!result.ok) {
+      await this.audit("freee.tool_failed", { ...facts, kind: result.kind, messages: result.messages });
+      return errorResult(agentTextForRefusal(result));
+    }
+    await this.audit("freee.tool_completed", facts);
+    return { content: [{ type: "text", text: clip(JSON.stringify(result.data ?? null)) }] };
+  }
+}
+
+export function errorResult(text: string): CallToolResult {
+  return { isError: true, content: [{ type: "text", text }] };
+}
+
+export function clip(text: string): string {
+  return text.length <= MAX_RESULT_CHARS ? text : `${text.slice(0, MAX_RESULT_CHARS)}\n…（結果が長いため ${MAX_RESULT_CHARS} 文字で省略しました。limit / offset で絞り込んでください）`;
+}
+
+function agentTextForRefusal(result: Extract<FreeeResult, { ok: false }>): string {
+  const head =
+    result.kind === "forbidden"
+      ? "freee API が権限不足のためリクエストを拒否しました (403)。アプリの権限（スコープ）が足りないか、アクセス制限中です。"
+      : result.kind === "not_found"
+        ? "freee に該当するデータが見つかりません (404)。ID や日付を確認してください。"
+        : `freee API がリクエストを受け付けませんでした (${result.status})。入力を確認してください。`;
+  return result.messages.length === 0 ? head : `${head}\nfreee のメッセージ: ${result.messages.join(" / ")}`;
+}
+
+function agentTextForError(err: unknown): string {
+  if (err instanceof AuthError) {
+    return "freee の認証が無効です（接続なし、またはトークンの更新に失敗）。ワークスペースの管理者が App Home から freee に再接続する必要があります。";
+  }
+  if (err instanceof RateLimitedError) return "freee API の利用回数制限に達しました。再試行しても失敗しました。時間をおいて実行してください。";
+  if (err instanceof TransientError) return "freee API が一時的に応答しません。再試行しても失敗しました。";
+  return "ツールの実行中に内部エラーが発生しました。";
+}
+
+/**
+ * The audit write must not change what the agent is told (a lost result after a successful freee write
+ * invites a duplicate write), so a failed audit write is logged as an error and the call goes on.
+ */
+async function safely(deps: ToolCallDeps, action: string, write: () => Promise<unknown>): Promise<void> {
+  try {
+    await write();
+  } catch (err) {
+    deps.logger.error("audit write failed for a freee tool call", { action, error_type: err instanceof Error ? err.name : "Error", error: err instanceof Error ? err : String(err) });
+  }
+}

@@ -1,0 +1,115 @@
+import type { ProcessStep } from "../domain/records";
+import { getPath, normaliseToolInput } from "../tools/normalise";
+import { AGENT_DECIDE, effectOfStep, type FreeeToolDefinition } from "../tools/registry";
+import { LIVE_EXECUTION_STATUSES, type ExecutionScope } from "./execution-scope";
+import { refusal, RefusalTexts, type Refusal } from "./refusals";
+
+/**
+ * The approved Process is the capability (DESIGN §7). Pure: given the execution's scope, the tool, the input the
+ * agent sent and the connected company, decide what the call may do.
+ * - A write runs only as an approved write step: same tool, same normalised input. Each match is a candidate
+ *   step (two identical approved writes are two steps); the write ledger then lets each run once per Task.
+ * - A read runs only when a read step names the tool, or an `agent_decide` scope does; the free-form GET only
+ *   under the path its step names or its scope's prefixes.
+ * - `company_id` is the connected company: one the agent names must be it (and leaves the input), and no path
+ *   may reach into another company.
+ */
+export type Permit =
+  | { kind: "read"; input: Record<string, unknown>; stepIds: string[] }
+  | { kind: "write"; input: Record<string, unknown>; canonical: string; candidates: ProcessStep[] };
+
+/** Checks that need no freee connection: the run is live and some step names the tool. */
+export function precheck(scope: ExecutionScope, tool: FreeeToolDefinition): Refusal | undefined {
+  if (!LIVE_EXECUTION_STATUSES.has(scope.executionStatus)) {
+    return refusal("execution_not_live", RefusalTexts.executionNotLive(scope.executionStatus), { executionStatus: scope.executionStatus });
+  }
+  const named = tool.readOnly ? readGrants(scope.steps, tool.name).length > 0 : writeSteps(scope.steps, tool.name).length > 0;
+  if (!named) {
+    return refusal("not_approved", RefusalTexts.notApproved(tool.name, [...scope.allowedTools]), { allowedTools: [...scope.allowedTools] });
+  }
+  return undefined;
+}
+
+export function permitCall(scope: ExecutionScope, tool: FreeeToolDefinition, args: Record<string, unknown>, companyId: number): Permit | Refusal {
+  const early = precheck(scope, tool);
+  if (early !== undefined) return early;
+  const normal = normaliseToolInput(tool, args, { companyId });
+  if (!normal.ok) {
+    return normal.reason === "company_mismatch"
+      ? refusal("company_mismatch", RefusalTexts.companyMismatch(), { issues: normal.issues })
+      : refusal("invalid_input", RefusalTexts.invalidInput(tool.name, normal.issues), { issues: normal.issues });
+  }
+  return tool.readOnly ? permitRead(scope, tool, normal.input, companyId) : permitWrite(scope, tool, normal.input, normal.canonical, companyId);
+}
+
+interface ReadGrant {
+  stepId: string;
+  /** For the free-form GET: the paths this grant reads under. */
+  prefixes: string[];
+}
+
+function readGrants(steps: readonly ProcessStep[], tool: string): ReadGrant[] {
+  const grants: ReadGrant[] = [];
+  for (const step of steps) {
+    if (step.tool === AGENT_DECIDE) {
+      // A record from before read scopes has none: it may read nothing (fail closed).
+      if (step.readScope?.tools.includes(tool) === true) grants.push({ stepId: step.stepId, prefixes: step.readScope.pathPrefixes ?? [] });
+    } else if (step.tool === tool && effectOfStep(step) === "read") {
+      const path = step.toolInput.path;
+      grants.push({ stepId: step.stepId, prefixes: typeof path === "string" ? [path] : [] });
+    }
+  }
+  return grants;
+}
+
+function permitRead(scope: ExecutionScope, tool: FreeeToolDefinition, input: Record<string, unknown>, companyId: number): Permit | Refusal {
+  const grants = readGrants(scope.steps, tool.name);
+  if (tool.name !== "freee_api_get") return { kind: "read", input, stepIds: grants.map((g) => g.stepId) };
+  const path = String(input.path);
+  const other = /\/companies\/(\d+)(?:\/|$)/.exec(path);
+  if (other !== null && Number(other[1]) !== companyId) {
+    return refusal("company_mismatch", RefusalTexts.companyMismatch(), { path });
+  }
+  const allowed = grants.filter((g) => g.prefixes.some((prefix) => isUnder(path, prefix)));
+  if (allowed.length === 0) {
+    const prefixes = [...new Set(grants.flatMap((g) => g.prefixes))];
+    return refusal("outside_read_scope", RefusalTexts.outsideReadScope(tool.name, `パス ${path}`, prefixes), { path, allowedPrefixes: prefixes });
+  }
+  return { kind: "read", input, stepIds: allowed.map((g) => g.stepId) };
+}
+
+/** Path-segment prefix: `/api/1/deals` covers `/api/1/deals/12`, not `/api/1/deals_extra`. */
+function isUnder(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(prefix.endsWith("/") ? prefix : `${prefix}/`);
+}
+
+function writeSteps(steps: readonly ProcessStep[], tool: string): ProcessStep[] {
+  return steps.filter((s) => s.tool === tool && effectOfStep(s) === "write");
+}
+
+function permitWrite(scope: ExecutionScope, tool: FreeeToolDefinition, input: Record<string, unknown>, canonical: string, companyId: number): Permit | Refusal {
+  const steps = writeSteps(scope.steps, tool.name);
+  const unresolved = steps.filter((s) => (s.nameRefs ?? []).some((ref) => getPath(s.toolInput, ref.field) === undefined));
+  const ready = steps.filter((s) => !unresolved.includes(s));
+  const approved = ready.map((s) => ({ step: s, normal: normaliseToolInput(tool, s.toolInput, { companyId }) }));
+  const candidates = approved.filter((a) => a.normal.ok && a.normal.canonical === canonical).map((a) => a.step);
+  if (candidates.length > 0) return { kind: "write", input, canonical, candidates };
+  if (ready.length === 0) {
+    const names = unresolved.flatMap((s) => (s.nameRefs ?? []).map((r) => r.name));
+    return refusal("unresolved_name", RefusalTexts.unresolvedName(unresolved.map((s) => s.stepId), names), { stepIds: unresolved.map((s) => s.stepId) });
+  }
+  const shown = approved.map((a) => ({ stepId: a.step.stepId, input: a.normal.ok ? a.normal.input : a.step.toolInput }));
+  return refusal("input_mismatch", RefusalTexts.inputMismatch(tool.name, shown), {
+    input,
+    approved: shown,
+    differingKeys: differingKeys(input, shown[0]?.input),
+  });
+}
+
+/** Top-level keys whose values differ: what the audit shows of an attempted write that was not approved. */
+function differingKeys(call: Record<string, unknown>, approved: unknown): string[] {
+  if (approved === null || typeof approved !== "object") return Object.keys(call).sort();
+  const a = approved as Record<string, unknown>;
+  const keys = new Set([...Object.keys(call), ...Object.keys(a)]);
+  return [...keys].filter((k) => JSON.stringify(call[k]) !== JSON.stringify(a[k])).sort();
+}

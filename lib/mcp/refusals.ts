@@ -1,0 +1,56 @@
+import { WriteOutcomeUnknownMessages } from "../messages/ja";
+
+/**
+ * Why the MCP server refused a tool call, and what the agent is told (Japanese, as the session speaks). Every
+ * refusal is audited as `freee.tool_refused` with its reason, counted (metrics + ledger) and returned as an MCP
+ * tool error (`isError: true`); freee is not called.
+ */
+export const REFUSAL_REASONS = [
+  "execution_not_live",
+  "unknown_tool",
+  "not_approved",
+  "invalid_input",
+  "company_mismatch",
+  "outside_read_scope",
+  "input_mismatch",
+  "unresolved_name",
+  "step_already_done",
+  "write_in_flight",
+  "write_outcome_unknown",
+] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+
+export interface Refusal {
+  refused: RefusalReason;
+  /** For the agent. */
+  text: string;
+  /** For the audit entry (no secrets: inputs and ids only). */
+  details: Record<string, unknown>;
+}
+
+export function refusal(refused: RefusalReason, text: string, details: Record<string, unknown> = {}): Refusal {
+  return { refused, text, details };
+}
+
+export const RefusalTexts = {
+  executionNotLive: (status: string) => `この実行はすでに終了しています（状態: ${status}）。ツールは実行できません。`,
+  unknownTool: (tool: string) => `ツール ${tool} はこの MCP サーバーにありません。`,
+  notApproved: (tool: string, allowed: readonly string[]) =>
+    `ツール ${tool} はこの実行の承認済みステップに含まれていないため実行できません。使用できるツール: ${allowed.join(", ") || "（なし）"}`,
+  invalidInput: (tool: string, issues: readonly string[]) => `ツール ${tool} の入力が不正です: ${issues.slice(0, 5).join(" / ")}`,
+  companyMismatch: () =>
+    "company_id は指定できません。この実行が操作できるのはワークスペースが接続した事業所だけです（company_id を省略してください）。",
+  outsideReadScope: (tool: string, what: string, allowed: readonly string[]) =>
+    `${tool} の ${what} は承認済みステップで許可された範囲の外です。許可された範囲: ${allowed.join(", ") || "（なし）"}`,
+  inputMismatch: (tool: string, approved: readonly { stepId: string; input: unknown }[]) =>
+    `この ${tool} の入力は承認済みの書き込みステップと一致しないため実行できません。承認された内容だけを、そのとおりの入力で書き込めます。承認済みの入力: ` +
+    approved.map((a) => `[${a.stepId}] ${JSON.stringify(a.input)}`).join(" "),
+  unresolvedName: (stepIds: readonly string[], names: readonly string[]) =>
+    `ステップ ${stepIds.join(", ")} の名前（${names.join("、")}）が承認前に freee の ID に解決されていないため、書き込めません。実行時に ID を推測して書き込むことはできません。`,
+  stepAlreadyDone: (stepId: string, completedAt: string, resultText: string) =>
+    `ステップ ${stepId} の書き込みはすでに完了しています（${completedAt}）。freee には再送していません。このステップは完了として次へ進んでください。前回の結果:\n${resultText}`,
+  writeInFlight: (stepId: string) =>
+    `ステップ ${stepId} の書き込みは処理中です。freee に二重に書き込まないよう再送しません。しばらくしてから読み取りツールで反映を確認してください。`,
+  writeOutcomeUnknown: (stepId: string, marker: string | undefined) =>
+    `${WriteOutcomeUnknownMessages.agent}（ステップ ${stepId}${marker === undefined ? "" : `、管理番号 ${marker}`}）`,
+} as const;

@@ -1,0 +1,116 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { issueMcpBearer } from "../../lib/agent/mcp-bearer";
+import { AuditLog } from "../../lib/audit/audit-log";
+import type { AuditEntry, Execution, ProcessStep } from "../../lib/domain/records";
+import { FreeeClient, type FreeeClientOptions } from "../../lib/freee/client";
+import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
+import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
+import { functionUrlHandler } from "../../lib/mcp/function-url";
+import { createFreeeMcpHandler } from "../../lib/mcp/server";
+import { WriteOnceLedger } from "../../lib/mcp/write-once";
+import { createLogger } from "../../lib/observability/logger";
+import { TaskStore } from "../../lib/store/task-store";
+import { startTestTable, type TestTable } from "../support/dynamo";
+import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../support/fake-freee";
+import { connect, makeStore } from "../freee/helpers";
+import { seedExecution, serveFunctionUrl } from "./harness";
+
+/**
+ * The freee MCP server as it ships, at its real boundaries: the Function URL handler on 127.0.0.1, the table on
+ * dynalite, freee as a scripted HTTP server, and the official MCP SDK client with a valid bearer as the agent.
+ */
+export const SECRET = "mcp-bearer-secret-for-tests-0123456789abcdef";
+export const TEAM = "TMCP";
+
+export interface McpStack {
+  /** Base URL of the MCP Function URL server. */
+  url: string;
+  table: TestTable;
+  fake: FakeFreee;
+  store: TaskStore;
+  ledger: WriteOnceLedger;
+  connections: FreeeConnectionStore;
+  /** Metrics the server counted, in order. */
+  counted: Array<{ metric: "toolRefused" | "writeOutcomeUnknown"; value: string }>;
+  /** Waits before a read back, as the server asked for them. */
+  reconcileWaits: number[];
+  newExecution(steps: ProcessStep[], status?: "running" | "completed"): Promise<{ taskId: string; execution: Execution; bearer: string }>;
+  /** Execution n+1 of the same task and approved Process (a rerun): running, with its own bearer. */
+  rerun(taskId: string, executionNo: number): Promise<{ execution: Execution; bearer: string }>;
+  agent(bearer: string): Promise<Client>;
+  audit(taskId: string): Promise<AuditEntry[]>;
+  close(): Promise<void>;
+}
+
+export async function startMcpStack(options: { client?: Partial<FreeeClientOptions> } = {}): Promise<McpStack> {
+  const table = await startTestTable();
+  const fake = await startFakeFreee();
+  const store = new TaskStore(table.doc, table.tableName);
+  const connections = makeStore(table);
+  await connect(connections, fake, TEAM);
+  const logger = createLogger("freee-mcp-test");
+  const tokenEndpoint = new FreeeTokenEndpoint(fake.url, { clientId: FAKE_CLIENT_ID, clientSecret: FAKE_CLIENT_SECRET });
+  const ledger = new WriteOnceLedger(table.doc, table.tableName);
+  const counted: McpStack["counted"] = [];
+  const reconcileWaits: number[] = [];
+  const handle = createFreeeMcpHandler({
+    taskStore: store,
+    audit: new AuditLog(store, logger),
+    logger,
+    bearerSecret: async () => SECRET,
+    writes: ledger,
+    metrics: {
+      toolRefused: (value) => counted.push({ metric: "toolRefused", value }),
+      writeOutcomeUnknown: (value) => counted.push({ metric: "writeOutcomeUnknown", value }),
+    },
+    sleep: async (ms) => {
+      reconcileWaits.push(ms);
+    },
+    freeeClient: (teamId) =>
+      new FreeeClient({ teamId, store: connections, tokenEndpoint, apiBaseUrl: fake.url, logger, sleep: async () => {}, ...options.client }),
+  });
+  const server = await serveFunctionUrl(functionUrlHandler(handle));
+  const clients: Client[] = [];
+  let seq = 0;
+  const bearerFor = (executionId: string) => issueMcpBearer({ teamId: TEAM, executionId, ttlSeconds: 600 }, SECRET);
+  return {
+    url: server.url,
+    table,
+    fake,
+    store,
+    ledger,
+    connections,
+    counted,
+    reconcileWaits,
+    async newExecution(steps, status = "running") {
+      const { task, execution } = await seedExecution(store, TEAM, `1700000000.${String(++seq).padStart(6, "0")}`, steps, status);
+      return { taskId: task.taskId, execution, bearer: bearerFor(execution.executionId) };
+    },
+    async rerun(taskId, executionNo) {
+      await store.createExecution(taskId, { executionNo, processVersion: 1, startedBy: "U1" });
+      const { record } = await store.transitionExecution(taskId, executionNo, "running");
+      return { execution: record, bearer: bearerFor(record.executionId) };
+    },
+    async agent(bearer) {
+      const client = new Client({ name: "scripted-agent", version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } }));
+      clients.push(client);
+      return client;
+    },
+    async audit(taskId) {
+      return (await store.loadHistory(taskId)).audit;
+    },
+    async close() {
+      await Promise.all(clients.map((c) => c.close()));
+      await server.close();
+      await fake.stop();
+      await table.close();
+    },
+  };
+}
+
+export function text(result: unknown): string {
+  return (result as CallToolResult).content.map((c) => (c.type === "text" ? c.text : "")).join("");
+}
