@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { verifyMcpBearer } from "../../lib/agent/mcp-bearer";
-import { allowedToolsForSteps, readOnlyToolNames } from "../../lib/tools/registry";
+import { allowedToolsForSteps } from "../../lib/tools/registry";
 import {
   AgentRunFailedError,
   AuthError,
@@ -84,15 +84,16 @@ describe("start", () => {
     expect(text).toContain("freee_hr_update_work_record");
   });
 
-  it("an agent_decide step enables the read-only tools (allowedToolsForSteps) and nothing that writes", async () => {
+  it("an agent_decide step enables the read tools its scope names (allowedToolsForSteps) and nothing that writes", async () => {
     const steps = [
-      { stepId: "s1", order: 1, tool: "agent_decide", toolInput: { question: "対象の従業員を決める" } },
+      { stepId: "s1", order: 1, tool: "agent_decide", toolInput: { instruction: "対象の従業員を決める" }, readScope: { tools: ["freee_hr_list_employees", "freee_hr_get_employee"] } },
       { stepId: "s2", order: 2, tool: "freee_hr_update_work_record", toolInput: { employee_id: 1, date: "2026-11-30" } },
     ];
     await h.runner.start(startInput({ steps, allowedTools: allowedToolsForSteps(steps) }));
     const body = h.fake.requestsTo("POST", "/v1/sessions")[0]?.body as Record<string, any>;
     const enabled: string[] = body.agent.tools[0].configs.map((c: { name: string }) => c.name);
-    expect(enabled).toEqual([...readOnlyToolNames(), "freee_hr_update_work_record"].sort());
+    expect(enabled).toEqual(["freee_hr_get_employee", "freee_hr_list_employees", "freee_hr_update_work_record"]);
+    expect(enabled).not.toContain("freee_api_get");
     expect(enabled).not.toContain("freee_accounting_create_deal");
     expect(enabled).not.toContain("freee_hr_update_basic_pay_rule");
   });

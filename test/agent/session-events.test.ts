@@ -57,12 +57,14 @@ describe("interpretEvents (card progress)", () => {
 describe("task message and settings", () => {
   it("lists the approved steps in order, agent_decide explained, in Japanese", () => {
     const text = buildTaskMessage([
-      { stepId: "b", order: 2, tool: "agent_decide", toolInput: { question: "誰を更新するか" } },
+      { stepId: "b", order: 2, tool: "agent_decide", toolInput: { instruction: "誰を更新するか" }, readScope: { tools: ["freee_api_get"], pathPrefixes: ["/hr/api/v1/employees"] } },
       { stepId: "a", order: 1, tool: "freee_hr_list_employees", toolInput: { year: 2026, month: 11 } },
+      { stepId: "c", order: 3, tool: "freee_hr_update_work_record", toolInput: { employee_id: 1, date: "2026-11-30" } },
     ]);
     expect(text.indexOf("[step:a]")).toBeLessThan(text.indexOf("[step:b]"));
-    expect(text).toContain("全 2 件");
-    expect(text).toContain("読み取り専用ツールで判断");
+    expect(text).toContain("全 3 件");
+    expect(text).toContain("agent_decide（読み取りで判断: freee_api_get; パス /hr/api/v1/employees）");
+    expect(text).toContain("ツール: freee_hr_update_work_record（書き込み）");
     expect(text).toContain('"誰を更新するか"');
   });
 

@@ -31,14 +31,23 @@ it("「来月から山田さんの基本給を30万円に変更して」→ vali
     messageReply(PROMPT_TEXT),
     jsonReply({
       steps: [
-        { stepId: "s1", order: 1, tool: "freee_hr_list_employees", toolInput: '{"year":2026,"month":12}' },
-        { stepId: "s2", order: 2, tool: "agent_decide", toolInput: '{"instruction":"一覧から山田さんの従業員 ID を特定する。同姓が複数いれば更新せずに報告する。"}' },
-        { stepId: "s3", order: 3, tool: "freee_hr_get_basic_pay_rule", toolInput: '{"year":2026,"month":12}' },
+        { stepId: "s1", order: 1, tool: "freee_hr_list_employees", effect: "read", toolInput: '{"year":2026,"month":12}', nameRefs: [] },
+        {
+          stepId: "s2",
+          order: 2,
+          tool: "agent_decide",
+          effect: "read",
+          toolInput: '{"instruction":"一覧から山田さんの従業員 ID を確認する。同姓が複数いれば更新せずに報告する。","tools":["freee_hr_get_employee"]}',
+          nameRefs: [],
+        },
+        { stepId: "s3", order: 3, tool: "freee_hr_get_basic_pay_rule", effect: "read", toolInput: '{"year":2026,"month":12}', nameRefs: [] },
         {
           stepId: "s4",
           order: 4,
           tool: "freee_hr_update_basic_pay_rule",
+          effect: "write",
           toolInput: '{"year":2026,"month":12,"pay_calc_type":"monthly","pay_amount":300000}',
+          nameRefs: [{ field: "employee_id", name: "山田" }],
         },
       ],
     }),
@@ -60,6 +69,8 @@ it("「来月から山田さんの基本給を30万円に変更して」→ vali
   }
   const update = process.value.find((s) => s.tool === "freee_hr_update_basic_pay_rule");
   expect(update?.toolInput).toEqual({ year: 2026, month: 12, pay_calc_type: "monthly", pay_amount: 300000 });
+  // 山田さん is a name: the plan carries it for the preview to resolve, the employee id is never guessed.
+  expect(update).toMatchObject({ effect: "write", nameRefs: [{ field: "employee_id", name: "山田" }] });
   expect(allowedToolsForSteps(process.value)).toContain("freee_hr_update_basic_pay_rule");
 
   // Each layer got what the previous one produced, and the models of its configuration.

@@ -11,17 +11,23 @@ import { caught, expectLayerRequest, NOW, onlyRequest, PROMPT_TEXT, TASK, useLay
 const h = useLayerHarness();
 const run = (extra: Partial<L3Input> = {}) => runL3Process(h.deps("L3"), { promptText: PROMPT_TEXT, task: TASK, now: NOW, ...extra });
 
-const wireStep = (order: number, tool: string, toolInput: Record<string, unknown>) => ({
+const wireStep = (order: number, tool: string, toolInput: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   stepId: `s${order}`,
   order,
   tool,
   toolInput: JSON.stringify(toolInput),
+  ...extra,
 });
 
 const GOOD_STEPS = [
-  wireStep(1, "freee_hr_list_employees", { year: 2026, month: 12 }),
-  wireStep(2, "agent_decide", { instruction: "一覧から山田さんの従業員 ID を特定し、同姓が複数いれば停止して報告する" }),
-  wireStep(3, "freee_hr_update_basic_pay_rule", { year: 2026, month: 12, pay_calc_type: "monthly", pay_amount: 300000 }),
+  wireStep(1, "freee_hr_list_employees", { year: 2026, month: 12 }, { effect: "read", nameRefs: [] }),
+  wireStep(2, "agent_decide", { instruction: "一覧から山田さんの従業員 ID を特定し、同姓が複数いれば停止して報告する", tools: ["freee_hr_get_employee"] }, { effect: "read", nameRefs: [] }),
+  wireStep(
+    3,
+    "freee_hr_update_basic_pay_rule",
+    { year: 2026, month: 12, pay_calc_type: "monthly", pay_amount: 300000 },
+    { effect: "write", nameRefs: [{ field: "employee_id", name: "山田" }] },
+  ),
 ];
 
 async function expectMalformed(reply: ReturnType<typeof jsonReply>, messagePart: string): Promise<MalformedOutputError> {
@@ -50,6 +56,11 @@ describe("L3 request", () => {
     expect(user).not.toContain("<rejection_reason>");
     expect(result.value.map((s) => s.tool)).toEqual(["freee_hr_list_employees", "agent_decide", "freee_hr_update_basic_pay_rule"]);
     expect(result.value[2]!.toolInput).toEqual({ year: 2026, month: 12, pay_calc_type: "monthly", pay_amount: 300000 });
+    expect(result.value[2]).toMatchObject({ effect: "write", nameRefs: [{ field: "employee_id", name: "山田" }] });
+    expect(result.value[1]).toMatchObject({ effect: "read", toolInput: { instruction: expect.any(String) }, readScope: { tools: ["freee_hr_get_employee"] } });
+    const schema = JSON.stringify(req.body.output_config.format.schema);
+    expect(schema).toContain('"effect"');
+    expect(schema).toContain('"nameRefs"');
   });
 
   it("returns the steps sorted by order, whatever order the reply listed them in", async () => {

@@ -36,6 +36,8 @@ export interface McpStack {
   counted: Array<{ metric: "toolRefused" | "writeOutcomeUnknown"; value: string }>;
   /** Waits before a read back, as the server asked for them. */
   reconcileWaits: number[];
+  /** Runs before each Execution read the MCP server makes (n = 1, 2, … per test): lets a cancel land mid-call. */
+  beforeExecutionRead: ((n: number) => Promise<void>) | undefined;
   newExecution(steps: ProcessStep[], status?: "running" | "completed"): Promise<{ taskId: string; execution: Execution; bearer: string }>;
   /** Execution n+1 of the same task and approved Process (a rerun): running, with its own bearer. */
   rerun(taskId: string, executionNo: number): Promise<{ execution: Execution; bearer: string }>;
@@ -44,7 +46,7 @@ export interface McpStack {
   close(): Promise<void>;
 }
 
-export async function startMcpStack(options: { client?: Partial<FreeeClientOptions> } = {}): Promise<McpStack> {
+export async function startMcpStack(options: { client?: Partial<FreeeClientOptions>; inFlightLeaseMs?: number } = {}): Promise<McpStack> {
   const table = await startTestTable();
   const fake = await startFakeFreee();
   const store = new TaskStore(table.doc, table.tableName);
@@ -55,8 +57,17 @@ export async function startMcpStack(options: { client?: Partial<FreeeClientOptio
   const ledger = new WriteOnceLedger(table.doc, table.tableName);
   const counted: McpStack["counted"] = [];
   const reconcileWaits: number[] = [];
+  let executionReads = 0;
+  const observedStore = {
+    getTask: store.getTask.bind(store),
+    getVersion: store.getVersion.bind(store) as TaskStore["getVersion"],
+    getExecution: async (taskId: string, executionNo: number) => {
+      await stack.beforeExecutionRead?.(++executionReads);
+      return store.getExecution(taskId, executionNo);
+    },
+  };
   const handle = createFreeeMcpHandler({
-    taskStore: store,
+    taskStore: observedStore,
     audit: new AuditLog(store, logger),
     logger,
     bearerSecret: async () => SECRET,
@@ -68,6 +79,7 @@ export async function startMcpStack(options: { client?: Partial<FreeeClientOptio
     sleep: async (ms) => {
       reconcileWaits.push(ms);
     },
+    ...(options.inFlightLeaseMs === undefined ? {} : { inFlightLeaseMs: options.inFlightLeaseMs }),
     freeeClient: (teamId) =>
       new FreeeClient({ teamId, store: connections, tokenEndpoint, apiBaseUrl: fake.url, logger, sleep: async () => {}, ...options.client }),
   });
@@ -75,7 +87,8 @@ export async function startMcpStack(options: { client?: Partial<FreeeClientOptio
   const clients: Client[] = [];
   let seq = 0;
   const bearerFor = (executionId: string) => issueMcpBearer({ teamId: TEAM, executionId, ttlSeconds: 600 }, SECRET);
-  return {
+  const stack: McpStack = {
+    beforeExecutionRead: undefined,
     url: server.url,
     table,
     fake,
@@ -109,6 +122,7 @@ export async function startMcpStack(options: { client?: Partial<FreeeClientOptio
       await table.close();
     },
   };
+  return stack;
 }
 
 export function text(result: unknown): string {

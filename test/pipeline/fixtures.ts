@@ -20,7 +20,7 @@ export const PROMPT_TEXT = "目的: 山田さんの基本給を 2026 年 12 月�
 const wireStep = (order: number, tool: string, toolInput: Record<string, unknown>) => ({ stepId: `s${order}`, order, tool, toolInput: JSON.stringify(toolInput) });
 export const L3_STEPS = [
   wireStep(1, "freee_hr_list_employees", { year: 2026, month: 12 }),
-  wireStep(2, "agent_decide", { instruction: "一覧から山田さんの従業員 ID を特定する" }),
+  wireStep(2, "agent_decide", { instruction: "一覧から山田さんの従業員 ID を特定する", tools: ["freee_hr_get_employee"] }),
 ];
 
 export const l1Ok = (): ScriptedReply => jsonReply(L1_REPLY);

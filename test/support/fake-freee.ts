@@ -104,6 +104,11 @@ export class FakeFreee {
     this.faults.push({ ...match, remaining: times, fault });
   }
 
+  /** Forget scripted faults not yet used up. */
+  clearFaults(): void {
+    this.faults = [];
+  }
+
   /** Make every access token invalid (as when freee expires it): the next API call gets 401. */
   revokeAccessTokens(): void {
     this.validAccessTokens.clear();

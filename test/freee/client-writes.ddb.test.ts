@@ -1,0 +1,103 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ConnectionFailedError, UpstreamServerError, UpstreamTimeoutError, WriteOutcomeUnknownError } from "../../lib/errors/taxonomy";
+import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
+import { mayHaveBeenSent } from "../../lib/freee/write-policy";
+import { startTestTable, type TestTable } from "../support/dynamo";
+import { startFakeFreee, type FakeFreee } from "../support/fake-freee";
+import { connect, makeClient, makeStore } from "./helpers";
+
+/**
+ * The client's write path (DESIGN §3): seed §7.1's retry rows hold for reads; a write that may have reached freee
+ * is sent once and ends as WriteOutcomeUnknownError. Writes freee refused before acting (401, 429) or that never
+ * left (connection refused) are still retried.
+ */
+let table: TestTable;
+let fake: FakeFreee;
+let store: FreeeConnectionStore;
+let team = 0;
+let teamId: string;
+
+beforeAll(async () => {
+  table = await startTestTable();
+});
+afterAll(async () => table.close());
+beforeEach(async () => {
+  fake = await startFakeFreee();
+  store = makeStore(table);
+  teamId = `TW${++team}`;
+  await connect(store, fake, teamId);
+});
+afterEach(async () => fake.stop());
+
+const createDeal = { method: "POST", path: "/api/1/deals", body: { company_id: 101, issue_date: "2026-12-01", type: "expense", details: [{ account_item_id: 21, tax_code: 136, amount: 100 }] } } as const;
+const putPay = { method: "PUT", path: "/hr/api/v1/employees/1/basic_pay_rule", body: { company_id: 101, year: 2027, month: 1, employee_basic_pay_rule: { pay_calc_type: "monthly", pay_amount: 1 } } } as const;
+const posts = () => fake.apiRequests("/api/1/deals").filter((r) => r.method === "POST");
+
+describe("a write that may have reached freee is sent once", () => {
+  it("POST answered 502 → WriteOutcomeUnknownError after one request (cause UpstreamServerError), no backoff", async () => {
+    fake.fail({ method: "POST", path: "/api/1/deals" }, { status: 502 }, 4);
+    const { client, sleeps } = makeClient(store, fake, teamId);
+    const err = await client.request(createDeal).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WriteOutcomeUnknownError);
+    expect((err as Error).name).toBe("WriteOutcomeUnknownError");
+    expect((err as Error).cause).toBeInstanceOf(UpstreamServerError);
+    expect((err as WriteOutcomeUnknownError).details).toMatchObject({ status: 502, method: "POST" });
+    expect(posts()).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+  });
+
+  it("PUT whose connection drops after freee took it → WriteOutcomeUnknownError, one request", async () => {
+    fake.fail({ method: "PUT", path: putPay.path }, { afterApplying: true, drop: true }, 4);
+    const { client } = makeClient(store, fake, teamId);
+    await expect(client.request(putPay)).rejects.toBeInstanceOf(WriteOutcomeUnknownError);
+    expect(fake.apiRequests(putPay.path)).toHaveLength(1);
+    expect(fake.payRules.get(1)).toEqual({ pay_calc_type: "monthly", pay_amount: 1 });
+  });
+
+  it("POST that times out → WriteOutcomeUnknownError (cause UpstreamTimeoutError), one request", async () => {
+    fake.fail({ method: "POST", path: "/api/1/deals" }, { afterApplying: true, delayMs: 600 }, 4);
+    const { client } = makeClient(store, fake, teamId, { requestTimeoutMs: 150 });
+    const err = await client.request(createDeal).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WriteOutcomeUnknownError);
+    expect((err as Error).cause).toBeInstanceOf(UpstreamTimeoutError);
+    expect(posts()).toHaveLength(1);
+  });
+
+  it("a read keeps its retries: GET answered 502 twice → two backoffs, then success", async () => {
+    fake.fail({ method: "GET", path: "/api/1/deals" }, { status: 502 }, 2);
+    const { client, sleeps } = makeClient(store, fake, teamId);
+    expect((await client.request({ method: "GET", path: "/api/1/deals", query: { company_id: 101 } })).ok).toBe(true);
+    expect(sleeps).toEqual([1000, 2000]);
+  });
+});
+
+describe("a write freee refused before acting, or that never left, is retried", () => {
+  it("429 on a POST → waits Retry-After and sends again: one deal", async () => {
+    fake.fail({ method: "POST", path: "/api/1/deals" }, { status: 429, headers: { "retry-after": "1" } }, 1);
+    const { client, sleeps } = makeClient(store, fake, teamId);
+    expect((await client.request(createDeal)).ok).toBe(true);
+    expect(sleeps).toEqual([1000]);
+    expect(posts()).toHaveLength(2);
+    expect(fake.deals.filter((d) => d.issue_date === "2026-12-01")).toHaveLength(1);
+  });
+
+  it("connection refused (nothing listening) → retried like a read, then ConnectionFailedError, not an unknown outcome", async () => {
+    const closed = await startFakeFreee();
+    const url = closed.url;
+    await closed.stop();
+    const { client, sleeps } = makeClient(store, fake, teamId, { apiBaseUrl: url });
+    const err = await client.request(createDeal).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectionFailedError);
+    expect(sleeps).toEqual([1000, 2000, 4000]);
+  });
+
+  it("mayHaveBeenSent: only errors that prove the request never left are safe", () => {
+    const fetchFailed = (code: string) => new TypeError("fetch failed", { cause: Object.assign(new Error(code), { code }) });
+    expect(mayHaveBeenSent(fetchFailed("ECONNREFUSED"))).toBe(false);
+    expect(mayHaveBeenSent(fetchFailed("ENOTFOUND"))).toBe(false);
+    expect(mayHaveBeenSent(fetchFailed("ECONNRESET"))).toBe(true);
+    expect(mayHaveBeenSent(fetchFailed("UND_ERR_SOCKET"))).toBe(true);
+    expect(mayHaveBeenSent(new DOMException("timed out", "TimeoutError"))).toBe(true);
+    expect(mayHaveBeenSent(new Error("anything else"))).toBe(true);
+  });
+});
