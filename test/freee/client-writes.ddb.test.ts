@@ -3,7 +3,8 @@ import { ConnectionFailedError, UpstreamServerError, UpstreamTimeoutError, Write
 import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
 import { mayHaveBeenSent } from "../../lib/freee/write-policy";
 import { startTestTable, type TestTable } from "../support/dynamo";
-import { startFakeFreee, type FakeFreee } from "../support/fake-freee";
+import { startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
+import { payRuleAt } from "../../dev/fakes/freee/state";
 import { connect, makeClient, makeStore } from "./helpers";
 
 /**
@@ -30,7 +31,7 @@ beforeEach(async () => {
 afterEach(async () => fake.stop());
 
 const createDeal = { method: "POST", path: "/api/1/deals", body: { company_id: 101, issue_date: "2026-12-01", type: "expense", details: [{ account_item_id: 21, tax_code: 136, amount: 100 }] } } as const;
-const putPay = { method: "PUT", path: "/hr/api/v1/employees/1/basic_pay_rule", body: { company_id: 101, year: 2027, month: 1, employee_basic_pay_rule: { pay_calc_type: "monthly", pay_amount: 1 } } } as const;
+const putPay = { method: "PUT", path: "/hr/api/v1/employees/1/basic_pay_rule", body: { company_id: 101, year: 2027, month: 1, employee_basic_pay_rule: { pay_calc_type: "monthly", pay_amount: 290000 } } } as const;
 const posts = () => fake.apiRequests("/api/1/deals").filter((r) => r.method === "POST");
 
 describe("a write that may have reached freee is sent once", () => {
@@ -47,15 +48,15 @@ describe("a write that may have reached freee is sent once", () => {
   });
 
   it("PUT whose connection drops after freee took it → WriteOutcomeUnknownError, one request", async () => {
-    fake.fail({ method: "PUT", path: putPay.path }, { afterApplying: true, drop: true }, 4);
+    fake.fail({ method: "PUT", path: putPay.path }, { lostReply: true }, 4);
     const { client } = makeClient(store, fake, teamId);
     await expect(client.request(putPay)).rejects.toBeInstanceOf(WriteOutcomeUnknownError);
     expect(fake.apiRequests(putPay.path)).toHaveLength(1);
-    expect(fake.payRules.get(1)).toEqual({ pay_calc_type: "monthly", pay_amount: 1 });
+    expect(payRuleAt(fake.company(101).employees[0]!, 2027, 1)).toMatchObject({ pay_amount: 290000 });
   });
 
   it("POST that times out → WriteOutcomeUnknownError (cause UpstreamTimeoutError), one request", async () => {
-    fake.fail({ method: "POST", path: "/api/1/deals" }, { afterApplying: true, delayMs: 600 }, 4);
+    fake.fail({ method: "POST", path: "/api/1/deals" }, { delayMs: 600 }, 4);
     const { client } = makeClient(store, fake, teamId, { requestTimeoutMs: 150 });
     const err = await client.request(createDeal).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WriteOutcomeUnknownError);
@@ -78,7 +79,7 @@ describe("a write freee refused before acting, or that never left, is retried", 
     expect((await client.request(createDeal)).ok).toBe(true);
     expect(sleeps).toEqual([1000]);
     expect(posts()).toHaveLength(2);
-    expect(fake.deals.filter((d) => d.issue_date === "2026-12-01")).toHaveLength(1);
+    expect(fake.company(101).deals.filter((d) => d.issue_date === "2026-12-01")).toHaveLength(1);
   });
 
   it("connection refused (nothing listening) → retried like a read, then ConnectionFailedError, not an unknown outcome", async () => {

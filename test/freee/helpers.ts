@@ -13,7 +13,7 @@ export function makeStore(table: TestTable, key = localKey()): FreeeConnectionSt
 }
 
 /** Connect a workspace to the fake with a fresh token pair; `expiresInMs` < 0 makes it already expired. */
-export async function connect(store: FreeeConnectionStore, fake: FakeFreee, teamId: string, expiresInMs = 3_600_000) {
+export async function connect(store: FreeeConnectionStore, fake: Pick<FakeFreee, "issueTokens">, teamId: string, expiresInMs = 3_600_000) {
   const pair = fake.issueTokens();
   return store.save({
     teamId,
@@ -29,7 +29,7 @@ export interface ClientHarness {
   sleeps: number[];
 }
 
-export function makeClient(store: FreeeConnectionStore, fake: FakeFreee, teamId: string, extra: Partial<FreeeClientOptions> = {}): ClientHarness {
+export function makeClient(store: FreeeConnectionStore, fake: Pick<FakeFreee, "url">, teamId: string, extra: Partial<FreeeClientOptions> = {}): ClientHarness {
   const sleeps: number[] = [];
   const client = new FreeeClient({
     teamId,

@@ -4,7 +4,8 @@ import { writeMarker } from "../../lib/freee/write-reconciler";
 import { WriteOnceLedger } from "../../lib/mcp/write-once";
 import { WriteOutcomeUnknownMessages } from "../../lib/messages/ja";
 import { buildLedger } from "../../lib/report/ledger";
-import type { ScriptedFault } from "../support/fake-freee";
+import type { ScriptedFault } from "../../dev/fakes/freee/fake-freee";
+import { dealRecord, payRuleAt } from "../../dev/fakes/freee/state";
 import { startMcpStack, text, type McpStack } from "./stack";
 
 /**
@@ -14,7 +15,8 @@ import { startMcpStack, text, type McpStack } from "./stack";
  */
 let stack: McpStack;
 beforeAll(async () => {
-  stack = await startMcpStack({ client: { requestTimeoutMs: 300 } });
+  // Read backs wait for real here: a freee that answers after the client gave up has done the write by then.
+  stack = await startMcpStack({ client: { requestTimeoutMs: 100 }, reconcileDelayMs: 800, reconcileWaitsForReal: true });
 });
 afterAll(async () => stack.close());
 afterEach(() => stack.fake.clearFaults());
@@ -31,16 +33,16 @@ async function run() {
     marker,
     agent: await stack.agent(bearer),
     posts: () => stack.fake.apiRequests("/api/1/deals").filter((r) => r.method === "POST" && (r.body as { ref_number?: string }).ref_number === marker).length,
-    deals: () => stack.fake.dealsWithRef(marker).length,
+    deals: () => stack.dealsWithRef(marker).length,
     ref: { taskId, processVersion: 1, stepId: "s1" },
   };
 }
 
 const LOST_REPLIES: Array<[string, ScriptedFault]> = [
-  ["drops the connection", { afterApplying: true, drop: true }],
-  ["does not answer before the client's timeout", { afterApplying: true, delayMs: 1000 }],
-  ["answers 502", { afterApplying: true, status: 502 }],
-  ["answers 500", { afterApplying: true, status: 500 }],
+  ["drops the connection", { lostReply: true }],
+  ["does not answer before the client's timeout", { delayMs: 250 }],
+  ["answers 502", { status: 502, processed: true }],
+  ["answers 500", { status: 500, processed: true }],
 ];
 
 describe("freee takes create_deal and the reply is lost", () => {
@@ -63,7 +65,7 @@ describe("freee takes create_deal and the reply is lost", () => {
       expect(await stack.ledger.get(r.ref)).toMatchObject({ state: "done", how: "reconciled" });
       const actions = (await stack.audit(r.taskId)).map((a) => a.action);
       expect(actions).toEqual(expect.arrayContaining(["freee.write_ambiguous", "freee.write_reconciled"]));
-      expect(stack.reconcileWaits.at(-1)).toBe(2000);
+      expect(stack.reconcileWaits.at(-1)).toBe(800);
     });
   }
 });
@@ -104,7 +106,7 @@ describe("freee loses a create_deal without taking it", () => {
 
   it("reply lost and the read back fails too: unknown; the rerun's read back finds the deal and writes nothing", async () => {
     const r = await run();
-    stack.fake.fail({ method: "POST", path: "/api/1/deals" }, { afterApplying: true, drop: true }, 10);
+    stack.fake.fail({ method: "POST", path: "/api/1/deals" }, { lostReply: true }, 10);
     stack.fake.fail({ method: "GET", path: "/api/1/deals" }, { status: 503 }, 4);
     const first = await r.agent.callTool(createDeal);
     expect(first.isError).toBe(true);
@@ -119,9 +121,9 @@ describe("freee loses a create_deal without taking it", () => {
 });
 
 describe("writes freee refused before acting may be sent again", () => {
-  it("an expired access token (401): refreshed and sent again — two POSTs, one deal", async () => {
+  it("an expired access token (401 expired_access_token): refreshed and sent again — two POSTs, one deal", async () => {
     const r = await run();
-    stack.fake.revokeAccessTokens();
+    stack.fake.expireAccessTokens();
     expect((await r.agent.callTool(createDeal)).isError).toBeFalsy();
     expect(r.posts()).toBe(2);
     expect(r.deals()).toBe(1);
@@ -139,7 +141,8 @@ describe("a write left in flight by a Lambda that died mid-call", () => {
     expect(r.posts()).toBe(0);
 
     // The dead Lambda's POST had reached freee.
-    stack.fake.deals.push({ id: 900, company_id: 101, ...DEAL, ref_number: r.marker, amount: 4800000 });
+    const company = stack.fake.company(101);
+    company.deals.push(dealRecord(company, { ...DEAL, type: "expense", ref_number: r.marker }));
     const stale = new WriteOnceLedger(stack.table.doc, stack.table.tableName, () => new Date(Date.now() - 10 * 60_000));
     await stack.ledger.release(r.ref, 1);
     await stale.claim(r.ref, write);
@@ -153,14 +156,14 @@ describe("a write left in flight by a Lambda that died mid-call", () => {
 
 describe("HR writes without a marker field are read back by value", () => {
   it("a basic pay PUT whose reply was lost: the stored value matches, success, one PUT", async () => {
-    const pay = { year: 2027, month: 2, employee_id: 7, pay_calc_type: "monthly", pay_amount: 310000 };
+    const pay = { year: 2027, month: 2, employee_id: 2, pay_calc_type: "monthly", pay_amount: 310000 };
     const { bearer } = await stack.newExecution([{ stepId: "s1", order: 1, tool: "freee_hr_update_basic_pay_rule", effect: "write", toolInput: pay }]);
     const agent = await stack.agent(bearer);
-    stack.fake.fail({ method: "PUT", path: "/hr/api/v1/employees/7/basic_pay_rule" }, { afterApplying: true, status: 504 }, 10);
+    stack.fake.fail({ method: "PUT", path: "/hr/api/v1/employees/2/basic_pay_rule" }, { status: 504, processed: true }, 10);
     const result = await agent.callTool({ name: "freee_hr_update_basic_pay_rule", arguments: pay });
     expect(result.isError).toBeFalsy();
     expect(text(result)).toContain("読み戻して確認しました");
-    expect(stack.fake.apiRequests("/hr/api/v1/employees/7/basic_pay_rule").filter((q) => q.method === "PUT")).toHaveLength(1);
-    expect(stack.fake.payRules.get(7)).toEqual({ pay_calc_type: "monthly", pay_amount: 310000 });
+    expect(stack.fake.apiRequests("/hr/api/v1/employees/2/basic_pay_rule").filter((q) => q.method === "PUT")).toHaveLength(1);
+    expect(payRuleAt(stack.fake.company(101).employees.find((e) => e.id === 2)!, 2027, 2)).toMatchObject({ pay_calc_type: "monthly", pay_amount: 310000 });
   });
 });

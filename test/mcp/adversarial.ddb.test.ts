@@ -165,6 +165,6 @@ describe("the approved writes do run", () => {
     expect(deal.isError).toBeFalsy();
     const put = stack.fake.apiRequests("/hr/api/v1/employees/1/basic_pay_rule").filter((r) => r.method === "PUT").at(-1)!;
     expect(put.body).toEqual({ company_id: 101, year: 2027, month: 1, employee_basic_pay_rule: { pay_calc_type: "monthly", pay_amount: 300000 } });
-    expect(stack.fake.dealsWithRef(`sma:${taskId}:p1:s4`)).toHaveLength(1);
+    expect(stack.dealsWithRef(`sma:${taskId}:p1:s4`)).toHaveLength(1);
   });
 });

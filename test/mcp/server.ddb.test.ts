@@ -45,7 +45,7 @@ describe("freee MCP server over Streamable HTTP (MCP SDK client)", () => {
     const before = fake().apiRequests("/hr/api/v1/employees").length;
     const result = await client.callTool({ name: "freee_hr_list_employees", arguments: { year: 2026, month: 1 } });
     expect(result.isError).toBeFalsy();
-    expect(JSON.parse(text(result))).toMatchObject({ employees: [{ id: 1 }, { id: 2 }] });
+    expect(JSON.parse(text(result))).toMatchObject({ employees: [{ id: 1 }, { id: 2 }, { id: 3 }] });
     const calls = fake().apiRequests("/hr/api/v1/employees");
     expect(calls.length).toBe(before + 1);
     expect(calls.at(-1)!.query).toEqual({ company_id: "101", year: "2026", month: "1" });
@@ -97,7 +97,7 @@ describe("freee MCP server over Streamable HTTP (MCP SDK client)", () => {
     const results = [];
     for (let i = 0; i < 3; i++) results.push(await client.callTool({ name: "freee_accounting_create_deal", arguments: DEAL }));
     expect(results.map((r) => r.isError === true)).toEqual([false, false, true]);
-    expect(fake().deals.filter((d) => String(d.ref_number).startsWith(`sma:${task.taskId}:`)).map((d) => d.ref_number)).toEqual([
+    expect(fake().company(101).deals.filter((d) => String(d.ref_number).startsWith(`sma:${task.taskId}:`)).map((d) => d.ref_number)).toEqual([
       `sma:${task.taskId}:p1:s1`,
       `sma:${task.taskId}:p1:s2`,
     ]);

@@ -13,13 +13,15 @@ import { WriteOnceLedger } from "../../lib/mcp/write-once";
 import { createLogger } from "../../lib/observability/logger";
 import { TaskStore } from "../../lib/store/task-store";
 import { startTestTable, type TestTable } from "../support/dynamo";
-import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../support/fake-freee";
-import { connect, makeStore } from "../freee/helpers";
+import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
+import { makeStore } from "../freee/helpers";
 import { seedExecution, serveFunctionUrl } from "./harness";
 
 /**
  * The freee MCP server as it ships, at its real boundaries: the Function URL handler on 127.0.0.1, the table on
- * dynalite, freee as a scripted HTTP server, and the official MCP SDK client with a valid bearer as the agent.
+ * dynalite, the strict freee fake (dev/fakes/freee: requests checked against freee's OpenAPI schemas, stateful
+ * companies 101 and 202, both reachable with the workspace's token — so "another company" is a real target), and
+ * the official MCP SDK client with a valid bearer as the agent. The workspace is connected to company 101.
  */
 export const SECRET = "mcp-bearer-secret-for-tests-0123456789abcdef";
 export const TEAM = "TMCP";
@@ -34,6 +36,8 @@ export interface McpStack {
   connections: FreeeConnectionStore;
   /** Metrics the server counted, in order. */
   counted: Array<{ metric: "toolRefused" | "writeOutcomeUnknown"; value: string }>;
+  /** The deals of company `companyId` (101 is the connected one) whose 管理番号 is `marker`. */
+  dealsWithRef(marker: string, companyId?: number): Record<string, unknown>[];
   /** Waits before a read back, as the server asked for them. */
   reconcileWaits: number[];
   /** Runs before each Execution read the MCP server makes (n = 1, 2, … per test): lets a cancel land mid-call. */
@@ -46,12 +50,27 @@ export interface McpStack {
   close(): Promise<void>;
 }
 
-export async function startMcpStack(options: { client?: Partial<FreeeClientOptions>; inFlightLeaseMs?: number } = {}): Promise<McpStack> {
+export interface McpStackOptions {
+  client?: Partial<FreeeClientOptions>;
+  inFlightLeaseMs?: number;
+  reconcileDelayMs?: number;
+  /** By default the server's waits before a read back are recorded, not waited. */
+  reconcileWaitsForReal?: boolean;
+}
+
+export async function startMcpStack(options: McpStackOptions = {}): Promise<McpStack> {
   const table = await startTestTable();
   const fake = await startFakeFreee();
   const store = new TaskStore(table.doc, table.tableName);
   const connections = makeStore(table);
-  await connect(connections, fake, TEAM);
+  const pair = fake.issueTokens();
+  await connections.save({
+    teamId: TEAM,
+    tokens: { ...pair, accessTokenExpiresAt: new Date(Date.now() + 3_600_000).toISOString(), scope: "read write" },
+    companyId: 101,
+    companyName: "テスト株式会社",
+    connectedBy: "U1",
+  });
   const logger = createLogger("freee-mcp-test");
   const tokenEndpoint = new FreeeTokenEndpoint(fake.url, { clientId: FAKE_CLIENT_ID, clientSecret: FAKE_CLIENT_SECRET });
   const ledger = new WriteOnceLedger(table.doc, table.tableName);
@@ -78,8 +97,10 @@ export async function startMcpStack(options: { client?: Partial<FreeeClientOptio
     },
     sleep: async (ms) => {
       reconcileWaits.push(ms);
+      if (options.reconcileWaitsForReal === true) await new Promise((r) => setTimeout(r, ms));
     },
     ...(options.inFlightLeaseMs === undefined ? {} : { inFlightLeaseMs: options.inFlightLeaseMs }),
+    ...(options.reconcileDelayMs === undefined ? {} : { reconcileDelayMs: options.reconcileDelayMs }),
     freeeClient: (teamId) =>
       new FreeeClient({ teamId, store: connections, tokenEndpoint, apiBaseUrl: fake.url, logger, sleep: async () => {}, ...options.client }),
   });
@@ -97,6 +118,7 @@ export async function startMcpStack(options: { client?: Partial<FreeeClientOptio
     connections,
     counted,
     reconcileWaits,
+    dealsWithRef: (marker, companyId = 101) => fake.company(companyId).deals.filter((d) => d.ref_number === marker),
     async newExecution(steps, status = "running") {
       const { task, execution } = await seedExecution(store, TEAM, `1700000000.${String(++seq).padStart(6, "0")}`, steps, status);
       return { taskId: task.taskId, execution, bearer: bearerFor(execution.executionId) };

@@ -19,16 +19,9 @@ export interface RecordedRequest {
 }
 
 export interface ScriptedFault {
-  /** The status answered (ignored when `drop`). */
-  status?: number;
+  status: number;
   headers?: Record<string, string>;
   body?: unknown;
-  /** freee takes the request first (a deal is created, a value set), then the fault is what the caller sees: a lost reply. */
-  afterApplying?: boolean;
-  /** Close the connection instead of answering (reset after send). */
-  drop?: boolean;
-  /** Wait this long before answering; a client timeout shorter than this loses the reply. */
-  delayMs?: number;
 }
 
 interface FaultRule {
@@ -56,11 +49,7 @@ export class FakeFreee {
     { id: 101, name: "テスト株式会社", display_name: "テスト株式会社", role: "admin" },
     { id: 202, name: "別会社", display_name: "別会社", role: "admin" },
   ];
-  deals: Record<string, unknown>[] = [{ id: 1, company_id: 101, issue_date: "2026-01-05", type: "expense", amount: 5000, ref_number: null }];
-  /** Basic pay per employee, as PUT left it. */
-  readonly payRules = new Map<number, { pay_calc_type: string; pay_amount: number }>();
-  /** Work records per `<employee>:<date>`, as PUT left them. */
-  readonly workRecords = new Map<string, Record<string, unknown>>();
+  deals: Record<string, unknown>[] = [{ id: 1, company_id: 101, issue_date: "2026-01-05", type: "expense", amount: 5000 }];
   private faults: FaultRule[] = [];
   private counter = 0;
   private server: Server | undefined;
@@ -104,11 +93,6 @@ export class FakeFreee {
     this.faults.push({ ...match, remaining: times, fault });
   }
 
-  /** Forget scripted faults not yet used up. */
-  clearFaults(): void {
-    this.faults = [];
-  }
-
   /** Make every access token invalid (as when freee expires it): the next API call gets 401. */
   revokeAccessTokens(): void {
     this.validAccessTokens.clear();
@@ -143,29 +127,16 @@ export class FakeFreee {
     );
     if (rule !== undefined) {
       rule.remaining--;
-      const { fault } = rule;
-      if (fault.afterApplying === true) this.authorisedApi(recorded);
-      if (fault.delayMs !== undefined) await new Promise((r) => setTimeout(r, fault.delayMs));
-      if (fault.drop === true) {
-        req.socket.destroy();
-        return;
-      }
-      const status = fault.status ?? 500;
-      if (res.destroyed) return;
-      return send(res, status, fault.body ?? { status_code: status, errors: [{ type: "status", messages: [`scripted ${status}`] }] }, fault.headers);
+      return send(res, rule.fault.status, rule.fault.body ?? { status_code: rule.fault.status, errors: [{ type: "status", messages: [`scripted ${rule.fault.status}`] }] }, rule.fault.headers);
     }
 
     if (recorded.path === "/public_api/token" && recorded.method === "POST") return this.token(form ?? {}, res);
-    const answer = this.authorisedApi(recorded);
-    return send(res, answer.status, answer.body);
-  }
 
-  private authorisedApi(r: RecordedRequest): Answer {
-    const bearer = r.authorization?.replace(/^Bearer /, "");
+    const bearer = recorded.authorization?.replace(/^Bearer /, "");
     if (bearer === undefined || !this.validAccessTokens.has(bearer)) {
-      return { status: 401, body: { status_code: 401, errors: [{ type: "status", messages: ["アクセストークンが無効です"] }] } };
+      return send(res, 401, { status_code: 401, errors: [{ type: "status", messages: ["アクセストークンが無効です"] }] });
     }
-    return this.api(r);
+    return this.api(recorded, res);
   }
 
   private async token(form: Record<string, string>, res: ServerResponse): Promise<void> {
@@ -189,70 +160,35 @@ export class FakeFreee {
     return send(res, 400, { error: "unsupported_grant_type" });
   }
 
-  private api(r: RecordedRequest): Answer {
+  private api(r: RecordedRequest, res: ServerResponse): void {
     const m = r.method;
     const p = r.path;
-    const ok = (body: unknown, status = 200): Answer => ({ status, body });
-    if (m === "GET" && p === "/api/1/companies") return ok({ companies: this.companies });
+    if (m === "GET" && p === "/api/1/companies") return send(res, 200, { companies: this.companies });
     if (m === "GET" && p === "/hr/api/v1/employees") {
-      return ok({ employees: [{ id: 1, num: "001", display_name: "山田 太郎" }, { id: 2, num: "002", display_name: "佐藤 花子" }], total_count: 2 });
+      return send(res, 200, { employees: [{ id: 1, num: "001", display_name: "山田 太郎" }, { id: 2, num: "002", display_name: "佐藤 花子" }], total_count: 2 });
     }
     let match = /^\/hr\/api\/v1\/employees\/(\d+)$/.exec(p);
     if (m === "GET" && match) {
-      if (match[1] === "404") return { status: 404, body: { status_code: 404, errors: [{ type: "status", messages: ["従業員が見つかりません"] }] } };
-      return ok({ employee: { id: Number(match[1]), display_name: "山田 太郎" } });
+      if (match[1] === "404") return send(res, 404, { status_code: 404, errors: [{ type: "status", messages: ["従業員が見つかりません"] }] });
+      return send(res, 200, { employee: { id: Number(match[1]), display_name: "山田 太郎" } });
     }
     match = /^\/hr\/api\/v1\/employees\/(\d+)\/work_records\/(\d{4}-\d{2}-\d{2})$/.exec(p);
-    if (match && m === "GET") {
-      return ok(this.workRecords.get(`${match[1]}:${match[2]}`) ?? { date: match[2], clock_in_at: `${match[2]}T09:00:00+09:00`, clock_out_at: `${match[2]}T18:00:00+09:00`, break_records: [] });
-    }
-    if (match && m === "PUT") {
-      const { company_id: _company, ...fields } = r.body as Record<string, unknown>;
-      const record = { date: match[2], ...fields };
-      this.workRecords.set(`${match[1]}:${match[2]}`, record);
-      return ok(record);
-    }
+    if (match && m === "GET") return send(res, 200, { date: match[2], clock_in_at: `${match[2]}T09:00:00+09:00`, clock_out_at: `${match[2]}T18:00:00+09:00`, break_records: [] });
+    if (match && m === "PUT") return send(res, 200, { date: match[2], ...(r.body as object) });
     match = /^\/hr\/api\/v1\/employees\/(\d+)\/basic_pay_rule$/.exec(p);
-    if (match && m === "GET") return ok({ employee_basic_pay_rule: this.payRules.get(Number(match[1])) ?? { pay_calc_type: "monthly", pay_amount: 300000 } });
-    if (match && m === "PUT") {
-      const rule = (r.body as { employee_basic_pay_rule: { pay_calc_type: string; pay_amount: number } }).employee_basic_pay_rule;
-      this.payRules.set(Number(match[1]), rule);
-      return ok({ employee_basic_pay_rule: { employee_id: Number(match[1]), ...rule } });
-    }
-    if (m === "GET" && p === "/api/1/deals") return ok(this.listDeals(r.query));
+    if (match && m === "GET") return send(res, 200, { employee_basic_pay_rule: { pay_calc_type: "monthly", pay_amount: 300000 } });
+    if (match && m === "PUT") return send(res, 200, (r.body as { employee_basic_pay_rule: unknown }) ?? {});
+    if (m === "GET" && p === "/api/1/deals") return send(res, 200, { deals: this.deals, meta: { total_count: this.deals.length } });
     if (m === "POST" && p === "/api/1/deals") {
-      const body = r.body as { details?: { amount: number }[]; ref_number?: string };
-      const deal = { id: this.deals.length + 1, ...body, ref_number: body.ref_number ?? null, amount: (body.details ?? []).reduce((sum, d) => sum + d.amount, 0) };
+      const deal = { id: this.deals.length + 1, ...(r.body as object) };
       this.deals.push(deal);
-      return ok({ deal }, 201);
+      return send(res, 201, { deal });
     }
-    if (m === "GET" && p === "/api/1/partners") return ok({ partners: [{ id: 11, name: "取引先A" }] });
-    if (m === "GET" && p === "/api/1/account_items") return ok({ account_items: [{ id: 21, name: "旅費交通費" }] });
-    return { status: 404, body: { status_code: 404, errors: [{ type: "status", messages: ["not found"] }] } };
-  }
-
-  /** freee's deal list: filtered by company, type, partner and issue date, paged by limit (default 20) / offset. */
-  private listDeals(q: Record<string, string>): unknown {
-    const matches = this.deals.filter((d) => {
-      if (q.company_id !== undefined && String(d.company_id) !== q.company_id) return false;
-      if (q.type !== undefined && d.type !== q.type) return false;
-      if (q.partner_id !== undefined && String(d.partner_id) !== q.partner_id) return false;
-      if (q.start_issue_date !== undefined && String(d.issue_date) < q.start_issue_date) return false;
-      if (q.end_issue_date !== undefined && String(d.issue_date) > q.end_issue_date) return false;
-      return true;
-    });
-    const offset = Number(q.offset ?? 0);
-    const limit = Number(q.limit ?? 20);
-    return { deals: matches.slice(offset, offset + limit), meta: { total_count: matches.length } };
-  }
-
-  /** Deals whose 管理番号 is `refNumber`. */
-  dealsWithRef(refNumber: string): Record<string, unknown>[] {
-    return this.deals.filter((d) => d.ref_number === refNumber);
+    if (m === "GET" && p === "/api/1/partners") return send(res, 200, { partners: [{ id: 11, name: "取引先A" }] });
+    if (m === "GET" && p === "/api/1/account_items") return send(res, 200, { account_items: [{ id: 21, name: "旅費交通費" }] });
+    return send(res, 404, { status_code: 404, errors: [{ type: "status", messages: ["not found"] }] });
   }
 }
-
-type Answer = { status: number; body: unknown };
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });

@@ -33,7 +33,8 @@ export interface RecordedRequest {
 }
 
 export type ScriptedFault =
-  | { status: number; headers?: Record<string, string>; body?: unknown }
+  /** Answer this instead; with `processed`, freee did the work first (a write happens) and only the answer is a failure. */
+  | { status: number; headers?: Record<string, string>; body?: unknown; processed?: boolean }
   /** Process the request (a write happens) and drop the connection before answering. */
   | { lostReply: true }
   /** Wait, then answer normally (a slow freee, for timeout tests). */
@@ -140,6 +141,11 @@ export class FakeFreee {
     this.faults.push({ ...match, remaining: times, fault });
   }
 
+  /** Forget scripted faults not used up yet. */
+  clearFaults(): void {
+    this.faults.length = 0;
+  }
+
   /** At most `limit` requests to one API per window; past it 429 with freee's headers and body. */
   setRateLimit(api: FreeeApi, rule: { limit: number; windowSeconds: number } | undefined): void {
     if (rule === undefined) this.limits.delete(api);
@@ -186,7 +192,10 @@ export class FakeFreee {
     const rule = this.faults.find((f) => f.remaining > 0 && (f.method === undefined || f.method === method) && pathMatches(f.path, recorded.path));
     if (rule !== undefined) {
       rule.remaining--;
-      if ("status" in rule.fault) return this.answer(recorded, rule.fault.status, rule.fault.body ?? defaultErrorBody(api ?? "accounting", rule.fault.status), rule.fault.headers);
+      if ("status" in rule.fault) {
+        if (rule.fault.processed === true) await this.route(recorded, url, api);
+        return this.answer(recorded, rule.fault.status, rule.fault.body ?? defaultErrorBody(api ?? "accounting", rule.fault.status), rule.fault.headers);
+      }
       if ("delayMs" in rule.fault) await sleep(rule.fault.delayMs);
       if ("lostReply" in rule.fault) {
         await this.route(recorded, url, api);
