@@ -3,6 +3,7 @@ import { EVENT_PAGE_SIZE, MAX_EVENTS_PER_POLL } from "../lib/agent/managed-agent
 import { AWS_CONTROL_CALL, DYNAMODB_CALL, SFN_CALL, SLACK_CALL, worstCallMs } from "../lib/config/client-budgets";
 import { FREEE_CLIENT_DEFAULTS } from "../lib/freee/client";
 import { LAYER_DEFAULTS, type LayerName } from "../lib/layers/settings";
+import { WRITE_CALL_DEFAULTS } from "../lib/mcp/write-call";
 import type { StepFunctionName } from "./state-machines/functions";
 
 /**
@@ -76,8 +77,22 @@ export const LAMBDA_BUDGETS: Record<BudgetedFunction, () => BudgetItem[]> = {
   "poll-session": () => [agentCalls("retrieve, events, last message, interrupt, vault", 1 + EVENT_PAGES + 1 + 1 + 2), ...bookkeeping()],
   // interrupt, vault archive
   "record-run-failure": () => [agentCalls("interrupt, vault", 3), ...bookkeeping()],
-  "freee-mcp": freeeToolCall,
+  "freee-mcp": freeeMcpCall,
 };
+
+/**
+ * A write tool call may also settle an earlier attempt: read back (its budget), write, and read back again
+ * after a lost reply (the wait and the budget), with the write ledger's conditional writes.
+ */
+function freeeMcpCall(): BudgetItem[] {
+  const w = WRITE_CALL_DEFAULTS;
+  return [
+    ...freeeToolCall(),
+    { what: "wait before a read back", ms: w.reconcileDelayMs },
+    { what: "write read backs × 2", ms: times(2, w.reconcileBudgetMs) },
+    { what: "write ledger DynamoDB × 5", ms: times(5, worstCallMs(DYNAMODB_CALL)) },
+  ];
+}
 
 export function worstCaseMs(fn: BudgetedFunction): number {
   return LAMBDA_BUDGETS[fn]().reduce((sum, item) => sum + item.ms, 0);

@@ -26,9 +26,9 @@ export interface ToolCallDeps {
   logger: Logger;
   clock?: () => Date;
   sleep?: (ms: number) => Promise<void>;
-  /** Wait before reading back a write whose reply was lost (freee may still be processing it). Default 2000. */
+  /** Defaults: WRITE_CALL_DEFAULTS (lib/mcp/write-call.ts). */
   reconcileDelayMs?: number;
-  /** An `in_flight` write older than this lost its Lambda: its outcome is unknown. Default 120 000. */
+  reconcileBudgetMs?: number;
   inFlightLeaseMs?: number;
 }
 

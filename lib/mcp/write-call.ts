@@ -13,6 +13,18 @@ import type { WriteRecord, WriteStepRef } from "./write-once";
 
 type Client = Pick<FreeeClient, "companyId" | "request">;
 
+export const WRITE_CALL_DEFAULTS = {
+  /** Wait before reading back a write whose reply was lost: freee may still be processing it. */
+  reconcileDelayMs: 2000,
+  /** One read back may take this long in all (its reads retry as reads do); past it the outcome stays unknown. */
+  reconcileBudgetMs: 30_000,
+  /**
+   * An `in_flight` write older than this lost its Lambda (Lambda's own ceiling is 15 minutes, and the MCP
+   * Lambda's timeout is below it: infra/lambda-budgets.ts), so its outcome is unknown.
+   */
+  inFlightLeaseMs: 900_000,
+};
+
 /**
  * A permitted write: the first candidate step the ledger still has open runs, once per Task (DESIGN §7).
  * - A step already done answers `step_already_done` with its first result; freee is not called.
@@ -48,7 +60,7 @@ export async function runWrite(call: ToolCall, tool: FreeeToolDefinition, permit
       continue;
     }
     const age = (deps.clock ?? (() => new Date()))().getTime() - Date.parse(prior.since);
-    if (prior.state === "in_flight" && age < (deps.inFlightLeaseMs ?? 120_000)) {
+    if (prior.state === "in_flight" && age < (deps.inFlightLeaseMs ?? WRITE_CALL_DEFAULTS.inFlightLeaseMs)) {
       return call.refuse(refusal("write_in_flight", RefusalTexts.writeInFlight(step.stepId), { stepId: step.stepId, since: prior.since }));
     }
     return write.settle(prior);
@@ -137,18 +149,25 @@ class StepWrite {
   private async afterLostReply(attempt: number, err: unknown): Promise<CallToolResult> {
     const seen = err instanceof Error ? err : new Error(String(err));
     await this.call.audit("freee.write_ambiguous", { stepId: this.ref.stepId, marker: this.marker, attempt, errorType: seen.name, cause: (seen.cause as Error | undefined)?.name });
-    await (this.deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(this.deps.reconcileDelayMs ?? 2000);
+    await (this.deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(this.deps.reconcileDelayMs ?? WRITE_CALL_DEFAULTS.reconcileDelayMs);
     const back = await this.readBack();
     if (back instanceof Error || back.outcome === "absent") return this.unknown(attempt, back instanceof Error ? back : seen);
     return this.found(attempt, back.data);
   }
 
   private async readBack(): Promise<ReadBack | WriteOutcomeUnknownError> {
+    const budget = this.deps.reconcileBudgetMs ?? WRITE_CALL_DEFAULTS.reconcileBudgetMs;
+    let timer: NodeJS.Timeout | undefined;
+    const overBudget = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new WriteOutcomeUnknownError(`freee read back of step ${this.ref.stepId} took longer than ${budget} ms`, { details: { stepId: this.ref.stepId, budgetMs: budget } })), budget);
+    });
     try {
-      return await this.reconciler.find((req) => this.client.request(req), this.request, this.marker);
+      return await Promise.race([this.reconciler.find((req) => this.client.request(req), this.request, this.marker), overBudget]);
     } catch (err) {
       if (err instanceof WriteOutcomeUnknownError) return err;
       return new WriteOutcomeUnknownError(`freee read back of step ${this.ref.stepId} failed`, { cause: err, details: { stepId: this.ref.stepId } });
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -4,6 +4,7 @@ import { LAMBDA_RUNTIME_ERRORS } from "../../infra/state-machines/error-table";
 import { DEFAULT_AGENT_TIMEOUT_MS } from "../../lib/agent/anthropic-client";
 import { FREEE_CLIENT_DEFAULTS } from "../../lib/freee/client";
 import { LAYER_DEFAULTS } from "../../lib/layers/settings";
+import { WRITE_CALL_DEFAULTS } from "../../lib/mcp/write-call";
 import { synthTemplate } from "./synth";
 
 /**
@@ -33,6 +34,11 @@ describe("Lambda timeouts are derived from their retry budgets", () => {
     const serverErrors = (f.maxServerRetries + 1) * f.requestTimeoutMs + (1 + 2 + 4) * f.backoffBaseMs;
     expect(worstCaseMs("freee-mcp")).toBeGreaterThan(rateLimited + serverErrors);
     expect(timeoutOf("FreeeMcp")).toBeGreaterThan(180);
+  });
+
+  it("a write still in flight is never taken for a dead Lambda's: the in-flight lease outlasts the MCP Lambda", () => {
+    expect(lambdaTimeoutSeconds("freee-mcp") * 1000).toBeLessThan(WRITE_CALL_DEFAULTS.inFlightLeaseMs);
+    expect(worstCaseMs("freee-mcp")).toBeGreaterThan(2 * WRITE_CALL_DEFAULTS.reconcileBudgetMs + WRITE_CALL_DEFAULTS.reconcileDelayMs);
   });
 
   it("a poll can make every Managed Agents call it may make, each at the SDK's timeout", () => {

@@ -143,7 +143,7 @@ describe("a write left in flight by a Lambda that died mid-call", () => {
     // The dead Lambda's POST had reached freee.
     const company = stack.fake.company(101);
     company.deals.push(dealRecord(company, { ...DEAL, type: "expense", ref_number: r.marker }));
-    const stale = new WriteOnceLedger(stack.table.doc, stack.table.tableName, () => new Date(Date.now() - 10 * 60_000));
+    const stale = new WriteOnceLedger(stack.table.doc, stack.table.tableName, () => new Date(Date.now() - 20 * 60_000));
     await stack.ledger.release(r.ref, 1);
     await stale.claim(r.ref, write);
     const settled = await r.agent.callTool(createDeal);
