@@ -167,3 +167,29 @@ describe("HR writes without a marker field are read back by value", () => {
     expect(payRuleAt(stack.fake.company(101).employees.find((e) => e.id === 2)!, 2027, 2)).toMatchObject({ pay_calc_type: "monthly", pay_amount: 310000 });
   });
 });
+
+describe("a read back that takes too long", () => {
+  let slow: McpStack;
+  beforeAll(async () => {
+    slow = await startMcpStack({ client: { requestTimeoutMs: 5000 }, reconcileBudgetMs: 300 });
+  });
+  afterAll(async () => slow.close());
+
+  it("stops at its budget with the outcome unknown; the rerun's read back, answered in time, finds the one deal", async () => {
+    const { taskId, bearer } = await slow.newExecution(STEPS);
+    const marker = writeMarker({ taskId, processVersion: 1, stepId: "s1" });
+    slow.fake.fail({ method: "POST", path: "/api/1/deals" }, { lostReply: true }, 10);
+    slow.fake.fail({ method: "GET", path: "/api/1/deals" }, { delayMs: 3000 }, 1);
+    const started = Date.now();
+    const first = await (await slow.agent(bearer)).callTool(createDeal);
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(first.isError).toBe(true);
+    expect(text(first)).toContain(WriteOutcomeUnknownMessages.agent);
+    const error = (await slow.audit(taskId)).find((a) => a.action === "error.freee")!;
+    expect(error.errorType).toBe("WriteOutcomeUnknownError");
+    expect((error.details.cause as { message: string }).message).toContain("took longer than 300 ms");
+    const rerun = await slow.rerun(taskId, 2);
+    expect((await (await slow.agent(rerun.bearer)).callTool(createDeal)).isError).toBeFalsy();
+    expect(slow.dealsWithRef(marker)).toHaveLength(1);
+  });
+});

@@ -54,6 +54,7 @@ export interface McpStackOptions {
   client?: Partial<FreeeClientOptions>;
   inFlightLeaseMs?: number;
   reconcileDelayMs?: number;
+  reconcileBudgetMs?: number;
   /** By default the server's waits before a read back are recorded, not waited. */
   reconcileWaitsForReal?: boolean;
 }
@@ -101,6 +102,7 @@ export async function startMcpStack(options: McpStackOptions = {}): Promise<McpS
     },
     ...(options.inFlightLeaseMs === undefined ? {} : { inFlightLeaseMs: options.inFlightLeaseMs }),
     ...(options.reconcileDelayMs === undefined ? {} : { reconcileDelayMs: options.reconcileDelayMs }),
+    ...(options.reconcileBudgetMs === undefined ? {} : { reconcileBudgetMs: options.reconcileBudgetMs }),
     freeeClient: (teamId) =>
       new FreeeClient({ teamId, store: connections, tokenEndpoint, apiBaseUrl: fake.url, logger, sleep: async () => {}, ...options.client }),
   });

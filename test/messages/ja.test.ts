@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AdminMessages, failureMessageFor, limitMessageFor, SlackMessages } from "../../lib/messages/ja";
+import { AdminMessages, failureMessageFor, limitMessageFor, SlackMessages, WriteOutcomeUnknownMessages } from "../../lib/messages/ja";
 
 // Seed 000 §9.1 and §9.2, word for word: one test per message.
 describe("Slack messages (seed §9.1)", () => {
@@ -12,6 +12,10 @@ describe("Slack messages (seed §9.1)", () => {
     expect(failureMessageFor("L4", "AgentRunFailedError")).toBe("実行中にエラーが発生しました。[再実行] で再試行できます。"));
   it("freee 接続エラー", () =>
     expect(failureMessageFor("L4", "AuthError")).toBe("freee への接続に失敗しました。管理画面で接続状態を確認してください。"));
+  it("freee への書き込み結果が不明 (WriteOutcomeUnknownError, not a seed row): check freee before [再実行]", () => {
+    expect(failureMessageFor("L4", "WriteOutcomeUnknownError")).toBe(WriteOutcomeUnknownMessages.slack);
+    expect(WriteOutcomeUnknownMessages.slack).toContain("freee で登録内容を確認してから [再実行]");
+  });
   it("再生成上限", () => expect(limitMessageFor("regenerations")).toBe("最大試行回数（5 回）に達しました。タスクを新しく作成してください。"));
   it("再実行上限", () => expect(limitMessageFor("reruns")).toBe("最大再実行回数（3 回）に達しました。新しいタスクを作成してください。"));
   it("a limit configured away from the DESIGN default shows its own number, the rest word for word", () => {
