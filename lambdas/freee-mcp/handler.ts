@@ -1,4 +1,4 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import { createFreeeMcpHandlerFromEnv } from "../../lib/mcp/create-from-env";
 import { functionUrlHandler } from "../../lib/mcp/function-url";
 
@@ -24,4 +24,5 @@ export async function fetchHandler(req: Request): Promise<Response> {
   return (await getHandler())(req);
 }
 
-export const handler: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2> = functionUrlHandler(fetchHandler);
+/** The Lambda context gives the freee client the invocation's remaining time (rate-limit waits). */
+export const handler: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2> = functionUrlHandler(fetchHandler);

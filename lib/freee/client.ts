@@ -1,35 +1,29 @@
-import { randomUUID } from "node:crypto";
 import type { Logger } from "@aws-lambda-powertools/logger";
-import { parseRetryAfter } from "../errors/classify";
-import {
-  AuthError,
-  ConnectionFailedError,
-  RateLimitedError,
-  TransientError,
-  UpstreamServerError,
-  UpstreamTimeoutError,
-} from "../errors/taxonomy";
+import { AuthError, ConnectionFailedError, RateLimitedError, UpstreamServerError, UpstreamTimeoutError } from "../errors/taxonomy";
 import { createLogger } from "../observability/logger";
-import type { FreeeConnection, FreeeConnectionStore } from "./connection-store";
-import type { FreeeTokenEndpoint } from "./token-endpoint";
+import type { FreeeConnection } from "./connection-store";
+import { classifyFreeeResponse, type FreeeAuthReason, type FreeeOutcome } from "./freee-response";
+import { FreeeTokenManager, type FreeeTokenManagerOptions } from "./token-manager";
 import type { FreeeRequest, FreeeResult } from "./types";
 import { ambiguousWrite, isWriteRequest, mayHaveBeenSent } from "./write-policy";
 
 /**
- * The freee API client of one workspace, implementing seed §7.1 row by row:
- *   401 → refresh the token once and retry (the refresh serialised per workspace by a lease on the
- *         connection item: freee refresh tokens are single-use, so two refreshes at once would lock us out);
+ * The freee API client of one workspace, implementing seed §7.1 as freee documents it (the response is
+ * classified by lib/freee/freee-response.ts):
+ *   401 `expired_access_token` → refresh the token once and retry (FreeeTokenManager: serialised per
+ *         workspace, stored so it is never lost); any other 401 code (permission, company, plan, IP,
+ *         re-authorization) → AuthError with that reason at once, no refresh spent;
  *   403 / 404 (and other 4xx) → no retry, a typed result the MCP server turns into error text for the agent;
- *   429 → wait Retry-After, at most 3 retries; 5xx and network faults → exponential backoff, at most 3;
+ *   429 → wait until freee's reset time (`X-RateLimit-Reset` / `meta.reset`), at most 3 retries, and only
+ *         while the wait fits in the Lambda's remaining time, else RateLimitedError with the wait;
+ *   5xx and network faults → exponential backoff, at most 3;
  *   then a taxonomy error (AuthError, RateLimitedError, UpstreamServerError, ConnectionFailedError).
  * Those retry rows are for reads: a write that may have reached freee is not sent again (lib/freee/write-policy.ts)
  * and ends as WriteOutcomeUnknownError for the caller to reconcile.
  * Tokens are never logged: only method, path, status and attempt numbers are.
  */
-export interface FreeeClientOptions {
+export interface FreeeClientOptions extends Pick<FreeeTokenManagerOptions, "store" | "pending" | "tokenEndpoint"> {
   teamId: string;
-  store: FreeeConnectionStore;
-  tokenEndpoint: Pick<FreeeTokenEndpoint, "refresh">;
   apiBaseUrl: string;
   fetch?: typeof fetch;
   /** Injectable so tests do not wait. */
@@ -39,8 +33,16 @@ export interface FreeeClientOptions {
   maxRateLimitRetries?: number;
   maxServerRetries?: number;
   backoffBaseMs?: number;
-  /** A Retry-After longer than this is not waited for inside a tool call: RateLimitedError at once. */
+  /** A rate-limit wait longer than this is not waited for inside a tool call: RateLimitedError at once. */
   maxRetryAfterSeconds?: number;
+  /** Added to freee's reset time (clocks differ; reset times are whole seconds in accounting). */
+  rateLimitMarginMs?: number;
+  /**
+   * The invocation's remaining time (Lambda `context.getRemainingTimeInMillis()`), undefined outside one. A
+   * rate-limit wait that would not leave `deadlineReserveMs` for the retried call is not started.
+   */
+  remainingTimeMs?: () => number | undefined;
+  deadlineReserveMs?: number;
   /** How long a refresh may hold the lease before another caller may take over. */
   refreshLeaseMs?: number;
   leasePollMs?: number;
@@ -55,8 +57,8 @@ export const FREEE_CLIENT_DEFAULTS = {
   maxServerRetries: 3,
   backoffBaseMs: 1000,
   maxRetryAfterSeconds: 60,
-  refreshLeaseMs: 15_000,
-  leasePollMs: 250,
+  rateLimitMarginMs: 250,
+  deadlineReserveMs: 5_000,
   refreshSkewMs: 60_000,
   requestTimeoutMs: 15_000,
 };
@@ -66,13 +68,25 @@ export class FreeeClient {
   private readonly log: Logger;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly clock: () => Date;
-  private connection: FreeeConnection | undefined;
+  private readonly tokens: FreeeTokenManager;
 
   constructor(options: FreeeClientOptions) {
     this.o = { ...FREEE_CLIENT_DEFAULTS, ...stripUndefined(options) };
     this.log = options.logger ?? createLogger("freee-client");
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.clock = options.clock ?? (() => new Date());
+    this.tokens = new FreeeTokenManager({
+      teamId: options.teamId,
+      store: options.store,
+      pending: options.pending,
+      tokenEndpoint: options.tokenEndpoint,
+      sleep: this.sleep,
+      clock: this.clock,
+      logger: this.log,
+      ...(options.refreshLeaseMs === undefined ? {} : { refreshLeaseMs: options.refreshLeaseMs }),
+      ...(options.leasePollMs === undefined ? {} : { leasePollMs: options.leasePollMs }),
+      ...(options.remainingTimeMs === undefined ? {} : { remainingTimeMs: options.remainingTimeMs }),
+    });
   }
 
   get teamId(): string {
@@ -81,13 +95,13 @@ export class FreeeClient {
 
   /** The company the workspace connected (the default `company_id` of every tool). */
   async companyId(): Promise<number> {
-    return (await this.current()).companyId;
+    return (await this.tokens.current()).companyId;
   }
 
   async request(req: FreeeRequest): Promise<FreeeResult> {
-    let conn = await this.current();
+    let conn = await this.tokens.current();
     if (Date.parse(conn.accessTokenExpiresAt) - this.o.refreshSkewMs <= this.clock().getTime()) {
-      conn = await this.refresh(conn.version);
+      conn = await this.tokens.refresh(conn.version);
     }
     let refreshed = false;
     let rateLimitRetries = 0;
@@ -101,125 +115,93 @@ export class FreeeClient {
         if (isWriteRequest(req) && mayHaveBeenSent(err)) throw ambiguousWrite(req, failure);
         if (serverRetries >= this.o.maxServerRetries) throw failure;
         serverRetries++;
-        await this.backoff(req, "network", serverRetries, undefined);
+        await this.backoff(req, "network", serverRetries, this.o.backoffBaseMs * 2 ** (serverRetries - 1));
         continue;
       }
-      const status = res.status;
-      if (status === 401) {
-        await drain(res);
-        if (refreshed) {
-          throw new AuthError(`freee ${req.method} ${req.path}: unauthorized (401) after a token refresh`, {
-            details: { status, path: req.path, teamId: this.o.teamId },
-          });
-        }
-        refreshed = true;
-        this.log.info("freee 401: refreshing the access token once", { path: req.path, teamId: this.o.teamId });
-        conn = await this.refresh(conn.version);
-        continue;
+      const outcome = classifyFreeeResponse(res.status, res.headers, await readBody(res), this.clock().getTime());
+      const status = outcome.status;
+      switch (outcome.kind) {
+        case "ok":
+          return { ok: true, status, data: outcome.data };
+        case "token_rejected":
+          if (refreshed) {
+            throw new AuthError(`freee ${req.method} ${req.path}: access token refused (${status}) after a token refresh`, {
+              details: { status, path: req.path, teamId: this.o.teamId, reason: "token_rejected_after_refresh" satisfies FreeeAuthReason, code: outcome.code },
+            });
+          }
+          refreshed = true;
+          this.log.info("freee access token refused: refreshing it once", { path: req.path, status, code: outcome.code, teamId: this.o.teamId });
+          conn = await this.tokens.refresh(conn.version);
+          continue;
+        case "auth_refused":
+          throw await this.authRefused(req, conn, outcome);
+        case "rate_limited":
+          await this.waitForRateLimit(req, outcome, rateLimitRetries);
+          rateLimitRetries++;
+          continue;
+        case "server_error":
+          // A write that may have landed is not sent again (lib/freee/write-policy.ts): the caller reconciles.
+          if (isWriteRequest(req)) throw ambiguousWrite(req, new UpstreamServerError(`freee ${req.method} ${req.path}: server error (${status})`, { details: { status } }), status);
+          if (serverRetries >= this.o.maxServerRetries) {
+            throw new UpstreamServerError(`freee ${req.method} ${req.path}: server error (${status}) after ${serverRetries} retries`, {
+              details: { status, path: req.path, retries: serverRetries },
+            });
+          }
+          serverRetries++;
+          await this.backoff(req, `server_${status}`, serverRetries, this.o.backoffBaseMs * 2 ** (serverRetries - 1));
+          continue;
+        case "refused":
+          this.log.info("freee request refused", { method: req.method, path: req.path, status, code: outcome.code, teamId: this.o.teamId });
+          return { ok: false, status, kind: outcome.refusal, messages: outcome.messages };
       }
-      if (status === 429) {
-        const retryAfter = parseRetryAfter(res.headers.get("retry-after") ?? undefined, this.clock().getTime());
-        await drain(res);
-        const tooLong = retryAfter !== undefined && retryAfter > this.o.maxRetryAfterSeconds;
-        if (rateLimitRetries >= this.o.maxRateLimitRetries || tooLong) {
-          throw new RateLimitedError(`freee ${req.method} ${req.path}: rate limited (429) after ${rateLimitRetries} retries`, {
-            details: { status, path: req.path, retries: rateLimitRetries },
-            ...(retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter }),
-          });
-        }
-        rateLimitRetries++;
-        await this.backoff(req, "rate_limited", rateLimitRetries, retryAfter);
-        continue;
-      }
-      if (status >= 500) {
-        await drain(res);
-        if (isWriteRequest(req)) throw ambiguousWrite(req, new UpstreamServerError(`freee ${req.method} ${req.path}: server error (${status})`, { details: { status } }), status);
-        if (serverRetries >= this.o.maxServerRetries) {
-          throw new UpstreamServerError(`freee ${req.method} ${req.path}: server error (${status}) after ${serverRetries} retries`, {
-            details: { status, path: req.path, retries: serverRetries },
-          });
-        }
-        serverRetries++;
-        await this.backoff(req, `server_${status}`, serverRetries, undefined);
-        continue;
-      }
-      const body = await readBody(res);
-      if (res.ok) return { ok: true, status, data: body };
-      const kind = status === 403 ? "forbidden" : status === 404 ? "not_found" : "rejected";
-      this.log.info("freee request refused", { method: req.method, path: req.path, status, teamId: this.o.teamId });
-      return { ok: false, status, kind, messages: errorMessages(body) };
     }
-  }
-
-  private async current(): Promise<FreeeConnection> {
-    if (this.connection === undefined) this.connection = this.usable(await this.o.store.get(this.o.teamId));
-    return this.connection;
-  }
-
-  private usable(conn: FreeeConnection | undefined): FreeeConnection {
-    if (conn === undefined) {
-      throw new AuthError("freee is not connected for this workspace", { details: { teamId: this.o.teamId, reason: "not_connected" } });
-    }
-    if (conn.status !== "active") {
-      throw new AuthError("the freee connection must be renewed (refresh token refused)", {
-        details: { teamId: this.o.teamId, reason: "reauth_required" },
-      });
-    }
-    return conn;
   }
 
   /**
-   * New tokens for those of `staleVersion`. One caller per workspace takes the lease and calls freee; the
-   * others poll the item until the version moves on and use the tokens it stored. A lease left by a crashed
-   * caller expires after `refreshLeaseMs`, and the next caller takes over.
+   * A 401 no refresh can fix. `re_authorization_required` means the grant itself must be renewed by a user,
+   * so the connection is marked for reconnect (App Home offers it); the others are fixed in freee.
    */
-  private async refresh(staleVersion: number): Promise<FreeeConnection> {
-    const owner = randomUUID();
-    const deadline = this.clock().getTime() + this.o.refreshLeaseMs * 2;
-    for (;;) {
-      if (await this.o.store.tryAcquireRefreshLease(this.o.teamId, staleVersion, owner, this.o.refreshLeaseMs)) {
-        this.connection = await this.refreshHoldingLease(staleVersion, owner);
-        return this.connection;
-      }
-      const meta = await this.o.store.getMeta(this.o.teamId);
-      if (meta === undefined || meta.version !== staleVersion || meta.status !== "active") {
-        this.connection = this.usable(await this.o.store.get(this.o.teamId));
-        return this.connection;
-      }
-      if (this.clock().getTime() > deadline) {
-        throw new TransientError("freee token refresh by another caller did not finish in time", {
-          details: { teamId: this.o.teamId },
-        });
-      }
-      await this.sleep(this.o.leasePollMs);
-    }
+  private async authRefused(req: FreeeRequest, conn: FreeeConnection, outcome: Extract<FreeeOutcome, { kind: "auth_refused" }>): Promise<AuthError> {
+    this.log.warn("freee refused the call for a reason a token refresh cannot fix", { path: req.path, status: outcome.status, code: outcome.code, teamId: this.o.teamId });
+    if (outcome.reason === "re_authorization_required") await this.tokens.markReauthRequired(conn.version, outcome.reason);
+    return new AuthError(`freee ${req.method} ${req.path}: refused (${outcome.status} ${outcome.code ?? "no code"})`, {
+      details: { status: outcome.status, path: req.path, teamId: this.o.teamId, reason: outcome.reason, code: outcome.code, messages: outcome.messages },
+    });
   }
 
-  private async refreshHoldingLease(staleVersion: number, owner: string): Promise<FreeeConnection> {
-    const held = await this.o.store.get(this.o.teamId);
-    if (held === undefined || held.status !== "active" || held.version !== staleVersion) {
-      // Moved on between taking the lease and reading: give the lease back and use what is there.
-      await this.o.store.releaseRefreshLease(this.o.teamId, owner);
-      return this.usable(held);
+  /**
+   * Wait until freee's reset time (plus a margin), or back off 1 s, 2 s, 4 s when it named none. Give up
+   * with RateLimitedError, carrying the wait, after the retries or when the wait would outlast the cap or the
+   * invocation: Step Functions (or the agent) tries again later, not this Lambda inside a spent window.
+   */
+  private async waitForRateLimit(req: FreeeRequest, outcome: Extract<FreeeOutcome, { kind: "rate_limited" }>, retriesSoFar: number): Promise<void> {
+    const waitMs = outcome.waitMs !== undefined ? outcome.waitMs + this.o.rateLimitMarginMs : this.o.backoffBaseMs * 2 ** retriesSoFar;
+    const remainingMs = this.o.remainingTimeMs?.();
+    const giveUp =
+      retriesSoFar >= this.o.maxRateLimitRetries
+        ? "retries"
+        : waitMs > this.o.maxRetryAfterSeconds * 1000
+          ? "wait_over_cap"
+          : remainingMs !== undefined && waitMs + this.o.deadlineReserveMs > remainingMs
+            ? "wait_over_remaining_time"
+            : undefined;
+    if (giveUp !== undefined) {
+      throw new RateLimitedError(`freee ${req.method} ${req.path}: rate limited (429), not waiting (${giveUp}) after ${retriesSoFar} retries`, {
+        retryAfterSeconds: Math.ceil(waitMs / 1000),
+        details: {
+          status: outcome.status,
+          path: req.path,
+          retries: retriesSoFar,
+          giveUp,
+          waitMs,
+          ...(outcome.resetAt === undefined ? {} : { resetAt: outcome.resetAt, resetSource: outcome.source }),
+          ...(outcome.limit === undefined ? {} : { limit: outcome.limit }),
+          ...(outcome.remaining === undefined ? {} : { remaining: outcome.remaining }),
+          ...(remainingMs === undefined ? {} : { remainingMs }),
+        },
+      });
     }
-    let tokens;
-    try {
-      tokens = await this.o.tokenEndpoint.refresh(held.refreshToken);
-    } catch (err) {
-      if (err instanceof AuthError) {
-        // The refresh token is spent or revoked. If another caller stored new tokens meanwhile, use those;
-        // otherwise the workspace must reconnect.
-        const marked = await this.o.store.markReauthRequired(this.o.teamId, staleVersion, "refresh_rejected");
-        if (!marked) return this.usable(await this.o.store.get(this.o.teamId));
-        this.log.warn("freee refresh token refused; the workspace must reconnect freee", { teamId: this.o.teamId });
-        throw err;
-      }
-      await this.o.store.releaseRefreshLease(this.o.teamId, owner);
-      throw err;
-    }
-    const stored = await this.o.store.storeRefreshedTokens(this.o.teamId, staleVersion, tokens);
-    this.log.info("freee access token refreshed", { teamId: this.o.teamId, version: staleVersion + 1 });
-    return stored ?? this.usable(await this.o.store.get(this.o.teamId));
+    await this.backoff(req, "rate_limited", retriesSoFar + 1, waitMs);
   }
 
   private async send(req: FreeeRequest, accessToken: string): Promise<Response> {
@@ -237,8 +219,7 @@ export class FreeeClient {
     });
   }
 
-  private async backoff(req: FreeeRequest, why: string, attempt: number, retryAfterSeconds: number | undefined): Promise<void> {
-    const ms = retryAfterSeconds !== undefined ? retryAfterSeconds * 1000 : this.o.backoffBaseMs * 2 ** (attempt - 1);
+  private async backoff(req: FreeeRequest, why: string, attempt: number, ms: number): Promise<void> {
     this.log.warn("freee request retried", { method: req.method, path: req.path, why, attempt, waitMs: ms, teamId: this.o.teamId });
     await this.sleep(ms);
   }
@@ -260,27 +241,6 @@ async function readBody(res: Response): Promise<unknown> {
     if (err instanceof SyntaxError) return text;
     throw err;
   }
-}
-
-async function drain(res: Response): Promise<void> {
-  await res.body?.cancel();
-}
-
-/** freee error bodies: `{ errors: [{ type, messages: [...] }] }`, or `{ message }`. */
-function errorMessages(body: unknown): string[] {
-  if (body === null || typeof body !== "object") return typeof body === "string" && body !== "" ? [body.slice(0, 500)] : [];
-  const out: string[] = [];
-  const errors = (body as { errors?: unknown }).errors;
-  if (Array.isArray(errors)) {
-    for (const e of errors) {
-      const messages = (e as { messages?: unknown }).messages;
-      if (Array.isArray(messages)) out.push(...messages.filter((m): m is string => typeof m === "string"));
-      else if (typeof messages === "string") out.push(messages);
-    }
-  }
-  const message = (body as { message?: unknown }).message;
-  if (typeof message === "string") out.push(message);
-  return out.map((m) => m.slice(0, 500)).slice(0, 10);
 }
 
 function stripUndefined<T extends object>(o: T): T {

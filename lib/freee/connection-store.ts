@@ -1,8 +1,8 @@
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { z } from "zod";
 import { MalformedOutputError } from "../errors/taxonomy";
 import { isConditionFailure, translateDynamoError } from "../store/conditional";
-import { Keys } from "../store/table";
+import { Keys, TABLE_KEYS } from "../store/table";
 import type { TokenCipher } from "./token-cipher";
 
 /**
@@ -17,6 +17,11 @@ export interface FreeeTokens {
   /** ISO time the access token expires. */
   accessTokenExpiresAt: string;
   scope?: string;
+  /**
+   * ISO time freee issued the refresh token (it lapses 90 days later). The token endpoint always sets it; when
+   * absent the store stamps its own clock, which is the issue time for tokens stored right after the grant.
+   */
+  refreshTokenIssuedAt?: string;
 }
 
 export type ConnectionStatus = "active" | "reauth_required";
@@ -29,6 +34,8 @@ export interface FreeeConnectionMeta {
   status: ConnectionStatus;
   accessTokenExpiresAt: string;
   scope?: string;
+  /** When freee issued the stored refresh token; undefined only on items stored before it was recorded. */
+  refreshTokenIssuedAt?: string;
   connectedBy: string;
   connectedAt: string;
   updatedAt: string;
@@ -52,6 +59,7 @@ const StoredSchema = z.object({
   status: z.enum(["active", "reauth_required"]),
   accessTokenExpiresAt: z.string().min(1),
   scope: z.string().optional(),
+  refreshTokenIssuedAt: z.string().min(1).optional(),
   connectedBy: z.string().min(1),
   connectedAt: z.string().min(1),
   updatedAt: z.string().min(1),
@@ -92,6 +100,7 @@ export class FreeeConnectionStore {
           UpdateExpression:
             "SET recordType = :rt, teamId = :team, tokens = :tokens, cipher = :cipher, companyId = :company, " +
             "#status = :active, accessTokenExpiresAt = :exp, connectedBy = :by, connectedAt = :now, updatedAt = :now, " +
+            "refreshTokenIssuedAt = :issued, gsi1pk = :gpk, gsi1sk = :issued, " +
             "version = if_not_exists(version, :zero) + :one" +
             (input.companyName === undefined ? "" : ", companyName = :companyName") +
             (input.tokens.scope === undefined ? "" : ", #scope = :scope") +
@@ -109,6 +118,8 @@ export class FreeeConnectionStore {
             ":exp": input.tokens.accessTokenExpiresAt,
             ":by": input.connectedBy,
             ":now": now,
+            ":issued": input.tokens.refreshTokenIssuedAt ?? now,
+            ":gpk": Keys.freeeRefreshIndex,
             ":zero": 0,
             ":one": 1,
             ...(input.companyName === undefined ? {} : { ":companyName": input.companyName }),
@@ -163,29 +174,35 @@ export class FreeeConnectionStore {
 
   /**
    * Store refreshed tokens over those of `fromVersion` and drop the lease. Conditional on the version only:
-   * whoever holds fresh tokens from freee must keep them (the old refresh token is already spent).
+   * whoever holds fresh tokens from freee must keep them (the old refresh token is already spent). Fresh tokens
+   * prove the grant works, so a reconnect mark set meanwhile (a caller that found the old token spent) is cleared.
    * Returns undefined when the tokens had already moved on.
    */
   async storeRefreshedTokens(teamId: string, fromVersion: number, tokens: FreeeTokens): Promise<FreeeConnection | undefined> {
     const ciphertext = await this.encrypt(teamId, tokens);
+    const now = this.clock().toISOString();
     try {
       const out = await this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: Keys.freeeConnection(teamId),
           UpdateExpression:
-            "SET tokens = :tokens, cipher = :cipher, accessTokenExpiresAt = :exp, updatedAt = :now, version = version + :one" +
+            "SET tokens = :tokens, cipher = :cipher, accessTokenExpiresAt = :exp, updatedAt = :now, version = version + :one, " +
+            "#status = :active, refreshTokenIssuedAt = :issued, gsi1pk = :gpk, gsi1sk = :issued" +
             (tokens.scope === undefined ? "" : ", #scope = :scope") +
-            " REMOVE refreshLeaseOwner, refreshLeaseUntil",
+            " REMOVE refreshLeaseOwner, refreshLeaseUntil, reauthReason",
           ConditionExpression: "version = :v",
-          ...(tokens.scope === undefined ? {} : { ExpressionAttributeNames: { "#scope": "scope" } }),
+          ExpressionAttributeNames: { "#status": "status", ...(tokens.scope === undefined ? {} : { "#scope": "scope" }) },
           ExpressionAttributeValues: {
             ":tokens": ciphertext,
             ":cipher": this.cipher.kind,
             ":exp": tokens.accessTokenExpiresAt,
-            ":now": this.clock().toISOString(),
+            ":now": now,
             ":one": 1,
             ":v": fromVersion,
+            ":active": "active",
+            ":issued": tokens.refreshTokenIssuedAt ?? now,
+            ":gpk": Keys.freeeRefreshIndex,
             ...(tokens.scope === undefined ? {} : { ":scope": tokens.scope }),
           },
           ReturnValues: "ALL_NEW",
@@ -235,6 +252,38 @@ export class FreeeConnectionStore {
       if (isConditionFailure(err)) return false;
       throw translateDynamoError(err, "freee mark reauth");
     }
+  }
+
+  /**
+   * Every connection whose refresh token was issued before `cutoff` (ISO), oldest first: the scheduled refresh's
+   * work list. Connections stored before the issue time was recorded are not in the index until their next
+   * token change.
+   */
+  async listIssuedBefore(cutoff: string): Promise<FreeeConnectionMeta[]> {
+    const out: FreeeConnectionMeta[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      let page;
+      try {
+        page = await this.doc.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: TABLE_KEYS.byTeamIndex,
+            KeyConditionExpression: "gsi1pk = :gpk AND gsi1sk < :cutoff",
+            ExpressionAttributeValues: { ":gpk": Keys.freeeRefreshIndex, ":cutoff": cutoff },
+            ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+          }),
+        );
+      } catch (err) {
+        throw translateDynamoError(err, "freee connections due for refresh");
+      }
+      for (const item of page.Items ?? []) {
+        const { tokens: _tokens, cipher: _cipher, ...meta } = this.parse(item);
+        out.push(meta);
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return out;
   }
 
   private async read(teamId: string): Promise<Stored | undefined> {

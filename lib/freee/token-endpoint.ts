@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { classifyHttpStatus } from "../errors/classify";
-import { AuthError, ConnectionFailedError, MalformedOutputError, UpstreamTimeoutError } from "../errors/taxonomy";
+import { AuthError, ConnectionFailedError, FatalConfigError, MalformedOutputError, UpstreamTimeoutError } from "../errors/taxonomy";
 import type { FreeeAppCredentials } from "./config";
+import type { FreeeAuthReason } from "./freee-response";
 import type { FreeeTokens } from "./connection-store";
 
 /**
@@ -38,7 +39,7 @@ export class FreeeTokenEndpoint {
     return this.grant({ grant_type: "refresh_token", refresh_token: refreshToken });
   }
 
-  private async grant(params: Record<string, string>): Promise<TokenGrantResult> {
+  private async grant(params: { grant_type: string } & Record<string, string>): Promise<TokenGrantResult> {
     const doFetch = this.options.fetch ?? fetch;
     const body = new URLSearchParams({ ...params, client_id: this.credentials.clientId, client_secret: this.credentials.clientSecret });
     let res: Response;
@@ -56,16 +57,7 @@ export class FreeeTokenEndpoint {
       throw new ConnectionFailedError("freee token endpoint unreachable", { cause });
     }
     const text = await res.text();
-    if (!res.ok) {
-      const oauthError = readOAuthError(text);
-      // invalid_grant / invalid_client come as 400 or 401: the grant itself is refused, not a transient fault.
-      if (res.status === 400 || res.status === 401) {
-        throw new AuthError(`freee token endpoint refused the ${params.grant_type} grant (${res.status})`, {
-          details: { status: res.status, oauthError, grantType: params.grant_type },
-        });
-      }
-      throw classifyHttpStatus(res.status, "freee token endpoint", undefined, res.headers.get("retry-after"));
-    }
+    if (!res.ok) throw refusal(res, text, params.grant_type);
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -85,10 +77,41 @@ export class FreeeTokenEndpoint {
       accessToken: parsed.data.access_token,
       refreshToken: parsed.data.refresh_token,
       accessTokenExpiresAt: new Date(now + parsed.data.expires_in * 1000).toISOString(),
+      refreshTokenIssuedAt: new Date(now).toISOString(),
       ...(parsed.data.scope === undefined ? {} : { scope: parsed.data.scope }),
       ...(companyId !== undefined && Number.isInteger(companyId) && companyId > 0 ? { companyId } : {}),
     };
   }
+}
+
+/**
+ * The OAuth errors (RFC 6749 §5.2) that say the app itself is misconfigured — its client id / secret, or a
+ * grant type freee does not allow it. The operator fixes these; the workspace's refresh token was not the
+ * problem (freee did not even look at it), so the workspace is not sent to reconnect.
+ */
+const APP_CONFIG_ERRORS: ReadonlySet<string> = new Set(["invalid_client", "unauthorized_client", "unsupported_grant_type", "invalid_request", "invalid_scope"]);
+
+/**
+ * A refused grant as a taxonomy error. `invalid_grant` (the code or refresh token is spent, revoked, past its
+ * 90 days, or for another client) is the reconnect case: `AuthError` with reason `refresh_rejected`.
+ * App-configuration errors are `FatalConfigError`. A 400/401 without a code is an `AuthError` with reason
+ * `unrecognized`, which the caller does not treat as a spent token.
+ */
+function refusal(res: Response, text: string, grantType: string): Error {
+  const oauthError = readOAuthError(text);
+  const details = { status: res.status, oauthError, grantType };
+  if (oauthError !== undefined && APP_CONFIG_ERRORS.has(oauthError)) {
+    return new FatalConfigError(`freee token endpoint refused the app's credentials or request (${oauthError}): check FREEE_CLIENT_ID / FREEE_CLIENT_SECRET`, {
+      details: { ...details, setting: "FREEE_CLIENT_SECRET" },
+    });
+  }
+  if (res.status === 400 || res.status === 401) {
+    const reason: FreeeAuthReason = oauthError !== "invalid_grant" ? "unrecognized" : grantType === "refresh_token" ? "refresh_rejected" : "code_rejected";
+    return new AuthError(`freee token endpoint refused the ${grantType} grant (${res.status}${oauthError === undefined ? "" : `, ${oauthError}`})`, {
+      details: { ...details, reason },
+    });
+  }
+  return classifyHttpStatus(res.status, "freee token endpoint", undefined, res.headers.get("retry-after"));
 }
 
 /** The OAuth `error` code only (never the description, which could echo input). */

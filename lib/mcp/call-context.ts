@@ -5,6 +5,7 @@ import type { AuditLog } from "../audit/audit-log";
 import { AuthError, isAppError, RateLimitedError, TransientError } from "../errors/taxonomy";
 import type { FreeeClient } from "../freee/client";
 import type { FreeeResult } from "../freee/types";
+import { freeeAuthMessageFor, freeeRateLimitedMessage } from "../messages/ja";
 import type { PipelineMetrics } from "../observability/metrics";
 import { redactString } from "../observability/redact";
 import type { TaskStore } from "../store/task-store";
@@ -115,10 +116,9 @@ function agentTextForRefusal(result: Extract<FreeeResult, { ok: false }>): strin
 }
 
 function agentTextForError(err: unknown): string {
-  if (err instanceof AuthError) {
-    return "freee の認証が無効です（接続なし、またはトークンの更新に失敗）。ワークスペースの管理者が App Home から freee に再接続する必要があります。";
-  }
-  if (err instanceof RateLimitedError) return "freee API の利用回数制限に達しました。再試行しても失敗しました。時間をおいて実行してください。";
+  // Each freee refusal says what is wrong and who fixes it (lib/messages/ja.ts), not a blanket "reconnect".
+  if (err instanceof AuthError) return freeeAuthMessageFor(err.details.reason);
+  if (err instanceof RateLimitedError) return freeeRateLimitedMessage(err.retryAfterSeconds);
   if (err instanceof TransientError) return "freee API が一時的に応答しません。再試行しても失敗しました。";
   return "ツールの実行中に内部エラーが発生しました。";
 }

@@ -3,7 +3,9 @@ import { loadMcpBearerSecret } from "../agent/mcp-bearer";
 import { requireEnv, type Env } from "../config/env";
 import { FreeeClient } from "../freee/client";
 import { loadFreeeAppCredentials, loadFreeeEndpoints } from "../freee/config";
+import { invocationRemainingTimeMs } from "../aws/invocation-deadline";
 import { FreeeConnectionStore } from "../freee/connection-store";
+import { PendingTokenStore } from "../freee/pending-tokens";
 import { createTokenCipher } from "../freee/token-cipher";
 import { FreeeTokenEndpoint } from "../freee/token-endpoint";
 import { createLogger } from "../observability/logger";
@@ -24,7 +26,9 @@ export async function createFreeeMcpHandlerFromEnv(env: Env = process.env): Prom
   const tableName = requireEnv("TABLE_NAME", env);
   const doc = createDocumentClient(env);
   const taskStore = new TaskStore(doc, tableName);
-  const connections = new FreeeConnectionStore(doc, tableName, createTokenCipher(env));
+  const cipher = createTokenCipher(env);
+  const connections = new FreeeConnectionStore(doc, tableName, cipher);
+  const pending = new PendingTokenStore(doc, tableName, cipher);
   const endpoints = loadFreeeEndpoints(env);
   const tokenEndpoint = new FreeeTokenEndpoint(endpoints.oauthBaseUrl, await loadFreeeAppCredentials(env));
   const bearerSecret = await loadMcpBearerSecret(env);
@@ -35,6 +39,7 @@ export async function createFreeeMcpHandlerFromEnv(env: Env = process.env): Prom
     bearerSecret: async () => bearerSecret,
     writes: new WriteOnceLedger(doc, tableName),
     metrics: new PipelineMetrics(),
-    freeeClient: (teamId) => new FreeeClient({ teamId, store: connections, tokenEndpoint, apiBaseUrl: endpoints.apiBaseUrl, logger }),
+    freeeClient: (teamId) =>
+      new FreeeClient({ teamId, store: connections, pending, tokenEndpoint, apiBaseUrl: endpoints.apiBaseUrl, logger, remainingTimeMs: invocationRemainingTimeMs }),
   });
 }

@@ -1,4 +1,5 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
+import { withRemainingTime } from "../aws/invocation-deadline";
 
 /**
  * Lambda Function URL (payload 2.0) ↔ web-standard Request / Response, so one `(Request) => Promise<Response>`
@@ -41,9 +42,15 @@ export async function functionUrlResultFromResponse(res: Response): Promise<APIG
   };
 }
 
-/** Wrap a fetch-style handler as a Function URL handler. */
+/**
+ * Wrap a fetch-style handler as a Function URL handler. With the Lambda context, the invocation's remaining
+ * time is available inside the request (lib/aws/invocation-deadline.ts).
+ */
 export function functionUrlHandler(
   handle: (req: Request) => Promise<Response>,
-): (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2> {
-  return async (event) => functionUrlResultFromResponse(await handle(requestFromFunctionUrlEvent(event)));
+): (event: APIGatewayProxyEventV2, context?: Pick<Context, "getRemainingTimeInMillis">) => Promise<APIGatewayProxyStructuredResultV2> {
+  return async (event, context) => {
+    const serve = async () => functionUrlResultFromResponse(await handle(requestFromFunctionUrlEvent(event)));
+    return context === undefined ? serve() : withRemainingTime(() => context.getRemainingTimeInMillis(), serve);
+  };
 }

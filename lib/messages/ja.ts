@@ -1,3 +1,5 @@
+import type { FreeeAuthReason } from "../freee/freee-response";
+
 /**
  * User-facing Japanese messages, word for word from seed 000 §9.1 (Slack) and §9.2 (admin surface, which lives
  * in App Home and the HTTP pages). No technical detail goes into these: the audit log holds that.
@@ -29,6 +31,41 @@ export const WriteOutcomeUnknownMessages = {
   slack: "freee への書き込みが反映されたか確認できませんでした。freee で登録内容を確認してから [再実行] してください（再実行のときも、書き込む前に freee を確認します）。",
   agent: "freee への書き込みの結果が不明です（応答が途中で失われ、読み戻しでも確認できませんでした）。二重登録を防ぐため再送しません。このステップは未完了のまま、ユーザーに freee での確認を求めてください。",
 } as const;
+
+/**
+ * Why freee refused (the `details.reason` of a freee `AuthError`, lib/freee/freee-response.ts), in words the
+ * agent passes on and an admin can act on. Each names who fixes it and where; none carries a token or an id.
+ */
+export const FreeeAuthMessages = {
+  user_do_not_have_permission:
+    "freee に接続したユーザーに、この操作に必要な権限がありません。事業所の管理者が freee の「設定 > メンバー招待・権限管理 > メンバー管理」で権限を割り当ててください。",
+  company_not_found: "接続している freee の事業所が見つかりません（存在しないか削除されています）。App Home から freee に再接続し、事業所を選び直してください。",
+  freee_plan_limit: "ご利用中の freee のプランではこの機能の API を利用できません。freee のプランをご確認ください。",
+  source_ip_address_limit: "freee の IP アドレス制限により、このアプリからのアクセスが拒否されました。事業所のシステム管理者に freee の IP 制限の設定を確認してもらってください。",
+  re_authorization_required: "freee アプリのデータアクセス範囲が変わったため、再度の認可が必要です。App Home から freee に再接続してください。",
+  not_available_plan_limited_app: "ご契約中の freee のプランではこのアプリを利用できません。freee のプランをご確認ください。",
+  unrecognized: "freee が認証エラーを返しました。App Home で freee の接続状態を確認してください。",
+  not_connected: "このワークスペースは freee に接続されていません。App Home から freee に接続してください。",
+  reauth_required: "freee との接続の更新が必要です。App Home から freee に再接続してください。",
+  refresh_rejected: "freee の接続の有効期限が切れたか、接続が取り消されました。App Home から freee に再接続してください。",
+  code_rejected: "freee の認可コードが無効か期限切れです。もう一度 freee に接続してください。",
+  token_rejected_after_refresh: "freee のアクセストークンを更新しても認証されませんでした。App Home から freee に再接続してください。",
+} as const satisfies Record<FreeeAuthReason, string>;
+
+/** The text for a freee AuthError's reason; an unknown reason gets the general one. */
+export function freeeAuthMessageFor(reason: unknown): string {
+  return typeof reason === "string" && Object.hasOwn(FreeeAuthMessages, reason)
+    ? FreeeAuthMessages[reason as FreeeAuthReason]
+    : FreeeAuthMessages.unrecognized;
+}
+
+/** freee's rate limit, with when it resets when freee said so. */
+export function freeeRateLimitedMessage(retryAfterSeconds: number | undefined): string {
+  const head = "freee API の利用回数制限に達しました。";
+  if (retryAfterSeconds === undefined) return `${head}時間をおいて実行してください。`;
+  const wait = retryAfterSeconds >= 120 ? `約 ${Math.ceil(retryAfterSeconds / 60)} 分` : `約 ${Math.max(1, Math.ceil(retryAfterSeconds))} 秒`;
+  return `${head}制限は${wait}後に解除されます。それ以降に実行してください。`;
+}
 
 export type SlackMessageKey = keyof typeof SlackMessages;
 export type AdminMessageKey = keyof typeof AdminMessages;

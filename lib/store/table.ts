@@ -52,6 +52,10 @@ export const Keys = {
   }),
   installation: (installationId: string) => ({ pk: `INSTALL#${installationId}`, sk: "INSTALL" }),
   freeeConnection: (teamId: string) => ({ pk: `TEAM#${teamId}`, sk: "FREEE" }),
+  /** Refreshed freee tokens not yet in the connection item (its write failed): promoted by the next refresh. */
+  freeePendingTokens: (teamId: string) => ({ pk: `TEAM#${teamId}`, sk: "FREEE#PENDING" }),
+  /** byTeam index partition of every freee connection, sorted by refresh-token issue time (the scheduled refresh). */
+  freeeRefreshIndex: "FREEE#REFRESH",
   teamSettings: (teamId: string) => ({ pk: `TEAM#${teamId}`, sk: "SETTINGS" }),
   appConfig: (name: string) => ({ pk: `CONFIG#${name}`, sk: "CONFIG" }),
   /** An approved write step of a Task (lib/mcp/write-once.ts): written at most once per Task, across reruns. */

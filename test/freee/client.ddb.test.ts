@@ -88,12 +88,12 @@ describe("seed §7.1 freee API table", () => {
     expect(fake.apiRequests()).toHaveLength(1);
   });
 
-  it("429 Rate Limited → waits Retry-After, then succeeds", async () => {
+  it("429 Rate Limited → waits Retry-After (not documented by freee, honoured if sent; + 250 ms margin), then succeeds", async () => {
     fake.fail({ path: "/hr/api/v1/employees" }, { status: 429, headers: { "retry-after": "7" } }, 2);
     const { client, sleeps } = makeClient(store, fake, teamId);
     const result = await client.request(listEmployees);
     expect(result.ok).toBe(true);
-    expect(sleeps).toEqual([7000, 7000]);
+    expect(sleeps).toEqual([7250, 7250]);
     expect(fake.apiRequests()).toHaveLength(3);
   });
 
@@ -102,8 +102,8 @@ describe("seed §7.1 freee API table", () => {
     const { client, sleeps } = makeClient(store, fake, teamId);
     const err = await client.request(listEmployees).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitedError);
-    expect((err as RateLimitedError).retryAfterSeconds).toBe(2);
-    expect(sleeps).toEqual([2000, 2000, 2000]);
+    expect((err as RateLimitedError).retryAfterSeconds).toBe(3);
+    expect(sleeps).toEqual([2250, 2250, 2250]);
     expect(fake.apiRequests()).toHaveLength(4);
   });
 

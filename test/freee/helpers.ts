@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { FreeeClient, type FreeeClientOptions } from "../../lib/freee/client";
 import { FreeeConnectionStore } from "../../lib/freee/connection-store";
+import { PendingTokenStore } from "../../lib/freee/pending-tokens";
 import { LocalTokenCipher } from "../../lib/freee/token-cipher";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, type FakeFreee } from "../support/fake-freee";
@@ -8,8 +9,20 @@ import type { TestTable } from "../support/dynamo";
 
 export const localKey = () => randomBytes(32).toString("base64");
 
-export function makeStore(table: TestTable, key = localKey()): FreeeConnectionStore {
-  return new FreeeConnectionStore(table.doc, table.tableName, new LocalTokenCipher(key));
+const pendingStores = new WeakMap<FreeeConnectionStore, PendingTokenStore>();
+
+/** The connection store, with its parked-token store (same table, same key) kept for `pendingOf`. */
+export function makeStore(table: TestTable, key = localKey(), doc = table.doc): FreeeConnectionStore {
+  const cipher = new LocalTokenCipher(key);
+  const store = new FreeeConnectionStore(doc, table.tableName, cipher);
+  pendingStores.set(store, new PendingTokenStore(doc, table.tableName, cipher));
+  return store;
+}
+
+export function pendingOf(store: FreeeConnectionStore): PendingTokenStore {
+  const pending = pendingStores.get(store);
+  if (pending === undefined) throw new Error("store was not made by makeStore");
+  return pending;
 }
 
 /** Connect a workspace to the fake with a fresh token pair; `expiresInMs` < 0 makes it already expired. */
@@ -34,6 +47,7 @@ export function makeClient(store: FreeeConnectionStore, fake: Pick<FakeFreee, "u
   const client = new FreeeClient({
     teamId,
     store,
+    pending: pendingOf(store),
     tokenEndpoint: new FreeeTokenEndpoint(fake.url, { clientId: FAKE_CLIENT_ID, clientSecret: FAKE_CLIENT_SECRET }),
     apiBaseUrl: fake.url,
     // Retry waits are recorded, not waited; lease polls yield 2 ms so a loser does not spin.

@@ -202,7 +202,7 @@ describe("/freee/callback", () => {
     const audit = await taskStore.listAuditByTeam(teamId);
     const failures = audit.filter((a) => a.action === "freee.connect_failed");
     expect(failures).toHaveLength(2);
-    expect(failures.map((f) => f.details.reason).sort()).toEqual(["authorize_error", undefined].sort());
+    expect(failures.map((f) => f.details.reason).sort()).toEqual(["authorize_error", "code_rejected"]);
     expect(failures.map((f) => f.details.errorType)).toEqual(["AuthError", "AuthError"]);
     expect(await connections.getMeta(teamId)).toBeUndefined();
   });

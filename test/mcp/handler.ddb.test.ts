@@ -1,4 +1,4 @@
-import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { issueMcpBearer } from "../../lib/agent/mcp-bearer";
 import { FatalConfigError } from "../../lib/errors/taxonomy";
@@ -44,20 +44,23 @@ function event(authorization: string | undefined, body: unknown): APIGatewayProx
   } as unknown as APIGatewayProxyEventV2;
 }
 
+/** The part of the Lambda context the handler reads: the invocation's remaining time. */
+const lambdaContext = { getRemainingTimeInMillis: () => 60_000 } as unknown as Context;
+
 const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } };
 
 it("the Lambda handler answers 401 without a bearer and serves initialize / tools/list with a valid one", async () => {
   const { handler } = await import("../../lambdas/freee-mcp/handler");
-  expect((await handler(event(undefined, initialize))).statusCode).toBe(401);
+  expect((await handler(event(undefined, initialize), lambdaContext)).statusCode).toBe(401);
 
   const store = new TaskStore(table.doc, table.tableName);
   const { execution } = await seedExecution(store, "THANDLER", "1700000001.000001", [{ stepId: "s1", order: 1, tool: "freee_accounting_list_deals", toolInput: {} }]);
   const bearer = issueMcpBearer({ teamId: "THANDLER", executionId: execution.executionId, ttlSeconds: 600 }, SECRET);
-  const init = await handler(event(`Bearer ${bearer}`, initialize));
+  const init = await handler(event(`Bearer ${bearer}`, initialize), lambdaContext);
   expect(init.statusCode).toBe(200);
   expect(JSON.parse(init.body!)).toMatchObject({ result: { serverInfo: { name: "freee" } } });
 
-  const list = await handler(event(`Bearer ${bearer}`, { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }));
+  const list = await handler(event(`Bearer ${bearer}`, { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }), lambdaContext);
   expect(JSON.parse(list.body!).result.tools.length).toBeGreaterThan(5);
 });
 

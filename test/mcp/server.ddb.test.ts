@@ -4,6 +4,7 @@ import type { ProcessStep } from "../../lib/domain/records";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { writeMarker } from "../../lib/freee/write-reconciler";
+import { FreeeAuthMessages } from "../../lib/messages/ja";
 import { FREEE_TOOLS } from "../../lib/tools/registry";
 import { SECRET, startMcpStack, TEAM, text, type McpStack } from "./stack";
 
@@ -165,6 +166,19 @@ describe("freee MCP server over Streamable HTTP (MCP SDK client)", () => {
     expect(text(result)).toContain("一時的に応答しません");
     const { audit } = await store().loadHistory(task.taskId);
     expect(audit.find((a) => a.action === "freee.tool_failed")!.details).toMatchObject({ errorType: "UpstreamServerError" });
+  });
+
+  it("freee 401 company_not_found reaches the agent as its own Japanese text (not 'reconnect'), no refresh spent, audited with the reason", async () => {
+    const { task, bearer } = await newExecution();
+    const refreshesBefore = fake().refreshCalls;
+    fake().fail({ path: "/hr/api/v1/employees" }, { status: 401, body: { message: "存在しないかすでに削除された事業所です。", code: "company_not_found" } });
+    const client = await mcpClient(bearer);
+    const result = await client.callTool({ name: "freee_hr_list_employees", arguments: { year: 2026, month: 1 } });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe(FreeeAuthMessages.company_not_found);
+    expect(fake().refreshCalls).toBe(refreshesBefore);
+    const { audit } = await store().loadHistory(task.taskId);
+    expect(audit.find((a) => a.action === "freee.tool_failed")!.details).toMatchObject({ errorType: "AuthError", errorDetails: { reason: "company_not_found" } });
   });
 
   it("a finished execution may call nothing", async () => {

@@ -14,7 +14,7 @@ import { createLogger } from "../../lib/observability/logger";
 import { TaskStore } from "../../lib/store/task-store";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
-import { makeStore } from "../freee/helpers";
+import { makeStore, pendingOf } from "../freee/helpers";
 import { seedExecution, serveFunctionUrl } from "./harness";
 
 /**
@@ -104,7 +104,7 @@ export async function startMcpStack(options: McpStackOptions = {}): Promise<McpS
     ...(options.reconcileDelayMs === undefined ? {} : { reconcileDelayMs: options.reconcileDelayMs }),
     ...(options.reconcileBudgetMs === undefined ? {} : { reconcileBudgetMs: options.reconcileBudgetMs }),
     freeeClient: (teamId) =>
-      new FreeeClient({ teamId, store: connections, tokenEndpoint, apiBaseUrl: fake.url, logger, sleep: async () => {}, ...options.client }),
+      new FreeeClient({ teamId, store: connections, pending: pendingOf(connections), tokenEndpoint, apiBaseUrl: fake.url, logger, sleep: async () => {}, ...options.client }),
   });
   const server = await serveFunctionUrl(functionUrlHandler(handle));
   const clients: Client[] = [];

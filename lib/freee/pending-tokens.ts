@@ -1,0 +1,116 @@
+import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { z } from "zod";
+import { MalformedOutputError } from "../errors/taxonomy";
+import { isConditionFailure, translateDynamoError } from "../store/conditional";
+import { Keys, TABLE_KEYS } from "../store/table";
+import type { FreeeTokens } from "./connection-store";
+import type { TokenCipher } from "./token-cipher";
+
+/**
+ * Refreshed freee tokens whose write to the connection item failed (`TEAM#<team>` / `FREEE#PENDING`). freee
+ * refresh tokens are single-use: once freee answered a refresh, the old refresh token is spent and the new
+ * pair exists only in our hands. If the connection item cannot take it, it is parked here, encrypted like
+ * the connection's tokens, and the next refresh of that workspace promotes it instead of calling freee with
+ * the spent token. One item per workspace: a refresh of version v can only start once v is current, so an
+ * older pending pair is either promoted or obsolete.
+ */
+export interface PendingTokens {
+  teamId: string;
+  /** The connection version these tokens replace. */
+  fromVersion: number;
+  tokens: FreeeTokens;
+  savedAt: string;
+}
+
+const StoredSchema = z.object({
+  teamId: z.string().min(1),
+  fromVersion: z.number().int().positive(),
+  tokens: z.string().min(1),
+  accessTokenExpiresAt: z.string().min(1),
+  refreshTokenIssuedAt: z.string().min(1),
+  scope: z.string().optional(),
+  savedAt: z.string().min(1),
+});
+const SecretSchema = z.object({ accessToken: z.string().min(1), refreshToken: z.string().min(1) });
+
+/** A parked pair is useless after the refresh token's 90 days; DynamoDB's TTL removes it then. */
+const PENDING_TTL_SECONDS = 90 * 86_400;
+
+export class PendingTokenStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly cipher: TokenCipher,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  async save(teamId: string, fromVersion: number, tokens: FreeeTokens): Promise<void> {
+    const now = this.clock();
+    const ciphertext = await this.cipher.encrypt(JSON.stringify({ accessToken: tokens.accessToken, refreshToken: tokens.refreshToken }), {
+      teamId,
+      purpose: "pending",
+    });
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...Keys.freeePendingTokens(teamId),
+            recordType: "freee_pending_tokens",
+            teamId,
+            fromVersion,
+            tokens: ciphertext,
+            accessTokenExpiresAt: tokens.accessTokenExpiresAt,
+            refreshTokenIssuedAt: tokens.refreshTokenIssuedAt ?? now.toISOString(),
+            ...(tokens.scope === undefined ? {} : { scope: tokens.scope }),
+            savedAt: now.toISOString(),
+            [TABLE_KEYS.ttlAttribute]: Math.floor(now.getTime() / 1000) + PENDING_TTL_SECONDS,
+          },
+        }),
+      );
+    } catch (err) {
+      throw translateDynamoError(err, "freee pending tokens save");
+    }
+  }
+
+  async get(teamId: string): Promise<PendingTokens | undefined> {
+    let item: Record<string, unknown> | undefined;
+    try {
+      const out = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: Keys.freeePendingTokens(teamId), ConsistentRead: true }));
+      item = out.Item;
+    } catch (err) {
+      throw translateDynamoError(err, "freee pending tokens get");
+    }
+    if (item === undefined) return undefined;
+    const stored = StoredSchema.safeParse(item);
+    if (!stored.success) throw new MalformedOutputError("stored pending freee tokens do not match their schema", { cause: stored.error });
+    const plain = await this.cipher.decrypt(stored.data.tokens, { teamId, purpose: "pending" });
+    const secret = SecretSchema.safeParse(JSON.parse(plain));
+    if (!secret.success) throw new MalformedOutputError("decrypted pending freee tokens have an unexpected shape");
+    const { accessTokenExpiresAt, refreshTokenIssuedAt, scope } = stored.data;
+    return {
+      teamId,
+      fromVersion: stored.data.fromVersion,
+      savedAt: stored.data.savedAt,
+      tokens: { ...secret.data, accessTokenExpiresAt, refreshTokenIssuedAt, ...(scope === undefined ? {} : { scope }) },
+    };
+  }
+
+  /** Remove the parked pair once the connection item holds it (only the pair for `fromVersion`). */
+  async delete(teamId: string, fromVersion: number): Promise<void> {
+    try {
+      await this.doc.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: Keys.freeePendingTokens(teamId),
+          ConditionExpression: "fromVersion = :v",
+          ExpressionAttributeValues: { ":v": fromVersion },
+        }),
+      );
+    } catch (err) {
+      // Another pair (or none) is there now: nothing of ours to remove.
+      if (isConditionFailure(err)) return;
+      throw translateDynamoError(err, "freee pending tokens delete");
+    }
+  }
+}

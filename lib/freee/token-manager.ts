@@ -1,0 +1,202 @@
+import { randomUUID } from "node:crypto";
+import type { Logger } from "@aws-lambda-powertools/logger";
+import { AuthError, TransientError } from "../errors/taxonomy";
+import { createLogger } from "../observability/logger";
+import type { FreeeConnection, FreeeConnectionStore, FreeeTokens } from "./connection-store";
+import type { FreeeAuthReason } from "./freee-response";
+import type { PendingTokenStore } from "./pending-tokens";
+import type { FreeeTokenEndpoint } from "./token-endpoint";
+
+/**
+ * The tokens of one workspace: reading them, refreshing them once per version (serialised by a lease on the
+ * connection item, because freee refresh tokens are single-use), and storing what freee returned so it is
+ * never lost. Used by the API client (lib/freee/client.ts) and the scheduled refresh (token-refresher.ts).
+ */
+export interface FreeeTokenManagerOptions {
+  teamId: string;
+  store: Pick<
+    FreeeConnectionStore,
+    "get" | "getMeta" | "tryAcquireRefreshLease" | "storeRefreshedTokens" | "releaseRefreshLease" | "markReauthRequired"
+  >;
+  /** Where refreshed tokens wait when the connection item cannot take them. */
+  pending: Pick<PendingTokenStore, "save" | "get" | "delete">;
+  tokenEndpoint: Pick<FreeeTokenEndpoint, "refresh">;
+  sleep?: (ms: number) => Promise<void>;
+  clock?: () => Date;
+  logger?: Logger;
+  /** How long a refresh may hold the lease before another caller may take over. */
+  refreshLeaseMs?: number;
+  leasePollMs?: number;
+  /** Attempts to write refreshed tokens into the connection item (the first included). */
+  storeAttempts?: number;
+  storeBackoffMs?: number;
+  /** The Lambda's remaining time; storing stops retrying when less than `storeBackoffMs` × 4 is left. */
+  remainingTimeMs?: () => number | undefined;
+}
+
+const defaults = { refreshLeaseMs: 15_000, leasePollMs: 250, storeAttempts: 5, storeBackoffMs: 100 };
+
+export class FreeeTokenManager {
+  private readonly o: FreeeTokenManagerOptions & typeof defaults;
+  private readonly log: Logger;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly clock: () => Date;
+  private connection: FreeeConnection | undefined;
+
+  constructor(options: FreeeTokenManagerOptions) {
+    this.o = { ...defaults, ...stripUndefined(options) };
+    this.log = options.logger ?? createLogger("freee-tokens");
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.clock = options.clock ?? (() => new Date());
+  }
+
+  get teamId(): string {
+    return this.o.teamId;
+  }
+
+  /** The usable connection (read once, then kept): AuthError when there is none or it must be reconnected. */
+  async current(): Promise<FreeeConnection> {
+    if (this.connection === undefined) this.connection = this.usable(await this.o.store.get(this.o.teamId));
+    return this.connection;
+  }
+
+  /**
+   * New tokens for those of `staleVersion`. One caller per workspace takes the lease and calls freee; the
+   * others poll the item until the version moves on and use the tokens it stored. A lease left by a crashed
+   * caller expires after `refreshLeaseMs`, and the next caller takes over.
+   */
+  async refresh(staleVersion: number): Promise<FreeeConnection> {
+    const owner = randomUUID();
+    const deadline = this.clock().getTime() + this.o.refreshLeaseMs * 2;
+    for (;;) {
+      if (await this.o.store.tryAcquireRefreshLease(this.o.teamId, staleVersion, owner, this.o.refreshLeaseMs)) {
+        this.connection = await this.refreshHoldingLease(staleVersion, owner);
+        return this.connection;
+      }
+      const meta = await this.o.store.getMeta(this.o.teamId);
+      if (meta === undefined || meta.version !== staleVersion || meta.status !== "active") {
+        this.connection = this.usable(await this.o.store.get(this.o.teamId));
+        return this.connection;
+      }
+      if (this.clock().getTime() > deadline) {
+        throw new TransientError("freee token refresh by another caller did not finish in time", { details: { teamId: this.o.teamId } });
+      }
+      await this.sleep(this.o.leasePollMs);
+    }
+  }
+
+  /**
+   * freee said the grant itself needs the user again (`re_authorization_required`): mark the connection so App
+   * Home offers the reconnect, unless its tokens changed meanwhile.
+   */
+  async markReauthRequired(version: number, reason: FreeeAuthReason): Promise<void> {
+    const marked = await this.o.store.markReauthRequired(this.o.teamId, version, reason);
+    this.connection = undefined;
+    if (marked) this.log.warn("freee connection marked for reconnect", { teamId: this.o.teamId, reason });
+  }
+
+  private usable(conn: FreeeConnection | undefined): FreeeConnection {
+    if (conn === undefined) {
+      throw new AuthError("freee is not connected for this workspace", { details: { teamId: this.o.teamId, reason: "not_connected" satisfies FreeeAuthReason } });
+    }
+    if (conn.status !== "active") {
+      throw new AuthError("the freee connection must be renewed", {
+        details: { teamId: this.o.teamId, reason: "reauth_required" satisfies FreeeAuthReason, ...(conn.reauthReason === undefined ? {} : { markedFor: conn.reauthReason }) },
+      });
+    }
+    return conn;
+  }
+
+  private async refreshHoldingLease(staleVersion: number, owner: string): Promise<FreeeConnection> {
+    const held = await this.o.store.get(this.o.teamId);
+    if (held === undefined || held.status !== "active" || held.version !== staleVersion) {
+      // Moved on between taking the lease and reading: give the lease back and use what is there.
+      await this.o.store.releaseRefreshLease(this.o.teamId, owner);
+      return this.usable(held);
+    }
+    // An earlier refresh of this very version got tokens from freee but could not store them: those are the
+    // live ones (our stored refresh token is spent), so promote them instead of calling freee.
+    const parked = await this.o.pending.get(this.o.teamId);
+    if (parked !== undefined && parked.fromVersion === staleVersion) {
+      this.log.warn("freee: storing tokens an earlier refresh obtained but could not store", { teamId: this.o.teamId, parkedAt: parked.savedAt });
+      return this.persist(staleVersion, parked.tokens, true);
+    }
+    let tokens;
+    try {
+      tokens = await this.o.tokenEndpoint.refresh(held.refreshToken);
+    } catch (err) {
+      if (err instanceof AuthError && err.details.reason === "refresh_rejected") {
+        // The refresh token is spent or revoked. If another caller stored new tokens meanwhile, use those;
+        // otherwise the workspace must reconnect.
+        const marked = await this.o.store.markReauthRequired(this.o.teamId, staleVersion, "refresh_rejected");
+        if (!marked) return this.usable(await this.o.store.get(this.o.teamId));
+        this.log.warn("freee refresh token refused; the workspace must reconnect freee", { teamId: this.o.teamId });
+        throw err;
+      }
+      // Not a verdict on the refresh token (app misconfigured, freee down, an undocumented refusal): the
+      // workspace stays connected, and the lease goes back so the next caller may try.
+      await this.o.store.releaseRefreshLease(this.o.teamId, owner);
+      throw err;
+    }
+    return this.persist(staleVersion, tokens, false);
+  }
+
+  /**
+   * Write tokens freee just issued into the connection item, retrying transient failures. After the first
+   * failure they are also parked encrypted (PendingTokenStore), so a caller that gives up — or a Lambda that
+   * dies — leaves them for the next refresh. The lease is kept on failure: it expires, and its next holder
+   * promotes the parked pair.
+   */
+  private async persist(fromVersion: number, tokens: FreeeTokens, fromParked: boolean): Promise<FreeeConnection> {
+    let parked = fromParked;
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= this.o.storeAttempts; attempt++) {
+      try {
+        const stored = await this.o.store.storeRefreshedTokens(this.o.teamId, fromVersion, tokens);
+        if (parked) await this.dropParked(fromVersion);
+        this.log.info("freee access token refreshed", { teamId: this.o.teamId, version: fromVersion + 1, attempt });
+        return stored ?? this.usable(await this.o.store.get(this.o.teamId));
+      } catch (err) {
+        lastError = err;
+        this.log.warn("freee refreshed tokens not stored yet", { teamId: this.o.teamId, attempt, error_type: err instanceof Error ? err.name : "Error" });
+        if (!parked) parked = await this.park(fromVersion, tokens);
+        if (!(err instanceof TransientError) || !this.timeForAnotherAttempt(attempt)) break;
+        await this.sleep(this.o.storeBackoffMs * 2 ** (attempt - 1));
+      }
+    }
+    this.log.error("freee refreshed tokens could not be stored", { teamId: this.o.teamId, parked, error: lastError instanceof Error ? lastError : String(lastError) });
+    throw new TransientError("freee refreshed tokens could not be stored in the connection item", {
+      cause: lastError,
+      details: { teamId: this.o.teamId, parked },
+    });
+  }
+
+  private timeForAnotherAttempt(attempt: number): boolean {
+    if (attempt >= this.o.storeAttempts) return false;
+    const remaining = this.o.remainingTimeMs?.();
+    return remaining === undefined || remaining > this.o.storeBackoffMs * 2 ** attempt * 4;
+  }
+
+  private async park(fromVersion: number, tokens: FreeeTokens): Promise<boolean> {
+    try {
+      await this.o.pending.save(this.o.teamId, fromVersion, tokens);
+      return true;
+    } catch (err) {
+      this.log.error("freee refreshed tokens could not be parked either", { teamId: this.o.teamId, error: err instanceof Error ? err : String(err) });
+      return false;
+    }
+  }
+
+  /** The connection holds the pair now; a parked copy left behind would only be ignored (its version passed). */
+  private async dropParked(fromVersion: number): Promise<void> {
+    try {
+      await this.o.pending.delete(this.o.teamId, fromVersion);
+    } catch (err) {
+      this.log.warn("parked freee tokens not removed (harmless: their version has passed)", { teamId: this.o.teamId, error: err instanceof Error ? err : String(err) });
+    }
+  }
+}
+
+function stripUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}

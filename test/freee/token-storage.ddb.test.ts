@@ -1,0 +1,120 @@
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
+import { TransientError } from "../../lib/errors/taxonomy";
+import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
+import { startTestTable, type TestTable } from "../support/dynamo";
+import { startFakeFreee, type FakeFreee } from "../support/fake-freee";
+import { connect, localKey, makeClient, makeStore, pendingOf } from "./helpers";
+
+/**
+ * Refreshed tokens are never dropped (issue 14 item 3): freee refresh tokens are single-use, so once freee
+ * answered a refresh the new pair exists only in our hands. The table here fails the way DynamoDB does
+ * (ProvisionedThroughputExceededException on the connection item's token write).
+ */
+
+let table: TestTable;
+let fake: FakeFreee;
+let key: string;
+let store: FreeeConnectionStore;
+let team = 0;
+let teamId: string;
+
+beforeAll(async () => {
+  table = await startTestTable();
+});
+afterAll(async () => table.close());
+beforeEach(async () => {
+  fake = await startFakeFreee();
+  key = localKey();
+  store = makeStore(table, key);
+  teamId = `TS${++team}`;
+  await connect(store, fake, teamId);
+});
+afterEach(async () => fake.stop());
+
+const listEmployees = { method: "GET", path: "/hr/api/v1/employees", query: { company_id: 101, year: 2026, month: 1 } } as const;
+
+/** The same table, whose next `times` writes of refreshed tokens into the connection item are throttled. */
+function throttlingTokenWrites(times: number, alsoParking = false): DynamoDBDocumentClient {
+  let left = times;
+  const doc = table.doc;
+  const isTokenWrite = (cmd: unknown) =>
+    cmd instanceof UpdateCommand && cmd.input.Key?.sk === "FREEE" && String(cmd.input.UpdateExpression).includes("version = version + :one");
+  const isParking = (cmd: unknown) => alsoParking && (cmd as { input?: { Item?: { sk?: unknown } } }).input?.Item?.sk === "FREEE#PENDING";
+  return {
+    send: async (cmd: Parameters<DynamoDBDocumentClient["send"]>[0]) => {
+      if (isParking(cmd) || (left > 0 && isTokenWrite(cmd))) {
+        if (!isParking(cmd)) left--;
+        throw Object.assign(new Error("Rate of requests exceeds the allowed throughput."), { name: "ProvisionedThroughputExceededException" });
+      }
+      return doc.send(cmd);
+    },
+  } as unknown as DynamoDBDocumentClient;
+}
+
+/** freee invalidates the old access token when it is refreshed; the scripted freee does so on request. */
+async function expireStoredAccessToken() {
+  fake.validAccessTokens.delete((await store.get(teamId))!.accessToken);
+}
+
+it("the token write fails once → it is retried, the call succeeds, and the new single-use refresh token is kept", async () => {
+  await expireStoredAccessToken();
+  const flaky = makeStore(table, key, throttlingTokenWrites(1));
+  const { client, sleeps } = makeClient(flaky, fake, teamId);
+  expect((await client.request(listEmployees)).ok).toBe(true);
+  expect(fake.refreshCalls).toBe(1);
+  expect(sleeps).toEqual([100]);
+  const stored = (await store.get(teamId))!;
+  expect(stored.version).toBe(2);
+  expect(fake.validRefreshTokens.has(stored.refreshToken)).toBe(true);
+  // The copy parked after the first failure is gone once the connection holds the pair.
+  expect(await pendingOf(store).get(teamId)).toBeUndefined();
+  // Another Lambda uses the stored tokens without refreshing again.
+  expect((await makeClient(store, fake, teamId).client.request(listEmployees)).ok).toBe(true);
+  expect(fake.refreshCalls).toBe(1);
+});
+
+it("the token write keeps failing → TransientError, the pair is parked encrypted, and the next caller promotes it without asking freee", async () => {
+  await expireStoredAccessToken();
+  const flaky = makeStore(table, key, throttlingTokenWrites(100));
+  const first = makeClient(flaky, fake, teamId, { refreshLeaseMs: 30 });
+  const err = await first.client.request(listEmployees).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(TransientError);
+  expect((err as TransientError).details).toMatchObject({ parked: true });
+  expect(first.sleeps).toEqual([100, 200, 400, 800]);
+  expect(fake.refreshCalls).toBe(1);
+  const parked = (await pendingOf(store).get(teamId))!;
+  expect(parked.fromVersion).toBe(1);
+  expect(fake.validRefreshTokens.has(parked.tokens.refreshToken)).toBe(true);
+  // The raw parked item holds no plaintext token.
+  const raw = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: { pk: `TEAM#${teamId}`, sk: "FREEE#PENDING" } }));
+  expect(raw.Item).toBeDefined();
+  expect(JSON.stringify(raw.Item)).not.toContain(parked.tokens.refreshToken);
+
+  await new Promise((r) => setTimeout(r, 40)); // the first caller's lease runs out
+  const { client } = makeClient(store, fake, teamId);
+  expect((await client.request(listEmployees)).ok).toBe(true);
+  expect(fake.refreshCalls).toBe(1);
+  const stored = (await store.get(teamId))!;
+  expect(stored).toMatchObject({ version: 2, status: "active", refreshToken: parked.tokens.refreshToken });
+  expect(await pendingOf(store).get(teamId)).toBeUndefined();
+});
+
+it("a refused refresh does not mark the workspace while a parked pair for its version exists", async () => {
+  await expireStoredAccessToken();
+  await makeClient(makeStore(table, key, throttlingTokenWrites(100)), fake, teamId, { refreshLeaseMs: 30 }).client.request(listEmployees).catch(() => undefined);
+  await new Promise((r) => setTimeout(r, 40));
+  // The stored refresh token is spent at freee; only the parked one is live.
+  const { client } = makeClient(store, fake, teamId);
+  expect((await client.request(listEmployees)).ok).toBe(true);
+  expect(fake.tokenRequests("refresh_token")).toHaveLength(1);
+  expect((await store.getMeta(teamId))!.status).toBe("active");
+});
+
+it("when the parking write fails too, the error says so (parked: false)", async () => {
+  await expireStoredAccessToken();
+  const flaky = makeStore(table, key, throttlingTokenWrites(100, true));
+  const err = await makeClient(flaky, fake, teamId).client.request(listEmployees).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(TransientError);
+  expect((err as TransientError).details).toMatchObject({ parked: false });
+});
