@@ -78,7 +78,9 @@ export class FreeeTokenManager {
         this.connection = this.usable(await this.o.store.get(this.o.teamId));
         return this.connection;
       }
-      if (this.clock().getTime() > deadline) {
+      // Give up only while another caller's lease is live: an expired one is taken on the next turn.
+      const now = this.clock().getTime();
+      if (now > deadline && (meta.refreshLeaseUntil ?? 0) >= now) {
         throw new TransientError("freee token refresh by another caller did not finish in time", { details: { teamId: this.o.teamId } });
       }
       await this.sleep(this.o.leasePollMs);

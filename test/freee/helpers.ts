@@ -4,10 +4,16 @@ import { FreeeConnectionStore } from "../../lib/freee/connection-store";
 import { PendingTokenStore } from "../../lib/freee/pending-tokens";
 import { LocalTokenCipher } from "../../lib/freee/token-cipher";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
-import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, type FakeFreee } from "../support/fake-freee";
+import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET } from "../../dev/fakes/freee/fake-freee";
 import type { TestTable } from "../support/dynamo";
 
 export const localKey = () => randomBytes(32).toString("base64");
+
+/** What these helpers need of a scripted freee (the strict one in dev/fakes/freee, or the older test/support one). */
+interface FreeeLike {
+  url: string;
+  issueTokens(): { accessToken: string; refreshToken: string };
+}
 
 const pendingStores = new WeakMap<FreeeConnectionStore, PendingTokenStore>();
 
@@ -26,7 +32,7 @@ export function pendingOf(store: FreeeConnectionStore): PendingTokenStore {
 }
 
 /** Connect a workspace to the fake with a fresh token pair; `expiresInMs` < 0 makes it already expired. */
-export async function connect(store: FreeeConnectionStore, fake: Pick<FakeFreee, "issueTokens">, teamId: string, expiresInMs = 3_600_000) {
+export async function connect(store: FreeeConnectionStore, fake: Pick<FreeeLike, "issueTokens">, teamId: string, expiresInMs = 3_600_000) {
   const pair = fake.issueTokens();
   return store.save({
     teamId,
@@ -42,7 +48,7 @@ export interface ClientHarness {
   sleeps: number[];
 }
 
-export function makeClient(store: FreeeConnectionStore, fake: Pick<FakeFreee, "url">, teamId: string, extra: Partial<FreeeClientOptions> = {}): ClientHarness {
+export function makeClient(store: FreeeConnectionStore, fake: Pick<FreeeLike, "url">, teamId: string, extra: Partial<FreeeClientOptions> = {}): ClientHarness {
   const sleeps: number[] = [];
   const client = new FreeeClient({
     teamId,

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
 import { TransientError } from "../../lib/errors/taxonomy";
 import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
 import { startTestTable, type TestTable } from "../support/dynamo";
-import { startFakeFreee, type FakeFreee } from "../support/fake-freee";
+import { startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { connect, localKey, makeClient, makeStore, pendingOf } from "./helpers";
 
 /**
@@ -30,7 +30,10 @@ beforeEach(async () => {
   teamId = `TS${++team}`;
   await connect(store, fake, teamId);
 });
-afterEach(async () => fake.stop());
+afterEach(async () => {
+  expect(fake.selfCheckFailures).toEqual([]);
+  await fake.stop();
+});
 
 const listEmployees = { method: "GET", path: "/hr/api/v1/employees", query: { company_id: 101, year: 2026, month: 1 } } as const;
 
@@ -52,9 +55,17 @@ function throttlingTokenWrites(times: number, alsoParking = false): DynamoDBDocu
   } as unknown as DynamoDBDocumentClient;
 }
 
-/** freee invalidates the old access token when it is refreshed; the scripted freee does so on request. */
+/** freee expires the stored access token: the next call gets 401 expired_access_token and refreshes. */
 async function expireStoredAccessToken() {
-  fake.validAccessTokens.delete((await store.get(teamId))!.accessToken);
+  fake.expireAccessTokens();
+}
+
+/** The stored refresh token is the live one: freee accepts it for the next refresh (single-use tokens). */
+async function storedRefreshTokenIsLive(): Promise<boolean> {
+  fake.expireAccessTokens();
+  const before = fake.refreshCalls;
+  const result = await makeClient(store, fake, teamId).client.request(listEmployees);
+  return result.ok && fake.refreshCalls === before + 1 && (await store.getMeta(teamId))!.status === "active";
 }
 
 it("the token write fails once → it is retried, the call succeeds, and the new single-use refresh token is kept", async () => {
@@ -64,14 +75,13 @@ it("the token write fails once → it is retried, the call succeeds, and the new
   expect((await client.request(listEmployees)).ok).toBe(true);
   expect(fake.refreshCalls).toBe(1);
   expect(sleeps).toEqual([100]);
-  const stored = (await store.get(teamId))!;
-  expect(stored.version).toBe(2);
-  expect(fake.validRefreshTokens.has(stored.refreshToken)).toBe(true);
+  expect((await store.get(teamId))!.version).toBe(2);
   // The copy parked after the first failure is gone once the connection holds the pair.
   expect(await pendingOf(store).get(teamId)).toBeUndefined();
   // Another Lambda uses the stored tokens without refreshing again.
   expect((await makeClient(store, fake, teamId).client.request(listEmployees)).ok).toBe(true);
   expect(fake.refreshCalls).toBe(1);
+  expect(await storedRefreshTokenIsLive()).toBe(true);
 });
 
 it("the token write keeps failing → TransientError, the pair is parked encrypted, and the next caller promotes it without asking freee", async () => {
@@ -85,7 +95,6 @@ it("the token write keeps failing → TransientError, the pair is parked encrypt
   expect(fake.refreshCalls).toBe(1);
   const parked = (await pendingOf(store).get(teamId))!;
   expect(parked.fromVersion).toBe(1);
-  expect(fake.validRefreshTokens.has(parked.tokens.refreshToken)).toBe(true);
   // The raw parked item holds no plaintext token.
   const raw = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: { pk: `TEAM#${teamId}`, sk: "FREEE#PENDING" } }));
   expect(raw.Item).toBeDefined();
@@ -98,6 +107,7 @@ it("the token write keeps failing → TransientError, the pair is parked encrypt
   const stored = (await store.get(teamId))!;
   expect(stored).toMatchObject({ version: 2, status: "active", refreshToken: parked.tokens.refreshToken });
   expect(await pendingOf(store).get(teamId)).toBeUndefined();
+  expect(await storedRefreshTokenIsLive()).toBe(true);
 });
 
 it("a refused refresh does not mark the workspace while a parked pair for its version exists", async () => {
