@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { z } from "zod";
 import { MalformedOutputError } from "../errors/taxonomy";
 import { isConditionFailure, translateDynamoError } from "../store/conditional";
@@ -12,7 +12,8 @@ import type { TokenCipher } from "./token-cipher";
  * pair exists only in our hands. If the connection item cannot take it, it is parked here, encrypted like
  * the connection's tokens, and the next refresh of that workspace promotes it instead of calling freee with
  * the spent token. One item per workspace: a refresh of version v can only start once v is current, so an
- * older pending pair is either promoted or obsolete.
+ * older pending pair is either promoted or obsolete. Written and consumed with UpdateItem only (the MCP role
+ * has no PutItem / DeleteItem on `TEAM#`); once promoted, its ciphertext is removed.
  */
 export interface PendingTokens {
   teamId: string;
@@ -25,7 +26,8 @@ export interface PendingTokens {
 const StoredSchema = z.object({
   teamId: z.string().min(1),
   fromVersion: z.number().int().positive(),
-  tokens: z.string().min(1),
+  /** Absent once the pair was promoted into the connection item. */
+  tokens: z.string().min(1).optional(),
   accessTokenExpiresAt: z.string().min(1),
   refreshTokenIssuedAt: z.string().min(1),
   scope: z.string().optional(),
@@ -52,19 +54,24 @@ export class PendingTokenStore {
     });
     try {
       await this.doc.send(
-        new PutCommand({
+        new UpdateCommand({
           TableName: this.tableName,
-          Item: {
-            ...Keys.freeePendingTokens(teamId),
-            recordType: "freee_pending_tokens",
-            teamId,
-            fromVersion,
-            tokens: ciphertext,
-            accessTokenExpiresAt: tokens.accessTokenExpiresAt,
-            refreshTokenIssuedAt: tokens.refreshTokenIssuedAt ?? now.toISOString(),
-            ...(tokens.scope === undefined ? {} : { scope: tokens.scope }),
-            savedAt: now.toISOString(),
-            [TABLE_KEYS.ttlAttribute]: Math.floor(now.getTime() / 1000) + PENDING_TTL_SECONDS,
+          Key: Keys.freeePendingTokens(teamId),
+          UpdateExpression:
+            "SET recordType = :rt, teamId = :team, fromVersion = :v, tokens = :tokens, accessTokenExpiresAt = :exp, " +
+            "refreshTokenIssuedAt = :issued, savedAt = :now, #ttl = :ttl" +
+            (tokens.scope === undefined ? " REMOVE #scope, consumedAt" : ", #scope = :scope REMOVE consumedAt"),
+          ExpressionAttributeNames: { "#ttl": TABLE_KEYS.ttlAttribute, "#scope": "scope" },
+          ExpressionAttributeValues: {
+            ":rt": "freee_pending_tokens",
+            ":team": teamId,
+            ":v": fromVersion,
+            ":tokens": ciphertext,
+            ":exp": tokens.accessTokenExpiresAt,
+            ":issued": tokens.refreshTokenIssuedAt ?? now.toISOString(),
+            ":now": now.toISOString(),
+            ":ttl": Math.floor(now.getTime() / 1000) + PENDING_TTL_SECONDS,
+            ...(tokens.scope === undefined ? {} : { ":scope": tokens.scope }),
           },
         }),
       );
@@ -84,6 +91,7 @@ export class PendingTokenStore {
     if (item === undefined) return undefined;
     const stored = StoredSchema.safeParse(item);
     if (!stored.success) throw new MalformedOutputError("stored pending freee tokens do not match their schema", { cause: stored.error });
+    if (stored.data.tokens === undefined) return undefined;
     const plain = await this.cipher.decrypt(stored.data.tokens, { teamId, purpose: "pending" });
     const secret = SecretSchema.safeParse(JSON.parse(plain));
     if (!secret.success) throw new MalformedOutputError("decrypted pending freee tokens have an unexpected shape");
@@ -96,21 +104,22 @@ export class PendingTokenStore {
     };
   }
 
-  /** Remove the parked pair once the connection item holds it (only the pair for `fromVersion`). */
-  async delete(teamId: string, fromVersion: number): Promise<void> {
+  /** The connection item holds the pair now: drop the parked ciphertext (only the pair for `fromVersion`). */
+  async consume(teamId: string, fromVersion: number): Promise<void> {
     try {
       await this.doc.send(
-        new DeleteCommand({
+        new UpdateCommand({
           TableName: this.tableName,
           Key: Keys.freeePendingTokens(teamId),
-          ConditionExpression: "fromVersion = :v",
-          ExpressionAttributeValues: { ":v": fromVersion },
+          UpdateExpression: "SET consumedAt = :now REMOVE tokens",
+          ConditionExpression: "fromVersion = :v AND attribute_exists(tokens)",
+          ExpressionAttributeValues: { ":v": fromVersion, ":now": this.clock().toISOString() },
         }),
       );
     } catch (err) {
-      // Another pair (or none) is there now: nothing of ours to remove.
+      // Another pair (or none) is there now: nothing of ours to drop.
       if (isConditionFailure(err)) return;
-      throw translateDynamoError(err, "freee pending tokens delete");
+      throw translateDynamoError(err, "freee pending tokens consume");
     }
   }
 }

@@ -19,7 +19,7 @@ export interface FreeeTokenManagerOptions {
     "get" | "getMeta" | "tryAcquireRefreshLease" | "storeRefreshedTokens" | "releaseRefreshLease" | "markReauthRequired"
   >;
   /** Where refreshed tokens wait when the connection item cannot take them. */
-  pending: Pick<PendingTokenStore, "save" | "get" | "delete">;
+  pending: Pick<PendingTokenStore, "save" | "get" | "consume">;
   tokenEndpoint: Pick<FreeeTokenEndpoint, "refresh">;
   sleep?: (ms: number) => Promise<void>;
   clock?: () => Date;
@@ -192,7 +192,7 @@ export class FreeeTokenManager {
   /** The connection holds the pair now; a parked copy left behind would only be ignored (its version passed). */
   private async dropParked(fromVersion: number): Promise<void> {
     try {
-      await this.o.pending.delete(this.o.teamId, fromVersion);
+      await this.o.pending.consume(this.o.teamId, fromVersion);
     } catch (err) {
       this.log.warn("parked freee tokens not removed (harmless: their version has passed)", { teamId: this.o.teamId, error: err instanceof Error ? err : String(err) });
     }

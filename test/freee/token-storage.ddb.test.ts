@@ -43,7 +43,7 @@ function throttlingTokenWrites(times: number, alsoParking = false): DynamoDBDocu
   const doc = table.doc;
   const isTokenWrite = (cmd: unknown) =>
     cmd instanceof UpdateCommand && cmd.input.Key?.sk === "FREEE" && String(cmd.input.UpdateExpression).includes("version = version + :one");
-  const isParking = (cmd: unknown) => alsoParking && (cmd as { input?: { Item?: { sk?: unknown } } }).input?.Item?.sk === "FREEE#PENDING";
+  const isParking = (cmd: unknown) => alsoParking && cmd instanceof UpdateCommand && cmd.input.Key?.sk === "FREEE#PENDING";
   return {
     send: async (cmd: Parameters<DynamoDBDocumentClient["send"]>[0]) => {
       if (isParking(cmd) || (left > 0 && isTokenWrite(cmd))) {
