@@ -1,0 +1,16 @@
+import type { Context } from "aws-lambda";
+import { createTokenRefresherFromEnv, refreshAgingTokens, type RefreshRunSummary, type TokenRefresherDeps } from "../../lib/freee/token-refresher";
+
+/**
+ * The daily freee token refresh (EventBridge schedule in infra/stack.ts): keeps idle workspaces' refresh
+ * tokens inside their 90 days. Wiring happens once per container; a failed wiring is not cached.
+ */
+let wired: Promise<TokenRefresherDeps> | undefined;
+
+export async function handler(_event: unknown, context: Context): Promise<RefreshRunSummary> {
+  wired ??= createTokenRefresherFromEnv().catch((err: unknown) => {
+    wired = undefined;
+    throw err;
+  });
+  return refreshAgingTokens(await wired, () => context.getRemainingTimeInMillis());
+}

@@ -1,0 +1,121 @@
+import type { Logger } from "@aws-lambda-powertools/logger";
+import { AuditLog } from "../audit/audit-log";
+import { intEnv, requireEnv, type Env } from "../config/env";
+import { AuthError, FatalConfigError, TransientError } from "../errors/taxonomy";
+import { createLogger } from "../observability/logger";
+import { createDocumentClient } from "../store/dynamo-client";
+import { TaskStore } from "../store/task-store";
+import { loadFreeeAppCredentials, loadFreeeEndpoints } from "./config";
+import { FreeeConnectionStore } from "./connection-store";
+import { PendingTokenStore } from "./pending-tokens";
+import { createTokenCipher } from "./token-cipher";
+import { FreeeTokenEndpoint } from "./token-endpoint";
+import { FreeeTokenManager } from "./token-manager";
+
+/**
+ * The scheduled refresh (EventBridge, daily): freee refresh tokens lapse 90 days after issue, and an idle
+ * workspace never refreshes on its own. Every active connection whose refresh token is older than
+ * `refreshAfterDays` (default 60) is refreshed through the same lease-and-store protocol the API client uses
+ * (FreeeTokenManager), so it cannot race a live tool call. Each outcome is audited under the workspace.
+ */
+export interface TokenRefresherDeps {
+  connections: Pick<FreeeConnectionStore, "listIssuedBefore" | "get" | "getMeta" | "tryAcquireRefreshLease" | "storeRefreshedTokens" | "releaseRefreshLease" | "markReauthRequired">;
+  pending: PendingTokenStore;
+  tokenEndpoint: Pick<FreeeTokenEndpoint, "refresh">;
+  audit: Pick<AuditLog, "record" | "recordError">;
+  logger: Logger;
+  refreshAfterDays: number;
+  clock?: () => Date;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface RefreshRunSummary {
+  due: number;
+  refreshed: string[];
+  /** freee refused the refresh token: the workspace must reconnect (App Home says so). */
+  reconnectRequired: string[];
+  /** A transient failure: the next run tries again (the token is still well inside its 90 days). */
+  failed: string[];
+  /** Left for the next run because the invocation was running out of time. */
+  deferred: string[];
+}
+
+/** Stop starting refreshes when less than this is left of the invocation. */
+const STOP_MARGIN_MS = 15_000;
+
+export async function refreshAgingTokens(deps: TokenRefresherDeps, remainingTimeMs: () => number | undefined): Promise<RefreshRunSummary> {
+  const now = (deps.clock ?? (() => new Date()))();
+  const cutoff = new Date(now.getTime() - deps.refreshAfterDays * 86_400_000).toISOString();
+  const due = (await deps.connections.listIssuedBefore(cutoff)).filter((c) => c.status === "active");
+  const summary: RefreshRunSummary = { due: due.length, refreshed: [], reconnectRequired: [], failed: [], deferred: [] };
+  for (const [i, conn] of due.entries()) {
+    const left = remainingTimeMs();
+    if (left !== undefined && left < STOP_MARGIN_MS) {
+      summary.deferred.push(...due.slice(i).map((c) => c.teamId));
+      break;
+    }
+    const subject = `refresh#v${conn.version}`;
+    const manager = new FreeeTokenManager({
+      teamId: conn.teamId,
+      store: deps.connections,
+      pending: deps.pending,
+      tokenEndpoint: deps.tokenEndpoint,
+      logger: deps.logger,
+      remainingTimeMs,
+      ...(deps.clock === undefined ? {} : { clock: deps.clock }),
+      ...(deps.sleep === undefined ? {} : { sleep: deps.sleep }),
+    });
+    try {
+      const fresh = await manager.refresh(conn.version);
+      summary.refreshed.push(conn.teamId);
+      await deps.audit.record({
+        teamId: conn.teamId,
+        action: "freee.token_refreshed",
+        subject,
+        actor: "scheduler",
+        layer: "freee",
+        details: { fromVersion: conn.version, version: fresh.version, previousIssuedAt: conn.refreshTokenIssuedAt, issuedAt: fresh.refreshTokenIssuedAt },
+      });
+    } catch (err) {
+      // The app's own credentials are wrong: every workspace would fail the same way. Stop, loudly.
+      if (err instanceof FatalConfigError) throw err;
+      // Only a refused refresh token (now marked for reconnect) is the workspace's problem; anything else is retried.
+      const reconnect = err instanceof AuthError && (err.details.reason === "refresh_rejected" || err.details.reason === "reauth_required");
+      (reconnect ? summary.reconnectRequired : summary.failed).push(conn.teamId);
+      await deps.audit.recordError({ teamId: conn.teamId, subject, actor: "scheduler", layer: "freee", error: err, details: { step: "scheduled_refresh", fromVersion: conn.version } });
+    }
+  }
+  deps.logger.info("freee scheduled refresh", { ...summary, cutoff });
+  if (summary.failed.length > 0) {
+    // Surfaces as the function's error (alarmed); EventBridge's retry refreshes only what is still due.
+    throw new TransientError(`freee scheduled refresh: ${summary.failed.length} of ${summary.due} workspaces failed`, { details: { ...summary } });
+  }
+  return summary;
+}
+
+/**
+ * Wired from the environment: TABLE_NAME (+ DYNAMODB_ENDPOINT), TOKEN_KMS_KEY_ID (or FREEE_TOKEN_LOCAL_KEY
+ * locally), FREEE_CLIENT_ID, FREEE_CLIENT_SECRET(_SECRET_ARN), FREEE_OAUTH_BASE_URL, FREEE_REFRESH_AFTER_DAYS.
+ */
+export async function createTokenRefresherFromEnv(env: Env = process.env): Promise<TokenRefresherDeps> {
+  const logger = createLogger("refresh-freee-tokens");
+  const tableName = requireEnv("TABLE_NAME", env);
+  const refreshAfterDays = intEnv("FREEE_REFRESH_AFTER_DAYS", 60, env);
+  if (refreshAfterDays < 1 || refreshAfterDays >= 90) {
+    throw new FatalConfigError(`FREEE_REFRESH_AFTER_DAYS must be 1..89 (freee refresh tokens lapse after 90 days), got ${refreshAfterDays}`, {
+      details: { setting: "FREEE_REFRESH_AFTER_DAYS" },
+    });
+  }
+  const doc = createDocumentClient(env);
+  const cipher = createTokenCipher(env);
+  const endpoints = loadFreeeEndpoints(env);
+  return {
+    connections: new FreeeConnectionStore(doc, tableName, cipher),
+    pending: new PendingTokenStore(doc, tableName, cipher),
+    tokenEndpoint: new FreeeTokenEndpoint(endpoints.oauthBaseUrl, await loadFreeeAppCredentials(env)),
+    audit: new AuditLog(new TaskStore(doc, tableName), logger),
+    logger,
+    refreshAfterDays,
+  };
+}
+
