@@ -2,6 +2,7 @@ import { DEFAULT_AGENT_TIMEOUT_MS } from "../lib/agent/anthropic-client";
 import { EVENT_PAGE_SIZE, MAX_EVENTS_PER_POLL } from "../lib/agent/managed-agent-runner";
 import { AWS_CONTROL_CALL, DYNAMODB_CALL, SFN_CALL, SLACK_CALL, worstCallMs } from "../lib/config/client-budgets";
 import { FREEE_CLIENT_DEFAULTS } from "../lib/freee/client";
+import { FREEE_TOKEN_DEFAULTS } from "../lib/freee/token-manager";
 import { LAYER_DEFAULTS, type LayerName } from "../lib/layers/settings";
 import { WRITE_CALL_DEFAULTS } from "../lib/mcp/write-call";
 import type { StepFunctionName } from "./state-machines/functions";
@@ -56,7 +57,11 @@ function freeeToolCall(): BudgetItem[] {
     { what: `freee requests × ${requests}`, ms: times(requests, f.requestTimeoutMs) },
     { what: `429 waits × ${f.maxRateLimitRetries}`, ms: times(f.maxRateLimitRetries, f.maxRetryAfterSeconds * 1000) },
     { what: "5xx backoff", ms: backoff },
-    { what: "token refresh (lease + token endpoint)", ms: f.refreshLeaseMs + 10_000 },
+    { what: "token refresh (lease + token endpoint)", ms: FREEE_TOKEN_DEFAULTS.refreshLeaseMs + 10_000 },
+    {
+      what: `refreshed-token writes × ${FREEE_TOKEN_DEFAULTS.storeAttempts} + parking`,
+      ms: times(FREEE_TOKEN_DEFAULTS.storeAttempts + 1, worstCallMs(DYNAMODB_CALL)) + FREEE_TOKEN_DEFAULTS.storeBackoffMs * (2 ** (FREEE_TOKEN_DEFAULTS.storeAttempts - 1) - 1),
+    },
     ...bookkeeping(),
   ];
 }

@@ -24,6 +24,8 @@ export interface StackSettings extends Limits {
   publicBaseUrl: string | undefined;
   /** Subscribed to the alarm topic when given (context `alarmEmail`). */
   alarmEmail: string | undefined;
+  /** The daily refresh renews freee refresh tokens older than this (they lapse after 90 days). */
+  freeeRefreshAfterDays: number;
 }
 
 export const DEFAULT_SETTINGS: StackSettings = {
@@ -36,11 +38,12 @@ export const DEFAULT_SETTINGS: StackSettings = {
   logRetentionDays: 90,
   publicBaseUrl: undefined,
   alarmEmail: undefined,
+  freeeRefreshAfterDays: 60,
 };
 
 /** Reads every setting from context; numbers and lists given with `-c` arrive as strings and are parsed. */
 export function loadStackSettings(node: Node): StackSettings {
-  const int = (key: keyof StackSettings & keyof Limits | "logRetentionDays"): number => {
+  const int = (key: keyof StackSettings & keyof Limits | "logRetentionDays" | "freeeRefreshAfterDays"): number => {
     const raw: unknown = node.tryGetContext(key);
     if (raw === undefined) return DEFAULT_SETTINGS[key];
     const value = typeof raw === "number" ? raw : Number(raw);
@@ -70,7 +73,14 @@ export function loadStackSettings(node: Node): StackSettings {
     adminUserIds,
     publicBaseUrl: publicBaseUrlOf(node.tryGetContext("publicBaseUrl")),
     alarmEmail: alarmEmailOf(node.tryGetContext("alarmEmail")),
+    freeeRefreshAfterDays: refreshAfterDaysOf(int("freeeRefreshAfterDays")),
   };
+}
+
+/** freee refresh tokens lapse 90 days after issue: a refresh later than that would find them gone. */
+function refreshAfterDaysOf(days: number): number {
+  if (days >= 90) throw new FatalConfigError(`context freeeRefreshAfterDays must be below 90 (freee refresh tokens lapse after 90 days), got ${days}`, { details: { setting: "context" } });
+  return days;
 }
 
 function alarmEmailOf(raw: unknown): string | undefined {

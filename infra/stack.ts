@@ -5,6 +5,7 @@ import * as logs from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import { AppFunction } from "./constructs/app-function";
 import { DataConstruct, type SecretName } from "./constructs/data";
+import { FreeeTokenRefresh, REFRESH_FREEE_TOKENS_TIMEOUT_SECONDS } from "./constructs/freee-token-refresh";
 import { Observability } from "./constructs/observability";
 import { StateMachines } from "./constructs/state-machines";
 import { lambdaTimeoutSeconds } from "./lambda-budgets";
@@ -39,7 +40,7 @@ const STEP_NEEDS: Record<StepFunctionName, { layers?: boolean; agent?: boolean; 
  */
 export class SlackMcpAgentStack extends Stack {
   readonly data: DataConstruct;
-  readonly functions: Record<StepFunctionName | "ingress" | "freee-mcp", AppFunction>;
+  readonly functions: Record<StepFunctionName | "ingress" | "freee-mcp" | "refresh-freee-tokens", AppFunction>;
   readonly machines: StateMachines;
   readonly observability: Observability;
 
@@ -121,7 +122,16 @@ export class SlackMcpAgentStack extends Stack {
     this.machines.executionRun.grantStartExecution(ingress.fn);
     this.machines.taskPipeline.grantTaskResponse(ingress.fn);
 
-    this.functions = { ...steps, ingress, "freee-mcp": freeeMcp };
+    // ---------------------------------------------------------------- daily freee token refresh (90-day refresh tokens)
+    const refreshFreeeTokens = make(
+      "refresh-freee-tokens",
+      "RefreshFreeeTokens",
+      { TOKEN_KMS_KEY_ID: data.tokenKey.keyArn, FREEE_REFRESH_AFTER_DAYS: String(settings.freeeRefreshAfterDays), ...secretEnv("FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET") },
+      REFRESH_FREEE_TOKENS_TIMEOUT_SECONDS,
+    );
+    new FreeeTokenRefresh(this, "FreeeTokenRefresh", { fn: refreshFreeeTokens, data });
+
+    this.functions = { ...steps, ingress, "freee-mcp": freeeMcp, "refresh-freee-tokens": refreshFreeeTokens };
 
     // ---------------------------------------------------------------- alarms and dashboard (SNS topic)
     this.observability = new Observability(this, "Observability", {

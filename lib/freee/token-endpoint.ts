@@ -24,6 +24,9 @@ export interface TokenGrantResult extends FreeeTokens {
   companyId?: number;
 }
 
+/** One token request, at most (no retries: a refresh token is single-use). */
+export const TOKEN_ENDPOINT_TIMEOUT_MS = 10_000;
+
 export class FreeeTokenEndpoint {
   constructor(
     private readonly oauthBaseUrl: string,
@@ -48,7 +51,7 @@ export class FreeeTokenEndpoint {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
         body,
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? TOKEN_ENDPOINT_TIMEOUT_MS),
       });
     } catch (cause) {
       if (cause instanceof Error && cause.name === "TimeoutError") {

@@ -34,7 +34,8 @@ export interface FreeeTokenManagerOptions {
   remainingTimeMs?: () => number | undefined;
 }
 
-const defaults = { refreshLeaseMs: 15_000, leasePollMs: 250, storeAttempts: 5, storeBackoffMs: 100 };
+export const FREEE_TOKEN_DEFAULTS = { refreshLeaseMs: 15_000, leasePollMs: 250, storeAttempts: 5, storeBackoffMs: 100 };
+const defaults = FREEE_TOKEN_DEFAULTS;
 
 export class FreeeTokenManager {
   private readonly o: FreeeTokenManagerOptions & typeof defaults;

@@ -1,5 +1,6 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import { AuditLog } from "../audit/audit-log";
+import { DYNAMODB_CALL, worstCallMs } from "../config/client-budgets";
 import { intEnv, requireEnv, type Env } from "../config/env";
 import { AuthError, FatalConfigError, TransientError } from "../errors/taxonomy";
 import { createLogger } from "../observability/logger";
@@ -9,8 +10,8 @@ import { loadFreeeAppCredentials, loadFreeeEndpoints } from "./config";
 import { FreeeConnectionStore } from "./connection-store";
 import { PendingTokenStore } from "./pending-tokens";
 import { createTokenCipher } from "./token-cipher";
-import { FreeeTokenEndpoint } from "./token-endpoint";
-import { FreeeTokenManager } from "./token-manager";
+import { FreeeTokenEndpoint, TOKEN_ENDPOINT_TIMEOUT_MS } from "./token-endpoint";
+import { FREEE_TOKEN_DEFAULTS, FreeeTokenManager } from "./token-manager";
 
 /**
  * The scheduled refresh (EventBridge, daily): freee refresh tokens lapse 90 days after issue, and an idle
@@ -40,8 +41,17 @@ export interface RefreshRunSummary {
   deferred: string[];
 }
 
-/** Stop starting refreshes when less than this is left of the invocation. */
-const STOP_MARGIN_MS = 15_000;
+/**
+ * The longest one workspace's refresh may take: waiting out another holder's lease (2 × lease), the token
+ * request, the lease / read / parked-pair reads, every store attempt with its backoff, the parking and the audit
+ * write. A refresh is only started while this much of the invocation is left, so the function's own timeout
+ * (infra/stack.ts) never cuts one in half — a cut after freee answered would cost the new refresh token.
+ */
+export const ONE_REFRESH_WORST_MS =
+  FREEE_TOKEN_DEFAULTS.refreshLeaseMs * 2 +
+  TOKEN_ENDPOINT_TIMEOUT_MS +
+  (4 + FREEE_TOKEN_DEFAULTS.storeAttempts + 2) * worstCallMs(DYNAMODB_CALL) +
+  FREEE_TOKEN_DEFAULTS.storeBackoffMs * (2 ** (FREEE_TOKEN_DEFAULTS.storeAttempts - 1) - 1);
 
 export async function refreshAgingTokens(deps: TokenRefresherDeps, remainingTimeMs: () => number | undefined): Promise<RefreshRunSummary> {
   const now = (deps.clock ?? (() => new Date()))();
@@ -50,7 +60,7 @@ export async function refreshAgingTokens(deps: TokenRefresherDeps, remainingTime
   const summary: RefreshRunSummary = { due: due.length, refreshed: [], reconnectRequired: [], failed: [], deferred: [] };
   for (const [i, conn] of due.entries()) {
     const left = remainingTimeMs();
-    if (left !== undefined && left < STOP_MARGIN_MS) {
+    if (left !== undefined && left < ONE_REFRESH_WORST_MS) {
       summary.deferred.push(...due.slice(i).map((c) => c.teamId));
       break;
     }

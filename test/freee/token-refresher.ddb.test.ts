@@ -4,7 +4,7 @@ import { AuditLog } from "../../lib/audit/audit-log";
 import { TransientError } from "../../lib/errors/taxonomy";
 import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
-import { refreshAgingTokens, type TokenRefresherDeps } from "../../lib/freee/token-refresher";
+import { ONE_REFRESH_WORST_MS, refreshAgingTokens, type TokenRefresherDeps } from "../../lib/freee/token-refresher";
 import { createLogger } from "../../lib/observability/logger";
 import { TaskStore } from "../../lib/store/task-store";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
@@ -72,7 +72,7 @@ describe("scheduled refresh", () => {
     const marked = await connectedDaysAgo("marked", 75);
     await store.markReauthRequired(marked, 1, "refresh_rejected");
 
-    const summary = await refreshAgingTokens(deps(), () => 60_000);
+    const summary = await refreshAgingTokens(deps(), () => 300_000);
     expect(mine(summary.refreshed)).toEqual([idle]);
     expect(fake.refreshCalls).toBe(1);
     const after = (await store.getMeta(idle))!;
@@ -83,7 +83,7 @@ describe("scheduled refresh", () => {
     const audit = await tasks.listAuditByTeam(idle);
     expect(audit.find((a) => a.action === "freee.token_refreshed")!.details).toMatchObject({ fromVersion: 1, version: 2 });
     // Nothing is due any more: a second run the same day refreshes nothing.
-    const again = await refreshAgingTokens(deps(), () => 60_000);
+    const again = await refreshAgingTokens(deps(), () => 300_000);
     expect(mine(again.refreshed)).toEqual([]);
   });
 
@@ -91,7 +91,7 @@ describe("scheduled refresh", () => {
     const revoked = await connectedDaysAgo("revoked", 70);
     fake.revokeRefreshTokens();
     const fine = await connectedDaysAgo("fine", 80);
-    const summary = await refreshAgingTokens(deps(), () => 60_000);
+    const summary = await refreshAgingTokens(deps(), () => 300_000);
     expect(mine(summary.reconnectRequired)).toEqual([revoked]);
     expect(mine(summary.refreshed)).toEqual([fine]);
     expect(await store.getMeta(revoked)).toMatchObject({ status: "reauth_required", reauthReason: "refresh_rejected" });
@@ -102,16 +102,16 @@ describe("scheduled refresh", () => {
   it("freee down → the run fails (TransientError, alarmed), the workspace stays connected and due, and the next run refreshes it", async () => {
     const team = await connectedDaysAgo("down", 70);
     fake.fail({ path: "/public_api/token" }, { status: 503, body: { error: "temporarily_unavailable" } });
-    const err = await refreshAgingTokens(deps(), () => 60_000).catch((e: unknown) => e);
+    const err = await refreshAgingTokens(deps(), () => 300_000).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TransientError);
     expect(mine((err as TransientError).details.failed as string[])).toEqual([team]);
     expect((await store.getMeta(team))!.status).toBe("active");
-    expect(mine((await refreshAgingTokens(deps(), () => 60_000)).refreshed)).toEqual([team]);
+    expect(mine((await refreshAgingTokens(deps(), () => 300_000)).refreshed)).toEqual([team]);
   });
 
   it("with too little time left nothing is started: the work is deferred to the next run", async () => {
     const team = await connectedDaysAgo("late", 70);
-    const summary = await refreshAgingTokens(deps(), () => 10_000);
+    const summary = await refreshAgingTokens(deps(), () => ONE_REFRESH_WORST_MS - 1);
     expect(mine(summary.deferred)).toEqual([team]);
     expect(fake.refreshCalls).toBe(0);
   });
@@ -126,7 +126,7 @@ describe("scheduled refresh", () => {
       FREEE_API_BASE_URL: fake.url,
     });
     const { handler } = await import("../../lambdas/refresh-freee-tokens/handler");
-    const summary = await handler({}, { getRemainingTimeInMillis: () => 120_000 } as unknown as Context);
+    const summary = await handler({}, { getRemainingTimeInMillis: () => 300_000 } as unknown as Context);
     expect(summary.refreshed).toContain(team);
     expect((await store.getMeta(team))!.version).toBe(2);
   });
