@@ -26,6 +26,15 @@ export interface FreeeTokens {
 
 export type ConnectionStatus = "active" | "reauth_required";
 
+/** freee refresh tokens lapse 90 days after issue (freee's token lifetime FAQ); the scheduled refresh renews them. */
+export const REFRESH_TOKEN_LIFETIME_DAYS = 90;
+
+/** When the stored refresh token lapses; undefined for a connection stored before the issue time was recorded. */
+export function refreshTokenExpiresAt(meta: Pick<FreeeConnectionMeta, "refreshTokenIssuedAt">): string | undefined {
+  if (meta.refreshTokenIssuedAt === undefined) return undefined;
+  return new Date(Date.parse(meta.refreshTokenIssuedAt) + REFRESH_TOKEN_LIFETIME_DAYS * 86_400_000).toISOString();
+}
+
 /** Everything but the tokens: what App Home and the lease logic read. */
 export interface FreeeConnectionMeta {
   teamId: string;

@@ -11,7 +11,7 @@ import { redactString } from "../observability/redact";
 import { createDocumentClient } from "../store/dynamo-client";
 import { TaskStore } from "../store/task-store";
 import { loadFreeeAppCredentials, loadFreeeEndpoints } from "./config";
-import { FreeeConnectionStore } from "./connection-store";
+import { FreeeConnectionStore, refreshTokenExpiresAt } from "./connection-store";
 import { failurePage, successPage } from "./oauth-pages";
 import { signState, verifyState, type SignedClaims } from "./signed-state";
 import { createTokenCipher } from "./token-cipher";
@@ -46,7 +46,15 @@ export interface FreeeOAuthDeps {
   onConnected?: (teamId: string, userId: string) => Promise<void>;
 }
 
-export type FreeeConnectionStatus = { status: "connected" | "reauth_required" | "not_connected"; companyName?: string; companyId?: number };
+export type FreeeConnectionStatus = {
+  status: "connected" | "reauth_required" | "not_connected";
+  companyName?: string;
+  companyId?: number;
+  /** When the refresh token lapses; absent on a connection stored before the issue time was recorded. */
+  refreshTokenExpiresAt?: string;
+  /** Why a reconnect is needed (a FreeeAuthReason). */
+  reauthReason?: string;
+};
 
 export interface FreeeOAuth {
   connect(request: Request): Promise<Response>;
@@ -201,10 +209,13 @@ export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
   async function getConnectionStatus(teamId: string): Promise<FreeeConnectionStatus> {
     const meta = await deps.connections.getMeta(teamId);
     if (meta === undefined) return { status: "not_connected" };
+    const expiresAt = refreshTokenExpiresAt(meta);
     return {
       status: meta.status === "active" ? "connected" : "reauth_required",
       companyId: meta.companyId,
       ...(meta.companyName === undefined ? {} : { companyName: meta.companyName }),
+      ...(expiresAt === undefined ? {} : { refreshTokenExpiresAt: expiresAt }),
+      ...(meta.reauthReason === undefined ? {} : { reauthReason: meta.reauthReason }),
     };
   }
 

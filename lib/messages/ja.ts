@@ -67,6 +67,19 @@ export function freeeRateLimitedMessage(retryAfterSeconds: number | undefined): 
   return `${head}制限は${wait}後に解除されます。それ以降に実行してください。`;
 }
 
+/**
+ * App Home, to admins: the freee connection will lapse (its 90-day refresh token is close to its end, so the daily
+ * refresh has been failing), or its age is unknown (stored before the issue time was recorded).
+ */
+export function freeeLapseMessage(lapse: { kind: "lapsing"; expiresAt: string; daysLeft: number } | { kind: "unknown_age" }): string {
+  if (lapse.kind === "unknown_age") {
+    return "freee との接続の有効期限を確認できません。自動更新の対象にするため、App Home から freee に再接続してください。";
+  }
+  const date = new Date(Date.parse(lapse.expiresAt) + 9 * 3_600_000).toISOString().slice(0, 10);
+  const when = lapse.daysLeft <= 0 ? "本日" : `あと ${lapse.daysLeft} 日（${date}）`;
+  return `freee との接続は${when}で期限切れになります（自動更新に失敗しています）。期限までに App Home から freee に再接続してください。`;
+}
+
 export type SlackMessageKey = keyof typeof SlackMessages;
 export type AdminMessageKey = keyof typeof AdminMessages;
 

@@ -7,5 +7,11 @@ export interface FreeePort {
   connect?: (request: Request) => Promise<Response>;
   callback?: (request: Request) => Promise<Response>;
   buildConnectUrl?: (teamId: string, userId: string) => Promise<string> | string;
-  getConnectionStatus?: (teamId: string) => Promise<{ status: "connected" | "reauth_required" | "not_connected"; companyName?: string }>;
+  getConnectionStatus?: (teamId: string) => Promise<{
+    status: "connected" | "reauth_required" | "not_connected";
+    companyName?: string;
+    /** When the refresh token lapses (issue + 90 days); absent when not recorded. */
+    refreshTokenExpiresAt?: string;
+    reauthReason?: string;
+  }>;
 }

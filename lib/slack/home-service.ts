@@ -4,7 +4,7 @@ import { isAdmin, type TeamSettingsStore } from "../actions";
 import type { TaskStore } from "../store/task-store";
 import type { FreeePort } from "./freee-port";
 import { buildLedger } from "../report/ledger";
-import { buildHomeView, HomeErrors, type FreeeStatusView, type HomeState } from "./home";
+import { buildHomeView, HomeErrors, type FreeeLapse, type FreeeStatusView, type HomeState } from "./home";
 
 export interface HomeDeps {
   store: Pick<TaskStore, "listRecentTasks" | "listAuditByTeam">;
@@ -51,7 +51,14 @@ async function freeeStatus(deps: HomeDeps, teamId: string, userId: string): Prom
   try {
     const status = await deps.freee.getConnectionStatus(teamId);
     const connectUrl = deps.freee.buildConnectUrl === undefined ? undefined : await deps.freee.buildConnectUrl(teamId, userId);
-    return { status: status.status, ...(status.companyName === undefined ? {} : { companyName: status.companyName }), ...(connectUrl === undefined ? {} : { connectUrl }) };
+    const lapse = status.status === "connected" ? lapseOf(status.refreshTokenExpiresAt, (deps.clock ?? (() => new Date()))()) : undefined;
+    return {
+      status: status.status,
+      ...(status.companyName === undefined ? {} : { companyName: status.companyName }),
+      ...(connectUrl === undefined ? {} : { connectUrl }),
+      ...(lapse === undefined ? {} : { lapse }),
+      ...(status.reauthReason === undefined ? {} : { reauthReason: status.reauthReason }),
+    };
   } catch (err) {
     deps.log.error("freee connection status unavailable", {
       layer: "freee",
@@ -61,6 +68,18 @@ async function freeeStatus(deps: HomeDeps, teamId: string, userId: string): Prom
     });
     return { status: "unknown" };
   }
+}
+
+/**
+ * Warn when the refresh token has at most this many days left. The daily refresh renews it at 60 days of age
+ * (30 left), so a warning means the refresh has been failing for over a week.
+ */
+export const FREEE_LAPSE_WARNING_DAYS = 21;
+
+function lapseOf(expiresAt: string | undefined, now: Date): FreeeLapse | undefined {
+  if (expiresAt === undefined) return { kind: "unknown_age" };
+  const daysLeft = Math.floor((Date.parse(expiresAt) - now.getTime()) / 86_400_000);
+  return daysLeft <= FREEE_LAPSE_WARNING_DAYS ? { kind: "lapsing", expiresAt, daysLeft } : undefined;
 }
 
 export async function publishHome(client: WebClient, deps: HomeDeps, teamId: string, userId: string, notice?: string): Promise<void> {

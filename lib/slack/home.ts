@@ -1,7 +1,7 @@
 import type { KnownBlock, View } from "@slack/web-api";
 import type { Ledger, LedgerOutcome } from "../report/ledger";
 import type { Task } from "../domain/records";
-import { AdminMessages } from "../messages/ja";
+import { AdminMessages, freeeAuthMessageFor, freeeLapseMessage } from "../messages/ja";
 import { context, escapeMrkdwn, header, section, truncate } from "./cards/blocks";
 
 export const HomeActionIds = {
@@ -15,7 +15,13 @@ export interface FreeeStatusView {
   status: "connected" | "reauth_required" | "not_connected" | "unknown";
   companyName?: string;
   connectUrl?: string;
+  /** The connection will lapse soon, or its age is unknown (shown to admins; see home-service.ts). */
+  lapse?: FreeeLapse;
+  /** Why a reconnect is needed (a FreeeAuthReason), for the reauth_required line. */
+  reauthReason?: string;
 }
+
+export type FreeeLapse = { kind: "lapsing"; expiresAt: string; daysLeft: number } | { kind: "unknown_age" };
 
 export interface HomeData {
   viewerIsAdmin: boolean;
@@ -67,6 +73,8 @@ export function buildHomeView(state: HomeState): View {
   } else {
     blocks.push(section(freeeLine));
   }
+  if (data.freee.status === "reauth_required" && data.freee.reauthReason !== undefined) blocks.push(context(freeeAuthMessageFor(data.freee.reauthReason)));
+  if (data.viewerIsAdmin && data.freee.status === "connected" && data.freee.lapse !== undefined) blocks.push(section(`:warning: ${freeeLapseMessage(data.freee.lapse)}`));
 
   blocks.push(header("設定"));
   if (data.viewerIsAdmin) {
