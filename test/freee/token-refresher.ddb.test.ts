@@ -74,6 +74,10 @@ describe("scheduled refresh", () => {
 
     const summary = await refreshAgingTokens(deps(), () => 300_000);
     expect(mine(summary.refreshed)).toEqual([idle]);
+    // A connection already marked for reconnect is not touched (nothing to refresh, nothing to audit).
+    expect(summary.due).toBe(1);
+    expect(mine(summary.reconnectRequired)).toEqual([]);
+    expect((await tasks.listAuditByTeam(marked)).filter((a) => a.action === "error.freee")).toEqual([]);
     expect(fake.refreshCalls).toBe(1);
     const after = (await store.getMeta(idle))!;
     expect(after.version).toBe(2);
