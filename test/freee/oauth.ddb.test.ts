@@ -154,7 +154,10 @@ describe("/freee/callback", () => {
     expect(fake.validRefreshTokens.has(stored!.refreshToken)).toBe(true);
     expect(fake.apiRequests("/api/1/companies").at(-1)!.authorization).toBe(`Bearer ${stored!.accessToken}`);
 
-    expect(await flow.getConnectionStatus(teamId)).toEqual({ status: "connected", companyId: 101, companyName: "テスト株式会社" });
+    // The refresh token freee just issued lapses 90 days from now (the daily refresh renews it before).
+    const status = await flow.getConnectionStatus(teamId);
+    expect(status).toEqual({ status: "connected", companyId: 101, companyName: "テスト株式会社", refreshTokenExpiresAt: expect.any(String) });
+    expect(Math.abs(Date.parse(status.refreshTokenExpiresAt!) - (Date.now() + 90 * 86_400_000))).toBeLessThan(60_000);
     const audit = await taskStore.listAuditByTeam(teamId);
     expect(audit.map((a) => a.action)).toContain("freee.connected");
     expect(JSON.stringify(audit)).not.toContain(stored!.accessToken);
