@@ -1,4 +1,4 @@
-import type { FreeeAuthReason } from "../freee/freee-response";
+import type { FreeeAuthReason } from "../domain/freee-auth";
 
 /**
  * User-facing Japanese messages, word for word from seed 000 §9.1 (Slack) and §9.2 (admin surface, which lives
