@@ -73,11 +73,12 @@ describe("a write that may have reached freee is sent once", () => {
 });
 
 describe("a write freee refused before acting, or that never left, is retried", () => {
-  it("429 on a POST → waits Retry-After and sends again: one deal", async () => {
+  it("429 on a POST → waits what freee says (+ 250 ms margin) and sends again: one deal", async () => {
     fake.fail({ method: "POST", path: "/api/1/deals" }, { status: 429, headers: { "retry-after": "1" } }, 1);
     const { client, sleeps } = makeClient(store, fake, teamId);
     expect((await client.request(createDeal)).ok).toBe(true);
-    expect(sleeps).toEqual([1000]);
+    // The latest of Retry-After (1 s) and the body's meta.reset (at most 1 s ahead, whole seconds).
+    expect(sleeps).toEqual([1250]);
     expect(posts()).toHaveLength(2);
     expect(fake.company(101).deals.filter((d) => d.issue_date === "2026-12-01")).toHaveLength(1);
   });
