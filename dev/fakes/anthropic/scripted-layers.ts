@@ -1,0 +1,105 @@
+import { L1_SYSTEM_PROMPT } from "../../../lib/layers/l1-task";
+import { L2_SYSTEM_PROMPT } from "../../../lib/layers/l2-prompt";
+import { L3_SYSTEM_PROMPT } from "../../../lib/layers/l3-process";
+import { AGENT_DECIDE } from "../../../lib/tools/registry";
+import { safeParse } from "./autoplay";
+import { messageReply, type ScriptedReply } from "./messages";
+
+/**
+ * The fake's Messages responder for the sandbox: L1–L3 answer from the request text, recognised by their
+ * system prompt. Deterministic and offline; the sandbox page labels it as scripted.
+ */
+type Layer = "L1" | "L2" | "L3";
+
+function layerOf(body: Record<string, unknown>): Layer | undefined {
+  const system = Array.isArray(body.system) ? (body.system as { text?: string }[]).map((b) => b.text ?? "").join("") : String(body.system ?? "");
+  const head = (prompt: string) => prompt.slice(0, 60);
+  if (system.startsWith(head(L1_SYSTEM_PROMPT))) return "L1";
+  if (system.startsWith(head(L2_SYSTEM_PROMPT))) return "L2";
+  if (system.startsWith(head(L3_SYSTEM_PROMPT))) return "L3";
+  return undefined;
+}
+
+function userText(body: Record<string, unknown>): string {
+  const messages = (body.messages ?? []) as { role: string; content: string | { type: string; text?: string }[] }[];
+  return messages
+    .filter((m) => m.role === "user")
+    .map((m) => (typeof m.content === "string" ? m.content : m.content.map((c) => c.text ?? "").join("")))
+    .join("\n");
+}
+
+function sectionOf(text: string, tag: string): string | undefined {
+  return new RegExp(`<${tag}>\\n([\\s\\S]*?)\\n</${tag}>`).exec(text)?.[1];
+}
+
+/** What the request is about, read from its words: the sandbox company's HR or its books. */
+function intentOf(request: string): { domain: "hr" | "accounting"; amount?: number } {
+  const hr = /給|従業員|勤怠|社員|人事|さん/.test(request);
+  const man = /(\d+(?:\.\d+)?)\s*万円/.exec(request);
+  const yen = /([\d,]+)\s*円/.exec(request);
+  const amount = man ? Math.round(Number(man[1]) * 10_000) : yen ? Number(yen[1]!.replace(/,/g, "")) : undefined;
+  return { domain: hr ? "hr" : "accounting", ...(amount === undefined || !Number.isFinite(amount) ? {} : { amount }) };
+}
+
+/** The month after `today` (a JST calendar date, YYYY-MM-DD), read from the date itself: no time zone to slip on. */
+export function nextMonth(todayIso: string | undefined): { year: number; month: number } {
+  const [y, m] = (todayIso?.trim() ?? jstToday()).split("-").map(Number) as [number, number];
+  return m === 12 ? { year: y + 1, month: 1 } : { year: y, month: m + 1 };
+}
+
+function jstToday(): string {
+  return new Date(Date.now() + 9 * 3600_000).toISOString().slice(0, 10);
+}
+
+function textFor(body: Record<string, unknown>): string {
+  const layer = layerOf(body);
+  const user = userText(body);
+  if (layer === "L1") {
+    const request = sectionOf(user, "message") ?? user;
+    const { domain, amount } = intentOf(request);
+    const parameters: { name: string; value: string | number }[] = [];
+    const who = /([一-龯ぁ-んァ-ヶ]+)さん/.exec(request)?.[1];
+    if (who !== undefined) parameters.push({ name: "employee_name", value: who });
+    if (amount !== undefined) parameters.push({ name: domain === "hr" ? "new_basic_pay" : "amount", value: amount });
+    return JSON.stringify({ title: request.slice(0, 40), intent: `${request.slice(0, 200)}（スクリプトのモデルによる解析）`, domain, parameters, missingInformation: [] });
+  }
+  if (layer === "L2") {
+    const task = asObject(sectionOf(user, "task"));
+    const reason = sectionOf(user, "rejection_reason");
+    const lines =
+      ((task?.domain as string | undefined) ?? "hr") === "hr"
+        ? ["目的: 依頼に沿って従業員の基本給を変更する。", "1. 対象年月に在籍する従業員の一覧を取得する。", "2. 一覧から対象の従業員を特定する。", "3. 現在の基本給を確認する。", "4. 基本給を新しい金額に更新する。"]
+        : ["目的: 依頼に沿って会計の取引を確認する。", "1. 勘定科目の一覧を取得する。", "2. 取引の一覧を取得して内容を確認する。"];
+    if (reason !== undefined) lines.push(`（却下理由「${reason.trim().slice(0, 100)}」を反映しました）`);
+    return lines.join("\n");
+  }
+  if (layer === "L3") {
+    const task = asObject(sectionOf(user, "task"));
+    const params = (task?.parameters ?? {}) as Record<string, unknown>;
+    const { year, month } = nextMonth(sectionOf(user, "today"));
+    const amount = typeof params.new_basic_pay === "number" ? params.new_basic_pay : 300_000;
+    const step = (order: number, tool: string, input: Record<string, unknown>) => ({ stepId: `s${order}`, order, tool, toolInput: JSON.stringify(input) });
+    const steps =
+      (task?.domain ?? "hr") === "hr"
+        ? [
+            step(1, "freee_hr_list_employees", { year, month }),
+            step(2, AGENT_DECIDE, { instruction: "一覧から対象の従業員 ID を特定する" }),
+            step(3, "freee_hr_get_basic_pay_rule", { year, month, employee_id: 1 }),
+            step(4, "freee_hr_update_basic_pay_rule", { year, month, employee_id: 1, pay_calc_type: "monthly", pay_amount: amount }),
+          ]
+        : [step(1, "freee_accounting_list_account_items", {}), step(2, "freee_accounting_list_deals", { limit: 20 })];
+    return JSON.stringify({ steps });
+  }
+  return "（スクリプトのモデル）この依頼には応答できません。";
+}
+
+export function scriptedLayers(body: Record<string, unknown>): ScriptedReply {
+  const text = textFor(body);
+  const user = userText(body);
+  return messageReply({ texts: [text], model: String(body.model ?? "scripted"), usage: { input_tokens: Math.ceil(user.length / 2), output_tokens: Math.ceil(text.length / 2) } });
+}
+
+function asObject(text: string | undefined): Record<string, unknown> | undefined {
+  const parsed = text === undefined ? undefined : safeParse(text);
+  return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
+}
