@@ -6,7 +6,7 @@ import { ensureAgentSetup, memoizedAgentSetup, type AgentSetupDeps } from "../..
 import { createLogger } from "../../lib/observability/logger";
 import { Keys } from "../../lib/store/table";
 import { startTestTable, type TestTable } from "../support/dynamo";
-import { startFakeManagedAgents, type FakeManagedAgents } from "../support/fake-managed-agents";
+import { startFakeManagedAgents, type FakeAnthropic as FakeManagedAgents } from "../../dev/fakes/anthropic";
 import { UpstreamServerError } from "../../lib/errors/taxonomy";
 
 let fake: FakeManagedAgents;

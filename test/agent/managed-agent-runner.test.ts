@@ -12,7 +12,7 @@ import {
   UpstreamServerError,
   UpstreamTimeoutError,
 } from "../../lib/errors/taxonomy";
-import { ev, type ScriptedPoll } from "../support/fake-managed-agents";
+import { ev, type ScriptedPoll } from "../../dev/fakes/anthropic";
 import { BEARER_SECRET, freshProgress, MCP_URL, startHarness, startInput, type Harness } from "./runner-harness";
 import type { ExecutionProgress } from "../../lib/domain/records";
 import type { PollOutcome } from "../../lib/agent/agent-runner";

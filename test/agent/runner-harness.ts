@@ -4,7 +4,7 @@ import type { AgentRunner, StartRunInput } from "../../lib/agent/agent-runner";
 import type { ExecutionProgress } from "../../lib/domain/records";
 import { createLogger } from "../../lib/observability/logger";
 import { startTestTable, type TestTable } from "../support/dynamo";
-import { startFakeManagedAgents, type FakeManagedAgents } from "../support/fake-managed-agents";
+import { startFakeManagedAgents, type FakeAnthropic as FakeManagedAgents } from "../../dev/fakes/anthropic";
 
 export const BEARER_SECRET = "test-mcp-bearer-secret-0123456789abcdef";
 export const MCP_URL = "https://mcp.example.test/mcp";

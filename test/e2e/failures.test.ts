@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SlackMessages } from "../../lib/messages/ja";
-import { ev } from "../support/fake-managed-agents";
-import { messageReply } from "../support/fake-anthropic-messages";
+import { ev } from "../../dev/fakes/anthropic";
+import { messageReply } from "../../dev/fakes/anthropic";
 import { l1Ok, l2Ok, l3Ok } from "../pipeline/fixtures";
 import { auditActions, blockText, history, historyOf, settled, SlackUser, startE2E, texts, waitFor, type E2E } from "./support";
 

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SlackMessages } from "../../lib/messages/ja";
-import { ev } from "../support/fake-managed-agents";
+import { ev } from "../../dev/fakes/anthropic";
 import { l1Ok, l2Ok, l3Ok } from "../pipeline/fixtures";
 import { auditActions, blockText, historyOf, settled, SlackUser, startE2E, texts, waitFor, type E2E } from "./support";
 

@@ -3,8 +3,8 @@ import { startLocalStack, type LocalStack } from "../../dev/local/local-stack";
 import { blockActionsPayload, messageEnvelope, viewSubmissionPayload } from "../../dev/local/slack-payloads";
 import { deliverEvent, deliverInteraction, type SlackDelivery } from "../../dev/local/slack-signature";
 import type { ChannelMessage } from "../../dev/local/slack-recorder";
-import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic-messages";
-import { startFakeManagedAgents, type FakeManagedAgents } from "../support/fake-managed-agents";
+import { startFakeAnthropic, type FakeAnthropic } from "../../dev/fakes/anthropic";
+import { startFakeManagedAgents, type FakeAnthropic as FakeManagedAgents } from "../../dev/fakes/anthropic";
 
 /**
  * The end-to-end harness: the `npm run dev` stack (startLocalStack) on an ephemeral port, reached only over HTTP

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { AuthError, RateLimitedError, UpstreamServerError } from "../../lib/errors/taxonomy";
 import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
 import { startTestTable, type TestTable } from "../support/dynamo";
-import { startFakeFreee, type FakeFreee } from "../support/fake-freee";
+import { startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { connect, makeClient, makeStore } from "./helpers";
 
 /** Seed 000 §7.1 (freee API error table), one test per row, against the scripted freee and a real DynamoDB. */
@@ -36,7 +36,7 @@ describe("seed §7.1 freee API table", () => {
   });
 
   it("401 Unauthorized → refresh the token once and retry (then success)", async () => {
-    fake.revokeAccessTokens();
+    fake.expireAccessTokens();
     const { client } = makeClient(store, fake, teamId);
     const result = await client.request(listEmployees);
     expect(result.ok).toBe(true);
@@ -61,8 +61,8 @@ describe("seed §7.1 freee API table", () => {
   });
 
   it("401 and a refused refresh token → AuthError, connection marked for reconnect", async () => {
-    fake.revokeAccessTokens();
-    fake.validRefreshTokens.clear();
+    fake.expireAccessTokens();
+    fake.revokeRefreshTokens();
     const { client } = makeClient(store, fake, teamId);
     await expect(client.request(listEmployees)).rejects.toBeInstanceOf(AuthError);
     expect((await store.getMeta(teamId))!.status).toBe("reauth_required");
@@ -84,7 +84,7 @@ describe("seed §7.1 freee API table", () => {
   it("404 Not Found → no retry, a typed result", async () => {
     const { client } = makeClient(store, fake, teamId);
     const result = await client.request({ method: "GET", path: "/hr/api/v1/employees/404", query: { company_id: 101, year: 2026, month: 1 } });
-    expect(result).toMatchObject({ ok: false, status: 404, kind: "not_found", messages: ["従業員が見つかりません"] });
+    expect(result).toMatchObject({ ok: false, status: 404, kind: "not_found", messages: ["従業員が見つかりません。"] });
     expect(fake.apiRequests()).toHaveLength(1);
   });
 
@@ -151,7 +151,7 @@ describe("serialised refresh (single-use refresh tokens)", () => {
   it("5 concurrent calls with an expired token → exactly one refresh and five successes", async () => {
     const expiredTeam = `${teamId}-exp`;
     await connect(store, fake, expiredTeam, -60_000);
-    fake.revokeAccessTokens();
+    fake.expireAccessTokens();
     fake.refreshDelayMs = 50;
     // Five separate clients: five Lambda instances sharing only the table item.
     const clients = Array.from({ length: 5 }, () => makeClient(store, fake, expiredTeam).client);
@@ -165,7 +165,7 @@ describe("serialised refresh (single-use refresh tokens)", () => {
   });
 
   it("5 concurrent calls that meet a 401 → exactly one refresh and five successes", async () => {
-    fake.revokeAccessTokens();
+    fake.expireAccessTokens();
     fake.refreshDelayMs = 50;
     const clients = Array.from({ length: 5 }, () => makeClient(store, fake, teamId).client);
     const results = await Promise.all(clients.map((c) => c.request(listEmployees)));
@@ -176,7 +176,7 @@ describe("serialised refresh (single-use refresh tokens)", () => {
   it("a lease left by a crashed caller expires and the next caller refreshes", async () => {
     const meta = (await store.getMeta(teamId))!;
     expect(await store.tryAcquireRefreshLease(teamId, meta.version, "crashed", 30)).toBe(true);
-    fake.revokeAccessTokens();
+    fake.expireAccessTokens();
     const { client } = makeClient(store, fake, teamId, { refreshLeaseMs: 30 });
     expect((await client.request(listEmployees)).ok).toBe(true);
     expect(fake.refreshCalls).toBe(1);

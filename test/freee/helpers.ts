@@ -9,7 +9,7 @@ import type { TestTable } from "../support/dynamo";
 
 export const localKey = () => randomBytes(32).toString("base64");
 
-/** What these helpers need of a scripted freee (the strict one in dev/fakes/freee, or the older test/support one). */
+/** What these helpers need of the freee fake (dev/fakes/freee). */
 interface FreeeLike {
   url: string;
   issueTokens(): { accessToken: string; refreshToken: string };

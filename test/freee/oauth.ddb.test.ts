@@ -10,7 +10,7 @@ import { TaskStore } from "../../lib/store/task-store";
 import { FatalConfigError } from "../../lib/errors/taxonomy";
 import type { FreeePort } from "../../lib/slack/freee-port";
 import { startTestTable, type TestTable } from "../support/dynamo";
-import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../support/fake-freee";
+import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { makeStore } from "./helpers";
 
 const SECRET = "freee-state-secret-for-tests";
@@ -150,8 +150,8 @@ describe("/freee/callback", () => {
     expect(exchange.form).toMatchObject({ code, redirect_uri: `${INGRESS}/freee/callback`, client_id: FAKE_CLIENT_ID, client_secret: FAKE_CLIENT_SECRET });
     const stored = await connections.get(teamId);
     expect(stored).toMatchObject({ companyId: 101, companyName: "テスト株式会社", connectedBy: "UADMIN", status: "active", version: 1 });
-    expect(fake.validAccessTokens.has(stored!.accessToken)).toBe(true);
-    expect(fake.validRefreshTokens.has(stored!.refreshToken)).toBe(true);
+    expect(fake.acceptsAccessToken(stored!.accessToken)).toBe(true);
+    expect(fake.acceptsRefreshToken(stored!.refreshToken)).toBe(true);
     expect(fake.apiRequests("/api/1/companies").at(-1)!.authorization).toBe(`Bearer ${stored!.accessToken}`);
 
     // The refresh token freee just issued lapses 90 days from now (the daily refresh renews it before).

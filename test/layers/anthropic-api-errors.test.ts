@@ -9,7 +9,7 @@ import {
   UpstreamTimeoutError,
 } from "../../lib/errors/taxonomy";
 import { createAnthropicClient } from "../../lib/layers/anthropic-client";
-import { errorReply, messageReply } from "../support/fake-anthropic-messages";
+import { errorReply, messageReply } from "../../dev/fakes/anthropic";
 import { caught, expectLayerRequest, expectOutputConfig, LAYER_CASES, onlyRequest, useLayerHarness } from "./helpers";
 
 /**

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { MalformedOutputError } from "../../lib/errors/taxonomy";
 import { buildParams, callModelJson, callModelText, outputFormatOf, parseJsonReply, stripMarkdownFence } from "../../lib/layers/call-model";
 import { LAYER_DEFAULTS } from "../../lib/layers/settings";
-import { messageReply } from "../support/fake-anthropic-messages";
+import { messageReply } from "../../dev/fakes/anthropic";
 import { caught, onlyRequest, useLayerHarness } from "./helpers";
 
 const h = useLayerHarness();

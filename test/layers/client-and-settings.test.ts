@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FatalConfigError } from "../../lib/errors/taxonomy";
 import { createAnthropicClient, createAnthropicClientFromEnv, DEFAULT_ANTHROPIC_TIMEOUT_MS } from "../../lib/layers/anthropic-client";
 import { LAYER_DEFAULTS, loadLayerSettings } from "../../lib/layers/settings";
-import { errorReply, jsonReply, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic-messages";
+import { errorReply, jsonReply, startFakeAnthropic, type FakeAnthropic } from "../../dev/fakes/anthropic";
 import { caught } from "./helpers";
 
 let fake: FakeAnthropic;
@@ -19,12 +19,12 @@ describe("createAnthropicClient", () => {
     fake.requests.length = 0;
     // Two scripted failures: an SDK with its default retries would come back for the second one.
     fake.enqueue(errorReply(500, "api_error", "boom"), errorReply(500, "api_error", "boom"));
-    await expect(client.messages.create({ model: "m", max_tokens: 1, messages: [{ role: "user", content: "x" }] })).rejects.toThrow();
+    await expect(client.messages.create({ model: "claude-haiku-4-5", max_tokens: 1, messages: [{ role: "user", content: "x" }] })).rejects.toThrow();
     expect(fake.requests).toHaveLength(1);
     expect(fake.pending()).toBe(1);
     fake.enqueue(jsonReply({}));
-    await expect(client.messages.create({ model: "m", max_tokens: 1, messages: [{ role: "user", content: "x" }] })).rejects.toThrow();
-    await client.messages.create({ model: "m", max_tokens: 1, messages: [{ role: "user", content: "x" }] });
+    await expect(client.messages.create({ model: "claude-haiku-4-5", max_tokens: 1, messages: [{ role: "user", content: "x" }] })).rejects.toThrow();
+    await client.messages.create({ model: "claude-haiku-4-5", max_tokens: 1, messages: [{ role: "user", content: "x" }] });
     expect(fake.pending()).toBe(0);
   });
 
@@ -33,7 +33,7 @@ describe("createAnthropicClient", () => {
     expect(client.timeout).toBe(5000);
     fake.requests.length = 0;
     fake.enqueue(jsonReply({ ok: true }));
-    await client.messages.create({ model: "m", max_tokens: 1, messages: [{ role: "user", content: "x" }] });
+    await client.messages.create({ model: "claude-haiku-4-5", max_tokens: 1, messages: [{ role: "user", content: "x" }] });
     expect(fake.requests[0]!.headers.authorization).toBe("Bearer sk-ant-env-key");
     expect(fake.requests[0]!.apiKey).toBe("sk-ant-env-key");
   });

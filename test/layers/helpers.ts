@@ -7,7 +7,7 @@ import { L3_OUTPUT, L3_SYSTEM_PROMPT, runL3Process } from "../../lib/layers/l3-p
 import { createAnthropicClient } from "../../lib/layers/anthropic-client";
 import type { LayerDeps } from "../../lib/layers/call-model";
 import { loadLayerSettings, type LayerName, type LayersSettings } from "../../lib/layers/settings";
-import { startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from "../support/fake-anthropic-messages";
+import { startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from "../../dev/fakes/anthropic";
 
 export const TEST_API_KEY = "sk-ant-test-key";
 /** 2026-11-30 09:00 JST: "来月" is 2026-12. */

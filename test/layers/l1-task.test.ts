@@ -3,7 +3,7 @@ import { ZodError } from "zod";
 import { describe, expect, it } from "vitest";
 import { BadRequestError, MalformedOutputError, RateLimitedError, UpstreamServerError } from "../../lib/errors/taxonomy";
 import { L1_OUTPUT, L1_SYSTEM_PROMPT, runL1Task } from "../../lib/layers/l1-task";
-import { errorReply, jsonReply, messageReply } from "../support/fake-anthropic-messages";
+import { errorReply, jsonReply, messageReply } from "../../dev/fakes/anthropic";
 import { caught, expectLayerRequest, NOW, onlyRequest, REQUEST_TEXT, useLayerHarness, userText } from "./helpers";
 
 /** Seed §3.1 L1: Message → Task, one test per row, plus what the request carries. */

@@ -2,7 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
 import { BadRequestError, EmptyResponseError, UpstreamServerError } from "../../lib/errors/taxonomy";
 import { L2_SYSTEM_PROMPT, runL2Prompt } from "../../lib/layers/l2-prompt";
-import { errorReply, messageReply } from "../support/fake-anthropic-messages";
+import { errorReply, messageReply } from "../../dev/fakes/anthropic";
 import { caught, expectLayerRequest, NOW, onlyRequest, PROMPT_TEXT, REQUEST_TEXT, TASK, useLayerHarness, userText } from "./helpers";
 
 /** Seed §3.2 L2: Task → Prompt, and §4.1/§4.3 regeneration (previous version + reason, always). */

@@ -4,7 +4,7 @@ import type { ProcessStep } from "../../lib/domain/records";
 import { BadRequestError, MalformedOutputError } from "../../lib/errors/taxonomy";
 import { L3_OUTPUT, L3_SYSTEM_PROMPT, runL3Process, type L3Input } from "../../lib/layers/l3-process";
 import { FREEE_TOOLS } from "../../lib/tools/registry";
-import { jsonReply, messageReply } from "../support/fake-anthropic-messages";
+import { jsonReply, messageReply } from "../../dev/fakes/anthropic";
 import { caught, expectLayerRequest, NOW, onlyRequest, PROMPT_TEXT, TASK, useLayerHarness, userText } from "./helpers";
 
 /** Seed §3.3 L3: Prompt → Process, `_validate_steps` row by row, and the retry / regeneration inputs. */

@@ -5,7 +5,7 @@ import {
   SilentFailureError,
   TruncatedResponseError,
 } from "../../lib/errors/taxonomy";
-import { messageReply } from "../support/fake-anthropic-messages";
+import { messageReply } from "../../dev/fakes/anthropic";
 import { caught, expectLayerRequest, expectOutputConfig, LAYER_CASES, onlyRequest, useLayerHarness } from "./helpers";
 
 /**

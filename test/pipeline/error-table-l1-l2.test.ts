@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SlackMessages } from "../../lib/messages/ja";
-import { errorReply, jsonReply, messageReply } from "../support/fake-anthropic-messages";
+import { errorReply, jsonReply, messageReply } from "../../dev/fakes/anthropic";
 import { path, retriesOf, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
 import { L1_REPLY, decide, expectPipelineFailure, l1Ok, l2Ok } from "./fixtures";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { cancelExecution, rerunExecution } from "../../lib/actions";
 import { SlackMessages } from "../../lib/messages/ja";
-import { ev } from "../support/fake-managed-agents";
+import { ev } from "../../dev/fakes/anthropic";
 import { entriesOf, path, retriesOf, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
 import { decide, l1Ok, l2Ok, l3Ok, runExecution, slackTexts } from "./fixtures";
 

@@ -1,6 +1,6 @@
 import { approve, reject } from "../../lib/actions";
 import type { VersionKind } from "../../lib/domain/records";
-import { jsonReply, messageReply, type ScriptedReply } from "../support/fake-anthropic-messages";
+import { jsonReply, messageReply, type ScriptedReply } from "../../dev/fakes/anthropic";
 import type { PipelineHarness } from "../support/local-sfn";
 
 /** L1 structured output (parameters as entries, the structured-output shape). */

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
 import { MetricNames } from "../../lib/observability/metrics";
-import { messageReply } from "../support/fake-anthropic-messages";
+import { messageReply } from "../../dev/fakes/anthropic";
 import { startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
 import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "./fixtures";
 

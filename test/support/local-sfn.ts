@@ -18,8 +18,8 @@ import { handleSfnRequest } from "../../dev/local/sfn-http-facade";
 import { startTestTable, type TestTable } from "./dynamo";
 import { startHttpRouter } from "./http-router";
 import type { BundledStep } from "./step-bundles";
-import { startFakeAnthropic, type FakeAnthropic } from "./fake-anthropic-messages";
-import { startFakeManagedAgents, type FakeManagedAgents } from "./fake-managed-agents";
+import { startFakeAnthropic, type FakeAnthropic } from "../../dev/fakes/anthropic";
+import { startFakeManagedAgents, type FakeAnthropic as FakeManagedAgents } from "../../dev/fakes/anthropic";
 import { startFakeSlack, type FakeSlack } from "./fake-slack";
 
 export const ANTHROPIC_TEST_KEY = "sk-ant-test-pipeline";

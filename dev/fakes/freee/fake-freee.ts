@@ -131,6 +131,17 @@ export class FakeFreee {
     for (const grant of this.accessTokens.values()) grant.expiresAt = this.clock() - 1;
   }
 
+  /** Whether freee would accept this access token now (issued, not expired). */
+  acceptsAccessToken(token: string): boolean {
+    const grant = this.accessTokens.get(token);
+    return grant !== undefined && grant.expiresAt > this.clock();
+  }
+
+  /** Whether this refresh token is still unused. */
+  acceptsRefreshToken(token: string): boolean {
+    return this.refreshTokens.has(token);
+  }
+
   /** The refresh tokens handed out so far stop working (revoked on freee's side): refresh answers invalid_grant. */
   revokeRefreshTokens(): void {
     this.refreshTokens.clear();
