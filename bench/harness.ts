@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startFakeSlack } from "../test/support/fake-slack";
+import { startFakeSlack } from "../dev/fakes/slack/fake-slack";
 import { TEST_SIGNING_SECRET } from "../test/support/slack-signing";
 import { bundleLambda, type BundleResult } from "./bundle";
 import { measureCold, type ColdResult } from "./cold";

@@ -113,7 +113,8 @@ export function createBoltApp(deps: BoltDeps): { app: App; receiver: AwsLambdaRe
     deps.log.info("bot token revoked; installation deleted", { teamId: context.teamId });
   });
   app.event("app_home_opened", async ({ event, context, client }) => {
-    if (event.tab !== "home" || context.teamId === undefined) return;
+    // Without a user there is no Home tab to publish (Slack refuses views.publish without user_id).
+    if (event.tab !== "home" || context.teamId === undefined || typeof event.user !== "string" || event.user === "") return;
     await publishHome(client, deps.home, context.teamId, event.user);
   });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { startLocalStack, type LocalStack } from "../../dev/local/local-stack";
 import { blockActionsPayload, messageEnvelope } from "../../dev/local/slack-payloads";
 import { deliverEvent, deliverInteraction } from "../../dev/local/slack-signature";
-import { startFakeSlack, type FakeSlack } from "../support/fake-slack";
+import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { TEST_SIGNING_SECRET } from "../support/slack-signing";
 import { waitFor } from "./support";
 

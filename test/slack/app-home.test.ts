@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TeamSettingsStore } from "../../lib/actions";
 import { AuditLog } from "../../lib/audit/audit-log";
 import { createLogger } from "../../lib/observability/logger";
@@ -8,7 +8,7 @@ import { createWebClient } from "../../lib/slack/web-client";
 import { ThrottledError } from "../../lib/errors/taxonomy";
 import { AdminMessages } from "../../lib/messages/ja";
 import { startTestTable, type TestTable } from "../support/dynamo";
-import { startFakeSlack, type FakeSlack } from "../support/fake-slack";
+import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { signedInteraction, signedJson } from "../support/slack-signing";
 import { install, messageEvent, startIngress } from "./ingress-harness";
 
@@ -23,8 +23,10 @@ const freee = {
 beforeAll(async () => {
   [table, slack] = await Promise.all([startTestTable(), startFakeSlack()]);
   h = await startIngress(table, slack, {}, freee);
-  await install(h.installations, "T1");
+  await install(h, "T1");
 });
+// Slack refused nothing the test did not script: a call the real Slack would refuse fails the test.
+afterEach(() => expect(slack.takeRefused()).toEqual([]));
 afterAll(async () => Promise.all([table.close(), slack.close()]));
 beforeEach(() => slack.reset());
 

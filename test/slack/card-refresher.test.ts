@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
 import { createLogger } from "../../lib/observability/logger";
 import { StaticBotTokenResolver } from "../../lib/slack/bot-token";
 import { SlackCardRefresher } from "../../lib/slack/slack-card-refresher";
@@ -6,7 +6,7 @@ import { createWebClient } from "../../lib/slack/web-client";
 import { TaskStore } from "../../lib/store/task-store";
 import { AuthError, RateLimitedError } from "../../lib/errors/taxonomy";
 import { startTestTable, type TestTable } from "../support/dynamo";
-import { startFakeSlack, type FakeSlack } from "../support/fake-slack";
+import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 
 let table: TestTable;
 let slack: FakeSlack;
@@ -15,7 +15,7 @@ let refresher: SlackCardRefresher;
 let n = 0;
 
 beforeAll(async () => {
-  [table, slack] = await Promise.all([startTestTable(), startFakeSlack()]);
+  [table, slack] = await Promise.all([startTestTable(), startFakeSlack({ botTokens: ["xoxb-test"] })]);
   store = new TaskStore(table.doc, table.tableName);
   refresher = new SlackCardRefresher({
     store,
@@ -25,6 +25,8 @@ beforeAll(async () => {
     log: createLogger("test"),
   });
 });
+// Slack refused nothing the test did not script: a call the real Slack would refuse fails the test.
+afterEach(() => expect(slack.takeRefused()).toEqual([]));
 afterAll(async () => Promise.all([table.close(), slack.close()]));
 beforeEach(() => slack.reset());
 

@@ -1,8 +1,8 @@
 import { SendTaskSuccessCommand, StartExecutionCommand } from "@aws-sdk/client-sfn";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { ActionIds } from "../../lib/slack/cards";
 import { startTestTable, type TestTable } from "../support/dynamo";
-import { startFakeSlack, type FakeSlack } from "../support/fake-slack";
+import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { signedInteraction, signedJson } from "../support/slack-signing";
 import { taskAwaitingPrompt, taskWithExecution } from "../actions/harness";
 import { blockAction, install, messageEvent, rejectSubmission, startIngress } from "./ingress-harness";
@@ -19,8 +19,10 @@ beforeAll(async () => {
   h = await startIngress(table, slack);
   if (level === undefined) delete process.env.LOG_LEVEL;
   else process.env.LOG_LEVEL = level;
-  await install(h.installations, "T1");
+  await install(h, "T1");
 });
+// Slack refused nothing the test did not script: a call the real Slack would refuse fails the test.
+afterEach(() => expect(slack.takeRefused()).toEqual([]));
 afterAll(async () => Promise.all([table.close(), slack.close()]));
 
 /** Small seeded PRNG (mulberry32): a failure is reproducible from the printed seed. */

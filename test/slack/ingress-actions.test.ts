@@ -1,10 +1,10 @@
 import { SendTaskSuccessCommand, StartExecutionCommand } from "@aws-sdk/client-sfn";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ActionMessages } from "../../lib/actions";
 import { ActionIds } from "../../lib/slack/cards";
 import { SlackMessages } from "../../lib/messages/ja";
 import { startTestTable, type TestTable } from "../support/dynamo";
-import { startFakeSlack, type FakeSlack } from "../support/fake-slack";
+import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { signedInteraction } from "../support/slack-signing";
 import { taskAwaitingPrompt, taskWithExecution } from "../actions/harness";
 import { blockAction, install, rejectSubmission, startIngress } from "./ingress-harness";
@@ -16,8 +16,10 @@ let h: Awaited<ReturnType<typeof startIngress>>;
 beforeAll(async () => {
   [table, slack] = await Promise.all([startTestTable(), startFakeSlack()]);
   h = await startIngress(table, slack);
-  await install(h.installations, "T1", "xoxb-T1-token");
+  await install(h, "T1", "xoxb-T1-token");
 });
+// Slack refused nothing the test did not script: a call the real Slack would refuse fails the test.
+afterEach(() => expect(slack.takeRefused()).toEqual([]));
 afterAll(async () => Promise.all([table.close(), slack.close()]));
 beforeEach(() => {
   h.sfnMock.resetHistory();
@@ -63,7 +65,7 @@ describe("approve over HTTP", () => {
   });
 
   it("a click from another workspace on this team's task changes nothing", async () => {
-    await install(h.installations, "T2");
+    await install(h, "T2");
     const task = await taskAwaitingPrompt(h.store, { teamId: "T1" });
     await click("UREQ", ActionIds.approve, { taskId: task.taskId, kind: "prompt", version: 1 }, "T2");
     expect(successes()).toHaveLength(0);
@@ -78,7 +80,9 @@ describe("reject over HTTP (modal)", () => {
     expect(res.statusCode).toBe(200);
     const opened = slack.callsTo("views.open");
     expect(opened).toHaveLength(1);
-    expect(opened[0]!.body.trigger_id).toBe("1234.5678.abcdef");
+    // Opened with the interaction's own trigger_id, within its 3 s: Slack accepted it.
+    expect(opened[0]!.error).toBeUndefined();
+    expect(slack.workspace.openView?.view.callback_id).toBe("reject_reason");
     const view = opened[0]!.body.view as { callback_id: string; private_metadata: string };
     expect(view.callback_id).toBe("reject_reason");
     expect(JSON.parse(view.private_metadata)).toEqual({ taskId: task.taskId, kind: "prompt", version: 1 });

@@ -1,7 +1,7 @@
 import { StartExecutionCommand } from "@aws-sdk/client-sfn";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startTestTable, type TestTable } from "../support/dynamo";
-import { startFakeSlack, type FakeSlack } from "../support/fake-slack";
+import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { nowSeconds, signature, signedJson } from "../support/slack-signing";
 import { install, messageEvent, startIngress } from "./ingress-harness";
 
@@ -12,8 +12,10 @@ let h: Awaited<ReturnType<typeof startIngress>>;
 beforeAll(async () => {
   [table, slack] = await Promise.all([startTestTable(), startFakeSlack()]);
   h = await startIngress(table, slack);
-  await install(h.installations, "T1");
+  await install(h, "T1");
 });
+// Slack refused nothing the test did not script: a call the real Slack would refuse fails the test.
+afterEach(() => expect(slack.takeRefused()).toEqual([]));
 afterAll(async () => Promise.all([table.close(), slack.close()]));
 beforeEach(() => {
   h.sfnMock.resetHistory();
@@ -144,7 +146,7 @@ describe("messages start tasks", () => {
 
 describe("installation lifecycle events", () => {
   it("app_uninstalled deletes the installation; later events are refused cleanly", async () => {
-    await install(h.installations, "TGONE");
+    await install(h, "TGONE");
     const uninstall = { ...messageEvent("TGONE"), event: { type: "app_uninstalled", event_ts: "1710000000.1" } };
     expect((await h.send(signedJson(uninstall))).statusCode).toBe(200);
     expect(await h.installations.find({ teamId: "TGONE", isEnterpriseInstall: false })).toBeUndefined();
@@ -154,7 +156,7 @@ describe("installation lifecycle events", () => {
   });
 
   it("tokens_revoked (bot) deletes the installation", async () => {
-    await install(h.installations, "TREVOKE");
+    await install(h, "TREVOKE");
     const revoked = { ...messageEvent("TREVOKE"), event: { type: "tokens_revoked", tokens: { bot: ["UBOT"] }, event_ts: "1710000000.2" } };
     expect((await h.send(signedJson(revoked))).statusCode).toBe(200);
     expect(await h.installations.find({ teamId: "TREVOKE", isEnterpriseInstall: false })).toBeUndefined();

@@ -7,7 +7,7 @@ import type { FreeePort } from "../../lib/slack/freee-port";
 import { createIngressFromEnv } from "../../lib/slack/ingress-env";
 import { TaskStore } from "../../lib/store/task-store";
 import type { TestTable } from "../support/dynamo";
-import type { FakeSlack } from "../support/fake-slack";
+import type { FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { TEST_SIGNING_SECRET, type FunctionUrlEvent } from "../support/slack-signing";
 
 export const TASK_PIPELINE_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:TaskPipeline";
@@ -48,12 +48,17 @@ export async function startIngress(table: TestTable, slack: FakeSlack, extraEnv:
   const ingress = await createIngressFromEnv(env, { doc: table.doc, sfn, freee });
   const installations = new DynamoInstallationStore(table.doc, table.tableName);
   const send = async (event: FunctionUrlEvent): Promise<HttpResponse> => ingress(fromFunctionUrlEvent(event));
-  return { ingress, send, store, sfnMock, installations, env };
+  // Interactions carry trigger_ids Slack issued at delivery (the fake holds them to its 3 s and single use).
+  issueTriggerId = () => slack.issueTriggerId();
+  return { ingress, send, store, sfnMock, installations, env, slack };
 }
 
-/** Store an installation for a workspace, as the OAuth flow would. */
-export async function install(installations: DynamoInstallationStore, teamId: string, botToken = `xoxb-${teamId}`) {
-  await installations.storeInstallation({
+let issueTriggerId: () => string = () => "1234.5678.abcdef";
+
+/** Store an installation for a workspace, as the OAuth flow would (Slack issued its bot token). */
+export async function install(h: { installations: DynamoInstallationStore; slack: FakeSlack }, teamId: string, botToken = `xoxb-${teamId}`) {
+  h.slack.addBotToken(botToken, { teamId });
+  await h.installations.storeInstallation({
     team: { id: teamId, name: teamId },
     enterprise: undefined,
     user: { id: "UINSTALLER", token: undefined, scopes: undefined },
@@ -93,7 +98,7 @@ export function blockAction(teamId: string, userId: string, actionId: string, va
     channel: { id: channel, name: "general" },
     // Cards live in the request's thread, so Slack sends the thread's ts with the click.
     container: { type: "message", message_ts: "1800000000.000001", channel_id: channel, is_ephemeral: false, thread_ts: "1700000000.000001" },
-    trigger_id: "1234.5678.abcdef",
+    trigger_id: issueTriggerId(),
     message: { ts: "1800000000.000001", text: "card", thread_ts: "1700000000.000001" },
     response_url: "https://hooks.slack.invalid/actions/x",
     actions: [{ type: "button", action_id: actionId, block_id: "b1", value: JSON.stringify(value), action_ts: "1800000000.1" }],
@@ -108,7 +113,7 @@ export function rejectSubmission(teamId: string, userId: string, metadata: unkno
     user: { id: userId, username: "u", team_id: teamId },
     api_app_id: "A0001",
     token: "legacy",
-    trigger_id: "1234.5678.abcdef",
+    trigger_id: issueTriggerId(),
     view: {
       id: "V0001",
       team_id: teamId,

@@ -1,7 +1,7 @@
 import { StartExecutionCommand } from "@aws-sdk/client-sfn";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { startTestTable, type TestTable } from "../support/dynamo";
-import { startFakeSlack, type FakeSlack } from "../support/fake-slack";
+import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { getRequest, signedJson } from "../support/slack-signing";
 import { messageEvent, startIngress } from "./ingress-harness";
 
@@ -10,9 +10,11 @@ let slack: FakeSlack;
 let h: Awaited<ReturnType<typeof startIngress>>;
 
 beforeAll(async () => {
-  [table, slack] = await Promise.all([startTestTable(), startFakeSlack()]);
+  [table, slack] = await Promise.all([startTestTable(), startFakeSlack({ clientId: "111.222", clientSecret: "client-secret" })]);
   h = await startIngress(table, slack, { SLACK_REDIRECT_URI: "https://ingress.example/slack/oauth_redirect" });
 });
+// Slack refused nothing the test did not script: a call the real Slack would refuse fails the test.
+afterEach(() => expect(slack.takeRefused()).toEqual([]));
 afterAll(async () => Promise.all([table.close(), slack.close()]));
 
 it("install end to end: state cookie, oauth.v2.access, installation stored, events of that workspace authorised", async () => {
@@ -31,14 +33,16 @@ it("install end to end: state cookie, oauth.v2.access, installation stored, even
   const cookie = start.cookies!.find((c) => c.startsWith("slack-app-oauth-state="))!;
   expect(cookie).toContain(state);
 
-  const callback = await h.send(getRequest("/slack/oauth_redirect", `code=the-code&state=${encodeURIComponent(state)}`, { cookie: cookie.split(";")[0]! }));
+  const code = slack.issueOAuthCode();
+  const callback = await h.send(getRequest("/slack/oauth_redirect", `code=${encodeURIComponent(code)}&state=${encodeURIComponent(state)}`, { cookie: cookie.split(";")[0]! }));
   expect(callback.statusCode).toBe(200);
   expect(callback.body).toContain("インストールが完了しました");
   const access = slack.callsTo("oauth.v2.access");
   expect(access).toHaveLength(1);
-  expect(access[0]!.body.code).toBe("the-code");
+  expect(access[0]!.body.code).toBe(code);
   const stored = await h.installations.find({ teamId: "T0001", isEnterpriseInstall: false });
-  expect(stored?.bot?.token).toBe("xoxb-fake-installed-token");
+  // The token Slack issued for this install is what the app stored.
+  expect(stored?.bot?.token).toBe(access[0]!.response?.access_token);
 
   const res = await h.send(signedJson(messageEvent("T0001", { text: "勤怠を締めて" })));
   expect(res.statusCode).toBe(200);

@@ -20,7 +20,7 @@ import { startHttpRouter } from "./http-router";
 import type { BundledStep } from "./step-bundles";
 import { startFakeAnthropic, type FakeAnthropic } from "../../dev/fakes/anthropic";
 import { startFakeManagedAgents, type FakeAnthropic as FakeManagedAgents } from "../../dev/fakes/anthropic";
-import { startFakeSlack, type FakeSlack } from "./fake-slack";
+import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 
 export const ANTHROPIC_TEST_KEY = "sk-ant-test-pipeline";
 export const MCP_BEARER_SECRET = "test-mcp-bearer-secret-0123456789abcdef";

@@ -78,7 +78,17 @@ function element(c: Collector, el: unknown, pointer: string): void {
     case "conversations_select":
     case "channels_select":
     case "multi_static_select":
+    case "multi_users_select":
+    case "multi_conversations_select":
+    case "multi_channels_select":
+    case "multi_external_select":
     case "external_select":
+    case "datetimepicker":
+    case "email_text_input":
+    case "number_input":
+    case "url_text_input":
+    case "rich_text_input":
+    case "file_input":
     case "mrkdwn":
     case "plain_text":
       return;

@@ -23,6 +23,10 @@ export interface RecordedCall {
   at: number;
   /** Slack's `error` when the call was refused. */
   error?: string;
+  /** The refusal was scripted by the test (failNext), not earned by the request. */
+  scripted?: boolean;
+  /** What Slack answered (for a refusal: its `errors` / `response_metadata`). */
+  response?: Record<string, unknown>;
 }
 
 export interface ScriptedFailure {
@@ -75,6 +79,7 @@ export class FakeSlack {
   private readonly clock: () => number;
   private readonly triggerTtlMs: number;
   private readonly client: { id: string; secret: string };
+  private readonly seen = new WeakSet<RecordedCall>();
   private viewSeq = 0;
   private server: ListeningFake | undefined;
 
@@ -127,6 +132,18 @@ export class FakeSlack {
     this.windows.clear();
   }
 
+  /** Calls Slack refused on their own merits (not by a scripted failure): a test expects none unless it says so. */
+  refused(): RecordedCall[] {
+    return this.calls.filter((c) => c.error !== undefined && c.scripted !== true);
+  }
+
+  /** The refusals not yet taken, marked as seen: a test's afterEach asserts there were none. */
+  takeRefused(): { method: string; error: string | undefined; details?: unknown }[] {
+    const refused = this.refused().filter((c) => !this.seen.has(c));
+    for (const c of refused) this.seen.add(c);
+    return refused.map((c) => ({ method: c.method, error: c.error, ...(c.response?.response_metadata === undefined ? {} : { details: c.response.response_metadata }) }));
+  }
+
   callsTo(method: string): RecordedCall[] {
     return this.calls.filter((c) => c.method === method);
   }
@@ -162,6 +179,7 @@ export class FakeSlack {
       failure.left -= 1;
       const status = failure.status ?? 200;
       call.error = failure.error ?? (status === 429 ? "ratelimited" : "internal_error");
+      call.scripted = true;
       return json(status, { ok: false, error: call.error }, status === 429 ? { "retry-after": String(failure.retryAfterSeconds ?? 1) } : {});
     }
     if (name === "oauth.v2.access") return this.finish(call, this.oauthAccess(body, auth));
@@ -179,6 +197,7 @@ export class FakeSlack {
   }
 
   private finish(call: RecordedCall, answer: Answer): Response {
+    call.response = answer;
     if (answer.ok === false) call.error = String(answer.error);
     return json(200, answer);
   }
