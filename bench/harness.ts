@@ -83,7 +83,7 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
     ]),
   );
 
-  const slack = await startFakeSlack();
+  const slack = await startFakeSlack({ botTokens: ["xoxb-bench"] });
   const sfn = await startSfnServer();
   try {
     const common = { AWS_REGION: "us-east-1", TASK_PIPELINE_ARN, EXECUTION_RUN_ARN, SLACK_SIGNING_SECRET: TEST_SIGNING_SECRET };

@@ -25,10 +25,11 @@ import { startLocalDynamo } from "./local-dynamo";
 import { loadLocalSecrets } from "./local-secrets";
 import { listenFetch, type FetchHandler } from "./node-http";
 import { createSandbox } from "./sandbox-api";
-import { createScriptedFreee, SANDBOX_COMPANY, type ScriptedFreee } from "./scripted-freee";
-import { createScriptedModel, SCRIPTED_MODEL_API_KEY, type ScriptedModel } from "./scripted-model";
 import { handleSfnRequest, isSfnRequest } from "./sfn-http-facade";
-import { createSlackRecorder, RECORDER_BOT, type SlackRecorder } from "./slack-recorder";
+import type { FakeAnthropic } from "../fakes/anthropic/fake-anthropic";
+import type { FakeFreee } from "../fakes/freee/fake-freee";
+import type { FakeSlack } from "../fakes/slack/fake-slack";
+import { asResponse, SANDBOX_BOT, SANDBOX_BOT_TOKEN, SANDBOX_COMPANY, SANDBOX_FREEE_CLIENT, sandboxFreee, sandboxModel, sandboxSlack, SCRIPTED_MODEL_API_KEY } from "./sandbox-fakes";
 import type { SlackWho } from "./slack-payloads";
 import { synthesizeMachines, type SynthesizedMachines } from "./synth-definitions";
 
@@ -37,8 +38,8 @@ import { synthesizeMachines, type SynthesizedMachines } from "./synth-definition
  * ExecutionRun run locally with the real step handlers, a Step Functions HTTP facade for the ingress's SFNClient,
  * and ONE HTTP server with the Function URL routes (/slack/events, /slack/install, /slack/oauth_redirect,
  * /freee/connect, /freee/callback, /mcp). Whatever `.env` leaves out is played locally and labelled:
- * no Slack credentials → the sandbox page + Slack recorder; no ANTHROPIC_API_KEY → the scripted model;
- * no FREEE_CLIENT_ID → the scripted freee company.
+ * no Slack credentials → the sandbox page + the Slack fake; no ANTHROPIC_API_KEY → the Anthropic fake playing the
+ * model; no FREEE_CLIENT_ID → the freee fake's seeded company (dev/fakes, the same fakes the tests use).
  */
 export interface LocalStack {
   url: string;
@@ -49,9 +50,9 @@ export interface LocalStack {
   local: LocalStepFunctions;
   store: TaskStore;
   /** The sandbox's Slack (also set when SLACK_API_URL is given from outside: then undefined). */
-  recorder: SlackRecorder | undefined;
-  model: ScriptedModel | undefined;
-  freee: ScriptedFreee | undefined;
+  slack: FakeSlack | undefined;
+  model: FakeAnthropic | undefined;
+  freee: FakeFreee | undefined;
   /** Sandbox identity: who the page's clicks come from. */
   sandbox: SlackWho & { signingSecret: string };
   /** Sandbox with the real freee: the link that connects the sandbox workspace to your freee company. */
@@ -59,7 +60,7 @@ export interface LocalStack {
   close(): Promise<void>;
 }
 
-export const SANDBOX_WHO = { teamId: RECORDER_BOT.teamId, userId: "USANDBOXUSER", channelId: "CSANDBOX", appId: "ASANDBOX", botUserId: RECORDER_BOT.userId } as const;
+export const SANDBOX_WHO = { teamId: SANDBOX_BOT.teamId, userId: "USANDBOXUSER", channelId: "CSANDBOX", appId: "ASANDBOX", botUserId: SANDBOX_BOT.botUserId } as const;
 
 const DEFAULT_TABLE = "slack-mcp-agent-local";
 
@@ -86,9 +87,11 @@ export async function startLocalStack(input: Env = process.env): Promise<LocalSt
     throw new FatalConfigError("SLACK_SIGNING_SECRET is required with Slack credentials (or remove them for the sandbox)", { details: { setting: "SLACK_SIGNING_SECRET" } });
   }
 
-  const recorder = slackMode === "sandbox" && get("SLACK_API_URL") === undefined ? createSlackRecorder({ teamId: SANDBOX_WHO.teamId }) : undefined;
-  const model = modelMode === "scripted" ? createScriptedModel({ stepDelayMs: intSetting("SANDBOX_STEP_DELAY_MS", get("SANDBOX_STEP_DELAY_MS"), 400) }) : undefined;
-  const freee = freeeMode === "scripted" ? createScriptedFreee() : undefined;
+  const slack = slackMode === "sandbox" && get("SLACK_API_URL") === undefined ? sandboxSlack() : undefined;
+  const scripted = modelMode === "scripted" ? sandboxModel(intSetting("SANDBOX_STEP_DELAY_MS", get("SANDBOX_STEP_DELAY_MS"), 400)) : undefined;
+  const model = scripted?.api;
+  const freee = freeeMode === "scripted" ? sandboxFreee() : undefined;
+  if (freee !== undefined) freee.url = `${base}/sandbox/freee`; // the links freee gives (an invoice's report_url)
 
   const limits = {
     pollIntervalSeconds: intSetting("POLL_INTERVAL_SECONDS", get("POLL_INTERVAL_SECONDS"), DEFAULT_LIMITS.pollIntervalSeconds),
@@ -119,12 +122,12 @@ export async function startLocalStack(input: Env = process.env): Promise<LocalSt
     ...(get("TOKEN_KMS_KEY_ID") === undefined ? { FREEE_TOKEN_LOCAL_KEY: get("FREEE_TOKEN_LOCAL_KEY") ?? secrets.freeeTokenLocalKey } : {}),
   };
   if (slackMode === "sandbox") {
-    Object.assign(env, { SLACK_BOT_TOKEN: "xoxb-sandbox", SLACK_BOT_USER_ID: SANDBOX_WHO.botUserId, SLACK_SIGNING_SECRET: get("SLACK_SIGNING_SECRET") ?? secrets.sandboxSigningSecret });
-    if (recorder !== undefined) env.SLACK_API_URL = `${base}/sandbox/slack/api/`;
+    Object.assign(env, { SLACK_BOT_TOKEN: SANDBOX_BOT_TOKEN, SLACK_BOT_USER_ID: SANDBOX_WHO.botUserId, SLACK_SIGNING_SECRET: get("SLACK_SIGNING_SECRET") ?? secrets.sandboxSigningSecret });
+    if (slack !== undefined) env.SLACK_API_URL = `${base}/sandbox/slack/api/`;
   }
   if (model !== undefined) Object.assign(env, { ANTHROPIC_BASE_URL: `${base}/sandbox/model`, ANTHROPIC_API_KEY: SCRIPTED_MODEL_API_KEY });
   if (freee !== undefined) {
-    Object.assign(env, { FREEE_API_BASE_URL: `${base}/sandbox/freee`, FREEE_OAUTH_BASE_URL: `${base}/sandbox/freee`, FREEE_CLIENT_ID: "sandbox-client", FREEE_CLIENT_SECRET: "sandbox-secret" });
+    Object.assign(env, { FREEE_API_BASE_URL: `${base}/sandbox/freee`, FREEE_OAUTH_BASE_URL: `${base}/sandbox/freee`, FREEE_CLIENT_ID: SANDBOX_FREEE_CLIENT.id, FREEE_CLIENT_SECRET: SANDBOX_FREEE_CLIENT.secret });
   }
   // L4 may talk to another endpoint than L1–L3 (e.g. the end-to-end suite's scripted Managed Agents).
   const agentEnv = { ...env, ...(get("MANAGED_AGENTS_BASE_URL") === undefined ? {} : { ANTHROPIC_BASE_URL: get("MANAGED_AGENTS_BASE_URL")! }) };
@@ -177,15 +180,15 @@ export async function startLocalStack(input: Env = process.env): Promise<LocalSt
     freee === undefined ? "freee: 実 API" : `freee: スクリプトの会社（${SANDBOX_COMPANY.name}）`,
   ];
   const sandbox = { ...SANDBOX_WHO, signingSecret: requireEnv("SLACK_SIGNING_SECRET", env) };
-  const sandboxApi = recorder === undefined ? undefined : createSandbox({ recorder, who: SANDBOX_WHO, signingSecret: sandbox.signingSecret, eventsUrl: `${base}/slack/events`, labels });
+  const sandboxApi = slack === undefined ? undefined : createSandbox({ slack, who: SANDBOX_WHO, signingSecret: sandbox.signingSecret, eventsUrl: `${base}/slack/events`, labels });
 
   const route: FetchHandler = async (request) => {
     const path = new URL(request.url).pathname;
     if (isSfnRequest(request)) return handleSfnRequest(local, request);
     if (path === "/mcp" || path.startsWith("/mcp/")) return mcp(request);
-    if (path.startsWith("/sandbox/slack/api/") && recorder !== undefined) return recorder.handle(request, path.slice("/sandbox/slack/api/".length));
+    if (path.startsWith("/sandbox/slack/api/") && slack !== undefined) return slack.handle(request, path.slice("/sandbox/slack/api/".length));
     if (path.startsWith("/sandbox/model/") && model !== undefined) return model.handle(request, path.slice("/sandbox/model".length));
-    if (path.startsWith("/sandbox/freee/") && freee !== undefined) return freee.handle(request, path.slice("/sandbox/freee".length));
+    if (path.startsWith("/sandbox/freee/") && freee !== undefined) return asResponse(await freee.handle(request, path.slice("/sandbox/freee".length)));
     if ((path === "/sandbox" || path.startsWith("/sandbox/")) && sandboxApi !== undefined) return sandboxApi(request, path);
     if (request.method === "GET" && path === "/") {
       return Response.redirect(`${base}${sandboxApi === undefined ? "/healthz" : "/sandbox"}`, 302);
@@ -202,7 +205,7 @@ export async function startLocalStack(input: Env = process.env): Promise<LocalSt
     machines,
     local,
     store,
-    recorder,
+    slack,
     model,
     freee,
     sandbox,
@@ -211,7 +214,7 @@ export async function startLocalStack(input: Env = process.env): Promise<LocalSt
       stopApprovalTimeouts();
       for (const execution of local.executions.values()) if (execution.status === "RUNNING") execution.abort();
       await Promise.all([...local.executions.values()].map((e) => e.done));
-      await model?.stop();
+      await scripted?.stop();
       await http.close();
       doc.destroy();
       await dynamo.close();

@@ -1,13 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import type { SlackRecorder } from "./slack-recorder";
+import type { FakeSlack } from "../fakes/slack/fake-slack";
 import { blockActionsPayload, messageEnvelope, viewSubmissionPayload, type SlackWho } from "./slack-payloads";
 import { deliverEvent, deliverInteraction } from "./slack-signature";
 
 /**
  * The sandbox page (dev/sandbox/page.html) and its API. Every user gesture becomes a signed Slack delivery to
  * the stack's own /slack/events over HTTP — the path a real Slack request takes — and the page renders what
- * the app sent to the Slack Web API recorder.
+ * the app sent to the Slack fake (dev/fakes/slack), which also issues each interaction's trigger_id.
  *   GET  /sandbox                     the page
  *   GET  /sandbox/api/state           { labels, messages, openView }
  *   POST /sandbox/api/message         { text }                         → a message event
@@ -16,7 +16,7 @@ import { deliverEvent, deliverInteraction } from "./slack-signature";
  *   POST /sandbox/api/view_closed     { viewId }                       → the modal is dismissed
  */
 export interface SandboxOptions {
-  recorder: SlackRecorder;
+  slack: FakeSlack;
   who: SlackWho;
   signingSecret: string;
   /** The ingress URL (…/slack/events) of this stack. */
@@ -27,7 +27,8 @@ export interface SandboxOptions {
 const PAGE = fileURLToPath(new URL("../sandbox/page.html", import.meta.url));
 
 export function createSandbox(options: SandboxOptions): (request: Request, path: string) => Promise<Response> {
-  const { recorder, who, signingSecret, eventsUrl } = options;
+  const { slack, who, signingSecret, eventsUrl } = options;
+  const recorder = slack.workspace;
 
   function state(): unknown {
     const visible = recorder.messages.filter((m) => !m.ephemeral || m.user === who.userId);
@@ -67,6 +68,7 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
         const delivery = await deliverInteraction(
           eventsUrl,
           blockActionsPayload(who, {
+            triggerId: slack.issueTriggerId(),
             actionId,
             messageTs: message.ts,
             ...(str("block_id") === undefined ? {} : { blockId: str("block_id") }),
@@ -85,6 +87,7 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
         const delivery = await deliverInteraction(
           eventsUrl,
           viewSubmissionPayload(who, {
+            triggerId: slack.issueTriggerId(),
             id: open.id,
             callbackId: String(open.view.callback_id ?? ""),
             privateMetadata: String(open.view.private_metadata ?? ""),

@@ -34,13 +34,9 @@ export function messageEnvelope(who: SlackWho, message: { ts: string; text: stri
   };
 }
 
-export function triggerId(): string {
-  return `${Date.now()}.${randomBytes(4).readUInt32BE()}.${randomBytes(8).toString("hex")}`;
-}
-
 export function blockActionsPayload(
   who: SlackWho,
-  click: { actionId: string; blockId?: string; value?: string; messageTs: string; threadTs?: string; text?: string },
+  click: { triggerId: string; actionId: string; blockId?: string; value?: string; messageTs: string; threadTs?: string; text?: string },
 ) {
   return {
     type: "block_actions",
@@ -50,7 +46,7 @@ export function blockActionsPayload(
     team: { id: who.teamId, domain: "sandbox" },
     channel: { id: who.channelId, name: "sandbox" },
     container: { type: "message", message_ts: click.messageTs, channel_id: who.channelId, is_ephemeral: false, ...(click.threadTs === undefined ? {} : { thread_ts: click.threadTs }) },
-    trigger_id: triggerId(),
+    trigger_id: click.triggerId,
     message: { type: "message", ts: click.messageTs, text: "", ...(click.threadTs === undefined ? {} : { thread_ts: click.threadTs }) },
     response_url: "https://hooks.slack.invalid/actions/sandbox",
     actions: [
@@ -66,14 +62,14 @@ export function blockActionsPayload(
   };
 }
 
-export function viewSubmissionPayload(who: SlackWho, view: { id: string; callbackId: string; privateMetadata: string; values: Record<string, unknown> }) {
+export function viewSubmissionPayload(who: SlackWho, view: { triggerId: string; id: string; callbackId: string; privateMetadata: string; values: Record<string, unknown> }) {
   return {
     type: "view_submission",
     team: { id: who.teamId, domain: "sandbox" },
     user: { id: who.userId, username: who.userId.toLowerCase(), team_id: who.teamId },
     api_app_id: who.appId,
     token: "sandbox-verification-token",
-    trigger_id: triggerId(),
+    trigger_id: view.triggerId,
     view: {
       id: view.id,
       team_id: who.teamId,

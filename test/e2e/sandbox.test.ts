@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalStack, type LocalStack } from "../../dev/local/local-stack";
-import { parseSteps } from "../../dev/local/scripted-model";
+import { parseSteps } from "../../dev/fakes/anthropic/autoplay";
+import { SANDBOX_COMPANY } from "../../dev/local/sandbox-fakes";
 import { buildTaskMessage } from "../../lib/agent/agent-prompt";
 import { ActionMessages } from "../../lib/actions";
 import { waitFor } from "./support";
@@ -98,7 +99,8 @@ describe("sandbox (npm run dev without credentials)", { timeout: 60_000 }, () =>
     expect(done.text).toBe("実行 #1: 完了");
 
     // The scripted session really called the freee MCP server: the scripted company's data changed, audited.
-    expect(stack.freee!.employees.find((e) => e.id === 1)?.pay.pay_amount).toBe(300_000);
+    const yamada = stack.freee!.company(SANDBOX_COMPANY.id).employees.find((e) => e.id === 1)!;
+    expect(yamada.payRules.at(-1)?.pay_amount).toBe(300_000);
     const taskId = `T0SANDBOX-CSANDBOX-${ts.replace(".", "_")}`;
     const h = await stack.store.loadHistory(taskId);
     expect(h.task.status).toBe("completed");

@@ -15,7 +15,7 @@ let slack: FakeSlack;
 let stack: LocalStack;
 beforeAll(async () => {
   process.env.LOG_LEVEL = "SILENT";
-  slack = await startFakeSlack();
+  slack = await startFakeSlack({ botTokens: ["xoxb-single-workspace"] });
   stack = await startLocalStack({
     PATH: process.env.PATH,
     LOG_LEVEL: "SILENT",
@@ -36,7 +36,7 @@ afterAll(async () => {
 
 it("single-workspace mode: no sandbox, signed events start tasks, cards go to SLACK_API_URL with the bot token", { timeout: 60_000 }, async () => {
   expect(stack.mode).toEqual({ slack: "single-workspace", model: "scripted", freee: "scripted" });
-  expect(stack.recorder).toBeUndefined();
+  expect(stack.slack).toBeUndefined();
   expect((await fetch(`${stack.url}/sandbox`)).status).toBe(404);
 
   // A request signed with another secret is refused; one signed with SLACK_SIGNING_SECRET starts a task.
@@ -52,7 +52,7 @@ it("single-workspace mode: no sandbox, signed events start tasks, cards go to SL
   // named (the fake answers T0001), through the MCP server.
   const click = async (kind: string) => {
     const call = await waitFor(`the ${kind} approve button`, () => slack.calls.find((c) => buttonValue(c.body, kind) !== undefined));
-    const payload = blockActionsPayload(who, { actionId: "approve_version", value: buttonValue(call.body, kind)!, messageTs: "1800000000.999999", threadTs: "1800000000.000100" });
+    const payload = blockActionsPayload(who, { triggerId: slack.issueTriggerId(), actionId: "approve_version", value: buttonValue(call.body, kind)!, messageTs: "1800000000.999999", threadTs: "1800000000.000100" });
     expect((await deliverInteraction(`${stack.url}/slack/events`, payload, TEST_SIGNING_SECRET)).status).toBe(200);
   };
   await click("prompt");

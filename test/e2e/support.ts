@@ -2,7 +2,7 @@ import { taskIdFor } from "../../lib/domain/records";
 import { startLocalStack, type LocalStack } from "../../dev/local/local-stack";
 import { blockActionsPayload, messageEnvelope, viewSubmissionPayload } from "../../dev/local/slack-payloads";
 import { deliverEvent, deliverInteraction, type SlackDelivery } from "../../dev/local/slack-signature";
-import type { ChannelMessage } from "../../dev/local/slack-recorder";
+import type { ChannelMessage } from "../../dev/fakes/slack/workspace";
 import { startFakeAnthropic, type FakeAnthropic } from "../../dev/fakes/anthropic";
 import { startFakeManagedAgents, type FakeAnthropic as FakeManagedAgents } from "../../dev/fakes/anthropic";
 
@@ -10,7 +10,7 @@ import { startFakeManagedAgents, type FakeAnthropic as FakeManagedAgents } from 
  * The end-to-end harness: the `npm run dev` stack (startLocalStack) on an ephemeral port, reached only over HTTP
  * with signed Slack deliveries to /slack/events. The outside world is scripted: Anthropic Messages (L1–L3) and
  * Managed Agents (L4) are the test fakes behind ANTHROPIC_BASE_URL / MANAGED_AGENTS_BASE_URL; Slack's Web API
- * is the stack's recorder, which is also what the user "saw". Waits are shrunk (LOCAL_WAIT_MS, LOCAL_RETRY_MS);
+ * is the stack's Slack fake, which is also what the user "saw". Waits are shrunk (LOCAL_WAIT_MS, LOCAL_RETRY_MS);
  * the limits stay the product defaults (5 regenerations, 3 reruns, 360 s with a 3 s poll interval).
  */
 export const E2E_KEY = "sk-ant-e2e";
@@ -73,10 +73,13 @@ export class SlackUser {
   private get eventsUrl() {
     return `${this.e2e.stack.url}/slack/events`;
   }
+  private get slack() {
+    const slack = this.e2e.stack.slack;
+    if (slack === undefined) throw new Error("e2e: the stack has no Slack fake");
+    return slack;
+  }
   private get recorder() {
-    const recorder = this.e2e.stack.recorder;
-    if (recorder === undefined) throw new Error("e2e: the stack has no Slack recorder");
-    return recorder;
+    return this.slack.workspace;
   }
 
   /** Type a message in the channel: returns its thread ts and the task id the pipeline will use. */
@@ -127,7 +130,7 @@ export class SlackUser {
   clickFound(found: { message: ChannelMessage; value: string }, actionId: string): Promise<SlackDelivery> {
     return deliverInteraction(
       this.eventsUrl,
-      blockActionsPayload(this.who, { actionId, value: found.value, messageTs: found.message.ts, ...(found.message.threadTs === undefined ? {} : { threadTs: found.message.threadTs }) }),
+      blockActionsPayload(this.who, { triggerId: this.slack.issueTriggerId(), actionId, value: found.value, messageTs: found.message.ts, ...(found.message.threadTs === undefined ? {} : { threadTs: found.message.threadTs }) }),
       this.who.signingSecret,
     );
   }
@@ -138,13 +141,14 @@ export class SlackUser {
 
   /** [却下] → the reason modal (views.open) → view_submission with the reason. Returns the submission's ack. */
   async reject(threadTs: string, taskId: string, kind: "prompt" | "process", version: number, reason: string): Promise<SlackDelivery> {
-    const before = this.recorder.callsTo("views.open").length;
+    const before = this.slack.callsTo("views.open").length;
     await this.click(threadTs, "reject_version", { taskId, kind, version });
-    await waitFor("the reason modal", () => this.recorder.callsTo("views.open").length > before && this.recorder.openView);
+    await waitFor("the reason modal", () => this.slack.callsTo("views.open").length > before && this.recorder.openView);
     const open = this.recorder.openView!;
     const ack = await deliverInteraction(
       this.eventsUrl,
       viewSubmissionPayload(this.who, {
+        triggerId: this.slack.issueTriggerId(),
         id: open.id,
         callbackId: String(open.view.callback_id),
         privateMetadata: String(open.view.private_metadata),
@@ -171,9 +175,9 @@ export function inOrder(list: readonly string[], expected: readonly string[]): b
 
 /** Every text the app sent into this thread, in order (each post and each update): what the user watched. */
 export function history(e2e: E2E, threadTs: string): string[] {
-  const inThread = new Set(e2e.stack.recorder!.thread(threadTs).map((m) => m.ts));
+  const inThread = new Set(e2e.stack.slack!.workspace.thread(threadTs).map((m) => m.ts));
   const out: string[] = [];
-  for (const call of e2e.stack.recorder!.calls) {
+  for (const call of e2e.stack.slack!.calls) {
     const isPost = call.method === "chat.postMessage" && call.body.thread_ts === threadTs;
     const isUpdate = call.method === "chat.update" && inThread.has(String(call.body.ts));
     if (!isPost && !isUpdate) continue;

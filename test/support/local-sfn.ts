@@ -73,7 +73,8 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     startFakeAnthropic({ apiKey: ANTHROPIC_TEST_KEY }),
     // Bundles share one ANTHROPIC_API_KEY (one process env), so both fakes accept the same key then.
     startFakeManagedAgents(options.bundles === undefined ? {} : { apiKey: ANTHROPIC_TEST_KEY }),
-    startFakeSlack(),
+    // The bot token Slack issued: the default, or the one the caller's env names.
+    startFakeSlack({ botTokens: ["xoxb-test-pipeline", ...(options.env?.SLACK_BOT_TOKEN === undefined ? [] : [options.env.SLACK_BOT_TOKEN])] }),
   ]);
   const common = { ...table.env, ...limitsEnvironment(machines.settings), SLACK_API_URL: slack.url, SLACK_BOT_TOKEN: "xoxb-test-pipeline", ...options.env };
   const layerEnv = { ...common, ANTHROPIC_BASE_URL: anthropic.baseURL, ANTHROPIC_API_KEY: ANTHROPIC_TEST_KEY, L1_TIMEOUT_MS: "400", L2_TIMEOUT_MS: "400", L3_TIMEOUT_MS: "400", ...options.env };

@@ -83,7 +83,7 @@ function textFor(body: Record<string, unknown>): string {
       (task?.domain ?? "hr") === "hr"
         ? [
             step(1, "freee_hr_list_employees", { year, month }),
-            step(2, AGENT_DECIDE, { instruction: "一覧から対象の従業員 ID を特定する" }),
+            step(2, AGENT_DECIDE, { instruction: "一覧から対象の従業員 ID を特定する", tools: ["freee_hr_get_employee"] }),
             step(3, "freee_hr_get_basic_pay_rule", { year, month, employee_id: 1 }),
             step(4, "freee_hr_update_basic_pay_rule", { year, month, employee_id: 1, pay_calc_type: "monthly", pay_amount: amount }),
           ]

@@ -1,0 +1,37 @@
+import { createAutoplay } from "../fakes/anthropic/autoplay";
+import { FakeAnthropic } from "../fakes/anthropic/fake-anthropic";
+import { scriptedLayers } from "../fakes/anthropic/scripted-layers";
+import { FakeFreee } from "../fakes/freee/fake-freee";
+import { seedCompany } from "../fakes/freee/state";
+import { LOST_REPLY, type FakeReply } from "../fakes/http";
+import { FakeSlack } from "../fakes/slack/fake-slack";
+
+/**
+ * The sandbox's upstreams are the same fakes the tests use, in the mode that plays a session by itself: Slack
+ * keeps the channel the page renders, the model answers L1–L3 and plays approved steps against the MCP server,
+ * freee is one seeded company. Each is mounted under /sandbox/* of the one local server.
+ */
+export const SANDBOX_COMPANY = { id: 1001, name: "サンドボックス株式会社" } as const;
+export const SANDBOX_BOT = { teamId: "T0SANDBOX", botUserId: "USANDBOXBOT", botId: "BSANDBOX" } as const;
+export const SANDBOX_BOT_TOKEN = "xoxb-sandbox";
+export const SCRIPTED_MODEL_API_KEY = "sandbox-scripted-model";
+export const SANDBOX_FREEE_CLIENT = { id: "sandbox-client", secret: "sandbox-secret" } as const;
+
+export function sandboxSlack(): FakeSlack {
+  return new FakeSlack({ team: { ...SANDBOX_BOT }, botTokens: [SANDBOX_BOT_TOKEN] });
+}
+
+export function sandboxModel(stepDelayMs: number): { api: FakeAnthropic; stop(): Promise<void> } {
+  const autoplay = createAutoplay({ stepDelayMs });
+  const api = new FakeAnthropic({ apiKey: SCRIPTED_MODEL_API_KEY, respond: scriptedLayers, autoplay: (session, fake) => autoplay.play(session, fake) });
+  return { api, stop: () => autoplay.stop() };
+}
+
+export function sandboxFreee(): FakeFreee {
+  return new FakeFreee({ companies: [seedCompany(SANDBOX_COMPANY)], clientId: SANDBOX_FREEE_CLIENT.id, clientSecret: SANDBOX_FREEE_CLIENT.secret });
+}
+
+/** One server carries every mount, so a reply a fault declares lost is answered as a dropped upstream would be. */
+export function asResponse(reply: FakeReply): Response {
+  return reply === LOST_REPLY ? new Response("upstream connection closed", { status: 502 }) : reply;
+}
