@@ -88,6 +88,9 @@ export async function startLocalStack(input: Env = process.env): Promise<LocalSt
   }
 
   const slack = slackMode === "sandbox" && get("SLACK_API_URL") === undefined ? sandboxSlack() : undefined;
+  // Slack's Tier 3 window for chat.update (50 a minute per channel), shrunk by suites that shrink time too.
+  const slackWindow = get("SANDBOX_SLACK_RATE_WINDOW_MS");
+  if (slackWindow !== undefined) slack?.setRateLimit("chat.update", { limit: 50, windowMs: intSetting("SANDBOX_SLACK_RATE_WINDOW_MS", slackWindow, 60_000), per: "channel" });
   const scripted = modelMode === "scripted" ? sandboxModel(intSetting("SANDBOX_STEP_DELAY_MS", get("SANDBOX_STEP_DELAY_MS"), 400)) : undefined;
   const model = scripted?.api;
   const freee = freeeMode === "scripted" ? sandboxFreee() : undefined;

@@ -31,7 +31,7 @@ afterAll(async () => {
 /** Start the dev server like `npm run dev` does, and resolve with its URL from the banner. */
 function startDevServer(): Promise<string> {
   const envFile = join(work, "dev.env");
-  writeFileSync(envFile, [`PORT=0`, `DATA_DIR=${join(work, "data")}`, `SANDBOX_STEP_DELAY_MS=50`, `LOCAL_WAIT_MS=100`, `LOG_LEVEL=WARN`].join("\n"));
+  writeFileSync(envFile, [`PORT=0`, `DATA_DIR=${join(work, "data")}`, `SANDBOX_STEP_DELAY_MS=50`, `LOCAL_WAIT_MS=100`, `SANDBOX_SLACK_RATE_WINDOW_MS=2000`, `LOG_LEVEL=WARN`].join("\n"));
   // Only what the server needs: no credentials from the developer's environment leak into the sandbox.
   dev = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts"], {
     cwd: process.cwd(),

@@ -31,7 +31,7 @@ interface PageState {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "sandbox-e2e-"));
-const settings = { PATH: process.env.PATH, LOG_LEVEL: "SILENT", PORT: "0", DATA_DIR: dataDir, SANDBOX_STEP_DELAY_MS: "5", LOCAL_WAIT_MS: "30", LOCAL_RETRY_MS: "0" };
+const settings = { PATH: process.env.PATH, LOG_LEVEL: "SILENT", PORT: "0", DATA_DIR: dataDir, SANDBOX_STEP_DELAY_MS: "5", LOCAL_WAIT_MS: "30", LOCAL_RETRY_MS: "0", SANDBOX_SLACK_RATE_WINDOW_MS: "600" };
 let stack: LocalStack;
 
 beforeAll(async () => {

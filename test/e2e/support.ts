@@ -33,6 +33,8 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
     ANTHROPIC_BASE_URL: anthropic.baseURL,
     MANAGED_AGENTS_BASE_URL: agents.url,
     LOCAL_WAIT_MS: "20",
+    // Time runs 150× faster here (a 3 s poll takes 20 ms), so Slack's chat.update window shrinks alike: 50 per 400 ms.
+    SANDBOX_SLACK_RATE_WINDOW_MS: "400",
     LOCAL_RETRY_MS: "0",
     L1_TIMEOUT_MS: "2000",
     L2_TIMEOUT_MS: "2000",
