@@ -34,6 +34,12 @@ const homeOpened = (userId: string) => ({ ...messageEvent("T1"), event: { type: 
 const lastView = () => JSON.stringify(slack.callsTo("views.publish").at(-1)?.body.view);
 
 describe("App Home (seed §9.2 mapped)", () => {
+  it("an app_home_opened without a user publishes nothing (Slack refuses views.publish without user_id)", async () => {
+    const { user: _user, ...event } = homeOpened("UADMIN").event;
+    expect((await h.send(signedJson({ ...messageEvent("T1"), event }))).statusCode).toBe(200);
+    expect(slack.callsTo("views.publish")).toHaveLength(0);
+  });
+
   it("shows freee status with a connect button, settings, recent tasks and failures by class", async () => {
     const { record } = await h.store.createTask({ thread: { teamId: "T1", channelId: "C1", messageTs: "1712000000.000001" }, requesterId: "UREQ", requestText: "年末調整の準備", pipelineExecutionName: "x" });
     const audit = new AuditLog(h.store, createLogger("t"));
