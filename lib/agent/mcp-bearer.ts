@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { resolveSecret } from "../config/secrets";
 import type { Env } from "../config/env";
 import { AuthError, FatalConfigError } from "../errors/taxonomy";
+import { registerSecret } from "../observability/secret-registry";
 
 /**
  * The bearer the Managed Agents session sends to the freee MCP server (vault credential `static_bearer`).
@@ -42,7 +43,9 @@ export function issueMcpBearer(input: IssueMcpBearerInput, secret: string): stri
   const payload = base64url(
     JSON.stringify({ t: input.teamId, e: input.executionId, exp: nowSeconds + input.ttlSeconds }),
   );
-  return `${VERSION}.${payload}.${sign(payload, secret)}`;
+  const bearer = `${VERSION}.${payload}.${sign(payload, secret)}`;
+  registerSecret(bearer);
+  return bearer;
 }
 
 export interface VerifyMcpBearerOptions {
@@ -57,6 +60,7 @@ export interface VerifyMcpBearerOptions {
  */
 export function verifyMcpBearer(token: string, secret: string, options: VerifyMcpBearerOptions = {}): McpBearerClaims {
   assertSecret(secret);
+  registerSecret(token);
   const parts = token.split(".");
   if (parts.length !== 3 || parts[0] !== VERSION || parts[1] === "" || parts[2] === "") {
     throw reject("malformed");
@@ -89,6 +93,7 @@ export function verifyMcpBearer(token: string, secret: string, options: VerifyMc
 export function bearerFromAuthorizationHeader(header: string | undefined | null): string | undefined {
   if (header === undefined || header === null) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  registerSecret(match?.[1]);
   return match?.[1];
 }
 

@@ -77,11 +77,20 @@ export class AuditLog {
   }
 }
 
+/** An AppError's details and its cause chain (name and message of each, a few deep). */
 function appErrorDetails(err: Error): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const details = (err as { details?: unknown }).details;
   if (details && typeof details === "object") Object.assign(out, details);
-  const cause = (err as { cause?: unknown }).cause;
-  if (cause instanceof Error) out.cause = { name: cause.name, message: cause.message };
+  const causes: unknown[] = [];
+  let cause = (err as { cause?: unknown }).cause;
+  for (let depth = 0; depth < MAX_CAUSES && cause !== undefined && cause !== null; depth++) {
+    // Redacted before it is cut: half a token is still a leak.
+    causes.push(cause instanceof Error ? { name: cause.name, message: redactString(cause.message).slice(0, 1000) } : redact(cause));
+    cause = cause instanceof Error ? (cause as { cause?: unknown }).cause : undefined;
+  }
+  if (causes.length > 0) out.cause = causes.length === 1 ? causes[0] : causes;
   return out;
 }
+
+const MAX_CAUSES = 4;

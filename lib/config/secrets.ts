@@ -1,12 +1,14 @@
 import { SecretsProvider } from "@aws-lambda-powertools/parameters/secrets";
 import { AWS_CONTROL_CALL } from "./client-budgets";
 import { FatalConfigError } from "../errors/taxonomy";
+import { registerSecret } from "../observability/secret-registry";
 import { optionalEnv, type Env } from "./env";
 
 /**
  * A secret comes from the environment (local dev, tests) or, on AWS, from Secrets Manager by ARN
  * (`<NAME>_SECRET_ARN`), cached by Powertools Parameters. Missing both is a FatalConfigError; the value is
- * never logged.
+ * never logged: it is registered with the redactor, which removes it from every log line, audit entry and
+ * thrown error of this process.
  */
 let provider: SecretsProvider | undefined;
 /** One provider per process (its cache is what keeps warm invocations off Secrets Manager), with bounded calls. */
@@ -22,7 +24,10 @@ function secretsProvider(): SecretsProvider {
 
 export async function resolveSecret(name: string, env: Env = process.env): Promise<string> {
   const direct = optionalEnv(name, env);
-  if (direct !== undefined) return direct;
+  if (direct !== undefined) {
+    registerSecret(direct);
+    return direct;
+  }
   const arn = optionalEnv(`${name}_SECRET_ARN`, env);
   if (arn === undefined) {
     throw new FatalConfigError(`missing secret ${name} (set ${name} or ${name}_SECRET_ARN)`, {
@@ -40,5 +45,6 @@ export async function resolveSecret(name: string, env: Env = process.env): Promi
       details: { setting: name },
     });
   }
+  registerSecret(value);
   return value;
 }

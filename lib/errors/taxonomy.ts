@@ -6,6 +6,8 @@
  * Every class carries `cause` (translate with `new X(message, { cause })`, never swallow it) and a `kind`.
  */
 
+import { redactString } from "../observability/redact-text";
+
 export type ErrorKind = "transient" | "auth" | "business" | "fatal" | "timeout" | "user";
 
 export interface AppErrorOptions {
@@ -20,7 +22,8 @@ export abstract class AppError extends Error {
   readonly details: Record<string, unknown>;
 
   constructor(message: string, options: AppErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // A message may quote what a dependency said; it reaches logs, audit entries and Step Functions `Cause`.
+    super(redactString(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.details = options.details ?? {};
   }
 }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { MalformedOutputError } from "../errors/taxonomy";
 import { isConditionFailure, translateDynamoError } from "../store/conditional";
 import { Keys, TABLE_KEYS } from "../store/table";
+import { registerSecret } from "../observability/secret-registry";
 import type { TokenCipher } from "./token-cipher";
 
 /**
@@ -320,6 +321,8 @@ export class FreeeConnectionStore {
   }
 
   private async encrypt(teamId: string, tokens: FreeeTokens): Promise<string> {
+    registerSecret(tokens.accessToken);
+    registerSecret(tokens.refreshToken);
     return this.cipher.encrypt(JSON.stringify({ accessToken: tokens.accessToken, refreshToken: tokens.refreshToken }), { teamId });
   }
 
@@ -327,6 +330,8 @@ export class FreeeConnectionStore {
     const plain = await this.cipher.decrypt(stored.tokens, { teamId: stored.teamId });
     const secret = SecretSchema.safeParse(JSON.parse(plain));
     if (!secret.success) throw new MalformedOutputError("decrypted freee tokens have an unexpected shape");
+    registerSecret(secret.data.accessToken);
+    registerSecret(secret.data.refreshToken);
     const { tokens: _tokens, cipher: _cipher, ...meta } = stored;
     return { ...meta, ...secret.data };
   }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { classifyHttpStatus } from "../errors/classify";
 import { AuthError, ConnectionFailedError, FatalConfigError, MalformedOutputError, UpstreamTimeoutError } from "../errors/taxonomy";
+import { registerSecret } from "../observability/secret-registry";
 import type { FreeeAppCredentials } from "./config";
 import type { FreeeAuthReason } from "./freee-response";
 import type { FreeeTokens } from "./connection-store";
@@ -39,6 +40,7 @@ export class FreeeTokenEndpoint {
   }
 
   refresh(refreshToken: string): Promise<TokenGrantResult> {
+    registerSecret(refreshToken);
     return this.grant({ grant_type: "refresh_token", refresh_token: refreshToken });
   }
 
@@ -74,6 +76,8 @@ export class FreeeTokenEndpoint {
         details: { issues: parsed.error.issues.map((i) => i.path.join(".")) },
       });
     }
+    registerSecret(parsed.data.access_token);
+    registerSecret(parsed.data.refresh_token);
     const now = (this.options.clock ?? (() => new Date()))().getTime();
     const companyId = parsed.data.company_id == null ? undefined : Number(parsed.data.company_id);
     return {

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { BadRequestError, ErrorNames } from "../errors/taxonomy";
 import type { Env } from "../config/env";
+import { redactThrown } from "../observability/redact";
 import { createPipelineDeps, type DepsNeeds } from "./create-deps";
 import type { PipelineDeps } from "./ports";
 
@@ -46,7 +47,8 @@ export function defineStep<I, O>(definition: StepDefinition<I, O>, env: Env = pr
         // An attempt that ended in an error the state machine retries (DESIGN §3). The last attempt of an
         // exhausted series is also counted in Failures by the failure path.
         if (err instanceof Error && RETRIED.has(err.name)) deps.metrics.retry(definition.service, err.name);
-        throw err;
+        // What is thrown here becomes the Catch's `Cause` in the execution history: no secret in it.
+        throw redactThrown(err);
       }
     };
   };

@@ -1,5 +1,6 @@
 import { optionalEnv, type Env } from "../config/env";
 import { AuthError } from "../errors/taxonomy";
+import { registerSecret } from "../observability/secret-registry";
 import type { DynamoInstallationStore } from "./installation-store";
 
 export interface BotCredentials {
@@ -39,6 +40,7 @@ export class InstallationBotTokenResolver implements BotTokenResolver {
 /** SLACK_BOT_TOKEN set → single-workspace mode; otherwise installations from the table. */
 export function createBotTokenResolver(installations: Pick<DynamoInstallationStore, "find">, env: Env = process.env): BotTokenResolver {
   const token = optionalEnv("SLACK_BOT_TOKEN", env);
+  registerSecret(token);
   if (token !== undefined) return new StaticBotTokenResolver({ botToken: token, botUserId: optionalEnv("SLACK_BOT_USER_ID", env) });
   return new InstallationBotTokenResolver(installations);
 }

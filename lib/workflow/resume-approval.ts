@@ -3,6 +3,7 @@ import { SendTaskSuccessCommand, type SFNClient } from "@aws-sdk/client-sfn";
 import type { AuditLog } from "../audit/audit-log";
 import type { Task, VersionKind } from "../domain/records";
 import { classifyAwsError } from "../errors/classify";
+import { registerSecret } from "../observability/secret-registry";
 import type { TaskStore } from "../store/task-store";
 import type { ApprovalOutcome } from "./contracts";
 
@@ -43,6 +44,8 @@ export async function resumeApproval(deps: ResumeApprovalDeps, approval: Decided
     deps.log.error("pending version had no task token; the pipeline cannot be resumed", { taskId: task.taskId, subject });
     return;
   }
+  // The redactor removes it from whatever this click logs or audits.
+  registerSecret(taskToken);
   try {
     await deps.sfn.send(new SendTaskSuccessCommand({ taskToken, output: JSON.stringify(outcome) }));
   } catch (err) {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { TaskStatus } from "../../domain/status";
 import { FatalConfigError } from "../../errors/taxonomy";
+import { registerSecret } from "../../observability/secret-registry";
 import { ApprovalOutcomeSchema } from "../../workflow/contracts";
 import type { PipelineDeps } from "../ports";
 import { startExecutionRun } from "../../workflow/start-execution-run";
@@ -24,6 +25,7 @@ export type AwaitApprovalInput = z.infer<typeof AwaitApprovalInputSchema>;
  * becomes `pending_approval`, the card shows [承認] [却下]. The state then waits for SendTaskSuccess from the ingress.
  */
 export async function awaitApprovalStep(deps: PipelineDeps, input: AwaitApprovalInput): Promise<{ awaiting: true }> {
+  registerSecret(input.taskToken);
   const task = await deps.store.getTaskOrThrow(input.taskId);
   await deps.store.openApproval(input.kind, input.taskId, input.version, input.taskToken);
   await deps.audit.record({

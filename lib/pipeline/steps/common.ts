@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Task } from "../../domain/records";
 import { TransientError } from "../../errors/taxonomy";
 import type { CardSubject } from "../../domain/card-refresher";
+import { redactString } from "../../observability/redact";
 import type { PipelineDeps } from "../ports";
 
 /** What a Catch block puts at its ResultPath: `{ Error, Cause }`. */
@@ -14,7 +15,8 @@ export type CaughtError = z.infer<typeof CaughtErrorSchema>;
  * (the local runner passes the message as is).
  */
 export function errorFromCatch(caught: CaughtError): Error {
-  const err = new Error(causeMessage(caught.Cause));
+  // The message is stored on the record and shown in the audit trail: redacted, whatever the Lambda threw.
+  const err = new Error(redactString(causeMessage(caught.Cause)));
   err.name = caught.Error;
   return err;
 }
