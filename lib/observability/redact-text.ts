@@ -16,7 +16,7 @@ const FORMATS: RegExp[] = [
   /\bsk-ant-[0-9A-Za-z_-]{6,}/g, // Anthropic API keys
   /\bmcp1\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}/g, // MCP bearers (lib/agent/mcp-bearer.ts)
   /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g, // JWTs
-  /\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{6,}/gi, // Authorization header values
+  /\b(?:Bearer|Basic)[ \t]+[A-Za-z0-9._~+/=-]{6,}/gi, // Authorization header values
   /\bv0=[0-9a-f]{64}\b/g, // Slack request signatures
   /[A-Za-z0-9+/_-]{100,}={0,2}/g, // Step Functions task tokens, KMS blobs: long base64 runs
   /(?<![A-Za-z0-9])(?=[A-Za-z]*[0-9])(?=[0-9]*[A-Za-z])[A-Za-z0-9]{32,}(?![A-Za-z0-9])/g, // long random alphanumerics: Slack signing secret (32 hex), generated HMAC keys, opaque OAuth tokens
@@ -25,9 +25,9 @@ const FORMATS: RegExp[] = [
 /**
  * `key=value`, `key: value`, `"key":"value"`, `\\"key\\":\\"value\\"`, `key='value'`. The key must name a secret
  * (isSecretKey). A quoted value runs to its closing quote; a bare one to a delimiter, so a form body keeps its
- * other fields.
+ * other fields. A bare value may already hold a [REDACTED] piece (a format matched part of it): the rest goes too.
  */
-const KEYED = /([A-Za-z_][A-Za-z0-9_.-]*)(\\*["']?)(\s*[:=]\s*)(?:(\\*["'])([^"'\\\n]+)|([^\s"'&,;\\<>()[\]{}]+))/g;
+const KEYED = /([A-Za-z_][A-Za-z0-9_.-]*)(\\*["']?)(\s*[:=]\s*)(?:(\\*["'])([^"'\\\n]+)|([^\s"'&,;\\<>(){}]+))/g;
 const KEEP_AFTER_KEY = /^(?:\d{1,12}|true|false|null|undefined)$/;
 
 export function redactString(value: string): string {
@@ -37,10 +37,23 @@ export function redactString(value: string): string {
     if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   }
   for (const pattern of FORMATS) out = out.replace(pattern, REDACTED);
-  out = out.replace(KEYED, (whole, key: string, q1: string, sep: string, q2: string | undefined, quoted: string | undefined, bare: string | undefined) => {
+  return redactKeyed(out);
+}
+
+/** A key that names no secret consumes only itself: its quoted value may hold `credential=…` (an error body). */
+function redactKeyed(text: string): string {
+  let out = "";
+  let from = 0;
+  KEYED.lastIndex = 0;
+  for (let m = KEYED.exec(text); m !== null; m = KEYED.exec(text)) {
+    const [whole, key = "", q1 = "", sep = "", q2, quoted, bare] = m;
     const v = quoted ?? bare ?? "";
-    if (!isSecretKey(key) || KEEP_AFTER_KEY.test(v) || v === REDACTED) return whole;
-    return `${key}${q1}${sep}${q2 ?? ""}${REDACTED}`;
-  });
-  return out;
+    if (!isSecretKey(key) || KEEP_AFTER_KEY.test(v) || v === REDACTED) {
+      KEYED.lastIndex = m.index + Math.max(1, key.length);
+      continue;
+    }
+    out += text.slice(from, m.index) + `${key}${q1}${sep}${q2 ?? ""}${REDACTED}`;
+    from = m.index + whole.length;
+  }
+  return out + text.slice(from);
 }

@@ -70,3 +70,63 @@ describe("secret redaction in logs (issue 2 item 6)", () => {
     expect(redactString("Authorization: Bearer abc.def.ghijklmnop")).toBe(`Authorization: ${REDACTED}`);
   });
 });
+
+describe("issue 15 item 4: what passed through unchanged before", () => {
+  afterEach(() => vi.restoreAllMocks());
+  const BEARER = "mcp1.eyJ0IjoiVDEiLCJlIjoiVDEtQzEtMS1lMSIsImV4cCI6MTcwMDAwMDAwMH0.3n0dWk5bTQ2kP3mS0lE7uQw8aWc1jHk2n9oPq4rStUv";
+
+  it("an MCP bearer in free text", () => {
+    expect(redactString(`session vault holds ${BEARER} for T1`)).toBe(`session vault holds ${REDACTED} for T1`);
+  });
+
+  it('a JSON string holding "access_token" (also escaped inside another JSON string)', () => {
+    const body = JSON.stringify({ access_token: "f7a9c1e0", refresh_token: "r-2b8d", token_type: "bearer", expires_in: 21600 });
+    expect(JSON.parse(redactString(body))).toEqual({ access_token: REDACTED, refresh_token: REDACTED, token_type: "bearer", expires_in: 21600 });
+    expect(redactString(JSON.stringify({ body }))).not.toMatch(/f7a9c1e0|r-2b8d/);
+  });
+
+  it("a form body refresh_token=…&client_secret=… keeps its other fields", () => {
+    expect(redactString("grant_type=refresh_token&refresh_token=r-2b8d%2Bx&client_id=123&client_secret=s3cr3t")).toBe(
+      `grant_type=refresh_token&refresh_token=${REDACTED}&client_id=123&client_secret=${REDACTED}`,
+    );
+  });
+
+  it("values under keys such as credential or token_value", () => {
+    expect(redact({ credential: "c-1", token_value: "v-1", vault: { credentials: { static_bearer: { token: "t-1" } } } })).toEqual({
+      credential: REDACTED,
+      token_value: REDACTED,
+      vault: { credentials: { static_bearer: { token: REDACTED } } },
+    });
+  });
+
+  it("an error object carrying a form body is logged redacted", () => {
+    const out = captureStdout();
+    const err = Object.assign(new Error("freee token endpoint refused"), { body: "grant_type=refresh_token&refresh_token=r-2b8d&client_secret=s3cr3t" });
+    createLogger("test").error("refresh failed", { error: new Error("wrapped", { cause: err }) });
+    out.restore();
+    const text = out.lines.join("");
+    expect(text).toContain("grant_type=refresh_token");
+    expect(text).not.toMatch(/r-2b8d|s3cr3t/);
+  });
+});
+
+describe("redaction keeps what is not a secret", () => {
+  it("error names, ids, ARNs, counts, dates, URLs and Japanese stay readable", () => {
+    const text = [
+      "ProvisionedThroughputExceededException: rate exceeded",
+      "task T0001-C0001-1700000001.000100 version 2",
+      "arn:aws:states:ap-northeast-1:123456789012:stateMachine:TaskPipeline-AbCdEf123456",
+      "session sesn_011CZ8k2yJpQ4xWz7 request req_011CSHoEeqs5C35K2UUqR7Fy",
+      "max_tokens: 4096 inputTokens=1234 taskTokenPresent: true token_type=bearer",
+      "2026-01-02T03:04:05.678Z https://slack.com/api/chat.postMessage?channel=C1",
+      "山田さんの基本給を30万円に変更",
+      "task token no longer valid (InvalidToken)",
+    ].join("\n");
+    expect(redactString(text)).toBe(text);
+    expect(redact({ tokenUsage: { input_tokens: 10, output_tokens: 5 }, accessTokenExpiresAt: "2026-01-01T00:00:00Z", secretArn: "arn:aws:secretsmanager:x" })).toEqual({
+      tokenUsage: { input_tokens: 10, output_tokens: 5 },
+      accessTokenExpiresAt: "2026-01-01T00:00:00Z",
+      secretArn: "arn:aws:secretsmanager:x",
+    });
+  });
+});
