@@ -1,7 +1,9 @@
+import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { taskIdFor } from "../lib/domain/records";
 import { ActionIds } from "../lib/slack/cards";
+import { createTokenCipher } from "../lib/freee/token-cipher";
 import { DynamoInstallationStore } from "../lib/slack/installation-store";
 import { createDocumentClient } from "../lib/store/dynamo-client";
 import { TaskStore } from "../lib/store/task-store";
@@ -68,11 +70,13 @@ export async function measureWarm(options: WarmOptions): Promise<WarmResult> {
     SLACK_CLIENT_ID: "111.222",
     SLACK_CLIENT_SECRET: "client-secret",
     SLACK_STATE_SECRET: "state-secret-0123456789",
+    // Installations are sealed (AES-GCM locally, KMS on AWS).
+    FREEE_TOKEN_LOCAL_KEY: randomBytes(32).toString("base64"),
     LOG_LEVEL: "SILENT",
   };
   const doc = createDocumentClient(oursEnv);
   const store = new TaskStore(doc, oursTable);
-  await new DynamoInstallationStore(doc, oursTable).storeInstallation({
+  await new DynamoInstallationStore(doc, oursTable, { cipher: createTokenCipher(oursEnv) }).storeInstallation({
     team: { id: BENCH_TEAM, name: "Example" },
     enterprise: undefined,
     user: { id: "UINSTALLER", token: undefined, scopes: undefined },

@@ -7,9 +7,9 @@ import { classifyAwsError } from "../errors/classify";
 import { FatalConfigError } from "../errors/taxonomy";
 
 /**
- * Encrypts the freee tokens at rest. The context (the workspace id) is bound to the ciphertext — KMS
- * encryption context or AES-GCM associated data — so a token blob copied to another workspace's item does
- * not decrypt.
+ * Encrypts tokens at rest: freee OAuth tokens and Slack installations (bot / user tokens). The context (the
+ * workspace or installation id) is bound to the ciphertext — KMS encryption context or AES-GCM associated data
+ * — so a token blob copied to another workspace's item does not decrypt.
  */
 export interface TokenCipher {
   readonly kind: "kms" | "local";
@@ -42,7 +42,7 @@ export class KmsTokenCipher implements TokenCipher {
 
   async decrypt(ciphertext: string, context: Record<string, string>): Promise<string> {
     if (!ciphertext.startsWith(KMS_PREFIX)) {
-      throw new FatalConfigError("stored freee tokens were not encrypted with KMS (cipher setting changed?)");
+      throw new FatalConfigError("stored tokens were not encrypted with KMS (cipher setting changed?)");
     }
     try {
       const out = await this.kms.send(
@@ -81,7 +81,7 @@ export class LocalTokenCipher implements TokenCipher {
 
   async decrypt(ciphertext: string, context: Record<string, string>): Promise<string> {
     if (!ciphertext.startsWith(LOCAL_PREFIX)) {
-      throw new FatalConfigError("stored freee tokens were not encrypted with the local key (cipher setting changed?)");
+      throw new FatalConfigError("stored tokens were not encrypted with the local key (cipher setting changed?)");
     }
     const raw = Buffer.from(ciphertext.slice(LOCAL_PREFIX.length), "base64");
     try {
@@ -90,7 +90,7 @@ export class LocalTokenCipher implements TokenCipher {
       decipher.setAuthTag(raw.subarray(12, 28));
       return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8");
     } catch (cause) {
-      throw new FatalConfigError("stored freee tokens do not decrypt (wrong key or tampered item)", { cause });
+      throw new FatalConfigError("stored tokens do not decrypt (wrong key or tampered item)", { cause });
     }
   }
 }
@@ -119,6 +119,22 @@ export function createTokenCipher(env: Env = process.env): TokenCipher {
     });
   }
   return new LocalTokenCipher(localKey);
+}
+
+/**
+ * createTokenCipher on first use: a store that never seals or opens anything (single-workspace mode, where the
+ * bot token comes from SLACK_BOT_TOKEN) needs no key setting.
+ */
+export function lazyTokenCipher(env: Env = process.env): TokenCipher {
+  let cipher: TokenCipher | undefined;
+  const get = () => (cipher ??= createTokenCipher(env));
+  return {
+    get kind() {
+      return get().kind;
+    },
+    encrypt: (plaintext, context) => get().encrypt(plaintext, context),
+    decrypt: (ciphertext, context) => get().decrypt(ciphertext, context),
+  };
 }
 
 function contextAad(context: Record<string, string>): Buffer {

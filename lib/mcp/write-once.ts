@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { z } from "zod";
 import { MalformedOutputError } from "../errors/taxonomy";
 import { isConditionFailure, translateDynamoError } from "../store/conditional";
@@ -10,7 +10,8 @@ import { Keys } from "../store/table";
  * write APIs have no idempotency key of their own; this is ours.
  *
  *   (none) ──claim──► in_flight ──complete──► done
- *                        │  └──release──► (none)      freee definitely refused it (4xx): it may be tried again
+ *                        │  └──release──► released    freee definitely refused it (4xx): it may be tried again
+ *                                                     (kept as `released`, read as absent: no role needs DeleteItem)
  *                        └──markUnknown──► unknown ──complete (read back found it)──► done
  *                                             └──takeOver (a rerun, read back found nothing)──► in_flight
  *
@@ -43,6 +44,9 @@ export type WriteRecord = z.infer<typeof WriteRecordSchema>;
 
 export type Claim = { claimed: true; attempt: number } | { claimed: false; prior: WriteRecord };
 
+/** A released step: freee refused the write; the step may be claimed again. */
+const RELEASED = "released";
+
 export class WriteOnceLedger {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
@@ -58,7 +62,9 @@ export class WriteOnceLedger {
         new PutCommand({
           TableName: this.tableName,
           Item: { ...key, recordType: "tool_write", stepId: ref.stepId, processVersion: ref.processVersion, ...write, attempt: 1, state: "in_flight", since: this.now() },
-          ConditionExpression: "attribute_not_exists(pk)",
+          ConditionExpression: "attribute_not_exists(pk) OR #state = :released",
+          ExpressionAttributeNames: { "#state": "state" },
+          ExpressionAttributeValues: { ":released": RELEASED },
         }),
       );
       return { claimed: true, attempt: 1 };
@@ -104,12 +110,13 @@ export class WriteOnceLedger {
   async release(ref: WriteStepRef, attempt: number): Promise<void> {
     try {
       await this.doc.send(
-        new DeleteCommand({
+        new UpdateCommand({
           TableName: this.tableName,
           Key: keyOf(ref),
+          UpdateExpression: "SET #state = :released, releasedAt = :now",
           ConditionExpression: "#state = :inFlight AND attempt = :attempt",
           ExpressionAttributeNames: { "#state": "state" },
-          ExpressionAttributeValues: { ":inFlight": "in_flight", ":attempt": attempt },
+          ExpressionAttributeValues: { ":inFlight": "in_flight", ":attempt": attempt, ":released": RELEASED, ":now": this.now() },
         }),
       );
     } catch (err) {
@@ -125,7 +132,7 @@ export class WriteOnceLedger {
     } catch (err) {
       throw translateDynamoError(err, "read freee write");
     }
-    return item === undefined ? undefined : recordOf(item);
+    return item === undefined || item.state === RELEASED ? undefined : recordOf(item);
   }
 
   /** Every write step of a Task and where it stands (for the L4 completion contract and the card). */
@@ -149,7 +156,7 @@ export class WriteOnceLedger {
       }
       for (const item of page.Items ?? []) {
         // Items of the older per-Execution ledger carry no step: they are not step records.
-        if (typeof item.stepId !== "string" || typeof item.processVersion !== "number") continue;
+        if (typeof item.stepId !== "string" || typeof item.processVersion !== "number" || item.state === RELEASED) continue;
         out.push({ ...recordOf(item), taskId, processVersion: item.processVersion, stepId: item.stepId });
       }
       start = page.LastEvaluatedKey;

@@ -5,13 +5,14 @@ import { createLogger } from "../observability/logger";
 import type { TaskStore } from "../store/task-store";
 import { createBotTokenResolver, type BotTokenResolver } from "./bot-token";
 import type { CardRefresher } from "../domain/card-refresher";
+import { lazyTokenCipher } from "../freee/token-cipher";
 import { DynamoInstallationStore } from "./installation-store";
 import { SlackCardRefresher } from "./slack-card-refresher";
 import { createWebClient } from "./web-client";
 
 /**
  * The production CardRefresher for a Lambda: bot tokens from SLACK_BOT_TOKEN (single workspace) or the
- * installation items of the table, Web API at SLACK_API_URL when set.
+ * sealed installation items of the table (TOKEN_KMS_KEY_ID), Web API at SLACK_API_URL when set.
  */
 export function createCardRefresher(
   store: TaskStore,
@@ -19,7 +20,8 @@ export function createCardRefresher(
   env: Env = process.env,
   tokens?: BotTokenResolver,
 ): CardRefresher {
-  const resolver = tokens ?? createBotTokenResolver(new DynamoInstallationStore(doc, store.tableName), env);
+  // Step Lambdas open installations (KMS decrypt only); sealing plain items left by an earlier version is the ingress's job.
+  const resolver = tokens ?? createBotTokenResolver(new DynamoInstallationStore(doc, store.tableName, { cipher: lazyTokenCipher(env) }), env);
   return new SlackCardRefresher({
     store,
     tokens: resolver,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startCountingDynamo, type CountingDynamo } from "../../bench/dynamo";
+import { LocalTokenCipher } from "../../lib/freee/token-cipher";
 import { DynamoInstallationStore } from "../../lib/slack/installation-store";
 import { createDocumentClient } from "../../lib/store/dynamo-client";
 
@@ -12,6 +13,7 @@ beforeAll(async () => {
   await dynamo.createTable(table);
 });
 afterAll(async () => dynamo.close());
+const cipher = new LocalTokenCipher(Buffer.alloc(32, 7).toString("base64"));
 
 function installation(teamId: string, token: string) {
   return {
@@ -29,7 +31,7 @@ function installation(teamId: string, token: string) {
 it("serves a found installation from memory within the TTL, then reads again", async () => {
   const doc = createDocumentClient({ DYNAMODB_ENDPOINT: dynamo.endpoint, AWS_REGION: "us-east-1" });
   let now = 1_000_000;
-  const store = new DynamoInstallationStore(doc, table, () => new Date(now), 60_000);
+  const store = new DynamoInstallationStore(doc, table, { cipher, clock: () => new Date(now), cacheTtlMs: 60_000 });
   await store.storeInstallation(installation("TC1", "xoxb-1"));
   dynamo.reset();
   expect((await store.find({ teamId: "TC1" }))?.bot?.token).toBe("xoxb-1");
@@ -43,9 +45,9 @@ it("serves a found installation from memory within the TTL, then reads again", a
 
 it("forgets on uninstall and reinstall through the same instance, and never caches a missing installation", async () => {
   const doc = createDocumentClient({ DYNAMODB_ENDPOINT: dynamo.endpoint, AWS_REGION: "us-east-1" });
-  const store = new DynamoInstallationStore(doc, table, undefined, 60_000);
+  const store = new DynamoInstallationStore(doc, table, { cipher, cacheTtlMs: 60_000 });
   expect(await store.find({ teamId: "TC2" })).toBeUndefined();
-  await new DynamoInstallationStore(doc, table).storeInstallation(installation("TC2", "xoxb-2"));
+  await new DynamoInstallationStore(doc, table, { cipher }).storeInstallation(installation("TC2", "xoxb-2"));
   expect((await store.find({ teamId: "TC2" }))?.bot?.token).toBe("xoxb-2");
   await store.storeInstallation(installation("TC2", "xoxb-2b"));
   expect((await store.find({ teamId: "TC2" }))?.bot?.token).toBe("xoxb-2b");
@@ -56,7 +58,7 @@ it("forgets on uninstall and reinstall through the same instance, and never cach
 
 it("is off by default (other Lambdas read every time)", async () => {
   const doc = createDocumentClient({ DYNAMODB_ENDPOINT: dynamo.endpoint, AWS_REGION: "us-east-1" });
-  const store = new DynamoInstallationStore(doc, table);
+  const store = new DynamoInstallationStore(doc, table, { cipher });
   await store.storeInstallation(installation("TC3", "xoxb-3"));
   dynamo.reset();
   await store.find({ teamId: "TC3" });

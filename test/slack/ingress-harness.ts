@@ -1,6 +1,7 @@
 import { SendTaskSuccessCommand, SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { TaskPipelineInputSchema } from "../../lib/workflow/contracts";
+import { createTokenCipher } from "../../lib/freee/token-cipher";
 import { DynamoInstallationStore } from "../../lib/slack/installation-store";
 import { fromFunctionUrlEvent, type HttpResponse } from "../../lib/slack/http/types";
 import type { FreeePort } from "../../lib/slack/freee-port";
@@ -11,6 +12,8 @@ import type { FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { TEST_SIGNING_SECRET, type FunctionUrlEvent } from "../support/slack-signing";
 
 export const TASK_PIPELINE_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:TaskPipeline";
+/** The local AES key the ingress seals installations with in these tests (base64 of 32 bytes). */
+export const TEST_TOKEN_KEY = Buffer.alloc(32, 3).toString("base64");
 export const EXECUTION_RUN_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:ExecutionRun";
 
 /**
@@ -43,10 +46,11 @@ export async function startIngress(table: TestTable, slack: FakeSlack, extraEnv:
     TASK_PIPELINE_ARN,
     EXECUTION_RUN_ARN,
     ADMIN_USER_IDS: "UADMIN",
+    FREEE_TOKEN_LOCAL_KEY: TEST_TOKEN_KEY,
     ...extraEnv,
   };
   const ingress = await createIngressFromEnv(env, { doc: table.doc, sfn, freee });
-  const installations = new DynamoInstallationStore(table.doc, table.tableName);
+  const installations = new DynamoInstallationStore(table.doc, table.tableName, { cipher: createTokenCipher(env) });
   const send = async (event: FunctionUrlEvent): Promise<HttpResponse> => ingress(fromFunctionUrlEvent(event));
   // Interactions carry trigger_ids Slack issued at delivery (the fake holds them to its 3 s and single use).
   issueTriggerId = () => slack.issueTriggerId();
