@@ -26,6 +26,13 @@ export interface StackSettings extends Limits {
   alarmEmail: string | undefined;
   /** The daily refresh renews freee refresh tokens older than this (they lapse after 90 days). */
   freeeRefreshAfterDays: number;
+  /**
+   * Reserved concurrency of the two public functions (a request flood cannot starve the step Lambdas, whose
+   * failure paths must run). 0: unreserved — for an account whose concurrency limit is too low to reserve
+   * (AWS keeps 100 unreserved).
+   */
+  ingressReservedConcurrency: number;
+  freeeMcpReservedConcurrency: number;
 }
 
 export const DEFAULT_SETTINGS: StackSettings = {
@@ -39,6 +46,10 @@ export const DEFAULT_SETTINGS: StackSettings = {
   publicBaseUrl: undefined,
   alarmEmail: undefined,
   freeeRefreshAfterDays: 60,
+  // Slack answers within 3 s and retries: 25 concurrent ingress requests are ~25+ per second.
+  ingressReservedConcurrency: 25,
+  // One agent session calls its tools one after another: 10 concurrent tool calls.
+  freeeMcpReservedConcurrency: 10,
 };
 
 /** Reads every setting from context; numbers and lists given with `-c` arrive as strings and are parsed. */
@@ -55,6 +66,13 @@ export function loadStackSettings(node: Node): StackSettings {
     if (raw === undefined) return DEFAULT_SETTINGS[key];
     if (typeof raw !== "string" || raw.trim() === "") throw new FatalConfigError(`context ${key} must be a non-empty string`, { details: { setting: "context" } });
     return raw;
+  };
+  const concurrency = (key: "ingressReservedConcurrency" | "freeeMcpReservedConcurrency"): number => {
+    const raw: unknown = node.tryGetContext(key);
+    if (raw === undefined) return DEFAULT_SETTINGS[key];
+    const value = typeof raw === "number" ? raw : Number(raw);
+    if (!Number.isInteger(value) || value < 0) throw new FatalConfigError(`context ${key} must be 0 (unreserved) or a positive integer, got ${JSON.stringify(raw)}`, { details: { setting: "context" } });
+    return value;
   };
   const admins: unknown = node.tryGetContext("adminUserIds");
   const adminUserIds =
@@ -74,6 +92,8 @@ export function loadStackSettings(node: Node): StackSettings {
     publicBaseUrl: publicBaseUrlOf(node.tryGetContext("publicBaseUrl")),
     alarmEmail: alarmEmailOf(node.tryGetContext("alarmEmail")),
     freeeRefreshAfterDays: refreshAfterDaysOf(int("freeeRefreshAfterDays")),
+    ingressReservedConcurrency: concurrency("ingressReservedConcurrency"),
+    freeeMcpReservedConcurrency: concurrency("freeeMcpReservedConcurrency"),
   };
 }
 

@@ -11,6 +11,7 @@ import { StateMachines } from "./constructs/state-machines";
 import { lambdaTimeoutSeconds } from "./lambda-budgets";
 import { acknowledgeFindings } from "./nag";
 import { limitsEnvironment, type StackSettings } from "./settings";
+import { grantTableAccess, TABLE_ACCESS } from "./table-access";
 import { PIPELINE_FUNCTIONS, RUN_FUNCTIONS, type StepFunctionName, type StepFunctions } from "./state-machines/functions";
 
 export interface SlackMcpAgentStackProps extends StackProps {
@@ -62,12 +63,14 @@ export class SlackMcpAgentStack extends Stack {
       lambdaTimeoutSeconds("freee-mcp"),
     );
     const freeeMcpUrl = freeeMcp.fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
+    reserveConcurrency(freeeMcp, settings.freeeMcpReservedConcurrency);
 
     // ---------------------------------------------------------------- step Lambdas
     const steps = {} as Record<StepFunctionName, AppFunction>;
     for (const name of [...PIPELINE_FUNCTIONS, ...RUN_FUNCTIONS]) {
       const needs = STEP_NEEDS[name];
-      const env: Record<string, string> = {};
+      // Cards resolve the workspace's bot token from its sealed installation (decrypt only).
+      const env: Record<string, string> = { TOKEN_KMS_KEY_ID: data.tokenKey.keyArn };
       if (needs.layers) {
         Object.assign(env, secretEnv("ANTHROPIC_API_KEY"), { L1_MODEL: settings.l1Model, L2_MODEL: settings.l2Model, L3_MODEL: settings.l3Model });
       }
@@ -75,7 +78,8 @@ export class SlackMcpAgentStack extends Stack {
         Object.assign(env, secretEnv("ANTHROPIC_API_KEY", "MCP_BEARER_SECRET"), { MCP_SERVER_URL: freeeMcpUrl.url, AGENT_MODEL: settings.agentModel });
       }
       steps[name] = make(name, pascal(name), env, lambdaTimeoutSeconds(name));
-      data.table.grantReadWriteData(steps[name].fn);
+      grantTableAccess(data, steps[name].fn, TABLE_ACCESS[name]);
+      data.tokenKey.grantDecrypt(steps[name].fn);
       if (needs.layers) data.secrets.ANTHROPIC_API_KEY.grantRead(steps[name].fn);
       if (needs.agent) {
         data.secrets.ANTHROPIC_API_KEY.grantRead(steps[name].fn);
@@ -92,7 +96,7 @@ export class SlackMcpAgentStack extends Stack {
     steps["start-run"].fn.addEnvironment("EXECUTION_RUN_ARN", this.machines.executionRun.stateMachineArn);
     this.machines.executionRun.grantStartExecution(steps["start-run"].fn);
 
-    data.table.grantReadWriteData(freeeMcp.fn);
+    grantTableAccess(data, freeeMcp.fn, TABLE_ACCESS["freee-mcp"]);
     data.tokenKey.grantEncryptDecrypt(freeeMcp.fn);
     for (const n of ["FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET", "MCP_BEARER_SECRET"] as const) data.secrets[n].grantRead(freeeMcp.fn);
 
@@ -113,7 +117,8 @@ export class SlackMcpAgentStack extends Stack {
       false,
     );
     const ingressUrl = ingress.fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
-    data.table.grantReadWriteData(ingress.fn);
+    reserveConcurrency(ingress, settings.ingressReservedConcurrency);
+    grantTableAccess(data, ingress.fn, TABLE_ACCESS.ingress);
     data.tokenKey.grantEncryptDecrypt(ingress.fn);
     for (const n of ["SLACK_SIGNING_SECRET", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_STATE_SECRET", "FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET", "FREEE_STATE_SECRET"] as const) {
       data.secrets[n].grantRead(ingress.fn);
@@ -158,6 +163,14 @@ export class SlackMcpAgentStack extends Stack {
 
     acknowledgeFindings(this, { functions: Object.values(this.functions), data, machines: this.machines });
   }
+}
+
+/**
+ * A public Function URL gets its own slice of the account's concurrency: a flood of requests can neither take
+ * more nor starve the step Lambdas (the failure paths among them). 0 leaves the function unreserved.
+ */
+function reserveConcurrency(fn: AppFunction, reserved: number): void {
+  if (reserved > 0) (fn.fn.node.defaultChild as lambda.CfnFunction).reservedConcurrentExecutions = reserved;
 }
 
 function pascal(folder: string): string {

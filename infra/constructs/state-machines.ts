@@ -13,7 +13,11 @@ export interface StateMachinesProps {
   logRetention: logs.RetentionDays;
 }
 
-/** TaskPipeline and ExecutionRun: Standard, JSONPath, logged (ALL, with data) and traced. */
+/**
+ * TaskPipeline and ExecutionRun: Standard, JSONPath, logged and traced. The logs carry every state transition
+ * but no execution data: states hold request text, rejection reasons and pay figures, and the approval waits
+ * pass their task token to a Lambda (infra/state-machines/task-pipeline.ts).
+ */
 export class StateMachines extends Construct {
   readonly taskPipeline: sfn.StateMachine;
   readonly executionRun: sfn.StateMachine;
@@ -29,7 +33,7 @@ export class StateMachines extends Construct {
         logs: {
           destination: new logs.LogGroup(this, `${name}Logs`, { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY }),
           level: sfn.LogLevel.ALL,
-          includeExecutionData: true,
+          includeExecutionData: false,
         },
       });
     this.executionRun = machine(

@@ -1,0 +1,78 @@
+import * as iam from "aws-cdk-lib/aws-iam";
+import type * as lambda from "aws-cdk-lib/aws-lambda";
+import { PARTITIONS, TABLE_KEYS, type PartitionPrefix } from "../lib/store/table";
+import type { DataConstruct } from "./constructs/data";
+import type { StepFunctionName } from "./state-machines/functions";
+
+/**
+ * Least privilege on the one table: per Lambda, the DynamoDB actions it calls, per partition prefix (condition
+ * `dynamodb:LeadingKeys`), and whether it queries the byTeam index. Read from the code — the store methods each
+ * handler reaches — and checked against it: test/infra/table-access.test.ts runs the handlers over a recording
+ * DynamoDB endpoint and fails on any call a policy here would deny. No role gets Scan, DeleteItem, the Batch*
+ * or Transact* actions, or DescribeTable.
+ */
+
+export type TableAction = "GetItem" | "PutItem" | "UpdateItem" | "Query";
+export type TableAccess = { partitions: Partial<Record<PartitionPrefix, readonly TableAction[]>>; byTeamIndex?: boolean };
+export type AccessName = StepFunctionName | "ingress" | "freee-mcp";
+
+const { task: TASK, team: TEAM, installation: INSTALL, config: CONFIG } = PARTITIONS;
+/** TaskStore on a task's partition: get, conditional put / update, loadHistory (the card refresher's Query). */
+const TASK_ITEMS = ["GetItem", "PutItem", "UpdateItem", "Query"] as const;
+/** Every card refresh resolves the workspace's bot token. */
+const READ_INSTALLATION = ["GetItem"] as const;
+const step: TableAccess = { partitions: { [TASK]: TASK_ITEMS, [INSTALL]: READ_INSTALLATION } };
+/** L4 steps also read / write the agent setup (AgentSetupStore, `CONFIG#`). */
+const agentStep: TableAccess = { partitions: { ...step.partitions, [CONFIG]: ["GetItem", "PutItem"] } };
+
+export const TABLE_ACCESS: Record<AccessName, TableAccess> = {
+  "create-task": step,
+  "analyze-task": step,
+  "generate-prompt": step,
+  "generate-process": step,
+  "await-approval": step,
+  "handle-rejection": step,
+  "expire-approval": step,
+  "start-run": step,
+  // A task that could not even be created is audited under its workspace (Keys.audit without a task id).
+  "record-pipeline-failure": { partitions: { ...step.partitions, [TEAM]: ["GetItem", "PutItem"] } },
+  "start-session": agentStep,
+  "poll-session": agentStep,
+  "record-run-failure": agentStep,
+  // Clicks, reruns, cancels and cards (task partitions); team settings, freee connect and workspace audit
+  // (`TEAM#`); installs, uninstall tombstones and sealing plain items (`INSTALL#`); App Home lists (byTeam).
+  ingress: {
+    partitions: { [TASK]: TASK_ITEMS, [TEAM]: ["GetItem", "PutItem", "UpdateItem"], [INSTALL]: ["GetItem", "PutItem", "UpdateItem"] },
+    byTeamIndex: true,
+  },
+  // The execution's approved steps, audit and the write-once ledger (`TASK#`); the freee connection and its
+  // refresh lease (`TEAM#`). No Query: it never lists.
+  "freee-mcp": { partitions: { [TASK]: ["GetItem", "PutItem", "UpdateItem"], [TEAM]: ["GetItem", "UpdateItem"] } },
+};
+
+/** Reads need the table key's Decrypt; writes also its data-key actions (as CDK's own table grants). */
+const KEY_READ = ["kms:Decrypt", "kms:DescribeKey"];
+const KEY_WRITE = ["kms:Encrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*"];
+
+export function grantTableAccess(data: DataConstruct, fn: lambda.IFunction, access: TableAccess): void {
+  const byActions = new Map<string, PartitionPrefix[]>();
+  for (const [prefix, actions] of Object.entries(access.partitions) as [PartitionPrefix, readonly TableAction[]][]) {
+    const key = [...actions].sort().join(",");
+    byActions.set(key, [...(byActions.get(key) ?? []), prefix]);
+  }
+  for (const [key, prefixes] of byActions) {
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: key.split(",").map((a) => `dynamodb:${a}`),
+        resources: [data.table.tableArn],
+        conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": prefixes.map((p) => `${p}*`) } },
+      }),
+    );
+  }
+  if (access.byTeamIndex) {
+    // The index's items are the same workspace's tasks and audit entries; read-only.
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ["dynamodb:Query"], resources: [`${data.table.tableArn}/index/${TABLE_KEYS.byTeamIndex}`] }));
+  }
+  const writes = Object.values(access.partitions).some((actions) => actions.some((a) => a === "PutItem" || a === "UpdateItem"));
+  data.tableKey.grant(fn, ...KEY_READ, ...(writes ? KEY_WRITE : []));
+}
