@@ -11,7 +11,7 @@ import { StateMachines } from "./constructs/state-machines";
 import { lambdaTimeoutSeconds } from "./lambda-budgets";
 import { acknowledgeFindings } from "./nag";
 import { limitsEnvironment, type StackSettings } from "./settings";
-import { grantTableAccess, TABLE_ACCESS } from "./table-access";
+import { grantTableAccess, readsInstallations, TABLE_ACCESS } from "./table-access";
 import { PIPELINE_FUNCTIONS, RUN_FUNCTIONS, type StepFunctionName, type StepFunctions } from "./state-machines/functions";
 
 export interface SlackMcpAgentStackProps extends StackProps {
@@ -70,7 +70,8 @@ export class SlackMcpAgentStack extends Stack {
     for (const name of [...PIPELINE_FUNCTIONS, ...RUN_FUNCTIONS]) {
       const needs = STEP_NEEDS[name];
       // Cards resolve the workspace's bot token from its sealed installation (decrypt only).
-      const env: Record<string, string> = { TOKEN_KMS_KEY_ID: data.tokenKey.keyArn };
+      const opensInstallations = readsInstallations(TABLE_ACCESS[name]);
+      const env: Record<string, string> = opensInstallations ? { TOKEN_KMS_KEY_ID: data.tokenKey.keyArn } : {};
       if (needs.layers) {
         Object.assign(env, secretEnv("ANTHROPIC_API_KEY"), { L1_MODEL: settings.l1Model, L2_MODEL: settings.l2Model, L3_MODEL: settings.l3Model });
       }
@@ -79,7 +80,7 @@ export class SlackMcpAgentStack extends Stack {
       }
       steps[name] = make(name, pascal(name), env, lambdaTimeoutSeconds(name));
       grantTableAccess(data, steps[name].fn, TABLE_ACCESS[name]);
-      data.tokenKey.grantDecrypt(steps[name].fn);
+      if (opensInstallations) data.tokenKey.grantDecrypt(steps[name].fn);
       if (needs.layers) data.secrets.ANTHROPIC_API_KEY.grantRead(steps[name].fn);
       if (needs.agent) {
         data.secrets.ANTHROPIC_API_KEY.grantRead(steps[name].fn);

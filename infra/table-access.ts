@@ -33,7 +33,8 @@ export const TABLE_ACCESS: Record<AccessName, TableAccess> = {
   "await-approval": step,
   "handle-rejection": step,
   "expire-approval": step,
-  "start-run": step,
+  // Starts the first run: the task and its execution record, no card.
+  "start-run": { partitions: { [TASK]: ["GetItem", "PutItem", "UpdateItem"] } },
   // A task that could not even be created is audited under its workspace (Keys.audit without a task id).
   "record-pipeline-failure": { partitions: { ...step.partitions, [TEAM]: ["GetItem", "PutItem"] } },
   "start-session": agentStep,
@@ -53,6 +54,11 @@ export const TABLE_ACCESS: Record<AccessName, TableAccess> = {
 /** Reads need the table key's Decrypt; writes also its data-key actions (as CDK's own table grants). */
 const KEY_READ = ["kms:Decrypt", "kms:DescribeKey"];
 const KEY_WRITE = ["kms:Encrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*"];
+
+/** Lambdas that open Slack installations (bot tokens for cards): they need the token key's Decrypt. */
+export function readsInstallations(access: TableAccess): boolean {
+  return access.partitions[INSTALL] !== undefined;
+}
 
 export function grantTableAccess(data: DataConstruct, fn: lambda.IFunction, access: TableAccess): void {
   const byActions = new Map<string, PartitionPrefix[]>();

@@ -12,6 +12,7 @@ import { createLogger } from "../../lib/observability/logger";
 import { createPipelineDeps } from "../../lib/pipeline/create-deps";
 import type { DefinedStep } from "../../lib/pipeline/step-handler";
 import { createCardRefresher } from "../../lib/slack/factory";
+import { createDocumentClient } from "../../lib/store/dynamo-client";
 import { TaskStore } from "../../lib/store/task-store";
 import { listenFetch } from "../../dev/local/node-http";
 import { handleSfnRequest } from "../../dev/local/sfn-http-facade";
@@ -21,6 +22,7 @@ import type { BundledStep } from "./step-bundles";
 import { startFakeAnthropic, type FakeAnthropic } from "../../dev/fakes/anthropic";
 import { startFakeManagedAgents, type FakeAnthropic as FakeManagedAgents } from "../../dev/fakes/anthropic";
 import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
+import type { RecordingDynamo } from "./recording-dynamo";
 
 export const ANTHROPIC_TEST_KEY = "sk-ant-test-pipeline";
 export const MCP_BEARER_SECRET = "test-mcp-bearer-secret-0123456789abcdef";
@@ -63,6 +65,11 @@ export interface PipelineHarnessOptions {
    * HTTP facade at `SFN_ENDPOINT`, Anthropic through one base URL). `failStartExecution` is not available.
    */
   bundles?: Record<StepFunctionName, BundledStep>;
+  /**
+   * Route every handler's DynamoDB calls through this recorder, each signed as its Lambda (AWS_ACCESS_KEY_ID =
+   * the folder name; the actions as `ingress`), as test/infra/table-access.test.ts checks them against IAM.
+   */
+  dynamo?: RecordingDynamo;
 }
 
 export async function startPipelineHarness(options: PipelineHarnessOptions = {}): Promise<PipelineHarness> {
@@ -76,7 +83,9 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     // The bot token Slack issued: the default, or the one the caller's env names.
     startFakeSlack({ botTokens: ["xoxb-test-pipeline", ...(options.env?.SLACK_BOT_TOKEN === undefined ? [] : [options.env.SLACK_BOT_TOKEN])] }),
   ]);
-  const common = { ...table.env, ...limitsEnvironment(machines.settings), SLACK_API_URL: slack.url, SLACK_BOT_TOKEN: "xoxb-test-pipeline", ...options.env };
+  options.dynamo?.forwardTo(table.endpoint);
+  const dynamoEnv: Record<string, string> = options.dynamo === undefined ? {} : { DYNAMODB_ENDPOINT: options.dynamo.endpoint };
+  const common = { ...table.env, ...dynamoEnv, ...limitsEnvironment(machines.settings), SLACK_API_URL: slack.url, SLACK_BOT_TOKEN: "xoxb-test-pipeline", ...options.env };
   const layerEnv = { ...common, ANTHROPIC_BASE_URL: anthropic.baseURL, ANTHROPIC_API_KEY: ANTHROPIC_TEST_KEY, L1_TIMEOUT_MS: "400", L2_TIMEOUT_MS: "400", L3_TIMEOUT_MS: "400", ...options.env };
   const agentEnv = { ...common, ANTHROPIC_BASE_URL: agents.url, ANTHROPIC_API_KEY: agents.apiKey, MCP_SERVER_URL: "https://mcp.example.test/mcp", MCP_BEARER_SECRET, ...options.env };
 
@@ -102,7 +111,7 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     const steps = await loadSteps();
     for (const [name, step] of Object.entries(steps) as [StepFunctionName, DefinedStep<unknown>][]) {
       const env = step.needs.agent ? agentEnv : step.needs.layers ? layerEnv : common;
-      const deps = await createPipelineDeps(step.service, step.needs, { ...env, EXECUTION_RUN_ARN: machines.executionRunArn });
+      const deps = await createPipelineDeps(step.service, step.needs, { ...env, EXECUTION_RUN_ARN: machines.executionRunArn, ...(options.dynamo === undefined ? {} : { AWS_ACCESS_KEY_ID: name }) });
       handlers[name] = step.withDeps({ ...deps, sfn: sfn() });
     }
   }
@@ -118,12 +127,15 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
 
   const store = new TaskStore(table.doc, table.tableName);
   const log = createLogger("test-ingress");
+  // The clicks run where the ingress runs them: with the ingress's identity when calls are recorded.
+  const ingressDoc = options.dynamo === undefined ? table.doc : createDocumentClient({ ...common, AWS_ACCESS_KEY_ID: "ingress" });
+  const ingressStore = options.dynamo === undefined ? store : new TaskStore(ingressDoc, table.tableName);
   const actions: ActionDeps = {
-    store,
+    store: ingressStore,
     sfn: sfn() as SFNClient,
-    audit: new AuditLog(store, log),
-    cards: createCardRefresher(store, table.doc, common),
-    settings: new TeamSettingsStore(table.doc, table.tableName),
+    audit: new AuditLog(ingressStore, log),
+    cards: createCardRefresher(ingressStore, ingressDoc, common),
+    settings: new TeamSettingsStore(ingressDoc, table.tableName),
     adminUserIds: [],
     limits: machines.settings,
     executionRunArn: machines.executionRunArn,

@@ -1,0 +1,139 @@
+import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { mockClient } from "aws-sdk-client-mock";
+import { expect } from "vitest";
+import { TeamSettingsStore } from "../../lib/actions";
+import { issueMcpBearer } from "../../lib/agent/mcp-bearer";
+import { FreeeConnectionStore } from "../../lib/freee/connection-store";
+import { createFreeeOAuthFromEnv } from "../../lib/freee/oauth";
+import { LocalTokenCipher } from "../../lib/freee/token-cipher";
+import { createFreeeMcpHandlerFromEnv } from "../../lib/mcp/create-from-env";
+import { functionUrlHandler } from "../../lib/mcp/function-url";
+import { fromFunctionUrlEvent } from "../../lib/slack/http/types";
+import { createIngressFromEnv } from "../../lib/slack/ingress-env";
+import { createDocumentClient } from "../../lib/store/dynamo-client";
+import { Keys } from "../../lib/store/table";
+import { TaskStore } from "../../lib/store/task-store";
+import type { ProcessStep } from "../../lib/domain/records";
+import { seedExecution, serveFunctionUrl } from "../mcp/harness";
+import { EXECUTION_RUN_ARN, messageEvent, TASK_PIPELINE_ARN } from "../slack/ingress-harness";
+import { startTestTable } from "../support/dynamo";
+import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee } from "../../dev/fakes/freee/fake-freee";
+import { startFakeSlack } from "../../dev/fakes/slack/fake-slack";
+import type { RecordingDynamo } from "../support/recording-dynamo";
+import { getRequest, signedJson, TEST_SIGNING_SECRET } from "../support/slack-signing";
+
+/** Drive the two public functions over a recorded DynamoDB endpoint, each signed as its Lambda. */
+
+export async function exerciseIngress(dynamo: RecordingDynamo, tokenKey: string): Promise<void> {
+  const [table, slack, freee] = await Promise.all([startTestTable(), startFakeSlack({ clientId: "111.222", clientSecret: "client-secret", botTokens: ["xoxb-old"] }), startFakeFreee()]);
+  dynamo.forwardTo(table.endpoint);
+  const env = {
+    ...table.env,
+    DYNAMODB_ENDPOINT: dynamo.endpoint,
+    AWS_ACCESS_KEY_ID: "ingress",
+    SLACK_SIGNING_SECRET: TEST_SIGNING_SECRET,
+    SLACK_API_URL: slack.url,
+    SLACK_CLIENT_ID: "111.222",
+    SLACK_CLIENT_SECRET: "client-secret",
+    SLACK_STATE_SECRET: "state-secret-0123456789",
+    TASK_PIPELINE_ARN,
+    EXECUTION_RUN_ARN,
+    ADMIN_USER_IDS: "UADMIN",
+    FREEE_TOKEN_LOCAL_KEY: tokenKey,
+    FREEE_CLIENT_ID: FAKE_CLIENT_ID,
+    FREEE_CLIENT_SECRET: FAKE_CLIENT_SECRET,
+    FREEE_API_BASE_URL: freee.url,
+    FREEE_OAUTH_BASE_URL: freee.url,
+    FREEE_STATE_SECRET: "freee-state-secret-0123456789",
+    PUBLIC_BASE_URL: "https://ingress.example.test",
+  };
+  const sfn = new SFNClient({ region: "us-east-1", credentials: { accessKeyId: "x", secretAccessKey: "x" } });
+  mockClient(sfn).on(StartExecutionCommand).resolves({ executionArn: "arn:x", startDate: new Date() });
+  const oauth = await createFreeeOAuthFromEnv(env);
+  const ingress = await createIngressFromEnv(env, { sfn, freee: { connect: oauth.connect, callback: oauth.callback, buildConnectUrl: oauth.buildConnectUrl, getConnectionStatus: oauth.getConnectionStatus } });
+  const send = (event: Parameters<typeof fromFunctionUrlEvent>[0]) => ingress(fromFunctionUrlEvent(event));
+  try {
+    // Install through Slack OAuth.
+    const start = await send(getRequest("/slack/install"));
+    const state = new URL(start.headers!.location!).searchParams.get("state")!;
+    const cookie = start.cookies!.find((c) => c.startsWith("slack-app-oauth-state="))!.split(";")[0]!;
+    expect((await send(getRequest("/slack/oauth_redirect", `code=${slack.issueOAuthCode()}&state=${encodeURIComponent(state)}`, { cookie }))).statusCode).toBe(200);
+    // A workspace whose installation an earlier version stored in plain text: its first event seals it.
+    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...Keys.installation("T#TOLD"), recordType: "installation", installation: { team: { id: "TOLD" }, bot: { token: "xoxb-old", userId: "UBOT", id: "B" }, isEnterpriseInstall: false } } }));
+    for (const team of ["T0001", "TOLD"]) expect((await send(signedJson(messageEvent(team, { text: "経費を登録して" })))).statusCode).toBe(200);
+    // App Home (recent tasks and the ledger from the byTeam index), its settings.
+    const home = { ...messageEvent("T0001"), event: { type: "app_home_opened", user: "UADMIN", channel: "D1", tab: "home", event_ts: "1710000000.9" } };
+    expect((await send(signedJson(home))).statusCode).toBe(200);
+    // What saving the admins from App Home writes (home-service → TeamSettingsStore), with the ingress's client.
+    await new TeamSettingsStore(createDocumentClient(env), table.tableName).save("T0001", ["UADMIN", "U2"], "UADMIN");
+    // freee connect → callback (connection saved, audited under the workspace).
+    const connect = await oauth.connect(new Request(oauth.buildConnectUrl("T0001", "UADMIN")));
+    const freeeState = new URL(connect.headers.get("location")!).searchParams.get("state")!;
+    const callback = new URL("https://ingress.example.test/freee/callback");
+    callback.searchParams.set("code", freee.issueCode());
+    callback.searchParams.set("state", freeeState);
+    expect((await oauth.callback(new Request(callback, { headers: { cookie: connect.headers.get("set-cookie")!.split(";")[0]! } }))).status).toBe(200);
+    // Uninstall: a tombstone.
+    expect((await send(signedJson({ ...messageEvent("T0001"), event: { type: "app_uninstalled", event_ts: "1710000000.1" } }))).statusCode).toBe(200);
+  } finally {
+    await Promise.all([slack.close(), freee.stop()]);
+    await table.close();
+  }
+}
+
+export async function exerciseFreeeMcp(dynamo: RecordingDynamo, tokenKey: string): Promise<void> {
+  const [table, freee] = await Promise.all([startTestTable(), startFakeFreee()]);
+  dynamo.forwardTo(table.endpoint);
+  const secret = "mcp-bearer-secret-for-access-test-0123456789";
+  const env = {
+    ...table.env,
+    DYNAMODB_ENDPOINT: dynamo.endpoint,
+    AWS_ACCESS_KEY_ID: "freee-mcp",
+    MCP_BEARER_SECRET: secret,
+    FREEE_CLIENT_ID: FAKE_CLIENT_ID,
+    FREEE_CLIENT_SECRET: FAKE_CLIENT_SECRET,
+    FREEE_API_BASE_URL: freee.url,
+    FREEE_OAUTH_BASE_URL: freee.url,
+    FREEE_TOKEN_LOCAL_KEY: tokenKey,
+  };
+  // Set up as the pipeline and the connect flow would have (not recorded: the test's own client).
+  const store = new TaskStore(table.doc, table.tableName);
+  const pair = freee.issueTokens();
+  await new FreeeConnectionStore(table.doc, table.tableName, new LocalTokenCipher(tokenKey)).save({
+    teamId: "TMCP",
+    // Already expired: the first call refreshes (lease, stored tokens).
+    tokens: { ...pair, accessTokenExpiresAt: new Date(Date.now() - 60_000).toISOString(), scope: "read write" },
+    companyId: 101,
+    companyName: "テスト株式会社",
+    connectedBy: "U1",
+  });
+  const deal = { issue_date: "2026-01-12", type: "expense", details: [{ account_item_id: 21, tax_code: 136, amount: 100 }] };
+  const steps: ProcessStep[] = [
+    { stepId: "s1", order: 1, tool: "freee_hr_list_employees", effect: "read", toolInput: { year: 2026, month: 1 } },
+    { stepId: "s2", order: 2, tool: "freee_accounting_create_deal", effect: "write", toolInput: deal },
+  ];
+  const { execution } = await seedExecution(store, "TMCP", "1700000000.000777", steps);
+  const server = await serveFunctionUrl(functionUrlHandler(await createFreeeMcpHandlerFromEnv(env)));
+  const client = new Client({ name: "access-test", version: "1.0.0" });
+  try {
+    const bearer = issueMcpBearer({ teamId: "TMCP", executionId: execution.executionId, ttlSeconds: 600 }, secret);
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } }));
+    await client.listTools();
+    expect((await client.callTool({ name: "freee_hr_list_employees", arguments: { year: 2026, month: 1 } })).isError).toBeFalsy();
+    freee.fail({ method: "POST", path: "/api/1/deals" }, { status: 400, body: { status_code: 400, errors: [{ type: "validation", messages: ["勘定科目が不正です"] }] } });
+    expect((await client.callTool({ name: "freee_accounting_create_deal", arguments: deal })).isError).toBe(true);
+    expect((await client.callTool({ name: "freee_accounting_create_deal", arguments: deal })).isError).toBeFalsy();
+    // The same write again: answered from the ledger (whatever it says, freee is not called twice).
+    await client.callTool({ name: "freee_accounting_create_deal", arguments: deal });
+    // A tool outside the approved steps is refused and audited.
+    expect((await client.callTool({ name: "freee_hr_update_basic_pay_rule", arguments: { year: 2026, month: 1, employee_id: 1, pay_calc_type: "monthly", pay_amount: 1 } })).isError).toBe(true);
+  } finally {
+    await client.close();
+    await server.close();
+    await freee.stop();
+    await table.close();
+  }
+}
