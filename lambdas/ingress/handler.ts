@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { fromFunctionUrlEvent, toFunctionUrlResult, type FunctionUrlResult } from "../../lib/slack/http/types";
+import { redactThrown } from "../../lib/observability/redact";
 import { createIngressFromEnv } from "../../lib/slack/ingress-env";
 import { freeePort } from "./freee";
 
@@ -7,5 +8,10 @@ import { freeePort } from "./freee";
 const ingress = createIngressFromEnv(process.env, { freee: freeePort });
 
 export async function handler(event: APIGatewayProxyEventV2): Promise<FunctionUrlResult> {
-  return toFunctionUrlResult(await (await ingress)(fromFunctionUrlEvent(event)));
+  try {
+    return toFunctionUrlResult(await (await ingress)(fromFunctionUrlEvent(event)));
+  } catch (err) {
+    // What escapes is logged by the Lambda runtime: no secret in it.
+    throw redactThrown(err);
+  }
 }

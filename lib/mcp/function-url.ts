@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import { withRemainingTime } from "../aws/invocation-deadline";
+import { redactThrown } from "../observability/redact";
 
 /**
  * Lambda Function URL (payload 2.0) ↔ web-standard Request / Response, so one `(Request) => Promise<Response>`
@@ -44,13 +45,18 @@ export async function functionUrlResultFromResponse(res: Response): Promise<APIG
 
 /**
  * Wrap a fetch-style handler as a Function URL handler. With the Lambda context, the invocation's remaining
- * time is available inside the request (lib/aws/invocation-deadline.ts).
+ * time is available inside the request (lib/aws/invocation-deadline.ts). What escapes it (logged by the
+ * runtime) is redacted.
  */
 export function functionUrlHandler(
   handle: (req: Request) => Promise<Response>,
 ): (event: APIGatewayProxyEventV2, context?: Pick<Context, "getRemainingTimeInMillis">) => Promise<APIGatewayProxyStructuredResultV2> {
   return async (event, context) => {
     const serve = async () => functionUrlResultFromResponse(await handle(requestFromFunctionUrlEvent(event)));
-    return context === undefined ? serve() : withRemainingTime(() => context.getRemainingTimeInMillis(), serve);
+    try {
+      return await (context === undefined ? serve() : withRemainingTime(() => context.getRemainingTimeInMillis(), serve));
+    } catch (err) {
+      throw redactThrown(err);
+    }
   };
 }
