@@ -95,7 +95,8 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
             file: ours.file,
             signingSecret: TEST_SIGNING_SECRET,
             // As deployed: multi-workspace (install routes on), settings from the environment.
-            env: { ...common, TABLE_NAME: "bench", SLACK_CLIENT_ID: "111.222", SLACK_CLIENT_SECRET: "client-secret", SLACK_STATE_SECRET: "state-secret-0123456789" },
+            // The KMS client is built at start as on AWS; a cold start never calls it.
+            env: { ...common, TABLE_NAME: "bench", SLACK_CLIENT_ID: "111.222", SLACK_CLIENT_SECRET: "client-secret", SLACK_STATE_SECRET: "state-secret-0123456789", TOKEN_KMS_KEY_ID: "alias/bench-tokens", KMS_ENDPOINT: "http://127.0.0.1:9" },
           },
           // Bolt's App checks its token with auth.test when constructed: it gets the recording Slack server.
           { name: "baseline", file: base.file, signingSecret: TEST_SIGNING_SECRET, env: { ...common, SLACK_BOT_TOKEN: "xoxb-bench", SLACK_API_URL: slack.url } },

@@ -126,8 +126,9 @@ export function createTokenCipher(env: Env = process.env): TokenCipher {
  * bot token comes from SLACK_BOT_TOKEN) needs no key setting.
  */
 export function lazyTokenCipher(env: Env = process.env): TokenCipher {
+  const settings = { ...env };
   let cipher: TokenCipher | undefined;
-  const get = () => (cipher ??= createTokenCipher(env));
+  const get = () => (cipher ??= createTokenCipher(settings));
   return {
     get kind() {
       return get().kind;

@@ -13,8 +13,7 @@ import { createBotTokenResolver } from "./bot-token";
 import { createCardRefresher } from "./factory";
 import type { FreeePort } from "./freee-port";
 import { createIngress, type IngressHandler } from "./ingress";
-import { lazyTokenCipher } from "../freee/token-cipher";
-import { DynamoInstallationStore } from "./installation-store";
+import { DynamoInstallationStore, installationCipher } from "./installation-store";
 import { BOT_SCOPES, OAuthRoutes } from "./oauth-routes";
 
 const INSTALLATION_CACHE_MS = 60_000;
@@ -38,7 +37,7 @@ export async function createIngressFromEnv(env: Env = process.env, overrides: In
   const audit = new AuditLog(store, log);
   // Every Slack request resolves its bot token: a warm instance keeps it a minute (see the bench, docs/bench.md).
   // The ingress stores installations and seals any plain item an earlier version left (KMS encrypt + decrypt).
-  const installations = new DynamoInstallationStore(doc, tableName, { cipher: lazyTokenCipher(env), cacheTtlMs: INSTALLATION_CACHE_MS, sealPlainItems: true });
+  const installations = new DynamoInstallationStore(doc, tableName, { cipher: installationCipher(env), cacheTtlMs: INSTALLATION_CACHE_MS, sealPlainItems: true });
   const tokens = createBotTokenResolver(installations, env);
   const settings = new TeamSettingsStore(doc, tableName);
   const sfn = overrides.sfn ?? createSfnClient(env);

@@ -1,7 +1,8 @@
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Installation, InstallationQuery, InstallationStore } from "@slack/oauth";
 import { MalformedOutputError, RecordNotFoundError } from "../errors/taxonomy";
-import type { TokenCipher } from "../freee/token-cipher";
+import { optionalEnv, type Env } from "../config/env";
+import { createTokenCipher, lazyTokenCipher, type TokenCipher } from "../freee/token-cipher";
 import { registerSecret } from "../observability/secret-registry";
 import { isConditionFailure, translateDynamoError } from "../store/conditional";
 import { Keys, TABLE_KEYS } from "../store/table";
@@ -30,6 +31,14 @@ export interface InstallationStoreOptions {
    * encrypt; the step Lambdas only decrypt and read such an item as it is until the ingress has sealed it).
    */
   sealPlainItems?: boolean;
+}
+
+/**
+ * The cipher for installations from the settings: built now (a missing TOKEN_KMS_KEY_ID fails the cold start),
+ * except in single-workspace mode (SLACK_BOT_TOKEN), where no installation is ever opened.
+ */
+export function installationCipher(env: Env = process.env): TokenCipher {
+  return optionalEnv("SLACK_BOT_TOKEN", env) === undefined ? createTokenCipher(env) : lazyTokenCipher(env);
 }
 
 /** An uninstalled workspace's tombstone disappears with the table's TTL after this long. */
