@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { synthesizeMachines, type AslDefinition } from "../../lib/local/synth-definitions";
+import { synthesizeMachines, type AslDefinition } from "../../dev/local/synth-definitions";
 import { synthTemplate } from "./synth";
 
 /**
