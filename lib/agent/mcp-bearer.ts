@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { resolveSecret } from "../config/secrets";
 import type { Env } from "../config/env";
 import { AuthError, FatalConfigError } from "../errors/taxonomy";
-import { registerSecret } from "../observability/secret-registry";
+import { registerSecret } from "../redaction/secret-registry";
 
 /**
  * The bearer the Managed Agents session sends to the freee MCP server (vault credential `static_bearer`).

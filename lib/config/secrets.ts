@@ -1,7 +1,7 @@
 import { SecretsProvider } from "@aws-lambda-powertools/parameters/secrets";
 import { AWS_CONTROL_CALL } from "./client-budgets";
 import { FatalConfigError } from "../errors/taxonomy";
-import { registerSecret } from "../observability/secret-registry";
+import { registerSecret } from "../redaction/secret-registry";
 import { optionalEnv, type Env } from "./env";
 
 /**

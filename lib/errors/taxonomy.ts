@@ -6,7 +6,7 @@
  * Every class carries `cause` (translate with `new X(message, { cause })`, never swallow it) and a `kind`.
  */
 
-import { redactString } from "../observability/redact-text";
+import { redactString } from "../redaction/redact-text";
 
 export type ErrorKind = "transient" | "auth" | "business" | "fatal" | "timeout" | "user";
 

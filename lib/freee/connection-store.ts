@@ -3,7 +3,7 @@ import { z } from "zod";
 import { MalformedOutputError } from "../errors/taxonomy";
 import { isConditionFailure, translateDynamoError } from "../store/conditional";
 import { Keys, TABLE_KEYS } from "../store/table";
-import { registerSecret } from "../observability/secret-registry";
+import { registerSecret } from "../redaction/secret-registry";
 import type { TokenCipher } from "./token-cipher";
 
 /**

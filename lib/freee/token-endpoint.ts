@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { classifyHttpStatus } from "../errors/classify";
 import { AuthError, ConnectionFailedError, FatalConfigError, MalformedOutputError, UpstreamTimeoutError } from "../errors/taxonomy";
-import { registerSecret } from "../observability/secret-registry";
+import { registerSecret } from "../redaction/secret-registry";
 import type { FreeeAppCredentials } from "./config";
 import type { FreeeAuthReason } from "./freee-response";
 import type { FreeeTokens } from "./connection-store";

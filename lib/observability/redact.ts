@@ -4,12 +4,12 @@
  * values, credential formats, `key=value` text). Errors keep name, message, stack, their `cause` chain and their
  * own fields (SDK errors: `$metadata`, `$response`, `headers`, `data`), all redacted the same way.
  */
-import { REDACTED, redactString } from "./redact-text";
-import { isSecretKey } from "./secret-keys";
+import { REDACTED, redactString } from "../redaction/redact-text";
+import { isSecretKey } from "../redaction/secret-keys";
 
-export { REDACTED, redactString } from "./redact-text";
-export { isSecretKey } from "./secret-keys";
-export { registerSecret } from "./secret-registry";
+export { REDACTED, redactString } from "../redaction/redact-text";
+export { isSecretKey } from "../redaction/secret-keys";
+export { registerSecret } from "../redaction/secret-registry";
 
 const MAX_DEPTH = 12;
 

@@ -1,6 +1,6 @@
 import { optionalEnv, type Env } from "../config/env";
 import { AuthError } from "../errors/taxonomy";
-import { registerSecret } from "../observability/secret-registry";
+import { registerSecret } from "../redaction/secret-registry";
 import type { DynamoInstallationStore } from "./installation-store";
 
 export interface BotCredentials {

@@ -3,7 +3,7 @@ import type { Installation, InstallationQuery, InstallationStore } from "@slack/
 import { MalformedOutputError, RecordNotFoundError } from "../errors/taxonomy";
 import { optionalEnv, type Env } from "../config/env";
 import { createTokenCipher, lazyTokenCipher, type TokenCipher } from "../freee/token-cipher";
-import { registerSecret } from "../observability/secret-registry";
+import { registerSecret } from "../redaction/secret-registry";
 import { isConditionFailure, translateDynamoError } from "../store/conditional";
 import { Keys, TABLE_KEYS } from "../store/table";
 

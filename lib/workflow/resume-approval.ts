@@ -3,7 +3,7 @@ import { SendTaskSuccessCommand, type SFNClient } from "@aws-sdk/client-sfn";
 import type { AuditLog } from "../audit/audit-log";
 import type { Task, VersionKind } from "../domain/records";
 import { classifyAwsError } from "../errors/classify";
-import { registerSecret } from "../observability/secret-registry";
+import { registerSecret } from "../redaction/secret-registry";
 import type { TaskStore } from "../store/task-store";
 import type { ApprovalOutcome } from "./contracts";
 

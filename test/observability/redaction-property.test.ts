@@ -11,7 +11,7 @@ import { classifyError } from "../../lib/errors/classify";
 import { AuthError, UpstreamServerError } from "../../lib/errors/taxonomy";
 import { createLogger, logLayerError } from "../../lib/observability/logger";
 import { redact, registerSecret } from "../../lib/observability/redact";
-import { forgetRegisteredSecrets } from "../../lib/observability/secret-registry";
+import { forgetRegisteredSecrets } from "../../lib/redaction/secret-registry";
 import { errorFromCatch } from "../../lib/pipeline/steps/common";
 import { defineStep } from "../../lib/pipeline/step-handler";
 import type { PipelineDeps } from "../../lib/pipeline/ports";

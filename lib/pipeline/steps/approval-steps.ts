@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { TaskStatus } from "../../domain/status";
 import { FatalConfigError } from "../../errors/taxonomy";
-import { registerSecret } from "../../observability/secret-registry";
+import { registerSecret } from "../../redaction/secret-registry";
 import { ApprovalOutcomeSchema } from "../../workflow/contracts";
 import type { PipelineDeps } from "../ports";
 import { startExecutionRun } from "../../workflow/start-execution-run";

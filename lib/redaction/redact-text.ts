@@ -1,3 +1,4 @@
+/** Text redaction (lib/redaction): imports nothing of the app, so lib/errors can redact every message it is given. */
 import { registeredSecrets } from "./secret-registry";
 import { isSecretKey } from "./secret-keys";
 
