@@ -17,7 +17,7 @@ const FORMATS: RegExp[] = [
   /\bsk-ant-[0-9A-Za-z_-]{6,}/g, // Anthropic API keys
   /\bmcp1\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}/g, // MCP bearers (lib/agent/mcp-bearer.ts)
   /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g, // JWTs
-  /\b(?:Bearer|Basic)[ \t]+[A-Za-z0-9._~+/=-]{6,}/gi, // Authorization header values
+  /\b(?:Bearer|Basic)[ \t]+(?=[A-Za-z]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{6,}/gi, // Authorization header values (a credential is more than a word: "bearer rejected" stays)
   /\bv0=[0-9a-f]{64}\b/g, // Slack request signatures
   /[A-Za-z0-9+/_-]{100,}={0,2}/g, // Step Functions task tokens, KMS blobs: long base64 runs
   /(?<![A-Za-z0-9])(?=[A-Za-z]*[0-9])(?=[0-9]*[A-Za-z])[A-Za-z0-9]{32,}(?![A-Za-z0-9])/g, // long random alphanumerics: Slack signing secret (32 hex), generated HMAC keys, opaque OAuth tokens

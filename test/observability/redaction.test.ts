@@ -121,6 +121,7 @@ describe("redaction keeps what is not a secret", () => {
       "2026-01-02T03:04:05.678Z https://slack.com/api/chat.postMessage?channel=C1",
       "山田さんの基本給を30万円に変更",
       "task token no longer valid (InvalidToken)",
+      "MCP bearer rejected: malformed",
     ].join("\n");
     expect(redactString(text)).toBe(text);
     expect(redact({ tokenUsage: { input_tokens: 10, output_tokens: 5 }, accessTokenExpiresAt: "2026-01-01T00:00:00Z", secretArn: "arn:aws:secretsmanager:x" })).toEqual({
