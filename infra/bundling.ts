@@ -1,5 +1,7 @@
 import type { BuildOptions } from "esbuild";
 import { OutputFormat, type BundlingOptions } from "aws-cdk-lib/aws-lambda-nodejs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 
 /**
  * The one definition of how every Lambda of this app is bundled. The stack (NodejsFunction), the bench and the
@@ -36,6 +38,20 @@ export const LAMBDA_BUNDLING: LambdaBundling = {
   banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
   external: [],
   alias: {},
+};
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * The Slack ingress: Bolt's `index` requires its Express, HTTP and Socket Mode receivers at load, and with them
+ * express (+ body-parser, iconv-lite, mime-db), undici (through @slack/socket-mode) and raw-body: about 1.4 MB the
+ * Lambda never runs, since it only uses AwsLambdaReceiver (lib/slack/bolt-app.ts). They are replaced by an empty
+ * module in this bundle only; test/bundle/ingress.bundle.test.ts serves every route from the bundle built so.
+ */
+export const INGRESS_ABSENT_MODULE = join(ROOT, "lambdas", "ingress", "absent-module.cjs");
+export const INGRESS_BUNDLING: LambdaBundling = {
+  ...LAMBDA_BUNDLING,
+  alias: Object.fromEntries(["express", "@slack/socket-mode", "raw-body"].map((name) => [name, INGRESS_ABSENT_MODULE])),
 };
 
 /** The NodejsFunction `bundling` props for these options. */

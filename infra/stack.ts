@@ -3,6 +3,7 @@ import { CfnOutput, Duration, Stack, type StackProps } from "aws-cdk-lib";
 import * as lambda from "aws-cdk-lib/aws-lambda";
 import * as logs from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
+import { INGRESS_BUNDLING, type LambdaBundling } from "./bundling";
 import { AppFunction } from "./constructs/app-function";
 import { DataConstruct, type SecretName } from "./constructs/data";
 import { FreeeTokenRefresh, REFRESH_FREEE_TOKENS_TIMEOUT_SECONDS } from "./constructs/freee-token-refresh";
@@ -52,8 +53,8 @@ export class SlackMcpAgentStack extends Stack {
     const logRetention = retentionOf(settings.logRetentionDays);
     const secretEnv = (...names: SecretName[]) => Object.fromEntries(names.map((n) => [`${n}_SECRET_ARN`, data.secrets[n].secretArn]));
     const baseEnv = { TABLE_NAME: data.table.tableName, ...limitsEnvironment(settings) };
-    const make = (folder: string, id: string, environment: Record<string, string>, timeout: number, enableSourceMaps = true) =>
-      new AppFunction(this, id, { folder, environment: { ...baseEnv, ...environment }, timeout: Duration.seconds(timeout), logRetention, enableSourceMaps });
+    const make = (folder: string, id: string, environment: Record<string, string>, timeout: number, enableSourceMaps = true, bundling?: LambdaBundling) =>
+      new AppFunction(this, id, { folder, environment: { ...baseEnv, ...environment }, timeout: Duration.seconds(timeout), logRetention, enableSourceMaps, ...(bundling === undefined ? {} : { bundling }) });
 
     // ---------------------------------------------------------------- freee MCP (the agent's tools)
     const freeeMcp = make(
@@ -114,8 +115,10 @@ export class SlackMcpAgentStack extends Stack {
       },
       // Not derived from a retry budget: Slack's 3 s is the budget; a request still running at 10 s has failed.
       10,
-      // The 3 s budget includes a cold start: no source-map parsing at load (npm run bench measures it).
+      // The 3 s budget includes a cold start: no source-map parsing at load, no unused Bolt receivers in the
+      // bundle (npm run bench measures both).
       false,
+      INGRESS_BUNDLING,
     );
     const ingressUrl = ingress.fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
     reserveConcurrency(ingress, settings.ingressReservedConcurrency);

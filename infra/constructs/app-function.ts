@@ -37,10 +37,13 @@ export class AppFunction extends Construct {
   readonly logGroup: logs.LogGroup;
   readonly role: iam.Role;
   readonly entry: string;
+  /** The esbuild options it is bundled with (the bench and the bundle tests build the same). */
+  readonly bundling: LambdaBundling;
 
   constructor(scope: Construct, id: string, props: AppFunctionProps) {
     super(scope, id);
     this.entry = join(PROJECT_ROOT, "lambdas", props.folder, "handler.ts");
+    this.bundling = props.bundling ?? LAMBDA_BUNDLING;
     this.logGroup = new logs.LogGroup(this, "Logs", { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
     // Own role instead of AWSLambdaBasicExecutionRole: write to this function's log group only.
     this.role = new iam.Role(this, "Role", { assumedBy: new iam.ServicePrincipal("lambda.amazonaws.com") });
@@ -66,7 +69,7 @@ export class AppFunction extends Construct {
         handler: "handler",
         projectRoot: PROJECT_ROOT,
         depsLockFilePath: join(PROJECT_ROOT, "package-lock.json"),
-        bundling: nodejsBundlingOptions(props.bundling ?? LAMBDA_BUNDLING),
+        bundling: nodejsBundlingOptions(this.bundling),
       });
     } else {
       Annotations.of(this).addError(`Lambda entry ${this.entry} does not exist: synth cannot bundle ${props.folder}`);

@@ -1,15 +1,15 @@
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { MalformedOutputError } from "../errors/taxonomy";
 import { translateDynamoError } from "../store/conditional";
 import { Keys } from "../store/table";
 
 /** Per-workspace settings (App Home): who besides the requester may approve, reject, cancel and rerun. */
 export const TeamSettingsSchema = z.object({
-  teamId: z.string().min(1),
-  adminUserIds: z.array(z.string().regex(/^[UW][A-Z0-9]+$/)),
-  updatedBy: z.string().min(1).optional(),
-  updatedAt: z.string().min(1).optional(),
+  teamId: z.string().check(z.minLength(1)),
+  adminUserIds: z.array(z.string().check(z.regex(/^[UW][A-Z0-9]+$/))),
+  updatedBy: z.optional(z.string().check(z.minLength(1))),
+  updatedAt: z.optional(z.string().check(z.minLength(1))),
 });
 export type TeamSettings = z.infer<typeof TeamSettingsSchema>;
 

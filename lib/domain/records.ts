@@ -1,15 +1,19 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { EXECUTION_STATUSES, TASK_STATUSES, VERSION_STATUSES } from "./status";
 
-/** zod schemas for what the table holds (DESIGN §4). Types are inferred from them: one source of truth. */
+/**
+ * zod schemas for what the table holds (DESIGN §4). Types are inferred from them: one source of truth.
+ * `zod/mini` (the same zod core, functional checks): the Slack ingress parses these records, and the full `zod`
+ * API would add ~450 KB to its bundle (docs/bench.md).
+ */
 
-const isoTime = z.string().min(1);
-const slackTs = z.string().regex(/^\d+\.\d+$/, "Slack ts looks like 1700000000.000100");
+const isoTime = z.string().check(z.minLength(1));
+const slackTs = z.string().check(z.regex(/^\d+\.\d+$/, "Slack ts looks like 1700000000.000100"));
 
 export const SlackThreadSchema = z.object({
-  teamId: z.string().min(1),
-  enterpriseId: z.string().min(1).optional(),
-  channelId: z.string().min(1),
+  teamId: z.string().check(z.minLength(1)),
+  enterpriseId: z.optional(z.string().check(z.minLength(1))),
+  channelId: z.string().check(z.minLength(1)),
   /** ts of the user's message; the thread all cards go to. */
   messageTs: slackTs,
 });
@@ -17,8 +21,8 @@ export type SlackThread = z.infer<typeof SlackThreadSchema>;
 
 /** L1's structured reading of the request (what a planner needs). */
 export const TaskSpecSchema = z.object({
-  title: z.string().min(1),
-  intent: z.string().min(1),
+  title: z.string().check(z.minLength(1)),
+  intent: z.string().check(z.minLength(1)),
   domain: z.enum(["hr", "accounting", "other"]),
   parameters: z.record(z.string(), z.unknown()),
   missingInformation: z.array(z.string()),
@@ -26,30 +30,30 @@ export const TaskSpecSchema = z.object({
 export type TaskSpec = z.infer<typeof TaskSpecSchema>;
 
 export const CardRefsSchema = z.object({
-  task: slackTs.optional(),
-  prompt: slackTs.optional(),
-  process: slackTs.optional(),
+  task: z.optional(slackTs),
+  prompt: z.optional(slackTs),
+  process: z.optional(slackTs),
 });
 export type CardRefs = z.infer<typeof CardRefsSchema>;
 
 export const TaskSchema = z.object({
-  taskId: z.string().min(1),
+  taskId: z.string().check(z.minLength(1)),
   thread: SlackThreadSchema,
-  requesterId: z.string().min(1),
-  requestText: z.string().min(1),
+  requesterId: z.string().check(z.minLength(1)),
+  requestText: z.string().check(z.minLength(1)),
   status: z.enum(TASK_STATUSES),
-  spec: TaskSpecSchema.optional(),
-  currentPromptVersion: z.number().int().nonnegative(),
-  currentProcessVersion: z.number().int().nonnegative(),
+  spec: z.optional(TaskSpecSchema),
+  currentPromptVersion: z.int().check(z.nonnegative()),
+  currentProcessVersion: z.int().check(z.nonnegative()),
   /** Approved Process version the executions run (set when the Process is approved). */
-  approvedProcessVersion: z.number().int().positive().optional(),
-  executionCount: z.number().int().nonnegative(),
+  approvedProcessVersion: z.optional(z.int().check(z.positive())),
+  executionCount: z.int().check(z.nonnegative()),
   cards: CardRefsSchema,
-  pipelineExecutionName: z.string().min(1),
+  pipelineExecutionName: z.string().check(z.minLength(1)),
   /** Why the task is `failed` (L1–L3) — the card shows the seed §9.1 message of that layer. */
-  failure: z.object({ layer: z.enum(["L1", "L2", "L3", "L4"]), errorName: z.string().min(1), at: isoTime }).optional(),
+  failure: z.optional(z.object({ layer: z.enum(["L1", "L2", "L3", "L4"]), errorName: z.string().check(z.minLength(1)), at: isoTime })),
   /** Why the task is `closed`. */
-  closedReason: z.enum(["regeneration_limit", "approval_expired"]).optional(),
+  closedReason: z.optional(z.enum(["regeneration_limit", "approval_expired"])),
   createdAt: isoTime,
   updatedAt: isoTime,
 });
@@ -57,22 +61,22 @@ export type Task = z.infer<typeof TaskSchema>;
 
 export const DecisionSchema = z.object({
   decision: z.enum(["approved", "rejected"]),
-  reason: z.string().optional(),
-  actorId: z.string().min(1),
+  reason: z.optional(z.string()),
+  actorId: z.string().check(z.minLength(1)),
   decidedAt: isoTime,
 });
 export type Decision = z.infer<typeof DecisionSchema>;
 
 const versionBase = {
-  taskId: z.string().min(1),
-  version: z.number().int().positive(),
+  taskId: z.string().check(z.minLength(1)),
+  version: z.int().check(z.positive()),
   status: z.enum(VERSION_STATUSES),
   /** Set while pending_approval; removed once decided. Never placed in a button. */
-  taskToken: z.string().min(1).optional(),
+  taskToken: z.optional(z.string().check(z.minLength(1))),
   /** Reason that made this version (the previous version's rejection reason). */
-  regeneratedFor: z.string().min(1).optional(),
-  decision: DecisionSchema.optional(),
-  errorName: z.string().optional(),
+  regeneratedFor: z.optional(z.string().check(z.minLength(1))),
+  decision: z.optional(DecisionSchema),
+  errorName: z.optional(z.string()),
   createdAt: isoTime,
   updatedAt: isoTime,
 };
@@ -80,7 +84,7 @@ const versionBase = {
 export const PromptVersionSchema = z.object({
   ...versionBase,
   kind: z.literal("prompt"),
-  text: z.string().min(1).optional(),
+  text: z.optional(z.string().check(z.minLength(1))),
 });
 export type PromptVersion = z.infer<typeof PromptVersionSchema>;
 
@@ -107,9 +111,9 @@ export type NameRef = z.infer<typeof NameRefSchema>;
  * before them still reads (the effect is the tool's; an agent_decide step without a scope may read nothing).
  */
 export const ProcessStepSchema = z.object({
-  stepId: z.string().min(1),
-  order: z.number().int().positive(),
-  tool: z.string().min(1),
+  stepId: z.string().check(z.minLength(1)),
+  order: z.int().check(z.positive()),
+  tool: z.string().check(z.minLength(1)),
   toolInput: z.record(z.string(), z.unknown()),
   effect: z.enum(["read", "write"]).optional(),
   readScope: ReadScopeSchema.optional(),
@@ -120,8 +124,8 @@ export type ProcessStep = z.infer<typeof ProcessStepSchema>;
 export const ProcessVersionSchema = z.object({
   ...versionBase,
   kind: z.literal("process"),
-  basedOnPromptVersion: z.number().int().positive(),
-  steps: z.array(ProcessStepSchema).min(1).optional(),
+  basedOnPromptVersion: z.int().check(z.positive()),
+  steps: z.optional(z.array(ProcessStepSchema).check(z.minLength(1))),
 });
 export type ProcessVersion = z.infer<typeof ProcessVersionSchema>;
 
@@ -129,47 +133,47 @@ export type VersionKind = "prompt" | "process";
 export type AnyVersion = PromptVersion | ProcessVersion;
 
 export const TokenUsageSchema = z.object({
-  inputTokens: z.number().int().nonnegative(),
-  outputTokens: z.number().int().nonnegative(),
-  cacheReadInputTokens: z.number().int().nonnegative(),
-  cacheCreationInputTokens: z.number().int().nonnegative(),
+  inputTokens: z.int().check(z.nonnegative()),
+  outputTokens: z.int().check(z.nonnegative()),
+  cacheReadInputTokens: z.int().check(z.nonnegative()),
+  cacheCreationInputTokens: z.int().check(z.nonnegative()),
 });
 export type TokenUsage = z.infer<typeof TokenUsageSchema>;
 
 export const ExecutionProgressSchema = z.object({
   /** Events already processed (ids), so a poll never counts one twice. */
   seenEventIds: z.array(z.string()),
-  lastEventAt: isoTime.optional(),
-  currentStepId: z.string().optional(),
-  currentTool: z.string().optional(),
-  completedSteps: z.number().int().nonnegative(),
+  lastEventAt: z.optional(isoTime),
+  currentStepId: z.optional(z.string()),
+  currentTool: z.optional(z.string()),
+  completedSteps: z.int().check(z.nonnegative()),
   toolErrors: z.array(z.object({ tool: z.string(), message: z.string() })),
   /** The steps were sent: only an idle/end_turn after this counts as done. */
-  stepsSentAt: isoTime.optional(),
+  stepsSentAt: z.optional(isoTime),
 });
 export type ExecutionProgress = z.infer<typeof ExecutionProgressSchema>;
 
 export const ExecutionSchema = z.object({
-  taskId: z.string().min(1),
-  executionNo: z.number().int().positive(),
+  taskId: z.string().check(z.minLength(1)),
+  executionNo: z.int().check(z.positive()),
   /** Stable id: `<taskId>-e<no>`; also the ExecutionRun execution name. */
-  executionId: z.string().min(1),
-  processVersion: z.number().int().positive(),
+  executionId: z.string().check(z.minLength(1)),
+  processVersion: z.int().check(z.positive()),
   status: z.enum(EXECUTION_STATUSES),
-  sessionId: z.string().min(1).optional(),
-  cardTs: slackTs.optional(),
-  startedBy: z.string().min(1),
-  cancelledBy: z.string().min(1).optional(),
-  cancelledAt: isoTime.optional(),
+  sessionId: z.optional(z.string().check(z.minLength(1))),
+  cardTs: z.optional(slackTs),
+  startedBy: z.string().check(z.minLength(1)),
+  cancelledBy: z.optional(z.string().check(z.minLength(1))),
+  cancelledAt: z.optional(isoTime),
   /** Set by ExecutionRun once it has sent the interrupt after a cancel: the card goes from 中止中... to 中止. */
-  cancelFinalizedAt: isoTime.optional(),
-  progress: ExecutionProgressSchema.optional(),
-  resultSummary: z.string().optional(),
-  errorName: z.string().optional(),
-  errorMessage: z.string().optional(),
-  usage: TokenUsageSchema.optional(),
-  startedAt: isoTime.optional(),
-  endedAt: isoTime.optional(),
+  cancelFinalizedAt: z.optional(isoTime),
+  progress: z.optional(ExecutionProgressSchema),
+  resultSummary: z.optional(z.string()),
+  errorName: z.optional(z.string()),
+  errorMessage: z.optional(z.string()),
+  usage: z.optional(TokenUsageSchema),
+  startedAt: z.optional(isoTime),
+  endedAt: z.optional(isoTime),
   createdAt: isoTime,
   updatedAt: isoTime,
 });
@@ -179,16 +183,16 @@ export const LAYERS = ["ingress", "L1", "L2", "L3", "L4", "freee", "slack", "adm
 export type Layer = (typeof LAYERS)[number];
 
 export const AuditEntrySchema = z.object({
-  taskId: z.string().min(1).optional(),
-  teamId: z.string().min(1),
+  taskId: z.optional(z.string().check(z.minLength(1))),
+  teamId: z.string().check(z.minLength(1)),
   /** Derived from action + subject (+ version/attempt): a retried step writes the same key once. */
-  auditKey: z.string().min(1),
+  auditKey: z.string().check(z.minLength(1)),
   at: isoTime,
-  action: z.string().regex(/^[a-z_]+(\.[A-Za-z0-9_]+)+$/, "action looks like task.created or error.L3"),
-  actor: z.string().min(1),
-  layer: z.enum(LAYERS).optional(),
-  errorType: z.string().optional(),
-  errorMessage: z.string().optional(),
+  action: z.string().check(z.regex(/^[a-z_]+(\.[A-Za-z0-9_]+)+$/, "action looks like task.created or error.L3")),
+  actor: z.string().check(z.minLength(1)),
+  layer: z.optional(z.enum(LAYERS)),
+  errorType: z.optional(z.string()),
+  errorMessage: z.optional(z.string()),
   details: z.record(z.string(), z.unknown()),
 });
 export type AuditEntry = z.infer<typeof AuditEntrySchema>;

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { ZodMiniType } from "zod/mini";
 import { BadRequestError, ErrorNames } from "../errors/taxonomy";
 import type { Env } from "../config/env";
 import { redactThrown } from "../observability/redact";
@@ -9,7 +10,7 @@ export interface StepDefinition<I, O> {
   /** The Lambda's name (its folder under lambdas/ and its logger's service name). */
   service: string;
   needs: DepsNeeds;
-  schema: z.ZodType<I>;
+  schema: z.ZodType<I> | ZodMiniType<I>;
   run: (deps: PipelineDeps, input: I) => Promise<O>;
 }
 

@@ -2,7 +2,7 @@ import type { Logger } from "@aws-lambda-powertools/logger";
 import type { SFNClient } from "@aws-sdk/client-sfn";
 import { App, AwsLambdaReceiver, type Authorize } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
-import { z } from "zod";
+import * as z from "zod/mini";
 import {
   ActionMessages,
   approve,
@@ -39,18 +39,18 @@ export interface BoltDeps {
   log: Logger;
 }
 
-const VersionValueSchema = z.object({ taskId: z.string().min(1).max(200), kind: z.enum(["prompt", "process"]), version: z.number().int().positive() });
-const ExecutionValueSchema = z.object({ taskId: z.string().min(1).max(200), executionNo: z.number().int().positive() });
+const VersionValueSchema = z.object({ taskId: z.string().check(z.minLength(1), z.maxLength(200)), kind: z.enum(["prompt", "process"]), version: z.int().check(z.positive()) });
+const ExecutionValueSchema = z.object({ taskId: z.string().check(z.minLength(1), z.maxLength(200)), executionNo: z.int().check(z.positive()) });
 
 /** The body fields of an interaction this app reads, checked before use (payloads are untrusted input). */
 const InteractionSchema = z.object({
-  user: z.object({ id: z.string().min(1), team_id: z.string().optional() }),
-  team: z.object({ id: z.string().min(1), enterprise_id: z.string().optional() }).nullish(),
-  channel: z.object({ id: z.string().min(1) }).optional(),
-  trigger_id: z.string().optional(),
+  user: z.object({ id: z.string().check(z.minLength(1)), team_id: z.optional(z.string()) }),
+  team: z.nullish(z.object({ id: z.string().check(z.minLength(1)), enterprise_id: z.optional(z.string()) })),
+  channel: z.optional(z.object({ id: z.string().check(z.minLength(1)) })),
+  trigger_id: z.optional(z.string()),
   /** The card's thread: refusals are shown there, next to the button that was clicked. */
-  container: z.object({ thread_ts: z.string().optional() }).passthrough().optional(),
-  message: z.object({ thread_ts: z.string().optional() }).passthrough().optional(),
+  container: z.optional(z.looseObject({ thread_ts: z.optional(z.string()) })),
+  message: z.optional(z.looseObject({ thread_ts: z.optional(z.string()) })),
 });
 
 /**
@@ -196,7 +196,7 @@ interface ParsedButton<T> {
   triggerId?: string;
 }
 
-function parseButton<T>(body: unknown, action: unknown, schema: z.ZodType<T>): ParsedButton<T> | undefined {
+function parseButton<T>(body: unknown, action: unknown, schema: z.ZodMiniType<T>): ParsedButton<T> | undefined {
   const interaction = InteractionSchema.safeParse(body);
   if (!interaction.success) return undefined;
   const value = safeJson((action as { value?: unknown }).value, schema);
@@ -217,7 +217,7 @@ function threadOf(interaction: { container?: { thread_ts?: string }; message?: {
   return threadTs === undefined ? {} : { threadTs };
 }
 
-function safeJson<T>(raw: unknown, schema: z.ZodType<T>): T | undefined {
+function safeJson<T>(raw: unknown, schema: z.ZodMiniType<T>): T | undefined {
   if (typeof raw !== "string" || raw.length > 3000) return undefined;
   let data: unknown;
   try {

@@ -1,5 +1,5 @@
 import type { View } from "@slack/web-api";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { truncate } from "./cards/blocks";
 
 export const REJECT_CALLBACK_ID = "reject_reason";
@@ -8,9 +8,9 @@ export const REASON_ACTION_ID = "reason_input";
 
 /** private_metadata carries only ids (never a task token). */
 export const RejectMetadataSchema = z.object({
-  taskId: z.string().min(1).max(200),
+  taskId: z.string().check(z.minLength(1), z.maxLength(200)),
   kind: z.enum(["prompt", "process"]),
-  version: z.number().int().positive(),
+  version: z.int().check(z.positive()),
 });
 export type RejectMetadata = z.infer<typeof RejectMetadataSchema>;
 

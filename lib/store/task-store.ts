@@ -5,7 +5,7 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from "@aws-sdk/lib-dynamodb";
-import type { z } from "zod";
+import type { z } from "zod/mini";
 import {
   assertTransition,
   canTransition,
@@ -383,7 +383,7 @@ export class TaskStore {
     options: TransitionOptions = {},
   ): Promise<WriteResult<PromptVersion | ProcessVersion>> {
     const schema = kind === "prompt" ? PromptVersionSchema : ProcessVersionSchema;
-    return this.transition("version", Keys.version(taskId, kind, version), to, options, schema as z.ZodType<PromptVersion | ProcessVersion>);
+    return this.transition("version", Keys.version(taskId, kind, version), to, options, schema as z.ZodMiniType<PromptVersion | ProcessVersion>);
   }
 
   // ------------------------------------------------------------------ executions
@@ -654,7 +654,7 @@ export class TaskStore {
     key: { pk: string; sk: string },
     to: string,
     options: TransitionOptions,
-    schema: z.ZodType<T>,
+    schema: z.ZodMiniType<T>,
   ): Promise<WriteResult<T>> {
     const from = options.from ?? ALL_STATUSES[machine].filter((s) => canTransition(machine, s, to));
     for (const f of from) assertTransition(machine, f, to);
@@ -746,7 +746,7 @@ function buildSet(fields: Record<string, unknown>, prefix = "f") {
   return { names, values, assignments, expression: `SET ${assignments.join(", ")}` };
 }
 
-function parseRecord<T>(schema: z.ZodType<T>, item: unknown, what: string): T {
+function parseRecord<T>(schema: z.ZodMiniType<T>, item: unknown, what: string): T {
   const parsed = schema.safeParse(item);
   if (!parsed.success) {
     throw new MalformedOutputError(`stored ${what} does not match its schema`, {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { SlackThreadSchema } from "../domain/records";
 
 /**
@@ -8,21 +8,21 @@ import { SlackThreadSchema } from "../domain/records";
  */
 export const TaskPipelineInputSchema = z.object({
   thread: SlackThreadSchema,
-  requesterId: z.string().min(1),
-  requestText: z.string().min(1),
+  requesterId: z.string().check(z.minLength(1)),
+  requestText: z.string().check(z.minLength(1)),
 });
 export type TaskPipelineInput = z.infer<typeof TaskPipelineInputSchema>;
 
 export const ExecutionRunInputSchema = z.object({
-  taskId: z.string().min(1),
-  executionNo: z.number().int().positive(),
+  taskId: z.string().check(z.minLength(1)),
+  executionNo: z.int().check(z.positive()),
 });
 export type ExecutionRunInput = z.infer<typeof ExecutionRunInputSchema>;
 
 /** What SendTaskSuccess carries back to a waiting approval state. */
 export const ApprovalOutcomeSchema = z.object({
   decision: z.enum(["approved", "rejected"]),
-  reason: z.string().optional(),
-  actorId: z.string().min(1),
+  reason: z.optional(z.string()),
+  actorId: z.string().check(z.minLength(1)),
 });
 export type ApprovalOutcome = z.infer<typeof ApprovalOutcomeSchema>;

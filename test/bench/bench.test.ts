@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { LAMBDA_BUNDLE_OPTIONS } from "../../bench/bundle";
-import { esbuildOptions, LAMBDA_BUNDLING, nodejsBundlingOptions } from "../../infra/bundling";
+import { INGRESS_BUNDLE_OPTIONS, LAMBDA_BUNDLE_OPTIONS } from "../../bench/bundle";
+import { esbuildOptions, INGRESS_ABSENT_MODULE, INGRESS_BUNDLING, LAMBDA_BUNDLING, nodejsBundlingOptions } from "../../infra/bundling";
 import { runBench, ROOT } from "../../bench/harness";
 import { percentile, ratio } from "../../bench/stats";
 
@@ -43,6 +43,13 @@ it("bundles with the options the stack gives every Lambda (one definition: infra
   const cdk = nodejsBundlingOptions(LAMBDA_BUNDLING);
   expect(cdk).toMatchObject({ target: stackOptions.target, minify: stackOptions.minify, keepNames: true, externalModules: [] });
   expect(cdk.banner).toBe((stackOptions.banner as { js: string }).js);
+  // The ingress: the same options plus the aliases, passed to NodejsFunction as esbuild --alias: arguments.
+  expect(INGRESS_BUNDLE_OPTIONS).toEqual({ ...stackOptions, alias: INGRESS_BUNDLING.alias });
+  expect(nodejsBundlingOptions(INGRESS_BUNDLING).esbuildArgs).toEqual({
+    "--alias:express": INGRESS_ABSENT_MODULE,
+    "--alias:@slack/socket-mode": INGRESS_ABSENT_MODULE,
+    "--alias:raw-body": INGRESS_ABSENT_MODULE,
+  });
 });
 
 it("computes nearest-rank percentiles and ratios", () => {

@@ -42,7 +42,7 @@ export async function awaitApprovalStep(deps: PipelineDeps, input: AwaitApproval
 }
 
 export const HandleRejectionInputSchema = VersionRefSchema.extend({
-  approval: ApprovalOutcomeSchema.extend({ reason: z.string().trim().min(1) }),
+  approval: z.object({ ...ApprovalOutcomeSchema.shape, reason: z.string().trim().min(1) }),
 });
 export type HandleRejectionInput = z.infer<typeof HandleRejectionInputSchema>;
 

@@ -64,7 +64,8 @@ export async function startSessionStep(deps: PipelineDeps, input: z.infer<typeof
   return { sessionId: started.sessionId, elapsedSeconds: 0, state: "running" };
 }
 
-export const PollSessionInputSchema = ExecutionRunInputSchema.extend({
+export const PollSessionInputSchema = z.object({
+  ...ExecutionRunInputSchema.shape,
   sessionId: z.string().min(1),
   elapsedSeconds: z.number().nonnegative(),
 });
@@ -162,7 +163,8 @@ async function interruptBestEffort(deps: PipelineDeps, task: Task, execution: Ex
   }
 }
 
-export const RunFailureInputSchema = ExecutionRunInputSchema.extend({
+export const RunFailureInputSchema = z.object({
+  ...ExecutionRunInputSchema.shape,
   sessionId: z.string().min(1).optional(),
   error: CaughtErrorSchema,
 });

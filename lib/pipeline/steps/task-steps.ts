@@ -3,7 +3,7 @@ import { TaskPipelineInputSchema } from "../../workflow/contracts";
 import type { PipelineDeps } from "../ports";
 import { refreshCard } from "./common";
 
-export const CreateTaskInputSchema = TaskPipelineInputSchema.extend({ executionName: z.string().min(1) });
+export const CreateTaskInputSchema = z.object({ ...TaskPipelineInputSchema.shape, executionName: z.string().min(1) });
 export type CreateTaskInput = z.infer<typeof CreateTaskInputSchema>;
 
 /** First state of TaskPipeline: the Task item (conditional create, the second dedupe guard) and its card. */

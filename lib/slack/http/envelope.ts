@@ -1,40 +1,40 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 
 /**
  * The outer shape of every Slack delivery this app handles, checked before Bolt sees it: Bolt reads these
  * fields without checking them, and a wrong type there would crash the request (a 500 Slack keeps retrying).
  */
-const slackId = z.string().min(1).max(64);
+const slackId = z.string().check(z.minLength(1), z.maxLength(64));
 
 const EventCallback = z.object({
   type: z.literal("event_callback"),
   team_id: slackId,
-  enterprise_id: slackId.nullish(),
-  api_app_id: z.string().optional(),
-  event_id: z.string().optional(),
-  authorizations: z.array(z.object({ team_id: slackId.nullish(), enterprise_id: slackId.nullish(), user_id: z.string().optional(), is_enterprise_install: z.boolean().optional() })).optional(),
-  is_ext_shared_channel: z.boolean().optional(),
+  enterprise_id: z.nullish(slackId),
+  api_app_id: z.optional(z.string()),
+  event_id: z.optional(z.string()),
+  authorizations: z.optional(z.array(z.object({ team_id: z.nullish(slackId), enterprise_id: z.nullish(slackId), user_id: z.optional(z.string()), is_enterprise_install: z.optional(z.boolean()) }))),
+  is_ext_shared_channel: z.optional(z.boolean()),
   event: z.object({
-    type: z.string().min(1).max(64),
-    channel: z.union([z.string(), z.object({ id: z.string() })]).optional(),
-    user: z.union([z.string(), z.object({ id: z.string() })]).optional(),
-    item: z.object({ channel: z.string().optional() }).nullish(),
-    ts: z.string().optional(),
-    event_ts: z.string().optional(),
+    type: z.string().check(z.minLength(1), z.maxLength(64)),
+    channel: z.optional(z.union([z.string(), z.object({ id: z.string() })])),
+    user: z.optional(z.union([z.string(), z.object({ id: z.string() })])),
+    item: z.nullish(z.object({ channel: z.optional(z.string()) })),
+    ts: z.optional(z.string()),
+    event_ts: z.optional(z.string()),
   }),
 });
 
 const Interaction = z.object({
   type: z.enum(["block_actions", "view_submission", "view_closed"]),
-  user: z.object({ id: slackId, team_id: slackId.optional() }),
-  team: z.object({ id: slackId, enterprise_id: slackId.optional() }).nullable(),
-  enterprise: z.object({ id: slackId }).nullish(),
-  is_enterprise_install: z.boolean().optional(),
-  channel: z.object({ id: slackId }).nullish(),
-  actions: z.array(z.object({ action_id: z.string().min(1), block_id: z.string().optional(), type: z.string() })).optional(),
-  view: z.object({ id: z.string().optional(), callback_id: z.string(), private_metadata: z.string().optional(), team_id: z.string().nullish(), state: z.object({ values: z.record(z.string(), z.unknown()) }).optional() }).optional(),
-  container: z.record(z.string(), z.unknown()).optional(),
-  message: z.object({ ts: z.string() }).passthrough().optional(),
+  user: z.object({ id: slackId, team_id: z.optional(slackId) }),
+  team: z.nullable(z.object({ id: slackId, enterprise_id: z.optional(slackId) })),
+  enterprise: z.nullish(z.object({ id: slackId })),
+  is_enterprise_install: z.optional(z.boolean()),
+  channel: z.nullish(z.object({ id: slackId })),
+  actions: z.optional(z.array(z.object({ action_id: z.string().check(z.minLength(1)), block_id: z.optional(z.string()), type: z.string() }))),
+  view: z.optional(z.object({ id: z.optional(z.string()), callback_id: z.string(), private_metadata: z.optional(z.string()), team_id: z.nullish(z.string()), state: z.optional(z.object({ values: z.record(z.string(), z.unknown()) })) })),
+  container: z.optional(z.record(z.string(), z.unknown())),
+  message: z.optional(z.looseObject({ ts: z.string() })),
 });
 
 /** True when the body is an envelope Bolt can process safely. */

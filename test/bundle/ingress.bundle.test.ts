@@ -1,0 +1,159 @@
+import { build } from "esbuild";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSfnServer, type LocalSfnServer } from "../../bench/sfn-server";
+import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
+import { esbuildOptions, INGRESS_BUNDLING } from "../../infra/bundling";
+import { PROJECT_ROOT } from "../../infra/constructs/app-function";
+import { taskIdFor } from "../../lib/domain/records";
+import { ActionIds } from "../../lib/slack/cards";
+import { DynamoInstallationStore } from "../../lib/slack/installation-store";
+import { TaskStore } from "../../lib/store/task-store";
+import { startTestTable, type TestTable } from "../support/dynamo";
+import { startFakeSlack, type FakeSlack } from "../support/fake-slack";
+import { getRequest, signedInteraction, signedJson, TEST_SIGNING_SECRET, type FunctionUrlEvent } from "../support/slack-signing";
+import { blockAction, messageEvent } from "../slack/ingress-harness";
+
+/**
+ * Test what ships: the ingress Lambda bundled exactly as the stack bundles it (INGRESS_BUNDLING: Bolt's Express,
+ * HTTP and Socket Mode receivers aliased to an empty module), loaded by Node from the file, configured from the
+ * environment as on AWS, serving every route with requests signed and shaped as Slack and browsers send them.
+ */
+type Handler = (event: FunctionUrlEvent) => Promise<{ statusCode: number; headers?: Record<string, string>; cookies?: string[]; body: string }>;
+
+const TASK_PIPELINE_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:TaskPipeline";
+const EXECUTION_RUN_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:ExecutionRun";
+const PUBLIC_BASE = "https://ingress.example.test";
+
+mkdirSync(join(PROJECT_ROOT, "node_modules", ".cache"), { recursive: true });
+const outDir = mkdtempSync(join(PROJECT_ROOT, "node_modules", ".cache", "ingress-bundle-"));
+let table: TestTable;
+let slack: FakeSlack;
+let sfn: LocalSfnServer;
+let freee: FakeFreee;
+let handler: Handler;
+let bundleFile: string;
+let bundledPackages: Set<string>;
+
+beforeAll(async () => {
+  [table, slack, sfn, freee] = await Promise.all([startTestTable(), startFakeSlack(), startSfnServer(), startFakeFreee()]);
+  bundleFile = join(outDir, "index.mjs");
+  const result = await build({ ...esbuildOptions(INGRESS_BUNDLING), entryPoints: [join(PROJECT_ROOT, "lambdas", "ingress", "handler.ts")], outfile: bundleFile, metafile: true });
+  bundledPackages = new Set(Object.keys(result.metafile.inputs).map((path) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? "app"));
+  // The Lambda reads its settings from the environment when its module loads.
+  Object.assign(process.env, {
+    ...table.env,
+    SFN_ENDPOINT: sfn.url,
+    SLACK_API_URL: slack.url,
+    SLACK_SIGNING_SECRET: TEST_SIGNING_SECRET,
+    SLACK_CLIENT_ID: "111.222",
+    SLACK_CLIENT_SECRET: "client-secret",
+    SLACK_STATE_SECRET: "state-secret-0123456789",
+    SLACK_REDIRECT_URI: `${PUBLIC_BASE}/slack/oauth_redirect`,
+    TASK_PIPELINE_ARN,
+    EXECUTION_RUN_ARN,
+    PUBLIC_BASE_URL: PUBLIC_BASE,
+    FREEE_CLIENT_ID: FAKE_CLIENT_ID,
+    FREEE_CLIENT_SECRET: FAKE_CLIENT_SECRET,
+    FREEE_STATE_SECRET: "freee-state-secret-0123456789",
+    FREEE_TOKEN_LOCAL_KEY: randomBytes(32).toString("base64"),
+    FREEE_API_BASE_URL: freee.url,
+    FREEE_OAUTH_BASE_URL: freee.url,
+    LOG_LEVEL: "SILENT",
+  });
+  handler = ((await import(pathToFileURL(bundleFile).href)) as { handler: Handler }).handler;
+}, 120_000);
+afterAll(async () => {
+  await Promise.all([table?.close(), slack?.close(), sfn?.close(), freee?.stop()]);
+  rmSync(outDir, { recursive: true, force: true });
+});
+
+describe("the bundle", () => {
+  it("leaves Bolt's unused receivers out: no express, undici, iconv-lite or Socket Mode client inside", () => {
+    const present = ["express", "body-parser", "iconv-lite", "mime-db", "undici", "@slack/socket-mode", "raw-body"].filter((p) => bundledPackages.has(p));
+    expect(present).toEqual([]);
+    expect(bundledPackages.has("@slack/bolt")).toBe(true);
+  });
+});
+
+describe("every route, served by the bundle", () => {
+  it("url_verification answers the challenge", async () => {
+    const res = await handler(signedJson({ type: "url_verification", challenge: "the-challenge", token: "t" }));
+    expect(res.statusCode).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({ challenge: "the-challenge" });
+  });
+
+  it("a bad signature is a 401 and starts nothing", async () => {
+    const before = sfn.calls.StartExecution ?? 0;
+    const res = await handler(signedJson(messageEvent("T0001"), { secret: "not-the-signing-secret" }));
+    expect(res.statusCode).toBe(401);
+    expect(sfn.calls.StartExecution ?? 0).toBe(before);
+  });
+
+  it("an unknown path is the 404 page", async () => {
+    const res = await handler(getRequest("/nowhere"));
+    expect(res.statusCode).toBe(404);
+    expect(res.body).toContain("ページが見つかりません");
+  });
+
+  it("install → OAuth redirect stores the installation; then an event of that workspace starts a TaskPipeline", async () => {
+    const start = await handler(getRequest("/slack/install"));
+    expect(start.statusCode).toBe(302);
+    const location = new URL(start.headers!.location!);
+    expect(location.searchParams.get("client_id")).toBe("111.222");
+    const state = location.searchParams.get("state")!;
+    const cookie = start.cookies!.find((c) => c.startsWith("slack-app-oauth-state="))!.split(";")[0]!;
+
+    const callback = await handler(getRequest("/slack/oauth_redirect", `code=the-code&state=${encodeURIComponent(state)}`, { cookie }));
+    expect(callback.statusCode).toBe(200);
+    expect(callback.body).toContain("インストールが完了しました");
+    const stored = await new DynamoInstallationStore(table.doc, table.tableName).find({ teamId: "T0001", isEnterpriseInstall: false });
+    expect(stored?.bot?.token).toBe("xoxb-fake-installed-token");
+
+    const message = messageEvent("T0001", { text: "来月から山田さんの基本給を30万円に変更して" });
+    const res = await handler(signedJson(message, { base64: true }));
+    expect(res.statusCode).toBe(200);
+    const name = taskIdFor({ teamId: "T0001", channelId: "C1", messageTs: message.event.ts });
+    const input = JSON.parse(sfn.started.get(`${TASK_PIPELINE_ARN}:${name}`)!) as { requestText: string };
+    // The base64 body was decoded as UTF-8 before Bolt saw it.
+    expect(input.requestText).toBe("来月から山田さんの基本給を30万円に変更して");
+  });
+
+  it("interactivity: an approve click resumes the waiting approval with its task token", async () => {
+    const store = new TaskStore(table.doc, table.tableName);
+    const thread = { teamId: "T0001", channelId: "C1", messageTs: "1600000000.000001" };
+    const taskId = taskIdFor(thread);
+    await store.createTask({ thread, requesterId: "UREQ", requestText: "基本給を変更して", pipelineExecutionName: taskId });
+    await store.createVersion("prompt", taskId, 1);
+    await store.saveVersionContent("prompt", taskId, 1, { text: "目的: 基本給を変更する。" });
+    await store.openApproval("prompt", taskId, 1, "task-token-bundle");
+    const res = await handler(signedInteraction(blockAction("T0001", "UREQ", ActionIds.approve, { taskId, kind: "prompt", version: 1 })));
+    expect(res.statusCode).toBe(200);
+    expect(sfn.tokensSent).toContain("task-token-bundle");
+  });
+
+  it("freee connect → freee's authorize page → callback stores the connection", async () => {
+    const link = new URL(`${PUBLIC_BASE}/freee/connect`);
+    // The App Home button's signed link, as the bundle's own App Home builds it.
+    await handler(signedJson({ token: "t", team_id: "T0001", api_app_id: "A0001", type: "event_callback", event_id: "EvHome", event_time: 1, event: { type: "app_home_opened", user: "UADMIN", tab: "home", event_ts: "1.1" } }));
+    const published = slack.callsTo("views.publish").at(-1);
+    const button = JSON.stringify(published?.body ?? {}).match(/https:\/\/ingress\.example\.test\/freee\/connect\?[^"\\]+/)?.[0];
+    expect(button).toBeDefined();
+    const connectUrl = new URL(button!.replaceAll("\\u0026", "&"));
+    const connect = await handler(getRequest(link.pathname, connectUrl.search.slice(1)));
+    expect(connect.statusCode).toBe(302);
+    const authorize = new URL(connect.headers!.location!);
+    expect(authorize.origin + authorize.pathname).toBe(`${freee.url}/public_api/authorize`);
+    const nonce = connect.cookies!.find((c) => c.startsWith("freee_oauth_nonce="))!.split(";")[0]!;
+
+    // freee's page redirects back with a code and the state.
+    const consent = await fetch(authorize, { redirect: "manual" });
+    const back = new URL(consent.headers.get("location")!);
+    const callback = await handler(getRequest("/freee/callback", back.search.slice(1), { cookie: nonce }));
+    expect(callback.statusCode).toBe(200);
+    expect(freee.tokenRequests("authorization_code")).toHaveLength(1);
+  });
+});
