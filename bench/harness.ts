@@ -8,7 +8,7 @@ import { INGRESS_BUNDLING } from "../infra/bundling";
 import { bundleLambda, type BundleResult } from "./bundle";
 import { measureCold, type ColdResult } from "./cold";
 import { startCountingDynamo } from "./dynamo";
-import { measurePipeline, type PipelineResult } from "./pipeline";
+import { layerCaches, measurePipeline, type LayerCache, type PipelineResult } from "./pipeline";
 import { startSfnServer } from "./sfn-server";
 import { ratio } from "./stats";
 import { EXECUTION_RUN_ARN, measureWarm, TASK_PIPELINE_ARN, type LatencyStats } from "./warm";
@@ -65,6 +65,8 @@ export interface BenchResults {
   goals: Record<string, { goal: string; ratio: number; met: boolean }>;
   perTask: PipelineResult["perTask"];
   perPoll: PipelineResult["perPoll"];
+  /** Per layer: estimated static prefix vs the model's minimum cacheable prompt, and whether a breakpoint is placed. */
+  promptCache: Record<"L1" | "L2" | "L3", LayerCache>;
   durationsMs: Record<string, number>;
 }
 
@@ -171,6 +173,7 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
       },
       perTask: pipeline.perTask,
       perPoll: pipeline.perPoll,
+      promptCache: layerCaches(),
       durationsMs: durations,
     };
     writeFileSync(options.out, `${JSON.stringify(results, null, 2)}\n`);

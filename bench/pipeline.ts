@@ -1,5 +1,10 @@
 import type { SFNClient } from "@aws-sdk/client-sfn";
 import { limitsEnvironment } from "../infra/settings";
+import { L1_SYSTEM_PROMPT } from "../lib/layers/l1-task";
+import { L2_SYSTEM_PROMPT } from "../lib/layers/l2-prompt";
+import { L3_SYSTEM_PROMPT } from "../lib/layers/l3-process";
+import { cachePlan, type CachePlan } from "../lib/layers/prompt-cache";
+import { LAYER_DEFAULTS, type LayerName } from "../lib/layers/settings";
 import { taskIdFor } from "../lib/domain/records";
 import { localSfnClient } from "../dev/local/local-sfn-client";
 import type { LocalExecution } from "../dev/local/local-step-functions";
@@ -186,8 +191,31 @@ function tally(names: string[]): Record<string, number> {
   return out;
 }
 
-// The replies of test/pipeline/fixtures.ts, with a cached system prompt's usage as the layers see it.
-const CACHED = { input_tokens: 350, output_tokens: 180, cache_read_input_tokens: 1200, cache_creation_input_tokens: 0 };
-const l1Reply = (): ScriptedReply => jsonReply(L1_REPLY, { usage: CACHED });
-const l2Reply = (): ScriptedReply => messageReply({ texts: [PROMPT_TEXT], usage: CACHED });
-const l3Reply = (): ScriptedReply => jsonReply({ steps: L3_STEPS }, { usage: CACHED });
+export type LayerCache = CachePlan & { model: string };
+
+/**
+ * Each layer's static prefix (its system block) against its model's minimum cacheable prompt, at the default
+ * settings: the estimate of lib/layers/prompt-cache.ts (low side: 4 ASCII characters or 0.75 of another per token).
+ */
+export function layerCaches(): Record<LayerName, LayerCache> {
+  const systems: Record<LayerName, string> = { L1: L1_SYSTEM_PROMPT, L2: L2_SYSTEM_PROMPT, L3: L3_SYSTEM_PROMPT };
+  const out = {} as Record<LayerName, LayerCache>;
+  for (const layer of ["L1", "L2", "L3"] as const) out[layer] = { model: LAYER_DEFAULTS[layer].model, ...cachePlan(LAYER_DEFAULTS[layer].model, systems[layer]) };
+  return out;
+}
+
+/**
+ * The replies of test/pipeline/fixtures.ts with usage a real reply could carry: a layer whose prefix is cached
+ * reads it (a warm cache: another task within the 5-minute TTL) and pays input for its ~250-token user message
+ * only; L1, whose prefix is below Haiku's minimum, pays input for all of it and caches nothing.
+ */
+function usageOf(layer: LayerName, outputTokens: number) {
+  const plan = layerCaches()[layer];
+  const user = 250;
+  return plan.breakpoint
+    ? { input_tokens: user, output_tokens: outputTokens, cache_read_input_tokens: plan.prefixTokensEstimate, cache_creation_input_tokens: 0 }
+    : { input_tokens: plan.prefixTokensEstimate + user, output_tokens: outputTokens, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+}
+const l1Reply = (): ScriptedReply => jsonReply(L1_REPLY, { usage: usageOf("L1", 180) });
+const l2Reply = (): ScriptedReply => messageReply({ texts: [PROMPT_TEXT], usage: usageOf("L2", 400) });
+const l3Reply = (): ScriptedReply => jsonReply({ steps: L3_STEPS }, { usage: usageOf("L3", 300) });

@@ -51,6 +51,18 @@ export function printReport(r: BenchResults, print: (line: string) => void): voi
     ],
     print,
   );
+  print("");
+  table(["prompt cache", "model", "static prefix (est. tokens)", "model minimum", "breakpoint"], cacheRows(r), print);
+}
+
+function cacheRows(r: BenchResults): string[][] {
+  return Object.entries(r.promptCache).map(([layer, c]) => [
+    layer,
+    c.model,
+    `~${c.prefixTokensEstimate}`,
+    c.minCacheableTokens === undefined ? "unknown" : String(c.minCacheableTokens),
+    c.breakpoint ? "yes" : "no (would cache nothing)",
+  ]);
 }
 
 function table(header: string[], rows: string[][], print: (line: string) => void): void {

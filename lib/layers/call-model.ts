@@ -6,6 +6,7 @@ import { classifyAnthropicError, classifyError } from "../errors/classify";
 import { requireField } from "../errors/response-contract";
 import { MalformedOutputError } from "../errors/taxonomy";
 import type { TokenUsage } from "../domain/records";
+import { cachePlan } from "./prompt-cache";
 import type { LayerName, LayerSettings } from "./settings";
 
 /**
@@ -22,7 +23,10 @@ export interface LayerDeps {
 export interface ModelRequest {
   layer: LayerName;
   settings: LayerSettings;
-  /** Static per layer: sent as one cached block (`cache_control: ephemeral`). */
+  /**
+   * Static per layer: sent as one block, marked `cache_control: ephemeral` only when it reaches the model's
+   * minimum cacheable length (prompt-cache.ts); below it the mark would cache nothing.
+   */
   system: string;
   /** The per-call part: the data of this request. */
   user: string;
@@ -85,7 +89,7 @@ export function buildParams(
   return {
     model: settings.model,
     max_tokens: settings.maxTokens,
-    system: [{ type: "text", text: request.system, cache_control: { type: "ephemeral" } }],
+    system: [{ type: "text", text: request.system, ...(cachePlan(settings.model, request.system).breakpoint ? { cache_control: { type: "ephemeral" as const } } : {}) }],
     messages: [{ role: "user", content: request.user }],
     ...(Object.keys(outputConfig).length === 0 ? {} : { output_config: outputConfig }),
   };

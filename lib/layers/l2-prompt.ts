@@ -1,11 +1,16 @@
 import type { TaskSpec } from "../domain/records";
 import { callModelText, type LayerDeps, type ModelResult } from "./call-model";
 import { PROMPT_TEXTS } from "./prompts/prompt-texts.generated";
+import { renderToolCatalogue } from "./tool-catalogue";
 import { requireText, section, todayInTokyo, userMessage } from "./user-message";
 
 /** L2 Task → Prompt (DESIGN §1): a Japanese execution plan for a human to approve or reject. */
 
-export const L2_SYSTEM_PROMPT: string = PROMPT_TEXTS["l2-prompt.system"];
+/**
+ * The plan may only use what the tools can do, so L2 gets the same tool catalogue as L3. It also makes the static
+ * prefix long enough for Sonnet's prompt cache (docs/bench.md lists each layer's prefix and the model's minimum).
+ */
+export const L2_SYSTEM_PROMPT: string = `${PROMPT_TEXTS["l2-prompt.system"]}\n${renderToolCatalogue()}\n`;
 
 /** A rejected version: both parts are required (seed §4.3: previous version + reason, always). */
 export interface PromptRegeneration {

@@ -33,6 +33,10 @@ it("runs a tiny bench and writes JSON with the required keys", async () => {
   // One poll iteration is Wait → PollSession → Choice.
   expect(json.perPoll.stateTransitions).toBe(3);
   expect(json.perPoll.lambdaInvocations).toBe(1);
+  // Per layer: the static prefix against the model's minimum; a breakpoint only where it reaches it.
+  expect(json.promptCache.L1).toMatchObject({ model: "claude-haiku-4-5", minCacheableTokens: 4096, breakpoint: false });
+  for (const layer of ["L2", "L3"] as const) expect(json.promptCache[layer]).toMatchObject({ minCacheableTokens: 2048, breakpoint: true });
+  expect(Object.keys(json.goals).sort()).toEqual(["bundle", "coldFirstResponse", "warmP99Click", "warmP99Message"]);
   expect(Object.keys(json.ratios)).toEqual(expect.arrayContaining(["bundleBytes", "coldImportMsMedian", "warmP99Ms"]));
   expect(json.machine.nproc).toBeGreaterThan(0);
 }, 180_000);

@@ -2,6 +2,9 @@ import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import { MalformedOutputError } from "../../lib/errors/taxonomy";
 import { buildParams, callModelJson, callModelText, outputFormatOf, parseJsonReply, stripMarkdownFence } from "../../lib/layers/call-model";
+import { L2_SYSTEM_PROMPT } from "../../lib/layers/l2-prompt";
+import { L3_SYSTEM_PROMPT } from "../../lib/layers/l3-process";
+import { cachePlan, estimateTokens } from "../../lib/layers/prompt-cache";
 import { LAYER_DEFAULTS } from "../../lib/layers/settings";
 import { messageReply } from "../../dev/fakes/anthropic";
 import { caught, onlyRequest, useLayerHarness } from "./helpers";
@@ -29,14 +32,34 @@ describe("stripMarkdownFence (seed §3.3 fallback)", () => {
 });
 
 describe("buildParams", () => {
-  it("sends no output_config when there is neither effort nor format, and the system prompt as one cached block", () => {
+  it("sends no output_config when there is neither effort nor format, and a short system prompt without a cache mark", () => {
     const params = buildParams({ layer: "L1", settings: LAYER_DEFAULTS.L1, system: "S", user: "U" }, undefined);
     expect(params).toEqual({
       model: "claude-haiku-4-5",
       max_tokens: 2048,
-      system: [{ type: "text", text: "S", cache_control: { type: "ephemeral" } }],
+      system: [{ type: "text", text: "S" }],
       messages: [{ role: "user", content: "U" }],
     });
+  });
+
+  it("marks the system block for the cache only when it reaches the model's minimum cacheable length", () => {
+    const long = "あ".repeat(3000); // ≥ 2,250 tokens by the low-side estimate
+    const mark = (model: string, system: string) => buildParams({ layer: "L2", settings: { ...LAYER_DEFAULTS.L2, model, effort: undefined }, system, user: "U" }, undefined).system;
+    expect(mark("claude-sonnet-4-6", long)).toEqual([{ type: "text", text: long, cache_control: { type: "ephemeral" } }]);
+    // Haiku 4.5 caches from 4,096 tokens: the same prefix would cache nothing there.
+    expect(mark("claude-haiku-4-5", long)).toEqual([{ type: "text", text: long }]);
+    // A model without a known minimum gets no mark.
+    expect(mark("claude-future-9", long)).toEqual([{ type: "text", text: long }]);
+    expect(mark("claude-sonnet-4-6", "あ".repeat(100))).toEqual([{ type: "text", text: "あ".repeat(100) }]);
+  });
+
+  it("the layers' prefixes: L2 and L3 (tool catalogue included) reach Sonnet 4.6's 2,048; L1 cannot reach Haiku 4.5's 4,096", () => {
+    expect(estimateTokens("abcd".repeat(10))).toBe(10);
+    expect(estimateTokens("あいう")).toBe(2);
+    expect(cachePlan(LAYER_DEFAULTS.L2.model, L2_SYSTEM_PROMPT)).toMatchObject({ minCacheableTokens: 2048, breakpoint: true });
+    expect(cachePlan(LAYER_DEFAULTS.L3.model, L3_SYSTEM_PROMPT)).toMatchObject({ minCacheableTokens: 2048, breakpoint: true });
+    expect(cachePlan(LAYER_DEFAULTS.L1.model, "x")).toMatchObject({ minCacheableTokens: 4096, breakpoint: false });
+    expect(cachePlan("claude-haiku-4-5-20251001", "x").minCacheableTokens).toBe(4096);
   });
 
   it("the JSON format carries only type and schema (no parse function), objects strict", () => {
@@ -48,19 +71,20 @@ describe("buildParams", () => {
 
 describe("callModel", () => {
   it("returns usage with cache tokens (null counts as 0), the model and the request id", async () => {
+    // The L3 prefix is cacheable on Sonnet 4.6: a first call writes it to the cache (creation), the next reads it.
     h.fake.enqueue(
-      messageReply({ texts: ['{"answer": 42}'], model: "claude-haiku-4-5", usage: { input_tokens: 10, output_tokens: 3, cache_read_input_tokens: null, cache_creation_input_tokens: 1200 } }),
+      messageReply({ texts: ['{"answer": 42}'], model: "claude-sonnet-4-6", usage: { input_tokens: 180, output_tokens: 3, cache_read_input_tokens: null, cache_creation_input_tokens: 2900 } }),
     );
     const result = await callModelJson(
       h.client,
-      { layer: "L1", settings: LAYER_DEFAULTS.L1, system: "S", user: "U" },
+      { layer: "L3", settings: LAYER_DEFAULTS.L3, system: L3_SYSTEM_PROMPT, user: "U" },
       { format: outputFormatOf(Schema), parse: Schema },
     );
     expect(result.value).toEqual({ answer: 42 });
-    expect(result.usage).toEqual({ inputTokens: 10, outputTokens: 3, cacheReadInputTokens: 0, cacheCreationInputTokens: 1200 });
-    expect(result.model).toBe("claude-haiku-4-5");
+    expect(result.usage).toEqual({ inputTokens: 180, outputTokens: 3, cacheReadInputTokens: 0, cacheCreationInputTokens: 2900 });
+    expect(result.model).toBe("claude-sonnet-4-6");
     expect(result.requestId).toMatch(/^req_fake_/);
-    expect(onlyRequest(h.fake).body.output_config).toEqual({ format: outputFormatOf(Schema) });
+    expect(onlyRequest(h.fake).body.output_config).toEqual({ effort: "medium", format: outputFormatOf(Schema) });
   });
 
   it("a text reply joins the text blocks and trims", async () => {

@@ -52,14 +52,18 @@ export function onlyRequest(fake: FakeAnthropic): RecordedRequest {
   return fake.requests[0]!;
 }
 
-/** What every layer request carries: the model, and the system prompt as one cached block. */
+/**
+ * What every layer request carries: the model, and the system prompt as one block, marked for the cache on L2
+ * and L3 (their prefix reaches Sonnet 4.6's minimum) but not on L1 (Haiku 4.5 caches from 4,096 tokens).
+ */
+const CACHED_LAYER: Record<LayerName, boolean> = { L1: false, L2: true, L3: true };
 export function expectLayerRequest(req: RecordedRequest, settings: LayersSettings, layer: LayerName, systemPrompt: string): void {
   expect(req.method).toBe("POST");
   expect(req.path).toBe("/v1/messages");
   expect(req.apiKey).toBe(TEST_API_KEY);
   expect(req.body.model).toBe(settings[layer].model);
   expect(req.body.max_tokens).toBe(settings[layer].maxTokens);
-  expect(req.body.system).toEqual([{ type: "text", text: systemPrompt, cache_control: { type: "ephemeral" } }]);
+  expect(req.body.system).toEqual([{ type: "text", text: systemPrompt, ...(CACHED_LAYER[layer] ? { cache_control: { type: "ephemeral" } } : {}) }]);
   expect(req.body.stream).toBeUndefined();
 }
 
