@@ -43,16 +43,24 @@ export const LAMBDA_BUNDLING: LambdaBundling = {
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
- * The Slack ingress: Bolt's `index` requires its Express, HTTP and Socket Mode receivers at load, and with them
- * express (+ body-parser, iconv-lite, mime-db), undici (through @slack/socket-mode) and raw-body: about 1.4 MB the
- * Lambda never runs, since it only uses AwsLambdaReceiver (lib/slack/bolt-app.ts). They are replaced by an empty
- * module in this bundle only; test/bundle/ingress.bundle.test.ts serves every route from the bundle built so.
+ * Bolt's `index` requires its Express, HTTP and Socket Mode receivers at load, and with them express (+ body-parser,
+ * iconv-lite, mime-db), undici (through @slack/socket-mode), raw-body and path-to-regexp: about 1.4 MB that no
+ * Lambda of this app runs (the Slack Lambda uses AwsLambdaReceiver; the web Lambda only Bolt's logger levels).
+ * They are replaced by an empty module (lambdas/ingress/absent-module.cjs) in those two bundles only.
  */
 export const INGRESS_ABSENT_MODULE = join(ROOT, "lambdas", "ingress", "absent-module.cjs");
-export const INGRESS_BUNDLING: LambdaBundling = {
-  ...LAMBDA_BUNDLING,
-  alias: Object.fromEntries(["express", "@slack/socket-mode", "raw-body"].map((name) => [name, INGRESS_ABSENT_MODULE])),
-};
+const absent = (...names: string[]) => Object.fromEntries(names.map((name) => [name, INGRESS_ABSENT_MODULE]));
+const BOLT_RECEIVERS = ["express", "@slack/socket-mode", "raw-body", "path-to-regexp"];
+
+/**
+ * The Slack Lambda (lambdas/ingress). It also leaves out @slack/oauth (with jsonwebtoken, semver): the install
+ * flow is the web Lambda's, and Bolt only re-exports it. test/bundle/ingress.bundle.test.ts serves every route
+ * from the two bundles built so.
+ */
+export const INGRESS_BUNDLING: LambdaBundling = { ...LAMBDA_BUNDLING, alias: absent(...BOLT_RECEIVERS, "@slack/oauth") };
+
+/** The web Lambda (lambdas/web): Slack install and freee connect pages, which do use @slack/oauth. */
+export const WEB_BUNDLING: LambdaBundling = { ...LAMBDA_BUNDLING, alias: absent(...BOLT_RECEIVERS) };
 
 /** The NodejsFunction `bundling` props for these options. */
 export function nodejsBundlingOptions(b: LambdaBundling = LAMBDA_BUNDLING): BundlingOptions {

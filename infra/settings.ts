@@ -17,8 +17,8 @@ export interface StackSettings extends Limits {
   adminUserIds: string[];
   logRetentionDays: number;
   /**
-   * The ingress Function URL (or a custom domain in front of it), for freee connect links and the freee
-   * callback. A function cannot reference its own URL in CloudFormation, so it is given after the first
+   * The web Function URL (output WebUrl, or a custom domain in front of it), for freee connect links and the
+   * freee callback. A function cannot reference its own URL in CloudFormation, so it is given after the first
    * deploy (docs/infra.md); until then the freee connect routes fail loudly (FatalConfigError).
    */
   publicBaseUrl: string | undefined;
@@ -27,11 +27,12 @@ export interface StackSettings extends Limits {
   /** The daily refresh renews freee refresh tokens older than this (they lapse after 90 days). */
   freeeRefreshAfterDays: number;
   /**
-   * Reserved concurrency of the two public functions (a request flood cannot starve the step Lambdas, whose
+   * Reserved concurrency of the three public functions (a request flood cannot starve the step Lambdas, whose
    * failure paths must run). 0: unreserved — for an account whose concurrency limit is too low to reserve
    * (AWS keeps 100 unreserved).
    */
   ingressReservedConcurrency: number;
+  webReservedConcurrency: number;
   freeeMcpReservedConcurrency: number;
 }
 
@@ -48,6 +49,8 @@ export const DEFAULT_SETTINGS: StackSettings = {
   freeeRefreshAfterDays: 60,
   // Slack answers within 3 s and retries: 25 concurrent ingress requests are ~25+ per second.
   ingressReservedConcurrency: 25,
+  // Install and freee connect pages: a person at a browser, a handful at a time.
+  webReservedConcurrency: 5,
   // One agent session calls its tools one after another: 10 concurrent tool calls.
   freeeMcpReservedConcurrency: 10,
 };
@@ -67,7 +70,7 @@ export function loadStackSettings(node: Node): StackSettings {
     if (typeof raw !== "string" || raw.trim() === "") throw new FatalConfigError(`context ${key} must be a non-empty string`, { details: { setting: "context" } });
     return raw;
   };
-  const concurrency = (key: "ingressReservedConcurrency" | "freeeMcpReservedConcurrency"): number => {
+  const concurrency = (key: "ingressReservedConcurrency" | "webReservedConcurrency" | "freeeMcpReservedConcurrency"): number => {
     const raw: unknown = node.tryGetContext(key);
     if (raw === undefined) return DEFAULT_SETTINGS[key];
     const value = typeof raw === "number" ? raw : Number(raw);
@@ -93,6 +96,7 @@ export function loadStackSettings(node: Node): StackSettings {
     alarmEmail: alarmEmailOf(node.tryGetContext("alarmEmail")),
     freeeRefreshAfterDays: refreshAfterDaysOf(int("freeeRefreshAfterDays")),
     ingressReservedConcurrency: concurrency("ingressReservedConcurrency"),
+    webReservedConcurrency: concurrency("webReservedConcurrency"),
     freeeMcpReservedConcurrency: concurrency("freeeMcpReservedConcurrency"),
   };
 }

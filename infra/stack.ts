@@ -3,7 +3,7 @@ import { CfnOutput, Duration, Stack, type StackProps } from "aws-cdk-lib";
 import * as lambda from "aws-cdk-lib/aws-lambda";
 import * as logs from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
-import { INGRESS_BUNDLING, type LambdaBundling } from "./bundling";
+import { INGRESS_BUNDLING, WEB_BUNDLING, type LambdaBundling } from "./bundling";
 import { AppFunction } from "./constructs/app-function";
 import { DataConstruct, type SecretName } from "./constructs/data";
 import { FreeeTokenRefresh, REFRESH_FREEE_TOKENS_TIMEOUT_SECONDS } from "./constructs/freee-token-refresh";
@@ -42,7 +42,7 @@ const STEP_NEEDS: Record<StepFunctionName, { layers?: boolean; agent?: boolean; 
  */
 export class SlackMcpAgentStack extends Stack {
   readonly data: DataConstruct;
-  readonly functions: Record<StepFunctionName | "ingress" | "freee-mcp" | "refresh-freee-tokens", AppFunction>;
+  readonly functions: Record<StepFunctionName | "ingress" | "web" | "freee-mcp" | "refresh-freee-tokens", AppFunction>;
   readonly machines: StateMachines;
   readonly observability: Observability;
 
@@ -102,31 +102,54 @@ export class SlackMcpAgentStack extends Stack {
     data.tokenKey.grantEncryptDecrypt(freeeMcp.fn);
     for (const n of ["FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET", "MCP_BEARER_SECRET"] as const) data.secrets[n].grantRead(freeeMcp.fn);
 
-    // ---------------------------------------------------------------- Slack ingress (events, OAuth, freee connect)
+    // ---------------------------------------------------------------- web pages (Slack install, freee connect)
+    // Apart from the Slack ingress, so the ingress bundle (and its cold start) carries neither OAuth flow.
+    const web = make(
+      "web",
+      "Web",
+      {
+        TOKEN_KMS_KEY_ID: data.tokenKey.keyArn,
+        ...secretEnv("SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_STATE_SECRET", "FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET", "FREEE_STATE_SECRET"),
+        ...(settings.publicBaseUrl === undefined ? {} : { PUBLIC_BASE_URL: settings.publicBaseUrl }),
+      },
+      // Pages a person waits on: the freee callback's token exchange and company list have 10 s timeouts each.
+      30,
+      true,
+      WEB_BUNDLING,
+    );
+    const webUrl = web.fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
+    reserveConcurrency(web, settings.webReservedConcurrency);
+    grantTableAccess(data, web.fn, TABLE_ACCESS.web);
+    data.tokenKey.grantEncryptDecrypt(web.fn);
+    for (const n of ["SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_STATE_SECRET", "FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET", "FREEE_STATE_SECRET"] as const) {
+      data.secrets[n].grantRead(web.fn);
+    }
+
+    // ---------------------------------------------------------------- Slack ingress (events and interactivity)
     const ingress = make(
       "ingress",
       "Ingress",
       {
         TASK_PIPELINE_ARN: this.machines.taskPipeline.stateMachineArn,
         EXECUTION_RUN_ARN: this.machines.executionRun.stateMachineArn,
+        // App Home's connect button links to the web Lambda, signed with the freee state secret.
+        FREEE_CONNECT_BASE_URL: settings.publicBaseUrl ?? webUrl.url,
         TOKEN_KMS_KEY_ID: data.tokenKey.keyArn,
-        ...secretEnv("SLACK_SIGNING_SECRET", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_STATE_SECRET", "FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET", "FREEE_STATE_SECRET"),
-        ...(settings.publicBaseUrl === undefined ? {} : { PUBLIC_BASE_URL: settings.publicBaseUrl }),
+        ...secretEnv("SLACK_SIGNING_SECRET", "FREEE_STATE_SECRET"),
       },
       // Not derived from a retry budget: Slack's 3 s is the budget; a request still running at 10 s has failed.
       10,
-      // The 3 s budget includes a cold start: no source-map parsing at load, no unused Bolt receivers in the
-      // bundle (npm run bench measures both).
+      // The 3 s budget includes a cold start: no source-map parsing at load, no unused Bolt receivers and no
+      // OAuth flows in the bundle (npm run bench measures both).
       false,
       INGRESS_BUNDLING,
     );
     const ingressUrl = ingress.fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
     reserveConcurrency(ingress, settings.ingressReservedConcurrency);
     grantTableAccess(data, ingress.fn, TABLE_ACCESS.ingress);
+    // Opens sealed installations (bot tokens) and seals any plain item an earlier version left.
     data.tokenKey.grantEncryptDecrypt(ingress.fn);
-    for (const n of ["SLACK_SIGNING_SECRET", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_STATE_SECRET", "FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET", "FREEE_STATE_SECRET"] as const) {
-      data.secrets[n].grantRead(ingress.fn);
-    }
+    for (const n of ["SLACK_SIGNING_SECRET", "FREEE_STATE_SECRET"] as const) data.secrets[n].grantRead(ingress.fn);
     this.machines.taskPipeline.grantStartExecution(ingress.fn);
     this.machines.executionRun.grantStartExecution(ingress.fn);
     this.machines.taskPipeline.grantTaskResponse(ingress.fn);
@@ -140,7 +163,7 @@ export class SlackMcpAgentStack extends Stack {
     );
     new FreeeTokenRefresh(this, "FreeeTokenRefresh", { fn: refreshFreeeTokens, data });
 
-    this.functions = { ...steps, ingress, "freee-mcp": freeeMcp, "refresh-freee-tokens": refreshFreeeTokens };
+    this.functions = { ...steps, ingress, web, "freee-mcp": freeeMcp, "refresh-freee-tokens": refreshFreeeTokens };
 
     // ---------------------------------------------------------------- alarms and dashboard (SNS topic)
     this.observability = new Observability(this, "Observability", {
@@ -152,12 +175,13 @@ export class SlackMcpAgentStack extends Stack {
 
     // ---------------------------------------------------------------- outputs (Slack manifest, freee app, operator)
     const out = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
-    out("IngressUrl", ingressUrl.url, "Ingress Function URL (base of every Slack / freee URL below)");
+    out("IngressUrl", ingressUrl.url, "Slack ingress Function URL (events and interactivity)");
     out("SlackEventsUrl", `${ingressUrl.url}slack/events`, "Slack manifest: event_subscriptions.request_url and interactivity.request_url");
-    out("SlackInstallUrl", `${ingressUrl.url}slack/install`, "Open to install the app in a workspace");
-    out("SlackOAuthRedirectUrl", `${ingressUrl.url}slack/oauth_redirect`, "Slack manifest: oauth_config.redirect_urls");
-    out("FreeeConnectUrl", `${ingressUrl.url}freee/connect`, "Starts the freee OAuth for a workspace (App Home button)");
-    out("FreeeCallbackUrl", `${ingressUrl.url}freee/callback`, "freee app settings: callback URL");
+    out("WebUrl", webUrl.url, "Web Function URL (Slack install and freee connect pages; PUBLIC_BASE_URL points here)");
+    out("SlackInstallUrl", `${webUrl.url}slack/install`, "Open to install the app in a workspace");
+    out("SlackOAuthRedirectUrl", `${webUrl.url}slack/oauth_redirect`, "Slack manifest: oauth_config.redirect_urls");
+    out("FreeeConnectUrl", `${webUrl.url}freee/connect`, "Starts the freee OAuth for a workspace (App Home button)");
+    out("FreeeCallbackUrl", `${webUrl.url}freee/callback`, "freee app settings: callback URL");
     out("FreeeMcpUrl", freeeMcpUrl.url, "freee MCP server the Managed Agents session calls");
     out("TableName", data.table.tableName, "DynamoDB table");
     out("TaskPipelineArn", this.machines.taskPipeline.stateMachineArn, "TaskPipeline state machine");

@@ -14,7 +14,7 @@ import type { StepFunctionName } from "./state-machines/functions";
 
 export type TableAction = "GetItem" | "PutItem" | "UpdateItem" | "Query";
 export type TableAccess = { partitions: Partial<Record<PartitionPrefix, readonly TableAction[]>>; byTeamIndex?: boolean };
-export type AccessName = StepFunctionName | "ingress" | "freee-mcp";
+export type AccessName = StepFunctionName | "ingress" | "web" | "freee-mcp";
 
 const { task: TASK, team: TEAM, installation: INSTALL, config: CONFIG } = PARTITIONS;
 /** TaskStore on a task's partition: get, conditional put / update, loadHistory (the card refresher's Query). */
@@ -40,12 +40,15 @@ export const TABLE_ACCESS: Record<AccessName, TableAccess> = {
   "start-session": agentStep,
   "poll-session": agentStep,
   "record-run-failure": agentStep,
-  // Clicks, reruns, cancels and cards (task partitions); team settings, freee connect and workspace audit
-  // (`TEAM#`); installs, uninstall tombstones and sealing plain items (`INSTALL#`); App Home lists (byTeam).
+  // Clicks, reruns, cancels and cards (task partitions); team settings and workspace audit (`TEAM#`); uninstall
+  // tombstones and sealing plain items (`INSTALL#`); App Home lists (byTeam).
   ingress: {
     partitions: { [TASK]: TASK_ITEMS, [TEAM]: ["GetItem", "PutItem", "UpdateItem"], [INSTALL]: ["GetItem", "PutItem", "UpdateItem"] },
     byTeamIndex: true,
   },
+  // The browser pages: Slack installs (`INSTALL#`), the freee connection saved by the callback and audited under
+  // the workspace (`TEAM#`). No task partition, no index.
+  web: { partitions: { [TEAM]: ["GetItem", "PutItem", "UpdateItem"], [INSTALL]: ["GetItem", "PutItem", "UpdateItem"] } },
   // The execution's approved steps, audit and the write-once ledger (`TASK#`); the freee connection and its
   // refresh lease (`TEAM#`). No Query: it never lists.
   "freee-mcp": { partitions: { [TASK]: ["GetItem", "PutItem", "UpdateItem"], [TEAM]: ["GetItem", "UpdateItem"] } },

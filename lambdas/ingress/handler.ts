@@ -1,11 +1,16 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { freeeHomePortFromEnv } from "../../lib/freee/connect-link";
+import { createSlackEventsFromEnv } from "../../lib/slack/events-env";
 import { fromFunctionUrlEvent, toFunctionUrlResult, type FunctionUrlResult } from "../../lib/slack/http/types";
 import { redactThrown } from "../../lib/observability/redact";
-import { createIngressFromEnv } from "../../lib/slack/ingress-env";
-import { freeePort } from "./freee";
+import { createIngress } from "../../lib/slack/ingress";
 
-/** Function URL entry point: Slack events / interactivity, Slack install, freee connect. Logic lives in lib/slack. */
-const ingress = createIngressFromEnv(process.env, { freee: freeePort });
+/**
+ * Function URL entry point for Slack: events and interactivity (POST /slack/events), within Slack's 3 s. The
+ * install and freee pages are the web Lambda's (lambdas/web). Logic lives in lib/slack.
+ */
+const freee = freeeHomePortFromEnv(process.env);
+const ingress = createSlackEventsFromEnv(process.env, { freee }).then(({ events, log }) => createIngress({ events, freee, log }));
 
 export async function handler(event: APIGatewayProxyEventV2): Promise<FunctionUrlResult> {
   try {

@@ -93,8 +93,8 @@ export type PromptVersion = z.infer<typeof PromptVersionSchema>;
  * these prefixes. An agent_decide step never writes.
  */
 export const ReadScopeSchema = z.object({
-  tools: z.array(z.string().min(1)).min(1),
-  pathPrefixes: z.array(z.string().min(1)).optional(),
+  tools: z.array(z.string().check(z.minLength(1))).check(z.minLength(1)),
+  pathPrefixes: z.optional(z.array(z.string().check(z.minLength(1)))),
 });
 export type ReadScope = z.infer<typeof ReadScopeSchema>;
 
@@ -103,7 +103,7 @@ export type ReadScope = z.infer<typeof ReadScopeSchema>;
  * `toolInput` (`employee_id`, `details.0.account_item_id`). The step is executable only once the id is in
  * `toolInput` (resolved against freee before approval); the agent never guesses it at run time.
  */
-export const NameRefSchema = z.object({ field: z.string().min(1), name: z.string().min(1) });
+export const NameRefSchema = z.object({ field: z.string().check(z.minLength(1)), name: z.string().check(z.minLength(1)) });
 export type NameRef = z.infer<typeof NameRefSchema>;
 
 /**
@@ -115,9 +115,9 @@ export const ProcessStepSchema = z.object({
   order: z.int().check(z.positive()),
   tool: z.string().check(z.minLength(1)),
   toolInput: z.record(z.string(), z.unknown()),
-  effect: z.enum(["read", "write"]).optional(),
-  readScope: ReadScopeSchema.optional(),
-  nameRefs: z.array(NameRefSchema).optional(),
+  effect: z.optional(z.enum(["read", "write"])),
+  readScope: z.optional(ReadScopeSchema),
+  nameRefs: z.optional(z.array(NameRefSchema)),
 });
 export type ProcessStep = z.infer<typeof ProcessStepSchema>;
 

@@ -11,6 +11,7 @@ import { redactString } from "../observability/redact";
 import { createDocumentClient } from "../store/dynamo-client";
 import { TaskStore } from "../store/task-store";
 import { loadFreeeAppCredentials, loadFreeeEndpoints } from "./config";
+import { buildConnectLink } from "./connect-link";
 import { FreeeConnectionStore, refreshTokenExpiresAt } from "./connection-store";
 import { failurePage, successPage } from "./oauth-pages";
 import { signState, verifyState, type SignedClaims } from "./signed-state";
@@ -79,12 +80,7 @@ export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
   const cookieAttrs = `Path=/; HttpOnly; Secure; SameSite=Lax`;
 
   function buildConnectUrl(teamId: string, userId: string, options: { companyId?: number } = {}): string {
-    const claims: SignedClaims = { t: teamId, u: userId, exp: nowSeconds() + linkTtl, ...(options.companyId === undefined ? {} : { c: options.companyId }) };
-    const url = new URL(`${base}/freee/connect`);
-    url.searchParams.set("team", teamId);
-    url.searchParams.set("user", userId);
-    url.searchParams.set("sig", signState("freee_connect", claims, deps.stateSecret));
-    return url.toString();
+    return buildConnectLink({ publicBaseUrl: base, stateSecret: deps.stateSecret, ttlSeconds: linkTtl }, teamId, userId, nowSeconds(), options);
   }
 
   async function fail(err: unknown, where: "connect" | "callback", teamId: string | undefined, subject: string, status: number): Promise<Response> {

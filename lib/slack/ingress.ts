@@ -1,74 +1,37 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
-import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { createBoltApp, type BoltDeps } from "./bolt-app";
 import type { FreeePort } from "./freee-port";
 import { fromFetchResponse, text, toFetchRequest, type HttpRequest, type HttpResponse } from "./http/types";
-import { verifySlackSignature } from "./http/verify";
-import { isHandledEnvelope } from "./http/envelope";
-import { requestScope } from "./request-scope";
-import type { OAuthRoutes } from "./oauth-routes";
+import type { SlackEventsHandler } from "./slack-events";
 
-export interface IngressDeps extends BoltDeps {
-  /** Multi-workspace install routes; absent in single-workspace mode (SLACK_BOT_TOKEN). */
-  oauth?: OAuthRoutes;
+/** The two browser pages of the Slack install (lib/slack/oauth-routes.ts). */
+export interface InstallRoutes {
+  install(request: HttpRequest): Promise<HttpResponse>;
+  callback(request: HttpRequest): Promise<HttpResponse>;
+}
+
+export interface IngressDeps {
+  /** POST /slack/events (lib/slack/slack-events.ts); absent on the web Lambda. */
+  events?: SlackEventsHandler;
+  /** Multi-workspace install routes; absent in single-workspace mode (SLACK_BOT_TOKEN) and on the Slack Lambda. */
+  oauth?: InstallRoutes;
+  /** freee's pages; the Slack Lambda has only App Home's status and link, so its routes are 404. */
   freee: FreeePort;
   log: Logger;
 }
 
 export type IngressHandler = (request: HttpRequest) => Promise<HttpResponse>;
 
-const FORM = "application/x-www-form-urlencoded";
-const JSON_TYPE = "application/json";
+const NOT_FOUND = "ページが見つかりません";
 
 /**
- * The ingress core, shared by the Lambda (Function URL) and the local dev server: routes Slack events and
- * interactivity, the install / OAuth redirect pages and freee's OAuth pages. Closes the receiver's gaps:
- * the body arrives already UTF-8 decoded; the signature is checked here with a ±5 min window (Bolt checks only
- * the past); a body that does not parse is a 400, not a crash; only then does Bolt see the request.
+ * The router shared by the two Lambdas and the local dev server. The Slack Lambda (lambdas/ingress) serves
+ * POST /slack/events: it answers within Slack's 3 s, so it carries neither the install flow nor freee's OAuth.
+ * The web Lambda (lambdas/web) serves the browser pages: /slack/install, /slack/oauth_redirect, /freee/connect,
+ * /freee/callback. Each bundle imports only its half (docs/bench.md); the local server mounts both.
  */
 export function createIngress(deps: IngressDeps): IngressHandler {
-  const { receiver } = createBoltApp(deps);
-  const bolt = receiver.toHandler();
-
-  async function slackEvents(request: HttpRequest): Promise<HttpResponse> {
-    const verified = verifySlackSignature(request.body, request.headers, deps.signingSecret);
-    if (!verified.ok) {
-      deps.log.warn("Slack signature rejected", { layer: "ingress", reason: verified.reason });
-      return text(401, "");
-    }
-    const contentType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-    const body = parseBody(request.body, contentType);
-    if (body === undefined) return text(400, "");
-    if (body.ssl_check !== undefined) return text(200, "");
-    if (body.type === "url_verification") {
-      if (typeof body.challenge !== "string") return text(400, "");
-      return { statusCode: 200, headers: { "content-type": JSON_TYPE }, body: JSON.stringify({ challenge: body.challenge }) };
-    }
-    if (!isHandledEnvelope(body)) {
-      deps.log.warn("Slack payload of an unexpected shape ignored", { layer: "ingress", type: typeof body.type === "string" ? body.type.slice(0, 40) : typeof body.type });
-      return text(400, "");
-    }
-    // Bolt matches the content type exactly and re-parses the body: give it the normalised type and the
-    // already-decoded UTF-8 body (never base64, which it would decode as ASCII).
-    const event = {
-      version: "2.0",
-      rawPath: request.path,
-      headers: { ...request.headers, "content-type": contentType === FORM ? FORM : JSON_TYPE },
-      body: request.body,
-      isBase64Encoded: false,
-    } as unknown as APIGatewayProxyEventV2;
-    const scope = { transientFailure: false };
-    const result = (await requestScope.run(scope, () => bolt(event as never, {} as never))) as { statusCode: number; headers?: Record<string, string>; body?: string };
-    if (result.statusCode >= 500 && !scope.transientFailure) {
-      // Bolt itself failed on a payload it could not process: a redelivery would fail the same way.
-      deps.log.warn("Bolt could not process a Slack payload", { layer: "ingress", type: String(body.type).slice(0, 40) });
-      return text(400, "");
-    }
-    return { statusCode: result.statusCode, ...(result.headers === undefined ? {} : { headers: lower(result.headers) }), body: result.body ?? "" };
-  }
-
   async function viaFetch(handler: ((r: Request) => Promise<Response>) | undefined, request: HttpRequest): Promise<HttpResponse> {
-    if (handler === undefined) return text(404, "ページが見つかりません");
+    if (handler === undefined) return text(404, NOT_FOUND);
     return fromFetchResponse(await handler(toFetchRequest(request)));
   }
 
@@ -77,17 +40,17 @@ export function createIngress(deps: IngressDeps): IngressHandler {
       const route = `${request.method} ${request.path.replace(/\/+$/, "")}`;
       switch (route) {
         case "POST /slack/events":
-          return await slackEvents(request);
+          return deps.events === undefined ? text(404, NOT_FOUND) : await deps.events(request);
         case "GET /slack/install":
-          return deps.oauth === undefined ? text(404, "ページが見つかりません") : await deps.oauth.install(request);
+          return deps.oauth === undefined ? text(404, NOT_FOUND) : await deps.oauth.install(request);
         case "GET /slack/oauth_redirect":
-          return deps.oauth === undefined ? text(404, "ページが見つかりません") : await deps.oauth.callback(request);
+          return deps.oauth === undefined ? text(404, NOT_FOUND) : await deps.oauth.callback(request);
         case "GET /freee/connect":
           return await viaFetch(deps.freee.connect, request);
         case "GET /freee/callback":
           return await viaFetch(deps.freee.callback, request);
         default:
-          return text(404, "ページが見つかりません");
+          return text(404, NOT_FOUND);
       }
     } catch (err) {
       // Deliberate 500: a transient fault (Slack redelivers events); the cause is in the log, not the response.
@@ -100,30 +63,4 @@ export function createIngress(deps: IngressDeps): IngressHandler {
       return text(500, "");
     }
   };
-}
-
-/** The body as Bolt will read it, or undefined when it is not a JSON object / form with a JSON-object payload. */
-function parseBody(raw: string, contentType: string): Record<string, unknown> | undefined {
-  try {
-    if (contentType === FORM) {
-      const params = new URLSearchParams(raw);
-      const payload = params.get("payload");
-      if (payload === null) return undefined; // slash commands are not used by this app
-      const parsed: unknown = JSON.parse(payload);
-      return isObject(parsed) ? parsed : undefined;
-    }
-    const parsed: unknown = JSON.parse(raw);
-    return isObject(parsed) ? parsed : undefined;
-  } catch (err) {
-    if (err instanceof SyntaxError || err instanceof URIError) return undefined;
-    throw err;
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function lower(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }

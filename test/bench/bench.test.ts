@@ -53,6 +53,8 @@ it("bundles with the options the stack gives every Lambda (one definition: infra
     "--alias:express": INGRESS_ABSENT_MODULE,
     "--alias:@slack/socket-mode": INGRESS_ABSENT_MODULE,
     "--alias:raw-body": INGRESS_ABSENT_MODULE,
+    "--alias:path-to-regexp": INGRESS_ABSENT_MODULE,
+    "--alias:@slack/oauth": INGRESS_ABSENT_MODULE,
   });
 });
 

@@ -6,21 +6,22 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSfnServer, type LocalSfnServer } from "../../bench/sfn-server";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
-import { esbuildOptions, INGRESS_BUNDLING } from "../../infra/bundling";
+import { esbuildOptions, INGRESS_BUNDLING, WEB_BUNDLING, type LambdaBundling } from "../../infra/bundling";
 import { PROJECT_ROOT } from "../../infra/constructs/app-function";
 import { taskIdFor } from "../../lib/domain/records";
 import { ActionIds } from "../../lib/slack/cards";
 import { DynamoInstallationStore } from "../../lib/slack/installation-store";
 import { TaskStore } from "../../lib/store/task-store";
 import { startTestTable, type TestTable } from "../support/dynamo";
-import { startFakeSlack, type FakeSlack } from "../support/fake-slack";
+import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { getRequest, signedInteraction, signedJson, TEST_SIGNING_SECRET, type FunctionUrlEvent } from "../support/slack-signing";
 import { blockAction, messageEvent } from "../slack/ingress-harness";
 
 /**
- * Test what ships: the ingress Lambda bundled exactly as the stack bundles it (INGRESS_BUNDLING: Bolt's Express,
- * HTTP and Socket Mode receivers aliased to an empty module), loaded by Node from the file, configured from the
- * environment as on AWS, serving every route with requests signed and shaped as Slack and browsers send them.
+ * Test what ships: the Slack Lambda (lambdas/ingress) and the web Lambda (lambdas/web) bundled exactly as the stack
+ * bundles them (INGRESS_BUNDLING / WEB_BUNDLING: Bolt's unused receivers, and on the Slack Lambda @slack/oauth,
+ * aliased to an empty module), loaded by Node from the files, configured from the environment as on AWS, serving
+ * every route with requests signed and shaped as Slack and browsers send them.
  */
 type Handler = (event: FunctionUrlEvent) => Promise<{ statusCode: number; headers?: Record<string, string>; cookies?: string[]; body: string }>;
 
@@ -35,27 +36,35 @@ let slack: FakeSlack;
 let sfn: LocalSfnServer;
 let freee: FakeFreee;
 let handler: Handler;
-let bundleFile: string;
+let web: Handler;
 let bundledPackages: Set<string>;
+let webPackages: Set<string>;
+
+async function bundle(folder: string, bundling: LambdaBundling): Promise<{ file: string; packages: Set<string> }> {
+  const file = join(outDir, folder, "index.mjs");
+  const result = await build({ ...esbuildOptions(bundling), entryPoints: [join(PROJECT_ROOT, "lambdas", folder, "handler.ts")], outfile: file, metafile: true });
+  return { file, packages: new Set(Object.keys(result.metafile.inputs).map((path) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? "app")) };
+}
 
 beforeAll(async () => {
   [table, slack, sfn, freee] = await Promise.all([startTestTable(), startFakeSlack(), startSfnServer(), startFakeFreee()]);
-  bundleFile = join(outDir, "index.mjs");
-  const result = await build({ ...esbuildOptions(INGRESS_BUNDLING), entryPoints: [join(PROJECT_ROOT, "lambdas", "ingress", "handler.ts")], outfile: bundleFile, metafile: true });
-  bundledPackages = new Set(Object.keys(result.metafile.inputs).map((path) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? "app"));
+  const [slackBundle, webBundle] = await Promise.all([bundle("ingress", INGRESS_BUNDLING), bundle("web", WEB_BUNDLING)]);
+  bundledPackages = slackBundle.packages;
+  webPackages = webBundle.packages;
   // The Lambda reads its settings from the environment when its module loads.
   Object.assign(process.env, {
     ...table.env,
     SFN_ENDPOINT: sfn.url,
     SLACK_API_URL: slack.url,
     SLACK_SIGNING_SECRET: TEST_SIGNING_SECRET,
-    SLACK_CLIENT_ID: "111.222",
-    SLACK_CLIENT_SECRET: "client-secret",
+    SLACK_CLIENT_ID: "fake-slack-client-id",
+    SLACK_CLIENT_SECRET: "fake-slack-client-secret",
     SLACK_STATE_SECRET: "state-secret-0123456789",
     SLACK_REDIRECT_URI: `${PUBLIC_BASE}/slack/oauth_redirect`,
     TASK_PIPELINE_ARN,
     EXECUTION_RUN_ARN,
     PUBLIC_BASE_URL: PUBLIC_BASE,
+    FREEE_CONNECT_BASE_URL: PUBLIC_BASE,
     FREEE_CLIENT_ID: FAKE_CLIENT_ID,
     FREEE_CLIENT_SECRET: FAKE_CLIENT_SECRET,
     FREEE_STATE_SECRET: "freee-state-secret-0123456789",
@@ -64,18 +73,25 @@ beforeAll(async () => {
     FREEE_OAUTH_BASE_URL: freee.url,
     LOG_LEVEL: "SILENT",
   });
-  handler = ((await import(pathToFileURL(bundleFile).href)) as { handler: Handler }).handler;
+  handler = ((await import(pathToFileURL(slackBundle.file).href)) as { handler: Handler }).handler;
+  web = ((await import(pathToFileURL(webBundle.file).href)) as { handler: Handler }).handler;
 }, 120_000);
 afterAll(async () => {
   await Promise.all([table?.close(), slack?.close(), sfn?.close(), freee?.stop()]);
   rmSync(outDir, { recursive: true, force: true });
 });
 
-describe("the bundle", () => {
-  it("leaves Bolt's unused receivers out: no express, undici, iconv-lite or Socket Mode client inside", () => {
-    const present = ["express", "body-parser", "iconv-lite", "mime-db", "undici", "@slack/socket-mode", "raw-body"].filter((p) => bundledPackages.has(p));
+describe("the bundles", () => {
+  const receivers = ["express", "body-parser", "iconv-lite", "mime-db", "undici", "@slack/socket-mode", "raw-body", "path-to-regexp"];
+  it("the Slack Lambda leaves out Bolt's unused receivers, the install flow and freee's OAuth, and the full zod", () => {
+    const present = [...receivers, "@slack/oauth", "jsonwebtoken", "@aws-sdk/client-kms"].filter((p) => bundledPackages.has(p));
     expect(present).toEqual([]);
     expect(bundledPackages.has("@slack/bolt")).toBe(true);
+  });
+
+  it("the web Lambda leaves out Bolt's unused receivers but keeps the install flow", () => {
+    expect(receivers.filter((p) => webPackages.has(p))).toEqual([]);
+    expect(webPackages.has("@slack/oauth")).toBe(true);
   });
 });
 
@@ -93,25 +109,30 @@ describe("every route, served by the bundle", () => {
     expect(sfn.calls.StartExecution ?? 0).toBe(before);
   });
 
-  it("an unknown path is the 404 page", async () => {
-    const res = await handler(getRequest("/nowhere"));
-    expect(res.statusCode).toBe(404);
-    expect(res.body).toContain("ページが見つかりません");
+  it("an unknown path is the 404 page on both; each Lambda answers 404 for the other's routes", async () => {
+    for (const h of [handler, web]) {
+      const res = await h(getRequest("/nowhere"));
+      expect(res.statusCode).toBe(404);
+      expect(res.body).toContain("ページが見つかりません");
+    }
+    expect((await handler(getRequest("/slack/install"))).statusCode).toBe(404);
+    expect((await handler(getRequest("/freee/callback"))).statusCode).toBe(404);
+    expect((await web(signedJson({ type: "url_verification", challenge: "c", token: "t" }))).statusCode).toBe(404);
   });
 
   it("install → OAuth redirect stores the installation; then an event of that workspace starts a TaskPipeline", async () => {
-    const start = await handler(getRequest("/slack/install"));
+    const start = await web(getRequest("/slack/install"));
     expect(start.statusCode).toBe(302);
     const location = new URL(start.headers!.location!);
-    expect(location.searchParams.get("client_id")).toBe("111.222");
+    expect(location.searchParams.get("client_id")).toBe("fake-slack-client-id");
     const state = location.searchParams.get("state")!;
     const cookie = start.cookies!.find((c) => c.startsWith("slack-app-oauth-state="))!.split(";")[0]!;
 
-    const callback = await handler(getRequest("/slack/oauth_redirect", `code=the-code&state=${encodeURIComponent(state)}`, { cookie }));
+    const callback = await web(getRequest("/slack/oauth_redirect", `code=${encodeURIComponent(slack.issueOAuthCode())}&state=${encodeURIComponent(state)}`, { cookie }));
     expect(callback.statusCode).toBe(200);
     expect(callback.body).toContain("インストールが完了しました");
     const stored = await new DynamoInstallationStore(table.doc, table.tableName).find({ teamId: "T0001", isEnterpriseInstall: false });
-    expect(stored?.bot?.token).toBe("xoxb-fake-installed-token");
+    expect(stored?.bot?.token).toMatch(/^xoxb-/);
 
     const message = messageEvent("T0001", { text: "来月から山田さんの基本給を30万円に変更して" });
     const res = await handler(signedJson(message, { base64: true }));
@@ -135,7 +156,7 @@ describe("every route, served by the bundle", () => {
     expect(sfn.tokensSent).toContain("task-token-bundle");
   });
 
-  it("freee connect → freee's authorize page → callback stores the connection", async () => {
+  it("freee: App Home's signed link (Slack Lambda) → connect → freee's authorize page → callback stores the connection (web Lambda)", async () => {
     const link = new URL(`${PUBLIC_BASE}/freee/connect`);
     // The App Home button's signed link, as the bundle's own App Home builds it.
     await handler(signedJson({ token: "t", team_id: "T0001", api_app_id: "A0001", type: "event_callback", event_id: "EvHome", event_time: 1, event: { type: "app_home_opened", user: "UADMIN", tab: "home", event_ts: "1.1" } }));
@@ -143,7 +164,7 @@ describe("every route, served by the bundle", () => {
     const button = JSON.stringify(published?.body ?? {}).match(/https:\/\/ingress\.example\.test\/freee\/connect\?[^"\\]+/)?.[0];
     expect(button).toBeDefined();
     const connectUrl = new URL(button!.replaceAll("\\u0026", "&"));
-    const connect = await handler(getRequest(link.pathname, connectUrl.search.slice(1)));
+    const connect = await web(getRequest(link.pathname, connectUrl.search.slice(1)));
     expect(connect.statusCode).toBe(302);
     const authorize = new URL(connect.headers!.location!);
     expect(authorize.origin + authorize.pathname).toBe(`${freee.url}/public_api/authorize`);
@@ -152,8 +173,11 @@ describe("every route, served by the bundle", () => {
     // freee's page redirects back with a code and the state.
     const consent = await fetch(authorize, { redirect: "manual" });
     const back = new URL(consent.headers.get("location")!);
-    const callback = await handler(getRequest("/freee/callback", back.search.slice(1), { cookie: nonce }));
+    const callback = await web(getRequest("/freee/callback", back.search.slice(1), { cookie: nonce }));
     expect(callback.statusCode).toBe(200);
     expect(freee.tokenRequests("authorization_code")).toHaveLength(1);
+    // App Home, on the Slack Lambda, now shows the connection the web Lambda stored.
+    await handler(signedJson({ token: "t", team_id: "T0001", api_app_id: "A0001", type: "event_callback", event_id: "EvHome2", event_time: 1, event: { type: "app_home_opened", user: "UADMIN", tab: "home", event_ts: "1.2" } }));
+    expect(JSON.stringify(slack.callsTo("views.publish").at(-1)?.body ?? {})).toContain("接続済み");
   });
 });

@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { INGRESS_BUNDLING, LAMBDA_BUNDLING } from "../../infra/bundling";
+import { INGRESS_BUNDLING, LAMBDA_BUNDLING, WEB_BUNDLING } from "../../infra/bundling";
 import { synthTemplate } from "./synth";
 
 const { stack, template } = synthTemplate();
@@ -14,6 +14,7 @@ it("the ingress starts without parsing its source map (3 s budget incl. cold sta
 
 it("the ingress is bundled without Bolt's unused receivers (INGRESS_BUNDLING, as the bench and test/bundle build it); the others plainly", () => {
   expect(stack.functions.ingress.bundling).toBe(INGRESS_BUNDLING);
+  expect(stack.functions.web.bundling).toBe(WEB_BUNDLING);
   expect(stack.functions["generate-prompt"].bundling).toBe(LAMBDA_BUNDLING);
   expect(stack.functions["freee-mcp"].bundling).toBe(LAMBDA_BUNDLING);
 });

@@ -3,7 +3,7 @@ import { synthesizeMachines, type AslDefinition } from "../../dev/local/synth-de
 import { synthTemplate } from "./synth";
 
 /**
- * Issue 15 item 5: the two public Function URLs had no reserved concurrency (a flood could starve the failure
+ * Issue 15 item 5: the public Function URLs (now three: ingress, web, freee-mcp) had no reserved concurrency (a flood could starve the failure
  * handlers) and Step Functions logged ALL with execution data (request text, rejection reasons, task tokens).
  */
 
@@ -13,8 +13,9 @@ const fnProps = (t: typeof template, s: typeof stack, name: keyof typeof stack.f
   (t.toJSON().Resources as typeof resources)[s.getLogicalId(s.functions[name].fn.node.defaultChild as never)]!.Properties;
 
 describe("reserved concurrency on the public functions", () => {
-  it("ingress and freee-mcp reserve their defaults (25, 10); step Lambdas share the rest", () => {
+  it("ingress, web and freee-mcp reserve their defaults (25, 5, 10); step Lambdas share the rest", () => {
     expect(fnProps(template, stack, "ingress").ReservedConcurrentExecutions).toBe(25);
+    expect(fnProps(template, stack, "web").ReservedConcurrentExecutions).toBe(5);
     expect(fnProps(template, stack, "freee-mcp").ReservedConcurrentExecutions).toBe(10);
     for (const name of ["create-task", "record-pipeline-failure", "record-run-failure", "poll-session"] as const) {
       expect(fnProps(template, stack, name).ReservedConcurrentExecutions, name).toBeUndefined();
@@ -26,6 +27,7 @@ describe("reserved concurrency on the public functions", () => {
     expect(fnProps(custom.template, custom.stack, "ingress").ReservedConcurrentExecutions).toBe(40);
     expect(fnProps(custom.template, custom.stack, "freee-mcp").ReservedConcurrentExecutions).toBeUndefined();
     expect(() => synthTemplate({ ingressReservedConcurrency: -1 })).toThrow(/ingressReservedConcurrency/);
+    expect(() => synthTemplate({ webReservedConcurrency: 1.5 })).toThrow(/webReservedConcurrency/);
     expect(() => synthTemplate({ freeeMcpReservedConcurrency: "many" })).toThrow(/freeeMcpReservedConcurrency/);
   });
 });

@@ -62,9 +62,16 @@ describe("Lambdas", () => {
     const tokenKey = logicalId(stack.data.tokenKey);
     const tokenKeyActions = (name: keyof typeof stack.functions) =>
       statementsOf(roleOf(name)).filter((s) => JSON.stringify(s.Resource).includes(tokenKey)).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
-    // freee tokens and Slack installations are sealed by the two public functions, opened by the steps' cards.
+    // freee tokens and Slack installations are sealed by the public functions, opened by the steps' cards.
     expect(tokenKeyActions("freee-mcp")).toEqual(expect.arrayContaining(["kms:Encrypt", "kms:Decrypt"]));
+    // The install and freee connect pages (web) store tokens; the Slack ingress opens installations and seals
+    // plain ones, and holds neither OAuth client secret.
+    expect(tokenKeyActions("web")).toEqual(expect.arrayContaining(["kms:Encrypt", "kms:Decrypt"]));
     expect(tokenKeyActions("ingress")).toEqual(expect.arrayContaining(["kms:Encrypt", "kms:Decrypt"]));
+    expect(readsSecret("web", "SLACK_CLIENT_SECRET")).toBe(true);
+    expect(readsSecret("ingress", "SLACK_CLIENT_SECRET")).toBe(false);
+    expect(readsSecret("ingress", "FREEE_CLIENT_SECRET")).toBe(false);
+    expect(startsPipeline("web")).toBe(false);
     expect(tokenKeyActions("poll-session")).toEqual(["kms:Decrypt"]);
   });
 
@@ -98,17 +105,17 @@ describe("data", () => {
 });
 
 describe("public entry points and outputs", () => {
-  it("Function URLs (auth NONE) for the ingress and the freee MCP server", () => {
+  it("Function URLs (auth NONE) for the Slack ingress, the web pages and the freee MCP server", () => {
     const urls = ofType("AWS::Lambda::Url");
-    expect(urls).toHaveLength(2);
+    expect(urls).toHaveLength(3);
     const targets = urls.map(([, u]) => u.Properties.TargetFunctionArn["Fn::GetAtt"][0]);
-    expect(targets.sort()).toEqual([logicalId(stack.functions["freee-mcp"].fn), logicalId(stack.functions.ingress.fn)].sort());
+    expect(targets.sort()).toEqual([logicalId(stack.functions["freee-mcp"].fn), logicalId(stack.functions.ingress.fn), logicalId(stack.functions.web.fn)].sort());
     expect(urls.every(([, u]) => u.Properties.AuthType === "NONE")).toBe(true);
   });
 
   it("outputs every URL the Slack manifest and the freee app need", () => {
     const outputs = template.toJSON().Outputs as Record<string, unknown>;
-    for (const name of ["IngressUrl", "SlackEventsUrl", "SlackInstallUrl", "SlackOAuthRedirectUrl", "FreeeConnectUrl", "FreeeCallbackUrl", "FreeeMcpUrl"]) {
+    for (const name of ["IngressUrl", "SlackEventsUrl", "WebUrl", "SlackInstallUrl", "SlackOAuthRedirectUrl", "FreeeConnectUrl", "FreeeCallbackUrl", "FreeeMcpUrl"]) {
       expect(outputs[name], name).toBeDefined();
     }
     expect(JSON.stringify(outputs.SlackEventsUrl)).toContain("slack/events");
@@ -140,7 +147,9 @@ describe("settings from context", () => {
     t.hasResourceProperties("AWS::Lambda::Function", {
       Environment: { Variables: Match.objectLike({ MAX_REGENERATIONS: "2", RUN_TIMEOUT_SECONDS: "120", L2_MODEL: "claude-opus-4-1", ADMIN_USER_IDS: "UADMIN1,UADMIN2" }) },
     });
-    t.hasResourceProperties("AWS::Lambda::Function", { Environment: { Variables: Match.objectLike({ PUBLIC_BASE_URL: "https://bot.example.com", TASK_PIPELINE_ARN: Match.anyValue() }) } });
+    // The web pages serve the freee callback there; the Slack ingress links App Home's connect button to it.
+    t.hasResourceProperties("AWS::Lambda::Function", { Environment: { Variables: Match.objectLike({ PUBLIC_BASE_URL: "https://bot.example.com", FREEE_CLIENT_ID_SECRET_ARN: Match.anyValue() }) } });
+    t.hasResourceProperties("AWS::Lambda::Function", { Environment: { Variables: Match.objectLike({ FREEE_CONNECT_BASE_URL: "https://bot.example.com", TASK_PIPELINE_ARN: Match.anyValue() }) } });
     expect(() => synthTemplate({ maxReruns: "three" })).toThrow(/maxReruns/);
   });
 });

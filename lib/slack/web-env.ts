@@ -1,0 +1,39 @@
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { Logger } from "@aws-lambda-powertools/logger";
+import { optionalEnv, requireEnv, type Env } from "../config/env";
+import { resolveSecret } from "../config/secrets";
+import { createLogger } from "../observability/logger";
+import { createDocumentClient } from "../store/dynamo-client";
+import { DynamoInstallationStore, installationCipher } from "./installation-store";
+import { BOT_SCOPES, OAuthRoutes } from "./oauth-routes";
+
+export interface WebOverrides {
+  doc?: DynamoDBDocumentClient;
+  installations?: DynamoInstallationStore;
+  log?: Logger;
+}
+
+/**
+ * The web Lambda's Slack half: /slack/install and /slack/oauth_redirect (InstallProvider), in multi-workspace
+ * mode (SLACK_CLIENT_ID / SLACK_CLIENT_SECRET / SLACK_STATE_SECRET). Single-workspace mode (SLACK_BOT_TOKEN)
+ * has no install flow: undefined, and the routes answer 404.
+ */
+export async function createInstallRoutesFromEnv(env: Env = process.env, overrides: WebOverrides = {}): Promise<OAuthRoutes | undefined> {
+  if (optionalEnv("SLACK_BOT_TOKEN", env) !== undefined) return undefined;
+  const log = overrides.log ?? createLogger("slack-install");
+  const installations = overrides.installations ?? new DynamoInstallationStore(overrides.doc ?? createDocumentClient(env), requireEnv("TABLE_NAME", env), { cipher: installationCipher(env) });
+  const slackApiUrl = optionalEnv("SLACK_API_URL", env);
+  const redirectUri = optionalEnv("SLACK_REDIRECT_URI", env);
+  return new OAuthRoutes(
+    {
+      clientId: await resolveSecret("SLACK_CLIENT_ID", env),
+      clientSecret: await resolveSecret("SLACK_CLIENT_SECRET", env),
+      stateSecret: await resolveSecret("SLACK_STATE_SECRET", env),
+      scopes: BOT_SCOPES,
+      ...(redirectUri === undefined ? {} : { redirectUri }),
+      ...(slackApiUrl === undefined ? {} : { slackApiUrl }),
+    },
+    installations,
+    log,
+  );
+}
