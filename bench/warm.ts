@@ -170,7 +170,7 @@ async function seedApprovals(store: TaskStore, count: number): Promise<Array<{ t
           await store.setCardTs(taskId, "prompt", `1800000000.${String(i).padStart(6, "0")}`);
           await store.createVersion("prompt", taskId, 1);
           await store.saveVersionContent("prompt", taskId, 1, { text: "目的: 基本給を変更する。" });
-          await store.openApproval("prompt", taskId, 1, token);
+          await store.openApproval("prompt", taskId, 1, token, { teamId: BENCH_TEAM, requesterId: BENCH_REQUESTER });
           return { taskId, token };
         }),
       )),

@@ -91,7 +91,7 @@ export function buildTaskPipelineDefinition(scope: Construct, props: TaskPipelin
     return wait;
   };
   const rejection = (id: string, kind: "prompt" | "process", onFailure: sfn.IChainable) => {
-    const handle = invoke(id, "handle-rejection", { taskId, kind, version: J.numberAt(`$.${kind}.version`), approval: J.objectAt("$.approval") }, "$.rejection");
+    const handle = invoke(id, "handle-rejection", { taskId, teamId: J.stringAt("$.thread.teamId"), kind, version: J.numberAt(`$.${kind}.version`), approval: J.objectAt("$.approval") }, "$.rejection");
     addRetries(handle, RETRIES.bookkeeping);
     catchAll(handle, onFailure);
     return handle;

@@ -1,5 +1,5 @@
-import { StateConflictError } from "../errors/taxonomy";
-import { loadOwnedTask, mayActOn } from "./permissions";
+import { RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
+import { mayActOn } from "./permissions";
 import { refreshQuietly } from "./refresh";
 import { ActionMessages, type ActionDeps, type ActionResult, type Actor } from "./types";
 
@@ -11,40 +11,37 @@ export interface ExecutionTarget {
 /**
  * Seed §6.2: only a running Execution can be cancelled. The Execution becomes `cancelled` here (cancelledBy /
  * cancelledAt) whether or not the later interrupt of the agent session succeeds — ExecutionRun sends that on
- * its next poll and sets cancelFinalizedAt. The card shows 中止中... at once.
+ * its next poll, then ends the task `cancelled`, audits it and shows 中止. The card shows 中止中... at once.
+ *
+ * The ack path is three calls: the card's state (one Query, which also says who owns the task), the conditional
+ * write, and the card's chat.update from the state already held. A workspace admin who is not the requester
+ * costs a settings read.
  */
 export async function cancelExecution(deps: ActionDeps, actor: Actor, target: ExecutionTarget): Promise<ActionResult> {
-  const task = await loadOwnedTask(deps, actor, target.taskId);
-  if (task === undefined) return { outcome: "refused", message: ActionMessages.notFound };
+  let state;
+  try {
+    state = await deps.store.loadHistory(target.taskId, { cardsOnly: true });
+  } catch (err) {
+    if (err instanceof RecordNotFoundError) return { outcome: "refused", message: ActionMessages.notFound };
+    throw err;
+  }
+  const { task } = state;
+  if (task.thread.teamId !== actor.teamId) return { outcome: "refused", message: ActionMessages.notFound };
   if (!(await mayActOn(deps, actor, task))) return { outcome: "refused", message: ActionMessages.notPermitted };
 
+  let cancelled;
   try {
     const result = await deps.store.transitionExecution(target.taskId, target.executionNo, "cancelled", {
       from: ["running"],
       set: { cancelledBy: actor.userId, cancelledAt: new Date().toISOString() },
     });
     if (!result.applied) return { outcome: "noop" };
+    cancelled = result.record;
   } catch (err) {
-    if (err instanceof StateConflictError) return { outcome: "refused", message: ActionMessages.cancelOnlyRunning };
+    if (err instanceof StateConflictError || err instanceof RecordNotFoundError) return { outcome: "refused", message: ActionMessages.cancelOnlyRunning };
     throw err;
   }
-
-  try {
-    await deps.store.transitionTask(target.taskId, "cancelled", { from: ["executing"] });
-  } catch (err) {
-    // The run was cancelled; a task already moved on (a racing poll that finished it) keeps its own status.
-    if (!(err instanceof StateConflictError)) throw err;
-    deps.log.warn("task was not executing when its execution was cancelled", { taskId: target.taskId, error_message: err.message });
-  }
-  await deps.audit.record({
-    teamId: task.thread.teamId,
-    taskId: task.taskId,
-    action: "execution.cancelled",
-    subject: `execution#${target.executionNo}`,
-    actor: actor.userId,
-    layer: "L4",
-    details: { executionNo: target.executionNo },
-  });
-  await refreshQuietly(deps, task.taskId, { kind: "execution", executionNo: target.executionNo });
+  const executions = state.executions.map((e) => (e.executionNo === cancelled.executionNo ? cancelled : e));
+  await refreshQuietly(deps, task.taskId, { kind: "execution", executionNo: target.executionNo }, { ...state, executions });
   return { outcome: "applied" };
 }

@@ -1,8 +1,9 @@
 import type { AnyVersion, VersionKind } from "../domain/records";
 import { StateConflictError } from "../errors/taxonomy";
 import type { ApprovalOutcome } from "../workflow/contracts";
+import { writeDecision } from "../store/decision";
 import { resumeApproval } from "../workflow/resume-approval";
-import { loadOwnedTask, mayActOn } from "./permissions";
+import { isAdmin, loadOwnedTask, mayActOn } from "./permissions";
 import { refreshQuietly } from "./refresh";
 import { ActionMessages, type ActionDeps, type ActionResult, type Actor } from "./types";
 
@@ -10,20 +11,6 @@ export interface VersionTarget {
   taskId: string;
   kind: VersionKind;
   version: number;
-}
-
-/**
- * Can this actor decide this version now? Used before the reject modal opens, so a stranger or a late click
- * gets the refusal at once instead of after typing a reason.
- */
-export async function checkDecidable(deps: ActionDeps, actor: Actor, target: VersionTarget): Promise<ActionResult> {
-  const task = await loadOwnedTask(deps, actor, target.taskId);
-  if (task === undefined) return { outcome: "refused", message: ActionMessages.notFound };
-  if (!(await mayActOn(deps, actor, task))) return { outcome: "refused", message: ActionMessages.notPermitted };
-  const version = await deps.store.getVersion(target.kind, target.taskId, target.version);
-  if (version === undefined) return { outcome: "refused", message: ActionMessages.notFound };
-  if (version.status !== "pending_approval") return { outcome: "noop", message: ActionMessages.alreadyDecided };
-  return { outcome: "applied" };
 }
 
 export function approve(deps: ActionDeps, actor: Actor, target: VersionTarget): Promise<ActionResult> {
@@ -38,12 +25,43 @@ export function reject(deps: ActionDeps, actor: Actor, target: VersionTarget, re
 }
 
 /**
- * CONTRACTS "Approval": one conditional write `pending_approval → approved|rejected` (+ decision, token removed,
- * old item returned). Only the writer whose write applied resumes the pipeline (lib/workflow/resume-approval.ts)
- * with the token it read from the old item, and audits; a double or concurrent click finds the decision made
- * and changes nothing.
+ * CONTRACTS "Approval", on the ack path (DESIGN §6: the 200 waits for this): one conditional write
+ * `pending_approval → approved|rejected` that checks the workspace and the requester and returns the old item
+ * (lib/store/decision.ts), then SendTaskSuccess with the token it held (lib/workflow/resume-approval.ts). Two
+ * upstream calls. The decision is on the version item from the first write on (before the effect); the resumed
+ * step audits it under its deterministic key and refreshes the card (common.ts auditDecision). A workspace admin
+ * who is not the requester costs a settings read and a second write; a refused or double click reads the item
+ * once to say why and changes nothing.
  */
 async function decide(deps: ActionDeps, actor: Actor, target: VersionTarget, outcome: ApprovalOutcome): Promise<ActionResult> {
+  const decidedAt = new Date().toISOString();
+  const write = (asAdmin: boolean) =>
+    writeDecision(deps.doc, deps.store.tableName, { ...target, teamId: actor.teamId, decision: { ...outcome, decidedAt }, asAdmin });
+  let result = await write(deps.adminUserIds.includes(actor.userId));
+  if (!result.applied && result.reason === "not_requester") {
+    if (!(await isAdmin(deps, actor))) return { outcome: "refused", message: ActionMessages.notPermitted };
+    result = await write(true);
+  }
+  if (!result.applied) {
+    switch (result.reason) {
+      case "not_found":
+        return { outcome: "refused", message: ActionMessages.notFound };
+      case "unowned":
+        return decideUnowned(deps, actor, target, outcome);
+      default:
+        return { outcome: "noop", message: ActionMessages.alreadyDecided };
+    }
+  }
+  const approval = { taskId: target.taskId, teamId: actor.teamId, kind: target.kind, version: target.version, taskToken: result.taskToken, outcome, decidedAt };
+  if ((await resumeApproval(deps, approval)) === "wait_gone") await auditDecisionNow(deps, approval);
+  return { outcome: "applied" };
+}
+
+/**
+ * A version written before versions carried their owner (teamId, requesterId): ownership is checked on the task,
+ * then the same conditional write without the owner terms; audited and refreshed here, as before.
+ */
+async function decideUnowned(deps: ActionDeps, actor: Actor, target: VersionTarget, outcome: ApprovalOutcome): Promise<ActionResult> {
   const task = await loadOwnedTask(deps, actor, target.taskId);
   if (task === undefined) return { outcome: "refused", message: ActionMessages.notFound };
   if (!(await mayActOn(deps, actor, task))) return { outcome: "refused", message: ActionMessages.notPermitted };
@@ -65,18 +83,22 @@ async function decide(deps: ActionDeps, actor: Actor, target: VersionTarget, out
     if (err instanceof StateConflictError) return { outcome: "noop", message: ActionMessages.alreadyDecided };
     throw err;
   }
-
-  await resumeApproval(deps, { task, kind: target.kind, version: target.version, taskToken: old.taskToken, outcome, decidedAt });
-  // Audited once the decision took effect (or the wait was already over): the one click that applied.
-  await deps.audit.record({
-    teamId: task.thread.teamId,
-    taskId: task.taskId,
-    action: `${target.kind}.${outcome.decision}`,
-    subject: `${target.kind}#${target.version}`,
-    actor: actor.userId,
-    layer: target.kind === "prompt" ? "L2" : "L3",
-    details: { version: target.version, ...(outcome.reason === undefined ? {} : { reason: outcome.reason }) },
-  });
+  const approval = { taskId: task.taskId, teamId: task.thread.teamId, kind: target.kind, version: target.version, taskToken: old.taskToken, outcome, decidedAt };
+  await resumeApproval(deps, approval);
+  await auditDecisionNow(deps, approval);
   await refreshQuietly(deps, task.taskId, { kind: target.kind });
   return { outcome: "applied" };
+}
+
+/** The audit entry the resumed step would write (same key): for a wait that already ended, and legacy items. */
+async function auditDecisionNow(deps: ActionDeps, a: { taskId: string; teamId: string; kind: VersionKind; version: number; outcome: ApprovalOutcome }): Promise<void> {
+  await deps.audit.record({
+    teamId: a.teamId,
+    taskId: a.taskId,
+    action: `${a.kind}.${a.outcome.decision}`,
+    subject: `${a.kind}#${a.version}`,
+    actor: a.outcome.actorId,
+    layer: a.kind === "prompt" ? "L2" : "L3",
+    details: { version: a.version, ...(a.outcome.reason === undefined ? {} : { reason: a.outcome.reason }) },
+  });
 }

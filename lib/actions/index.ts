@@ -1,5 +1,5 @@
 export * from "./types";
-export { approve, reject, checkDecidable, type VersionTarget } from "./decide";
+export { approve, reject, type VersionTarget } from "./decide";
 export { cancelExecution, type ExecutionTarget } from "./cancel";
 export { rerunExecution } from "./rerun";
 export { isAdmin, mayActOn } from "./permissions";

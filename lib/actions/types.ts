@@ -1,5 +1,6 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { SFNClient } from "@aws-sdk/client-sfn";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { AuditLog } from "../audit/audit-log";
 import type { Limits } from "../config/limits";
 import type { CardRefresher } from "../domain/card-refresher";
@@ -15,6 +16,8 @@ export interface Actor {
 
 export interface ActionDeps {
   store: TaskStore;
+  /** The table's client, for the one-request writes of the ack path (lib/store/decision.ts). */
+  doc: DynamoDBDocumentClient;
   sfn: SFNClient;
   audit: AuditLog;
   cards: CardRefresher;

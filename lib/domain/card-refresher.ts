@@ -1,4 +1,12 @@
-import type { SlackThread } from "./records";
+import type { Execution, ProcessVersion, PromptVersion, SlackThread, Task } from "./records";
+
+/** What the cards are rendered from: the task, its versions and executions (never its audit or write items). */
+export interface CardState {
+  task: Task;
+  prompts: PromptVersion[];
+  processes: ProcessVersion[];
+  executions: Execution[];
+}
 
 /**
  * The one way the back end shows state to users: "render this card from what the table says now, then post it
@@ -13,7 +21,8 @@ export type CardSubject =
   | { kind: "execution"; executionNo: number };
 
 export interface CardRefresher {
-  refresh(taskId: string, subject: CardSubject): Promise<void>;
+  /** `known`: the caller already holds the current state (it just read or wrote it), so it is not read again. */
+  refresh(taskId: string, subject: CardSubject, known?: CardState): Promise<void>;
   /**
    * A plain message in the request's thread, for the one failure that has no card to update: the task item
    * itself could not be created. Without it the user would hear nothing.

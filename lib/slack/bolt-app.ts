@@ -7,7 +7,7 @@ import {
   ActionMessages,
   approve,
   cancelExecution,
-  checkDecidable,
+
   reject,
   rerunExecution,
   type ActionDeps,
@@ -130,9 +130,9 @@ export function createBoltApp(deps: BoltDeps): { app: App; receiver: AwsLambdaRe
     await ack();
     const parsed = parseButton(body, action, VersionValueSchema);
     if (parsed === undefined) return;
-    const check = await checkDecidable(deps.actions, parsed.actor, parsed.value);
-    if (check.outcome !== "applied") return tellUser(client, deps.log, parsed, check);
     if (parsed.triggerId === undefined) return;
+    // First and only call: the trigger_id dies 3 s after the click. Who may reject, and whether the version is
+    // still pending, is decided by the submit's conditional write and shown inside the modal.
     await client.views.open({ trigger_id: parsed.triggerId, view: buildRejectModal(parsed.value) });
   });
 

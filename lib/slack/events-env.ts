@@ -59,6 +59,7 @@ export async function createSlackEventsFromEnv(env: Env = process.env, overrides
     taskPipelineArn: requireEnv("TASK_PIPELINE_ARN", env),
     actions: {
       store,
+      doc,
       sfn,
       audit,
       cards: createCardRefresher(store, doc, env, tokens),

@@ -5,7 +5,7 @@ import type { SlackThread } from "../domain/records";
 import { AppError } from "../errors/taxonomy";
 import type { TaskStore } from "../store/task-store";
 import type { BotTokenResolver } from "./bot-token";
-import type { CardRefresher, CardSubject } from "../domain/card-refresher";
+import type { CardRefresher, CardState, CardSubject } from "../domain/card-refresher";
 import { renderCard } from "./cards";
 import { classifySlackError, slackErrorCode } from "./web-client";
 
@@ -38,8 +38,8 @@ export class SlackCardRefresher implements CardRefresher {
     }
   }
 
-  async refresh(taskId: string, subject: CardSubject): Promise<void> {
-    const history = await this.deps.store.loadHistory(taskId);
+  async refresh(taskId: string, subject: CardSubject, known?: CardState): Promise<void> {
+    const history = known ?? (await this.deps.store.loadHistory(taskId, { cardsOnly: true }));
     const { task } = history;
     const card = renderCard(history, subject, this.deps.limits);
     const { botToken } = await this.deps.tokens.resolve(task.thread.teamId, task.thread.enterpriseId);

@@ -312,17 +312,33 @@ export class TaskStore {
    * Open the approval of a version: `generating → pending_approval` with the Step Functions task token. A
    * retried approval task gets a new token; it replaces the old one while the version is still pending.
    */
-  async openApproval(kind: VersionKind, taskId: string, version: number, taskToken: string): Promise<WriteResult<PromptVersion | ProcessVersion>> {
+  /**
+   * `owner` (the task's workspace and requester) goes on the version item, so a click's decision is one
+   * conditional write on it (lib/store/decision.ts) without reading the task first.
+   */
+  async openApproval(
+    kind: VersionKind,
+    taskId: string,
+    version: number,
+    taskToken: string,
+    owner?: { teamId: string; requesterId: string },
+  ): Promise<WriteResult<PromptVersion | ProcessVersion>> {
     const key = Keys.version(taskId, kind, version);
     try {
       const out = await this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: key,
-          UpdateExpression: "SET #status = :pending, taskToken = :token, updatedAt = :now",
+          UpdateExpression: `SET #status = :pending, taskToken = :token, updatedAt = :now${owner === undefined ? "" : ", teamId = :team, requesterId = :requester"}`,
           ConditionExpression: "#status IN (:generating, :pending) AND (attribute_exists(#text) OR attribute_exists(#steps))",
           ExpressionAttributeNames: { "#status": "status", "#text": "text", "#steps": "steps" },
-          ExpressionAttributeValues: { ":pending": "pending_approval", ":generating": "generating", ":token": taskToken, ":now": this.now() },
+          ExpressionAttributeValues: {
+            ":pending": "pending_approval",
+            ":generating": "generating",
+            ":token": taskToken,
+            ":now": this.now(),
+            ...(owner === undefined ? {} : { ":team": owner.teamId, ":requester": owner.requesterId }),
+          },
           ReturnValues: "ALL_NEW",
         }),
       );
@@ -627,11 +643,19 @@ export class TaskStore {
   // ------------------------------------------------------------------ history
 
   /** The whole history of a task from one Query on its partition (paged only past 1 MB). */
-  async loadHistory(taskId: string): Promise<TaskHistory> {
-    const items = await this.queryAll({
-      KeyConditionExpression: "pk = :pk",
-      ExpressionAttributeValues: { ":pk": Keys.taskPartition(taskId) },
-    });
+  /**
+   * `cardsOnly`: what the cards show (task, versions, executions) and nothing else. The sort keys put them in one
+   * range, EXEC# … META … PROCESS# … PROMPT#, between the AUDIT# and WRITE# items, which are never read for it.
+   */
+  async loadHistory(taskId: string, options: { cardsOnly?: boolean } = {}): Promise<TaskHistory> {
+    const items = await this.queryAll(
+      options.cardsOnly === true
+        ? {
+            KeyConditionExpression: "pk = :pk AND sk BETWEEN :from AND :to",
+            ExpressionAttributeValues: { ":pk": Keys.taskPartition(taskId), ":from": "EXEC#", ":to": "PROMPT#\uffff" },
+          }
+        : { KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": Keys.taskPartition(taskId) } },
+    );
     let task: Task | undefined;
     const history: Omit<TaskHistory, "task"> = { prompts: [], processes: [], executions: [], audit: [] };
     for (const item of items) {

@@ -1,7 +1,7 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import { SendTaskSuccessCommand, type SFNClient } from "@aws-sdk/client-sfn";
 import type { AuditLog } from "../audit/audit-log";
-import type { Task, VersionKind } from "../domain/records";
+import type { VersionKind } from "../domain/records";
 import { classifyAwsError } from "../errors/classify";
 import { registerSecret } from "../redaction/secret-registry";
 import type { TaskStore } from "../store/task-store";
@@ -16,7 +16,8 @@ export interface ResumeApprovalDeps {
 
 /** A decision already written (`pending_approval → approved|rejected`), with the token read from the old item. */
 export interface DecidedApproval {
-  task: Task;
+  taskId: string;
+  teamId: string;
   kind: VersionKind;
   version: number;
   /** From the version item the decision replaced; the wait state stores it before the card shows buttons. */
@@ -34,15 +35,16 @@ const WAIT_GONE = new Set(["TaskTimedOut", "TaskDoesNotExist", "InvalidToken"]);
  * the decision is undone (the version is pending again with its token) and audited, so the user's next click
  * resumes the pipeline instead of meeting "already decided" while it waits for days; the error is rethrown for
  * the click to answer with. A wait that already ended (timeout) is not an error: the pipeline's Catch closes the
- * task and shows it.
+ * task and shows it; "wait_gone" tells the caller no step will run to audit the decision.
  */
-export async function resumeApproval(deps: ResumeApprovalDeps, approval: DecidedApproval): Promise<void> {
-  const { task, kind, version, taskToken, outcome, decidedAt } = approval;
+export async function resumeApproval(deps: ResumeApprovalDeps, approval: DecidedApproval): Promise<"resumed" | "wait_gone"> {
+  const { taskId, teamId, kind, version, taskToken, outcome, decidedAt } = approval;
+  const task = { taskId, thread: { teamId } };
   const subject = `${kind}#${version}`;
   if (taskToken === undefined) {
     // A pending version without a token is a bug upstream: nothing here can resume the pipeline.
     deps.log.error("pending version had no task token; the pipeline cannot be resumed", { taskId: task.taskId, subject });
-    return;
+    return "wait_gone";
   }
   // The redactor removes it from whatever this click logs or audits.
   registerSecret(taskToken);
@@ -51,7 +53,7 @@ export async function resumeApproval(deps: ResumeApprovalDeps, approval: Decided
   } catch (err) {
     if (err instanceof Error && WAIT_GONE.has(err.name)) {
       deps.log.warn("approval wait had already ended", { taskId: task.taskId, subject, error_type: err.name });
-      return;
+      return "wait_gone";
     }
     const classified = classifyAwsError(err, "SendTaskSuccess") ?? err;
     await deps.store.reopenApproval(kind, task.taskId, version, { taskToken, decidedAt });
@@ -66,4 +68,5 @@ export async function resumeApproval(deps: ResumeApprovalDeps, approval: Decided
     });
     throw classified;
   }
+  return "resumed";
 }

@@ -1,6 +1,6 @@
 import { SendTaskSuccessCommand, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ActionMessages, approve, cancelExecution, checkDecidable, reject, rerunExecution } from "../../lib/actions";
+import { ActionMessages, approve, cancelExecution, reject, rerunExecution } from "../../lib/actions";
 import { SlackMessages } from "../../lib/messages/ja";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { makeDeps, taskAwaitingPrompt, taskWithExecution } from "./harness";
@@ -26,19 +26,19 @@ describe("approve / reject (CONTRACTS Approval)", () => {
     const version = await store.getVersionOrThrow("prompt", task.taskId, 1);
     expect(version.status).toBe("approved");
     expect(version.taskToken).toBeUndefined();
-    const history = await store.loadHistory(task.taskId);
-    expect(history.audit.map((a) => a.auditKey)).toEqual(["prompt.approved#prompt#1"]);
-    expect(refreshed).toEqual([{ taskId: task.taskId, subject: { kind: "prompt" } }]);
+    expect(version.decision).toMatchObject({ decision: "approved", actorId: "UREQ" });
+    // The ack path is the write and SendTaskSuccess: the resumed step audits the decision and refreshes the card.
+    expect((await store.loadHistory(task.taskId)).audit).toEqual([]);
+    expect(refreshed).toEqual([]);
   });
 
-  it("10 concurrent approve clicks → one SendTaskSuccess, one audit entry", async () => {
+  it("10 concurrent approve clicks → one decision, one SendTaskSuccess", async () => {
     const { deps, store, sfnMock } = makeDeps(table);
     const task = await taskAwaitingPrompt(store);
     const results = await Promise.all(Array.from({ length: 10 }, () => approve(deps, requester, { taskId: task.taskId, kind: "prompt", version: 1 })));
     expect(results.filter((r) => r.outcome === "applied")).toHaveLength(1);
     expect(sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(1);
-    const history = await store.loadHistory(task.taskId);
-    expect(history.audit.filter((a) => a.action === "prompt.approved")).toHaveLength(1);
+    expect(results.filter((r) => r.outcome === "noop")).toHaveLength(9);
   });
 
   it("approve then reject: the second click changes nothing", async () => {
@@ -51,7 +51,7 @@ describe("approve / reject (CONTRACTS Approval)", () => {
     expect(sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(1);
   });
 
-  it("reject with a reason: SendTaskSuccess carries it; audit prompt.rejected", async () => {
+  it("reject with a reason: SendTaskSuccess carries it; the version keeps it (HandleRejection audits it)", async () => {
     const { deps, store, sfnMock } = makeDeps(table);
     const task = await taskAwaitingPrompt(store);
     const result = await reject(deps, requester, { taskId: task.taskId, kind: "prompt", version: 1 }, "  金額の確認を追加して  ");
@@ -60,7 +60,7 @@ describe("approve / reject (CONTRACTS Approval)", () => {
     expect(output).toEqual({ decision: "rejected", reason: "金額の確認を追加して", actorId: "UREQ" });
     const version = await store.getVersionOrThrow("prompt", task.taskId, 1);
     expect(version.decision?.reason).toBe("金額の確認を追加して");
-    expect((await store.loadHistory(task.taskId)).audit.map((a) => a.action)).toEqual(["prompt.rejected"]);
+    expect((await store.loadHistory(task.taskId)).audit).toEqual([]);
   });
 
   it("reject with an empty / whitespace-only reason is refused and changes nothing", async () => {
@@ -72,11 +72,11 @@ describe("approve / reject (CONTRACTS Approval)", () => {
     expect(sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(0);
   });
 
-  it("a click on an old version changes nothing", async () => {
+  it("a click on a version that does not exist changes nothing", async () => {
     const { deps, store, sfnMock } = makeDeps(table);
     const task = await taskAwaitingPrompt(store);
     const result = await approve(deps, requester, { taskId: task.taskId, kind: "prompt", version: 7 });
-    expect(result.outcome).toBe("noop");
+    expect(result).toEqual({ outcome: "refused", message: ActionMessages.notFound });
     expect(sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(0);
   });
 
@@ -85,7 +85,6 @@ describe("approve / reject (CONTRACTS Approval)", () => {
     const task = await taskAwaitingPrompt(store);
     const stranger = { teamId: "T1", userId: "USTRANGER" };
     expect(await approve(deps, stranger, { taskId: task.taskId, kind: "prompt", version: 1 })).toEqual({ outcome: "refused", message: ActionMessages.notPermitted });
-    expect(await checkDecidable(deps, stranger, { taskId: task.taskId, kind: "prompt", version: 1 })).toEqual({ outcome: "refused", message: ActionMessages.notPermitted });
     expect((await store.getVersionOrThrow("prompt", task.taskId, 1)).status).toBe("pending_approval");
     expect(sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(0);
   });
@@ -138,12 +137,14 @@ describe("a decision the pipeline did not hear is not lost", () => {
     expect(calls[1]!.args[0].input.taskToken).toBe("TOKEN-resume");
     expect((await store.getVersionOrThrow("prompt", task.taskId, 1)).status).toBe("approved");
     history = await store.loadHistory(task.taskId);
-    expect(history.audit.map((a) => a.action).sort()).toEqual(["error.ingress", "prompt.approved"]);
+    // The reopen is audited here (compensation path); the decision itself is the resumed step's to audit.
+    expect(history.audit.map((a) => a.action).sort()).toEqual(["error.ingress"]);
+    expect((await store.getVersionOrThrow("prompt", task.taskId, 1)).decision?.actorId).toBe("UREQ");
   });
 });
 
 describe("cancel (seed §6.2)", () => {
-  it("§6.2 実行中のみ: a running execution is cancelled (cancelledBy/At), the task cancelled, audited, card refreshed", async () => {
+  it("§6.2 実行中のみ: a running execution is cancelled (cancelledBy/At) and its card refreshed from the state just read; the run ends the task and audits", async () => {
     const { deps, store, refreshed } = makeDeps(table);
     const task = await taskWithExecution(store, "running");
     const result = await cancelExecution(deps, requester, { taskId: task.taskId, executionNo: 1 });
@@ -153,8 +154,8 @@ describe("cancel (seed §6.2)", () => {
     expect(execution.cancelledBy).toBe("UREQ");
     expect(execution.cancelledAt).toBeDefined();
     expect(execution.cancelFinalizedAt).toBeUndefined(); // → the card shows 中止中...
-    expect((await store.getTaskOrThrow(task.taskId)).status).toBe("cancelled");
-    expect((await store.loadHistory(task.taskId)).audit.map((a) => a.auditKey)).toContain("execution.cancelled#execution#1");
+    // ExecutionRun's next poll ends the task `cancelled` and audits (test/e2e/run-control.test.ts).
+    expect((await store.getTaskOrThrow(task.taskId)).status).toBe("executing");
     expect(refreshed).toEqual([{ taskId: task.taskId, subject: { kind: "execution", executionNo: 1 } }]);
   });
 
@@ -166,12 +167,13 @@ describe("cancel (seed §6.2)", () => {
     expect((await store.getExecutionOrThrow(task.taskId, 1)).status).toBe(status);
   });
 
-  it("§6.2 即時反映: a double cancel click cancels once and audits once", async () => {
+  it("§6.2 即時反映: a double cancel click cancels once", async () => {
     const { deps, store } = makeDeps(table);
     const task = await taskWithExecution(store, "running");
     const results = await Promise.all(Array.from({ length: 5 }, () => cancelExecution(deps, requester, { taskId: task.taskId, executionNo: 1 })));
     expect(results.filter((r) => r.outcome === "applied")).toHaveLength(1);
-    expect((await store.loadHistory(task.taskId)).audit.filter((a) => a.action === "execution.cancelled")).toHaveLength(1);
+    expect(results.filter((r) => r.outcome === "noop" || r.outcome === "refused")).toHaveLength(4);
+    expect((await store.getExecutionOrThrow(task.taskId, 1)).status).toBe("cancelled");
   });
 
   it("unauthorised user cannot cancel", async () => {

@@ -24,6 +24,7 @@ export function makeDeps(table: TestTable, patch: Partial<ActionDeps> = {}) {
   const log = createLogger("test-actions");
   const deps: ActionDeps = {
     store,
+    doc: table.doc,
     sfn,
     audit: new AuditLog(store, log),
     cards,
@@ -49,7 +50,7 @@ export async function taskAwaitingPrompt(store: TaskStore, opts: { teamId?: stri
   await store.transitionTask(task.taskId, "prompt_review");
   await store.createVersion("prompt", task.taskId, 1);
   await store.saveVersionContent("prompt", task.taskId, 1, { text: "給与明細を取得して確認する" });
-  await store.openApproval("prompt", task.taskId, 1, opts.token ?? "TOKEN-prompt-1");
+  await store.openApproval("prompt", task.taskId, 1, opts.token ?? "TOKEN-prompt-1", { teamId: task.thread.teamId, requesterId: task.requesterId });
   return task;
 }
 

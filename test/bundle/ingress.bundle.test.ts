@@ -150,7 +150,7 @@ describe("every route, served by the bundle", () => {
     await store.createTask({ thread, requesterId: "UREQ", requestText: "基本給を変更して", pipelineExecutionName: taskId });
     await store.createVersion("prompt", taskId, 1);
     await store.saveVersionContent("prompt", taskId, 1, { text: "目的: 基本給を変更する。" });
-    await store.openApproval("prompt", taskId, 1, "task-token-bundle");
+    await store.openApproval("prompt", taskId, 1, "task-token-bundle", { teamId: "T0001", requesterId: "UREQ" });
     const res = await handler(signedInteraction(blockAction("T0001", "UREQ", ActionIds.approve, { taskId, kind: "prompt", version: 1 })));
     expect(res.statusCode).toBe(200);
     expect(sfn.tokensSent).toContain("task-token-bundle");

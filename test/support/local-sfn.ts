@@ -132,6 +132,7 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
   const ingressStore = options.dynamo === undefined ? store : new TaskStore(ingressDoc, table.tableName);
   const actions: ActionDeps = {
     store: ingressStore,
+    doc: ingressDoc,
     sfn: sfn() as SFNClient,
     audit: new AuditLog(ingressStore, log),
     cards: createCardRefresher(ingressStore, ingressDoc, common),

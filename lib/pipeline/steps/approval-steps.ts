@@ -5,7 +5,7 @@ import { registerSecret } from "../../redaction/secret-registry";
 import { ApprovalOutcomeSchema } from "../../workflow/contracts";
 import type { PipelineDeps } from "../ports";
 import { startExecutionRun } from "../../workflow/start-execution-run";
-import { refreshCard, refreshWithTaskCard } from "./common";
+import { auditDecision, refreshCard, refreshWithTaskCard } from "./common";
 
 const VersionKindSchema = z.enum(["prompt", "process"]);
 const reviewStatus = (kind: "prompt" | "process"): TaskStatus => (kind === "prompt" ? "prompt_review" : "process_review");
@@ -27,7 +27,7 @@ export type AwaitApprovalInput = z.infer<typeof AwaitApprovalInputSchema>;
 export async function awaitApprovalStep(deps: PipelineDeps, input: AwaitApprovalInput): Promise<{ awaiting: true }> {
   registerSecret(input.taskToken);
   const task = await deps.store.getTaskOrThrow(input.taskId);
-  await deps.store.openApproval(input.kind, input.taskId, input.version, input.taskToken);
+  await deps.store.openApproval(input.kind, input.taskId, input.version, input.taskToken, { teamId: task.thread.teamId, requesterId: task.requesterId });
   await deps.audit.record({
     teamId: task.thread.teamId,
     taskId: task.taskId,
@@ -42,6 +42,7 @@ export async function awaitApprovalStep(deps: PipelineDeps, input: AwaitApproval
 }
 
 export const HandleRejectionInputSchema = VersionRefSchema.extend({
+  teamId: z.string().min(1),
   approval: z.object({ ...ApprovalOutcomeSchema.shape, reason: z.string().trim().min(1) }),
 });
 export type HandleRejectionInput = z.infer<typeof HandleRejectionInputSchema>;
@@ -56,6 +57,8 @@ export type RejectionOutcome =
  */
 export async function handleRejectionStep(deps: PipelineDeps, input: HandleRejectionInput): Promise<RejectionOutcome> {
   const regenerationsUsed = input.version - 1;
+  // The card shows the rejection with the next version's 再生成中 (GeneratePrompt/Process) or the limit (below).
+  await auditDecision(deps, { taskId: input.taskId, thread: { teamId: input.teamId } }, { kind: input.kind, version: input.version, decision: input.approval }, false);
   if (regenerationsUsed < deps.limits.maxRegenerations) {
     deps.metrics.regeneration(input.kind);
     return { action: "regenerate", nextVersion: input.version + 1, reason: input.approval.reason };
@@ -112,6 +115,7 @@ export type StartRunInput = z.infer<typeof StartRunInputSchema>;
 /** Process approved: remember which version runs, then the first Execution (same path as a rerun). */
 export async function startRunStep(deps: PipelineDeps, input: StartRunInput): Promise<{ taskId: string; executionNo: number }> {
   const current = await deps.store.getTaskOrThrow(input.taskId);
+  await auditDecision(deps, current, { kind: "process", version: input.version, decision: input.approval });
   if (current.approvedProcessVersion !== input.version) {
     await deps.store.updateTask(input.taskId, { approvedProcessVersion: input.version });
   }

@@ -64,6 +64,30 @@ export async function refreshWithTaskCard(deps: PipelineDeps, task: Task, subjec
   if (subject.kind !== "task") await refreshCard(deps, task, { kind: "task" });
 }
 
+/**
+ * A click's decision, audited by the step it resumed (the ingress acks after one write and SendTaskSuccess:
+ * lib/actions/decide.ts). The entry has the key the ingress would have used, so a retry or the ingress's own
+ * fallback writes it once; the decided card is refreshed here, not on the click's 3 s path.
+ */
+export async function auditDecision(
+  deps: PipelineDeps,
+  task: Pick<Task, "taskId"> & { thread: Pick<Task["thread"], "teamId"> },
+  decided: { kind: "prompt" | "process"; version: number; decision: { decision: "approved" | "rejected"; actorId: string; reason?: string } },
+  refresh = true,
+): Promise<void> {
+  const { kind, version, decision } = decided;
+  await deps.audit.record({
+    teamId: task.thread.teamId,
+    taskId: task.taskId,
+    action: `${kind}.${decision.decision}`,
+    subject: `${kind}#${version}`,
+    actor: decision.actorId,
+    layer: kind === "prompt" ? "L2" : "L3",
+    details: { version, ...(decision.reason === undefined ? {} : { reason: decision.reason }) },
+  });
+  if (refresh) await refreshCard(deps, task as Task, { kind });
+}
+
 export function nowIso(deps: Pick<PipelineDeps, "clock">): string {
   return deps.clock().toISOString();
 }

@@ -3,7 +3,7 @@ import type { ProcessVersion, PromptVersion } from "../../domain/records";
 import { RecordNotFoundError } from "../../errors/taxonomy";
 import type { PipelineDeps } from "../ports";
 import { validateSteps } from "../validate-steps";
-import { CaughtErrorSchema, causeMessage, refreshCard } from "./common";
+import { auditDecision, CaughtErrorSchema, causeMessage, refreshCard } from "./common";
 
 export const GeneratePromptInputSchema = z.object({
   taskId: z.string().min(1),
@@ -65,6 +65,9 @@ export async function generateProcessStep(deps: PipelineDeps, input: GeneratePro
   const prompt = await deps.store.getVersionOrThrow("prompt", taskId, basedOnPromptVersion);
   if (prompt.text === undefined) throw new RecordNotFoundError(`prompt v${basedOnPromptVersion} has no text`, { details: { taskId } });
   const { record } = await deps.store.createVersion("process", taskId, version, { regeneratedFor, basedOnPromptVersion });
+  if (version === 1 && malformed === undefined && prompt.decision !== undefined) {
+    await auditDecision(deps, task, { kind: "prompt", version: basedOnPromptVersion, decision: prompt.decision });
+  }
   if ((record as ProcessVersion).steps === undefined) {
     await refreshCard(deps, task, { kind: "process" });
     let previous: { steps: ProcessVersion["steps"] & object; rejectionReason: string } | undefined;

@@ -142,13 +142,32 @@ function elapsedAfterPoll(deps: PipelineDeps, previous: number, execution: Execu
 }
 
 /** Seed §6.2: the DB says cancelled whatever the interrupt does; the run ends `cancelled`. */
-async function finalizeCancel(deps: PipelineDeps, task: Task, execution: Execution, input: PollSessionInput): Promise<RunStateOutput> {
+async function finalizeCancel(deps: PipelineDeps, taskAtPoll: Task, execution: Execution, input: PollSessionInput): Promise<RunStateOutput> {
+  let task = taskAtPoll;
   await interruptBestEffort(deps, task, execution, input.sessionId);
   const { applied } = await deps.store.finalizeCancel(task.taskId, execution.executionNo);
+  // The click only cancelled the Execution (its ack path is three calls): the task ends here, with the run.
+  try {
+    task = (await deps.store.transitionTask(task.taskId, "cancelled", { from: ["executing"] })).record;
+  } catch (err) {
+    // A task that already moved on (a racing poll that finished it) keeps its own status.
+    if (!(err instanceof StateConflictError)) throw err;
+  }
   if (applied) {
     deps.metrics.cancel();
     deps.metrics.taskEnded("cancelled");
   }
+  // The click acked after its one write (lib/actions/cancel.ts): the cancel is audited here, under the key the
+  // click's long path uses, so it is written once.
+  await deps.audit.record({
+    teamId: task.thread.teamId,
+    taskId: task.taskId,
+    action: "execution.cancelled",
+    subject: `execution#${execution.executionNo}`,
+    actor: execution.cancelledBy ?? "system:pipeline", // set by every cancel path; a pre-field item has none
+    layer: "L4",
+    details: { executionNo: execution.executionNo },
+  });
   await refreshWithTaskCard(deps, task, { kind: "execution", executionNo: execution.executionNo });
   return { sessionId: input.sessionId, elapsedSeconds: input.elapsedSeconds, state: "cancelled" };
 }

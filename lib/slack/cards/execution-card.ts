@@ -1,7 +1,7 @@
 import type { Execution } from "../../domain/records";
 import { failureMessageFor, limitMessageFor } from "../../messages/ja";
 import type { Limits } from "../../config/limits";
-import type { TaskHistory } from "../../store/task-store";
+import type { CardState as TaskHistory } from "../../domain/card-refresher";
 import { ActionIds, actions, context, escapeMrkdwn, header, section, user, type Card } from "./blocks";
 
 export const CANCELLING_TEXT = "中止中...";

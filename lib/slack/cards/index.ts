@@ -1,5 +1,5 @@
 import type { Limits } from "../../config/limits";
-import type { TaskHistory } from "../../store/task-store";
+import type { CardState as TaskHistory } from "../../domain/card-refresher";
 import type { CardSubject } from "../../domain/card-refresher";
 import type { Card } from "./blocks";
 import { renderExecutionCard } from "./execution-card";

@@ -1,4 +1,4 @@
-import type { TaskHistory } from "../../store/task-store";
+import type { CardState as TaskHistory } from "../../domain/card-refresher";
 import { failureMessageFor, limitMessageFor } from "../../messages/ja";
 import { context, escapeMrkdwn, header, section, user, type Card } from "./blocks";
 

@@ -1,6 +1,6 @@
 import type { ProcessVersion, PromptVersion, VersionKind } from "../../domain/records";
 import { failureMessageFor, limitMessageFor } from "../../messages/ja";
-import type { TaskHistory } from "../../store/task-store";
+import type { CardState as TaskHistory } from "../../domain/card-refresher";
 import { ActionIds, actions, context, escapeMrkdwn, header, quote, section, truncate, user, type Card } from "./blocks";
 
 const TITLE: Record<VersionKind, string> = { prompt: "実行方針", process: "実行ステップ" };

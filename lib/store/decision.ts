@@ -1,0 +1,71 @@
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { Decision, VersionKind } from "../domain/records";
+import { isConditionFailure, translateDynamoError } from "./conditional";
+import { Keys } from "./table";
+
+export interface DecisionWrite {
+  kind: VersionKind;
+  taskId: string;
+  version: number;
+  /** The clicking workspace: a version of another workspace's task is never decided. */
+  teamId: string;
+  decision: Decision;
+  /** Admins may decide any task of their workspace; everyone else only their own (DESIGN §6). */
+  asAdmin: boolean;
+}
+
+export type DecisionResult =
+  | { applied: true; taskToken: string | undefined }
+  | { applied: false; reason: "not_found" | "already_decided" | "not_requester" }
+  /** Written before versions carried their owner: the caller checks ownership on the task item instead. */
+  | { applied: false; reason: "unowned" };
+
+/**
+ * CONTRACTS "Approval" in one request: `pending_approval → approved|rejected` with the decision, the token
+ * removed, conditional on the clicking workspace owning the task and (unless an admin decides) on the clicker
+ * being its requester. The old item comes back (ReturnValues ALL_OLD) with the task token to resume with. Only a
+ * refused write reads the item again, to say why (a double click, a stranger, another workspace). The ack path
+ * of an applied click is this write and SendTaskSuccess, nothing else (DESIGN §6).
+ */
+export async function writeDecision(doc: DynamoDBDocumentClient, tableName: string, w: DecisionWrite): Promise<DecisionResult> {
+  const owner = w.asAdmin ? "" : " AND requesterId = :actor";
+  try {
+    const out = await doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: Keys.version(w.taskId, w.kind, w.version),
+        UpdateExpression: "SET #status = :to, decision = :decision, updatedAt = :now REMOVE taskToken",
+        ConditionExpression: `#status = :pending AND teamId = :team${owner}`,
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: {
+          ":to": w.decision.decision,
+          ":decision": w.decision,
+          ":now": w.decision.decidedAt,
+          ":pending": "pending_approval",
+          ":team": w.teamId,
+          ...(w.asAdmin ? {} : { ":actor": w.decision.actorId }),
+        },
+        ReturnValues: "ALL_OLD",
+      }),
+    );
+    const token = out.Attributes?.taskToken;
+    return { applied: true, taskToken: typeof token === "string" ? token : undefined };
+  } catch (err) {
+    if (!isConditionFailure(err)) throw translateDynamoError(err, "writeDecision");
+  }
+  let old: Record<string, unknown> | undefined;
+  try {
+    old = (await doc.send(new GetCommand({ TableName: tableName, Key: Keys.version(w.taskId, w.kind, w.version), ConsistentRead: true }))).Item;
+  } catch (err) {
+    throw translateDynamoError(err, "writeDecision (refused: reading why)");
+  }
+  return { applied: false, reason: whyNot(old, w) };
+}
+
+function whyNot(old: Record<string, unknown> | undefined, w: DecisionWrite): "not_found" | "already_decided" | "not_requester" | "unowned" {
+  if (old === undefined) return "not_found";
+  if (old.teamId === undefined) return "unowned";
+  if (old.teamId !== w.teamId) return "not_found";
+  if (old.status !== "pending_approval") return "already_decided";
+  return "not_requester";
+}
