@@ -57,7 +57,8 @@ export interface BenchResults {
   generatedAt: string;
   machine: { nproc: number; cpuModel: string; memoryGiB: number; node: string; platform: string; arch: string };
   settings: { requests: number; warmup: number; coldRuns: number; coldNodeArgs: string[] };
-  ingress: SideResult;
+  /** ackUpstreamCalls: upstream calls before the response, per kind of request (issue 17: 1 / 2 / 1 / 2 / ≤ 3). */
+  ingress: SideResult & { ackUpstreamCalls: import("./warm").AckUpstreamCalls };
   baseline: SideResult;
   /** The baseline bundled with the ingress's aliases (Bolt's unused receivers out): for reference, not a goal. */
   baselineAliased: { bundleBytes: number; gzipBytes: number; coldImportMsMedian: number; coldFirstResponseMsMedian: number };
@@ -132,7 +133,7 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
       warmP99Ms: w.all.p99Ms,
       warm: w,
     });
-    const ingress = side(OURS_ENTRY, ours, cold.ours!, warm.ours);
+    const ingress = { ...side(OURS_ENTRY, ours, cold.ours!, warm.ours), ackUpstreamCalls: warm.ackUpstreamCalls };
     const baseline = side(BASELINE_ENTRY, base, cold.baseline!, warm.baseline);
     const ratios: Ratios = {
       bundleBytes: ratio(ingress.bundleBytes, baseline.bundleBytes),

@@ -43,3 +43,28 @@ export function buttonClick(actionId: string, value: unknown, userId = BENCH_REQ
     actions: [{ type: "button", action_id: actionId, block_id: "b1", value: JSON.stringify(value), action_ts: "1800000000.1" }],
   };
 }
+
+/** The reject modal's view_submission, as Slack sends it (private_metadata holds ids only). */
+export function rejectSubmission(metadata: { taskId: string; kind: string; version: number }, reason: string, userId = BENCH_REQUESTER) {
+  return {
+    type: "view_submission",
+    team: { id: BENCH_TEAM, domain: "example" },
+    user: { id: userId, username: "u", team_id: BENCH_TEAM },
+    api_app_id: "A0001",
+    token: "legacy",
+    trigger_id: "1234.5678.abcdef",
+    view: {
+      id: "V0001",
+      team_id: BENCH_TEAM,
+      type: "modal",
+      callback_id: "reject_reason",
+      private_metadata: JSON.stringify(metadata),
+      blocks: [],
+      state: { values: { reason: { reason_input: { type: "plain_text_input", value: reason } } } },
+      hash: "h",
+      title: { type: "plain_text", text: "却下理由" },
+      app_id: "A0001",
+      bot_id: "BBOT",
+    },
+  };
+}

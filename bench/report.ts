@@ -19,6 +19,8 @@ export function printReport(r: BenchResults, print: (line: string) => void): voi
     ["warm p99 click", ms(r.ingress.warm.click.p99Ms), ms(r.baseline.warm.click.p99Ms), x(r.ratios.warmP99MsClick)],
   ];
   table(["", "ours", "baseline", "ours/baseline"], rows, print);
+  const ack = r.ingress.ackUpstreamCalls;
+  print(`upstream calls before the response (ours, warm): message ${ack.message}, approve ${ack.approve}, reject click ${ack.rejectClick}, reject submit ${ack.rejectSubmit}, cancel ${ack.cancel}`);
   const a = r.baselineAliased;
   print(`baseline with the ingress's aliases (reference, not a goal): bundle ${kb(a.bundleBytes)}, cold import ${ms(a.coldImportMsMedian)}, cold first response ${ms(a.coldFirstResponseMsMedian)}`);
   print("");

@@ -4,12 +4,14 @@ import { pathToFileURL } from "node:url";
 import { taskIdFor } from "../lib/domain/records";
 import { ActionIds } from "../lib/slack/cards";
 import { createTokenCipher } from "../lib/freee/token-cipher";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { createCardRefresher } from "../lib/slack/factory";
 import { DynamoInstallationStore } from "../lib/slack/installation-store";
 import { createDocumentClient } from "../lib/store/dynamo-client";
 import { TaskStore } from "../lib/store/task-store";
 import { signedInteraction, signedJson, TEST_SIGNING_SECRET, type FunctionUrlEvent } from "../test/support/slack-signing";
 import type { CountingDynamo } from "./dynamo";
-import { BENCH_CHANNEL, BENCH_REQUESTER, BENCH_TEAM, buttonClick, messageEnvelope, nextTs } from "./payloads";
+import { BENCH_CHANNEL, BENCH_REQUESTER, BENCH_TEAM, buttonClick, messageEnvelope, nextTs, rejectSubmission } from "./payloads";
 import type { LocalSfnServer } from "./sfn-server";
 import { percentile, round } from "./stats";
 
@@ -25,7 +27,17 @@ export interface LatencyStats {
   meanMs: number;
 }
 
+/** Upstream calls (DynamoDB, Step Functions, Slack) one request of ours makes before its response. */
+export interface AckUpstreamCalls {
+  message: number;
+  approve: number;
+  rejectClick: number;
+  rejectSubmit: number;
+  cancel: number;
+}
+
 export interface WarmResult {
+  ackUpstreamCalls: AckUpstreamCalls;
   ours: { all: LatencyStats; message: LatencyStats; click: LatencyStats; dynamoRequestsPerMessage: number; dynamoRequestsPerClick: number; slackCallsPerClick: number };
   baseline: { all: LatencyStats; message: LatencyStats; click: LatencyStats; slackCallsPerClick: number };
 }
@@ -86,7 +98,8 @@ export async function measureWarm(options: WarmOptions): Promise<WarmResult> {
     tokenType: "bot",
     authVersion: "v2",
   });
-  const targets = await seedApprovals(store, total);
+  const targets = await seedApprovals(store, total + 2);
+  const running = await seedRunning(store, doc, oursEnv);
 
   // Each bundle reads process.env when imported (as on Lambda): ours first, without SLACK_BOT_TOKEN.
   Object.assign(process.env, oursEnv);
@@ -139,9 +152,11 @@ export async function measureWarm(options: WarmOptions): Promise<WarmResult> {
   const oursResumed = targets.filter((t) => sent.has(t.token)).length;
   if (oursResumed !== total) throw new Error(`bench: only ${oursResumed} of ${total} approvals of ours sent SendTaskSuccess`);
   if (sent.size !== 2 * total) throw new Error(`bench: expected ${2 * total} SendTaskSuccess calls, saw ${sent.size}`);
+  const ackUpstreamCalls = await countAckCalls(ours.handler, { dynamo, sfn, slack }, { approve: targets[total]!.taskId, reject: targets[total + 1]!.taskId, running });
   doc.destroy();
 
   return {
+    ackUpstreamCalls,
     ours: {
       all: stats([...samples.oursMessage, ...samples.oursClick]),
       message: stats(samples.oursMessage),
@@ -177,6 +192,47 @@ async function seedApprovals(store: TaskStore, count: number): Promise<Array<{ t
     );
   }
   return out;
+}
+
+/**
+ * One request of each kind, warm (the installation is cached, as on a warm Lambda), counting what reaches the
+ * three upstreams before the response: DynamoDB at dynalite's HTTP server, Step Functions at the local server,
+ * Slack at the recording server. The Lambda's 200 waits for every listener (AwsLambdaReceiver), so all count.
+ */
+async function countAckCalls(
+  handler: LambdaHandler,
+  up: { dynamo: CountingDynamo; sfn: LocalSfnServer; slack: { calls: unknown[] } },
+  ids: { approve: string; reject: string; running: string },
+): Promise<AckUpstreamCalls> {
+  const total = () => up.dynamo.total() + Object.values(up.sfn.calls).reduce((a, b) => a + b, 0) + up.slack.calls.length;
+  const count = async (what: string, event: FunctionUrlEvent) => {
+    const before = total();
+    await timeOne(handler, event, what);
+    return total() - before;
+  };
+  return {
+    message: await count("ours message (count)", signedJson(messageEnvelope(nextTs()))),
+    approve: await count("ours approve (count)", signedInteraction(buttonClick(ActionIds.approve, { taskId: ids.approve, kind: "prompt", version: 1 }))),
+    rejectClick: await count("ours reject click (count)", signedInteraction(buttonClick(ActionIds.reject, { taskId: ids.reject, kind: "prompt", version: 1 }))),
+    rejectSubmit: await count("ours reject submit (count)", signedInteraction(rejectSubmission({ taskId: ids.reject, kind: "prompt", version: 1 }, "金額を確認してください"))),
+    cancel: await count("ours cancel (count)", signedInteraction(buttonClick(ActionIds.cancel, { taskId: ids.running, executionNo: 1 }))),
+  };
+}
+
+/** A task whose Execution 1 runs, with its card posted (as ExecutionRun leaves it), for the cancel count. */
+async function seedRunning(store: TaskStore, doc: DynamoDBDocumentClient, env: Record<string, string>): Promise<string> {
+  const thread = { teamId: BENCH_TEAM, channelId: BENCH_CHANNEL, messageTs: "1650000000.000001" };
+  const taskId = taskIdFor(thread);
+  await store.createTask({ thread, requesterId: BENCH_REQUESTER, requestText: "基本給を変更して", pipelineExecutionName: taskId });
+  await store.transitionTask(taskId, "prompt_review");
+  await store.transitionTask(taskId, "process_review");
+  await store.updateTask(taskId, { approvedProcessVersion: 1 });
+  await store.allocateExecution(taskId, { from: ["process_review"], maxExecutions: 4 });
+  await store.createExecution(taskId, { executionNo: 1, processVersion: 1, startedBy: BENCH_REQUESTER });
+  await store.transitionExecution(taskId, 1, "running");
+  // Its card, posted to Slack as ExecutionRun posts it (the cancel then updates it in place).
+  await createCardRefresher(store, doc, env).refresh(taskId, { kind: "execution", executionNo: 1 });
+  return taskId;
 }
 
 async function timeOne(handler: LambdaHandler, event: FunctionUrlEvent, what: string): Promise<number> {

@@ -33,6 +33,8 @@ it("runs a tiny bench and writes JSON with the required keys", async () => {
   // One poll iteration is Wait → PollSession → Choice.
   expect(json.perPoll.stateTransitions).toBe(3);
   expect(json.perPoll.lambdaInvocations).toBe(1);
+  // The ack path: what each kind of request costs before its 200 (DESIGN §6, issue 17).
+  expect(json.ingress.ackUpstreamCalls).toEqual({ message: 1, approve: 2, rejectClick: 1, rejectSubmit: 2, cancel: 3 });
   // Per layer: the static prefix against the model's minimum; a breakpoint only where it reaches it.
   expect(json.promptCache.L1).toMatchObject({ model: "claude-haiku-4-5", minCacheableTokens: 4096, breakpoint: false });
   for (const layer of ["L2", "L3"] as const) expect(json.promptCache[layer]).toMatchObject({ minCacheableTokens: 2048, breakpoint: true });
