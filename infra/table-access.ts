@@ -33,8 +33,8 @@ export const TABLE_ACCESS: Record<AccessName, TableAccess> = {
   "await-approval": step,
   "handle-rejection": step,
   "expire-approval": step,
-  // Starts the first run: the task and its execution record, no card.
-  "start-run": { partitions: { [TASK]: ["GetItem", "PutItem", "UpdateItem"] } },
+  // Starts the first run: the task, its execution record, and the Process card the approval left as it was.
+  "start-run": step,
   // A task that could not even be created is audited under its workspace (Keys.audit without a task id).
   "record-pipeline-failure": { partitions: { ...step.partitions, [TEAM]: ["GetItem", "PutItem"] } },
   "start-session": agentStep,

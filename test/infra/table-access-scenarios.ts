@@ -12,7 +12,10 @@ import { LocalTokenCipher } from "../../lib/freee/token-cipher";
 import { createFreeeMcpHandlerFromEnv } from "../../lib/mcp/create-from-env";
 import { functionUrlHandler } from "../../lib/mcp/function-url";
 import { fromFunctionUrlEvent } from "../../lib/slack/http/types";
-import { createIngressFromEnv } from "../../lib/slack/ingress-env";
+import { freeeHomePortFromEnv } from "../../lib/freee/connect-link";
+import { createSlackEventsFromEnv } from "../../lib/slack/events-env";
+import { createIngress } from "../../lib/slack/ingress";
+import { createInstallRoutesFromEnv } from "../../lib/slack/web-env";
 import { createDocumentClient } from "../../lib/store/dynamo-client";
 import { Keys } from "../../lib/store/table";
 import { TaskStore } from "../../lib/store/task-store";
@@ -25,7 +28,7 @@ import { startFakeSlack } from "../../dev/fakes/slack/fake-slack";
 import type { RecordingDynamo } from "../support/recording-dynamo";
 import { getRequest, signedJson, TEST_SIGNING_SECRET } from "../support/slack-signing";
 
-/** Drive the two public functions over a recorded DynamoDB endpoint, each signed as its Lambda. */
+/** Drive the public functions over a recorded DynamoDB endpoint, each signed as its Lambda. */
 
 export async function exerciseIngress(dynamo: RecordingDynamo, tokenKey: string): Promise<void> {
   const [table, slack, freee] = await Promise.all([startTestTable(), startFakeSlack({ clientId: "111.222", clientSecret: "client-secret", botTokens: ["xoxb-old"] }), startFakeFreee()]);
@@ -52,15 +55,21 @@ export async function exerciseIngress(dynamo: RecordingDynamo, tokenKey: string)
   };
   const sfn = new SFNClient({ region: "us-east-1", credentials: { accessKeyId: "x", secretAccessKey: "x" } });
   mockClient(sfn).on(StartExecutionCommand).resolves({ executionArn: "arn:x", startDate: new Date() });
-  const oauth = await createFreeeOAuthFromEnv(env);
-  const ingress = await createIngressFromEnv(env, { sfn, freee: { connect: oauth.connect, callback: oauth.callback, buildConnectUrl: oauth.buildConnectUrl, getConnectionStatus: oauth.getConnectionStatus } });
-  const send = (event: Parameters<typeof fromFunctionUrlEvent>[0]) => ingress(fromFunctionUrlEvent(event));
+  // The Slack ingress (events, App Home) and the web pages (Slack install, freee connect) as two Lambdas.
+  const webEnv = { ...env, AWS_ACCESS_KEY_ID: "web" };
+  const oauth = await createFreeeOAuthFromEnv(webEnv);
+  const install = await createInstallRoutesFromEnv(webEnv);
+  const events = await createSlackEventsFromEnv(env, { sfn, freee: freeeHomePortFromEnv(env) });
+  const slackLambda = createIngress({ events: events.events, freee: freeeHomePortFromEnv(env), log: events.log });
+  const webLambda = createIngress({ ...(install === undefined ? {} : { oauth: install }), freee: oauth, log: events.log });
+  const send = (event: Parameters<typeof fromFunctionUrlEvent>[0]) => slackLambda(fromFunctionUrlEvent(event));
+  const page = (event: Parameters<typeof fromFunctionUrlEvent>[0]) => webLambda(fromFunctionUrlEvent(event));
   try {
     // Install through Slack OAuth.
-    const start = await send(getRequest("/slack/install"));
+    const start = await page(getRequest("/slack/install"));
     const state = new URL(start.headers!.location!).searchParams.get("state")!;
     const cookie = start.cookies!.find((c) => c.startsWith("slack-app-oauth-state="))!.split(";")[0]!;
-    expect((await send(getRequest("/slack/oauth_redirect", `code=${slack.issueOAuthCode()}&state=${encodeURIComponent(state)}`, { cookie }))).statusCode).toBe(200);
+    expect((await page(getRequest("/slack/oauth_redirect", `code=${slack.issueOAuthCode()}&state=${encodeURIComponent(state)}`, { cookie }))).statusCode).toBe(200);
     // A workspace whose installation an earlier version stored in plain text: its first event seals it.
     await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...Keys.installation("T#TOLD"), recordType: "installation", installation: { team: { id: "TOLD" }, bot: { token: "xoxb-old", userId: "UBOT", id: "B" }, isEnterpriseInstall: false } } }));
     for (const team of ["T0001", "TOLD"]) expect((await send(signedJson(messageEvent(team, { text: "経費を登録して" })))).statusCode).toBe(200);

@@ -167,10 +167,10 @@ describe("what the handlers call is allowed (recorded at the DynamoDB endpoint, 
     expectAllAllowed(dynamo.calls, ["create-task", "analyze-task", "generate-prompt", "generate-process", "await-approval", "handle-rejection", "expire-approval", "start-run", "record-pipeline-failure", "start-session", "poll-session", "record-run-failure", "ingress"]);
   });
 
-  it("the ingress as deployed: install, message, App Home, settings, freee connect, uninstall", async () => {
+  it("the ingress and the web pages as deployed: install, message, App Home, settings, freee connect, uninstall", async () => {
     dynamo.calls.length = 0;
     await exerciseIngress(dynamo, key);
-    expectAllAllowed(dynamo.calls, ["ingress"]);
+    expectAllAllowed(dynamo.calls, ["ingress", "web"]);
   });
 
   it("the freee MCP server as deployed: tools, a write once, a refused write released, a token refresh", async () => {
