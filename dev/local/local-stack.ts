@@ -60,11 +60,21 @@ export interface LocalStack {
   close(): Promise<void>;
 }
 
+export interface LocalStackOptions {
+  /**
+   * The environment one consumer is built with — `ingress`, `mcp`, `oauth` or a step Lambda's folder name —
+   * given the stack's (its own dynalite and Step Functions included). dev/chaos points the endpoints at its fault
+   * proxies here. With this hook the step Lambdas call Step Functions over its HTTP API (SFN_ENDPOINT), as on AWS.
+   */
+  consumerEnv?: (consumer: string, env: Readonly<Record<string, string>>) => Record<string, string>;
+}
+
 export const SANDBOX_WHO = { teamId: SANDBOX_BOT.teamId, userId: "USANDBOXUSER", channelId: "CSANDBOX", appId: "ASANDBOX", botUserId: SANDBOX_BOT.botUserId } as const;
 
 const DEFAULT_TABLE = "slack-mcp-agent-local";
 
-export async function startLocalStack(input: Env = process.env): Promise<LocalStack> {
+export async function startLocalStack(input: Env = process.env, options: LocalStackOptions = {}): Promise<LocalStack> {
+  const envOf = (consumer: string, base: Record<string, string>) => options.consumerEnv?.(consumer, base) ?? base;
   const log = createLogger("local-dev");
   const get = (name: string) => optionalEnv(name, input);
   const host = get("HOST") ?? "127.0.0.1";
@@ -141,8 +151,8 @@ export async function startLocalStack(input: Env = process.env): Promise<LocalSt
   const handlers = {} as Record<StepFunctionName, LocalHandler>;
   for (const name of [...PIPELINE_FUNCTIONS, ...RUN_FUNCTIONS]) {
     const mod = (await import(`../../lambdas/${name}/handler.ts`)) as { step: DefinedStep<unknown> };
-    const deps = await createPipelineDeps(mod.step.service, mod.step.needs, mod.step.needs.agent ? agentEnv : env);
-    handlers[name] = mod.step.withDeps({ ...deps, sfn });
+    const deps = await createPipelineDeps(mod.step.service, mod.step.needs, envOf(name, mod.step.needs.agent ? agentEnv : env));
+    handlers[name] = mod.step.withDeps(options.consumerEnv === undefined ? { ...deps, sfn } : deps);
   }
   const pollMs = limits.pollIntervalSeconds * 1000;
   local = new LocalStepFunctions({
@@ -172,11 +182,12 @@ export async function startLocalStack(input: Env = process.env): Promise<LocalSt
       });
     }
   }
-  const oauth = await createFreeeOAuthFromEnv(env);
+  const oauth = await createFreeeOAuthFromEnv(envOf("oauth", env));
   const freeePort: FreeePort = { connect: oauth.connect, callback: oauth.callback, buildConnectUrl: oauth.buildConnectUrl, getConnectionStatus: oauth.getConnectionStatus };
-  const ingress = await createIngressFromEnv(env, { doc, freee: freeePort });
+  const ingressEnv = envOf("ingress", env);
+  const ingress = await createIngressFromEnv(ingressEnv, { doc: ingressEnv === env ? doc : createDocumentClient(ingressEnv), freee: freeePort });
   const freeeConnectUrl = slackMode === "sandbox" && freee === undefined ? await oauth.buildConnectUrl(SANDBOX_WHO.teamId, SANDBOX_WHO.userId) : undefined;
-  const mcp = await createFreeeMcpHandlerFromEnv(env);
+  const mcp = await createFreeeMcpHandlerFromEnv(envOf("mcp", env));
   const labels = [
     slackMode === "sandbox" ? "Slack: サンドボックス（ローカル記録）" : `Slack: ${slackMode}`,
     model === undefined ? "モデル: Anthropic API" : "モデル: スクリプト（ANTHROPIC_API_KEY 未設定）",
