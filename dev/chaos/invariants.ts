@@ -1,0 +1,149 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { isTerminal } from "../../lib/domain/status";
+import type { CardSubject } from "../../lib/domain/card-refresher";
+import { renderCard } from "../../lib/slack/cards";
+import type { TaskHistory } from "../../lib/store/task-store";
+import { failureMessageFor } from "../../lib/messages/ja";
+import { EXPECTED_PAY, type ScenarioRun } from "./scenario";
+import type { ChaosStack } from "./stack";
+
+/**
+ * The invariants of issue 14, checked on one finished cell:
+ *  - the task and its executions end in a terminal status, each with its audit entry;
+ *  - every card the table points at shows exactly what the table says (re-rendered from the DB), and no
+ *    other message in the thread offers a live button;
+ *  - no freee write reached freee twice; nothing is marked done that was not (a completed run changed freee);
+ *  - an ended run's agent session is not left working, and the MCP server refuses its bearer.
+ */
+export interface Verdict {
+  ok: boolean;
+  outcome: string;
+  problems: string[];
+}
+
+/** Where a task rests when nothing more happens without the user (failed / cancelled may be rerun). */
+const ENDED_TASK: ReadonlySet<string> = new Set(["completed", "failed", "cancelled", "closed"]);
+const WRITE_PATH = /^\/hr\/api\/v1\/employees\/\d+\/basic_pay_rule/;
+
+export async function checkInvariants(chaos: ChaosStack, run: ScenarioRun): Promise<Verdict> {
+  const problems: string[] = [];
+  if (run.stuck !== undefined) problems.push(`stuck: ${run.stuck}`);
+  const task = await chaos.direct.getTask(run.taskId);
+  if (task === undefined) return checkUncreated(chaos, run, problems);
+  const h = await chaos.direct.loadHistory(run.taskId);
+  const outcome = `task ${h.task.status}; runs ${h.executions.map((e) => e.status).join(",") || "-"}`;
+
+  // --- terminal, each with its audit entry
+  if (!ENDED_TASK.has(h.task.status)) problems.push(`task left ${h.task.status}`);
+  const audit = new Set(h.audit.map((a) => a.auditKey));
+  const actions = h.audit.map((a) => a.action);
+  for (const e of h.executions) {
+    if (!isTerminal("execution", e.status)) problems.push(`execution #${e.executionNo} left ${e.status}`);
+    const key = e.status === "completed" ? `execution.completed#execution#${e.executionNo}` : e.status === "cancelled" ? `execution.cancelled#execution#${e.executionNo}` : `error.L4#execution#${e.executionNo}`;
+    if ((e.status === "completed" || e.status === "cancelled" || e.status === "failed" || e.status === "timed_out") && !audit.has(key)) {
+      problems.push(`execution #${e.executionNo} ${e.status} without audit ${key}`);
+    }
+  }
+  if (h.task.status === "failed" && !actions.some((a) => a.startsWith("error."))) problems.push("task failed without an error audit entry");
+  if (h.task.status === "completed" && !h.executions.some((e) => e.status === "completed")) problems.push("task completed without a completed run");
+  for (const v of [...h.prompts, ...h.processes]) {
+    const kind = h.prompts.includes(v as never) ? "prompt" : "process";
+    if (v.status === "approved" && !audit.has(`${kind}.approved#${kind}#${v.version}`)) problems.push(`${kind} v${v.version} approved without its audit entry`);
+    if (v.status === "pending_approval" && ENDED_TASK.has(h.task.status)) problems.push(`${kind} v${v.version} still pending on a ${h.task.status} task`);
+  }
+
+  // --- the cards tell the truth
+  problems.push(...checkCards(chaos, run, h));
+
+  // --- freee: no write twice, nothing done that was not
+  const writes = chaos.freee.requests.filter((r) => r.method !== "GET" && WRITE_PATH.test(r.path));
+  if (writes.length > 1) problems.push(`freee write reached freee ${writes.length} times`);
+  const pay = chaos.freee.employees.find((e) => e.id === 1)?.pay.pay_amount;
+  for (const e of h.executions.filter((x) => x.status === "completed")) {
+    if (pay !== EXPECTED_PAY) problems.push(`execution #${e.executionNo} completed but freee shows pay ${pay} (not ${EXPECTED_PAY})`);
+  }
+
+  // --- an ended run is over for the agent and for the MCP server
+  for (const e of h.executions) {
+    if (e.sessionId === undefined || !isTerminal("execution", e.status)) continue;
+    const session = chaos.model.sessions.get(e.sessionId);
+    if (session !== undefined && session.status === "running" && !session.interrupted) problems.push(`execution #${e.executionNo} ${e.status} but its agent session still runs`);
+  }
+  for (const bearer of bearersOf(chaos)) {
+    if (!h.executions.every((e) => isTerminal("execution", e.status))) break;
+    const answer = await probeMcp(chaos, bearer);
+    if (answer !== "refused") problems.push(`MCP server still serves an ended run's bearer (${answer})`);
+  }
+  return { ok: problems.length === 0, outcome, problems };
+}
+
+/** A task that could not even be created: the user is told in the thread, and nothing else exists. */
+async function checkUncreated(chaos: ChaosStack, run: ScenarioRun, problems: string[]): Promise<Verdict> {
+  const thread = chaos.recorder.thread(run.threadTs).filter((m) => !m.ephemeral);
+  if (!thread.some((m) => m.text === failureMessageFor("L1", "any"))) problems.push("task not created and the thread says nothing");
+  const audit = await chaos.direct.listAuditByTeam(chaos.stack.sandbox.teamId);
+  if (!audit.some((a) => a.action === "error.L1")) problems.push("task not created and no error.L1 audit entry");
+  return { ok: problems.length === 0, outcome: "task not created", problems };
+}
+
+function checkCards(chaos: ChaosStack, run: ScenarioRun, h: TaskHistory): string[] {
+  const problems: string[] = [];
+  const thread = chaos.recorder.thread(run.threadTs).filter((m) => !m.ephemeral && m.bot);
+  const limits = { maxReruns: Number(chaos.stack.env.MAX_RERUNS ?? 3) };
+  const held = new Set<string>();
+  const expect = (label: string, ts: string | undefined, subject: CardSubject, required: boolean) => {
+    if (ts === undefined) {
+      if (required) problems.push(`no ${label} card`);
+      return;
+    }
+    held.add(ts);
+    const shown = thread.find((m) => m.ts === ts);
+    if (shown === undefined) return void problems.push(`${label} card ${ts} is not in the thread`);
+    const truth = renderCard(h, subject, limits);
+    if (shown.text !== truth.text || JSON.stringify(shown.blocks ?? []) !== JSON.stringify(truth.blocks)) {
+      problems.push(`${label} card shows 「${shown.text}」, the table says 「${truth.text}」`);
+    }
+  };
+  expect("task", h.task.cards.task, { kind: "task" }, true);
+  expect("prompt", h.task.cards.prompt, { kind: "prompt" }, h.prompts.length > 0);
+  expect("process", h.task.cards.process, { kind: "process" }, h.processes.length > 0);
+  for (const e of h.executions) expect(`execution #${e.executionNo}`, e.cardTs, { kind: "execution", executionNo: e.executionNo }, true);
+  for (const m of thread) {
+    if (held.has(m.ts)) continue;
+    if ((m.blocks ?? []).some((b) => (b as { type?: string }).type === "actions")) problems.push(`stray card 「${m.text}」 offers live buttons`);
+  }
+  return problems;
+}
+
+/** The MCP bearers the Managed Agents vaults were given (captured at the proxy, as the agent holds them). */
+function bearersOf(chaos: ChaosStack): string[] {
+  const out: string[] = [];
+  for (const r of chaos.proxies["Managed Agents"].requests) {
+    if (r.method !== "POST" || !/^\/v1\/vaults\/[^/]+\/credentials/.test(r.path)) continue;
+    const token = (JSON.parse(r.body) as { auth?: { token?: unknown } }).auth?.token;
+    if (typeof token === "string") out.push(token);
+  }
+  return out;
+}
+
+/** One read tool call with the bearer: "refused" (HTTP refusal or a tool error saying the run ended) or what came back. */
+async function probeMcp(chaos: ChaosStack, bearer: string): Promise<string> {
+  const client = new Client({ name: "chaos-probe", version: "1.0.0" });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(chaos.stack.env.MCP_SERVER_URL!), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } }));
+  } catch (err) {
+    return /40[13]|unauthori[sz]ed|forbidden/i.test(err instanceof Error ? err.message : String(err)) ? "refused" : `connect failed: ${String(err)}`;
+  }
+  try {
+    const result = (await client.callTool({ name: "freee_hr_list_employees", arguments: { year: 2030, month: 1 } })) as CallToolResult;
+    const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+    return result.isError === true && text.includes("終了") ? "refused" : `served a tool call (${text.slice(0, 60)})`;
+  } catch (err) {
+    return /40[13]|forbidden/i.test(err instanceof Error ? err.message : String(err)) ? "refused" : `call failed: ${String(err)}`;
+  }
+  finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,184 @@
+import { DYNAMODB_CALL, SFN_CALL, SLACK_CALL } from "../../lib/config/client-budgets";
+import type { FaultRule, ProxiedRequest } from "./fault-proxy";
+import type { Dependency, FaultKind } from "./faults";
+import { isSessionCreate, type ScenarioKind } from "./scenario";
+
+/**
+ * The fault matrix of issue 14: dependency × step of a task × the faults that fit. Each cell is one whole task
+ * (scenario) with one fault armed at one dependency's proxy for the requests of one step. The preview step
+ * (issue 13) has no state yet: its cells join once the state machine has it.
+ */
+export const STEPS = [
+  "create",
+  "L1",
+  "L2",
+  "approval (prompt)",
+  "L3",
+  "approval (process)",
+  "start",
+  "poll",
+  "cancel",
+  "rerun",
+  "failure recording (pipeline)",
+  "failure recording (run)",
+] as const;
+export type Step = (typeof STEPS)[number];
+
+export interface Cell {
+  dependency: Dependency;
+  step: Step;
+  fault: FaultKind;
+  /** How many matching requests the fault hits (a throttling burst is several). */
+  times: number;
+  scenario: ScenarioKind;
+  /** Which of the step's requests (default: all of this dependency's requests while the step runs). */
+  only?: (request: ProxiedRequest) => boolean;
+}
+
+/**
+ * The requests of a step: by who sent them (the ingress during the user's click, or the step's Lambda) and, where
+ * one Lambda serves two states (await-approval) or a click has effects after it (cancel, rerun), by the phase.
+ */
+export function inStep(step: Step, r: ProxiedRequest): boolean {
+  const has = (p: string) => r.phases.includes(p);
+  const from = (consumer: string) => r.consumer === consumer;
+  const click = (what: string) => from("ingress") && has(`ingress:${what}`);
+  switch (step) {
+    case "create":
+      return click("create") || from("create-task");
+    case "L1":
+      return from("analyze-task");
+    case "L2":
+      return from("generate-prompt") || (from("await-approval") && has("AwaitPromptApproval"));
+    case "approval (prompt)":
+      return click("approve prompt v1");
+    case "L3":
+      return from("generate-process") || (from("await-approval") && has("AwaitProcessApproval"));
+    case "approval (process)":
+      return click("approve process v1");
+    case "start":
+      return from("start-run") || (from("start-session") && !has("after:rerun"));
+    case "poll":
+      return from("poll-session") && !has("after:cancel");
+    case "cancel":
+      return click("cancel run 1") || (from("poll-session") && has("after:cancel"));
+    case "rerun":
+      return click("rerun run 1") || (from("start-session") && has("after:rerun"));
+    case "failure recording (pipeline)":
+      return from("record-pipeline-failure");
+    case "failure recording (run)":
+      return from("record-run-failure");
+  }
+}
+
+/** Past the client-side timeout each dependency's caller has (ms): a "timeout" holds the request that long. */
+export const HOLD_MS: Record<Dependency, number> = {
+  DynamoDB: DYNAMODB_CALL.timeoutMs + 500,
+  "Step Functions": SFN_CALL.timeoutMs + 500,
+  Slack: SLACK_CALL.timeoutMs + 500,
+  // The stack sets L1–L3_TIMEOUT_MS and ANTHROPIC_TIMEOUT_MS to 1500 (dev/chaos/stack.ts).
+  "Anthropic Messages": 2000,
+  "Managed Agents": 2000,
+  freee: 16_000,
+};
+
+const sfnOp = (op: string) => (r: ProxiedRequest) => r.headers["x-amz-target"] === `AWSStepFunctions.${op}`;
+const isInterrupt = (r: ProxiedRequest) => r.method === "POST" && /^\/v1\/sessions\/[^/]+\/events/.test(r.path) && r.body.includes("user.interrupt");
+const isSessionPoll = (r: ProxiedRequest) => r.method === "GET" && /^\/v1\/sessions\/[^/?]+/.test(r.path);
+const isFreeeWrite = (r: ProxiedRequest) => r.method === "PUT" && r.path.includes("/basic_pay_rule");
+const isFreeeRead = (r: ProxiedRequest) => r.method === "GET" && r.path.startsWith("/hr/api/v1/employees");
+const isChat = (r: ProxiedRequest) => r.path.startsWith("/chat.");
+/** The audit entry's PutItem (sk AUDIT#…): both SDK attempts of one write fail. */
+const isAuditWrite = (r: ProxiedRequest) => r.headers["x-amz-target"] === "DynamoDB_20120810.PutItem" && r.body.includes('"AUDIT#');
+
+const c = (dependency: Dependency, step: Step, fault: FaultKind, scenario: ScenarioKind = "complete", extra: Partial<Pick<Cell, "times" | "only">> = {}): Cell => ({
+  dependency,
+  step,
+  fault,
+  scenario,
+  times: extra.times ?? (fault === "throttle" ? 3 : fault === "5xx" ? 2 : 1),
+  ...(extra.only === undefined ? {} : { only: extra.only }),
+});
+
+/** A throttling burst longer than a few seconds (seed 000 §2: "DB ロック" while the failure is written). */
+const BURST = 12;
+
+export const CELLS: readonly Cell[] = [
+  // DynamoDB: every step writes or reads the table.
+  c("DynamoDB", "create", "throttle"),
+  c("DynamoDB", "create", "lost"),
+  c("DynamoDB", "L1", "throttle"),
+  c("DynamoDB", "L2", "5xx"),
+  c("DynamoDB", "L3", "timeout"),
+  c("DynamoDB", "approval (prompt)", "throttle"),
+  c("DynamoDB", "approval (prompt)", "lost"),
+  c("DynamoDB", "approval (prompt)", "throttle", "complete", { only: isAuditWrite, times: 2 }),
+  c("DynamoDB", "approval (process)", "timeout"),
+  c("DynamoDB", "start", "throttle"),
+  c("DynamoDB", "poll", "5xx"),
+  c("DynamoDB", "cancel", "throttle", "cancel"),
+  c("DynamoDB", "cancel", "lost", "cancel"),
+  c("DynamoDB", "cancel", "throttle", "cancel", { only: isAuditWrite, times: 2 }),
+  c("DynamoDB", "rerun", "throttle", "rerun"),
+  c("DynamoDB", "failure recording (pipeline)", "throttle", "pipeline-failure", { times: BURST }),
+  c("DynamoDB", "failure recording (run)", "throttle", "run-failure", { times: BURST }),
+  // Slack: every step shows a card.
+  c("Slack", "create", "5xx", "complete", { only: isChat }),
+  c("Slack", "L1", "auth", "complete", { only: isChat }),
+  c("Slack", "L2", "throttle", "complete", { only: isChat }),
+  c("Slack", "L3", "lost", "complete", { only: isChat }),
+  c("Slack", "approval (prompt)", "5xx", "complete", { only: isChat }),
+  c("Slack", "start", "timeout", "complete", { only: isChat }),
+  c("Slack", "poll", "throttle", "complete", { only: isChat }),
+  c("Slack", "cancel", "5xx", "cancel", { only: isChat }),
+  c("Slack", "rerun", "lost", "rerun", { only: isChat }),
+  c("Slack", "failure recording (run)", "5xx", "run-failure", { times: BURST, only: isChat }),
+  // Anthropic Messages: L1–L3.
+  c("Anthropic Messages", "L1", "throttle"),
+  c("Anthropic Messages", "L1", "timeout"),
+  c("Anthropic Messages", "L2", "5xx"),
+  c("Anthropic Messages", "L2", "auth"),
+  c("Anthropic Messages", "L3", "throttle"),
+  c("Anthropic Messages", "L3", "lost"),
+  // Managed Agents: the session of L4.
+  c("Managed Agents", "start", "throttle", "complete", { only: isSessionCreate }),
+  c("Managed Agents", "start", "lost", "complete", { only: isSessionCreate }),
+  c("Managed Agents", "start", "timeout", "complete", { only: isSessionCreate }),
+  c("Managed Agents", "poll", "5xx", "complete", { only: isSessionPoll }),
+  c("Managed Agents", "poll", "timeout", "complete", { only: isSessionPoll }),
+  c("Managed Agents", "cancel", "5xx", "cancel", { only: isInterrupt }),
+  c("Managed Agents", "cancel", "lost", "cancel", { only: isInterrupt }),
+  c("Managed Agents", "rerun", "throttle", "rerun", { only: isSessionCreate }),
+  // freee: the agent's tool calls while the run is polled (any phase: the agent works between polls).
+  c("freee", "poll", "throttle", "complete", { only: isFreeeRead }),
+  c("freee", "poll", "5xx", "complete", { only: isFreeeWrite, times: 1 }),
+  c("freee", "poll", "lost", "complete", { only: isFreeeWrite }),
+  c("freee", "poll", "auth", "complete", { only: isFreeeRead }),
+  // Step Functions: the ingress's StartExecution / SendTaskSuccess and StartRun's StartExecution.
+  c("Step Functions", "create", "throttle", "complete", { only: sfnOp("StartExecution") }),
+  c("Step Functions", "create", "lost", "complete", { only: sfnOp("StartExecution") }),
+  c("Step Functions", "approval (prompt)", "throttle", "complete", { only: sfnOp("SendTaskSuccess") }),
+  c("Step Functions", "approval (process)", "lost", "complete", { only: sfnOp("SendTaskSuccess") }),
+  c("Step Functions", "start", "throttle", "complete", { only: sfnOp("StartExecution") }),
+  c("Step Functions", "rerun", "lost", "rerun", { only: sfnOp("StartExecution") }),
+];
+
+/** freee cells match the MCP server's calls (the agent works between polls), the others by step. */
+export function ruleFor(cell: Cell): FaultRule {
+  const step = cell.dependency === "freee" ? (r: ProxiedRequest) => r.consumer === "mcp" : (r: ProxiedRequest) => inStep(cell.step, r);
+  return {
+    kind: cell.fault,
+    times: cell.times,
+    holdMs: HOLD_MS[cell.dependency],
+    when: (r) => step(r) && (cell.only?.(r) ?? true),
+  };
+}
+
+export function cellName(cell: Pick<Cell, "dependency" | "step" | "fault" | "times" | "only">): string {
+  return `${cell.dependency} × ${cell.step} × ${faultLabel(cell)}`;
+}
+
+/** The fault as the table shows it: a long burst with its length, a fault aimed at the audit write says so. */
+export function faultLabel(cell: Pick<Cell, "fault" | "times" | "only">): string {
+  return `${cell.fault}${cell.times > 3 ? `×${cell.times}` : ""}${cell.only === isAuditWrite ? " (audit write)" : ""}`;
+}

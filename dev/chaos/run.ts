@@ -1,0 +1,58 @@
+import { checkInvariants } from "./invariants";
+import { cellName, faultLabel, ruleFor, type Cell } from "./matrix";
+import { runScenario } from "./scenario";
+import { startChaosStack } from "./stack";
+
+/** One row of chaos/results.json. */
+export interface CellResult {
+  dependency: string;
+  step: string;
+  fault: string;
+  ok: boolean;
+  detail: string;
+  ms: number;
+}
+
+/**
+ * One cell: a fresh stack, the cell's fault armed, one whole task, the invariants. A fault that never hit its
+ * requests proves nothing, so such a cell is not ok either.
+ */
+export async function runCell(cell: Cell): Promise<CellResult> {
+  const started = Date.now();
+  const chaos = await startChaosStack({ stepDelayMs: cell.scenario === "cancel" ? 250 : 30 });
+  const fault = faultLabel(cell);
+  try {
+    const proxy = chaos.proxies[cell.dependency];
+    proxy.arm(ruleFor(cell));
+    const run = await runScenario(chaos, cell.scenario);
+    const verdict = await checkInvariants(chaos, run);
+    const hits = proxy.hits.filter((h) => !h.base).length;
+    const problems = [...verdict.problems];
+    if (hits === 0) problems.unshift("the fault never hit a request of this step");
+    const detail = [`${verdict.outcome}`, `hit ${hits}×`, ...problems, `trail: ${run.trail.join(" | ")}`].join("; ");
+    return { dependency: cell.dependency, step: cell.step, fault, ok: problems.length === 0, detail, ms: Date.now() - started };
+  } catch (err) {
+    return { dependency: cell.dependency, step: cell.step, fault, ok: false, detail: `the cell itself failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`, ms: Date.now() - started };
+  } finally {
+    await chaos.close();
+  }
+}
+
+/** Run cells, `concurrency` at a time (each has its own stack, ports and state). */
+export async function runCells(cells: readonly Cell[], concurrency: number, onResult?: (r: CellResult, cell: Cell) => void): Promise<CellResult[]> {
+  const results: CellResult[] = new Array(cells.length);
+  let next = 0;
+  const worker = async () => {
+    for (;;) {
+      const index = next++;
+      if (index >= cells.length) return;
+      const cell = cells[index]!;
+      results[index] = await runCell(cell);
+      onResult?.(results[index]!, cell);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+  return results;
+}
+
+export { cellName };
