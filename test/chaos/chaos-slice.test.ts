@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkInvariants } from "../../dev/chaos/invariants";
+import { CELLS, cellName, type Cell } from "../../dev/chaos/matrix";
+import { runCell } from "../../dev/chaos/run";
+import { runScenario, type ScenarioRun } from "../../dev/chaos/scenario";
+import { startChaosStack, type ChaosStack } from "../../dev/chaos/stack";
+
+/**
+ * A slice of `npm run chaos` in CI: a handful of cells across the dependencies, each one whole local task with
+ * its fault, which must keep every invariant; and the checker itself shown to see a lie (a card that says
+ * something else than the table, a second freee write), so a green cell means something.
+ */
+const SLICE = ["DynamoDB × create × lost", "Anthropic Messages × L1 × throttle", "Managed Agents × start × lost", "Step Functions × approval (prompt) × throttle"];
+process.env.LOG_LEVEL = "SILENT";
+
+function cell(name: string): Cell {
+  const found = CELLS.find((c) => cellName(c) === name);
+  if (found === undefined) throw new Error(`no cell ${name}`);
+  return found;
+}
+
+describe("chaos slice", { timeout: 60_000 }, () => {
+  it.each(SLICE)("%s keeps the invariants", async (name) => {
+    const result = await runCell(cell(name));
+    expect(result.detail).toMatch(/hit [1-9]/);
+    expect(result, result.detail).toMatchObject({ ok: true });
+  });
+});
+
+describe("chaos invariants see a lie", { timeout: 60_000 }, () => {
+  let chaos: ChaosStack;
+  let run: ScenarioRun;
+  beforeAll(async () => {
+    chaos = await startChaosStack();
+    run = await runScenario(chaos, "complete");
+  }, 60_000);
+  afterAll(async () => chaos?.close());
+
+  it("a clean run passes", async () => {
+    expect(await checkInvariants(chaos, run)).toMatchObject({ ok: true, outcome: "task completed; runs completed" });
+  });
+
+  it("a card that shows another state than the table fails the check", async () => {
+    const task = await chaos.direct.getTask(run.taskId);
+    const card = chaos.recorder.message(task!.cards.task!)!;
+    const text = card.text;
+    card.text = `${text} (stale)`;
+    try {
+      const verdict = await checkInvariants(chaos, run);
+      expect(verdict.ok).toBe(false);
+      expect(verdict.problems.join("\n")).toContain("task card shows");
+    } finally {
+      card.text = text;
+    }
+  });
+
+  it("a second freee write fails the check", async () => {
+    chaos.freee.requests.push({ method: "PUT", path: "/hr/api/v1/employees/1/basic_pay_rule" });
+    try {
+      const verdict = await checkInvariants(chaos, run);
+      expect(verdict.problems).toContain("freee write reached freee 2 times");
+    } finally {
+      chaos.freee.requests.pop();
+    }
+  });
+});
