@@ -31,12 +31,21 @@ export interface RetryRow {
   maxAttempts: number;
   interval: Duration;
   backoffRate: number;
+  /** Cap of one pause (Step Functions' MaxDelaySeconds). */
+  maxDelay?: Duration;
 }
 
 const BACKOFF = { interval: Duration.seconds(2), backoffRate: 2 };
 
 /** Seed §2 / §7.2: 429, 5xx, network, throttling → exponential backoff, 3 retries. */
 export const TRANSIENT: RetryRow = { errors: [...ErrorNames.transient, ...LAMBDA_SERVICE_ERRORS, ...LAMBDA_RUNTIME_ERRORS], maxAttempts: 3, ...BACKOFF };
+/**
+ * The failure path itself (RecordPipelineFailure, RecordRunFailure, the approval expiry): it is what tells the
+ * user, so it outlasts a throttling burst or a Slack outage of minutes — 12 retries, the pause doubling from 2 s
+ * and capped at 60 s (about 8 minutes in all) — instead of giving up after 14 s. Past that, the reconciler
+ * (EventBridge on the machine's FAILED status) is the second line.
+ */
+export const TRANSIENT_FAILURE_PATH: RetryRow = { ...TRANSIENT, maxAttempts: 12, maxDelay: Duration.seconds(60) };
 /** Seed §3.4: session creation failure → 2 retries, then failed. */
 export const TRANSIENT_SESSION_CREATE: RetryRow = { ...TRANSIENT, maxAttempts: 2 };
 /** Seed §7.2 APITimeoutError → 2 retries. */
@@ -48,7 +57,13 @@ export const MALFORMED: RetryRow = { errors: ErrorNames.malformed, maxAttempts: 
 
 export function addRetries(state: sfn.TaskStateBase, rows: readonly RetryRow[]): void {
   for (const row of rows) {
-    state.addRetry({ errors: [...row.errors], maxAttempts: row.maxAttempts, interval: row.interval, backoffRate: row.backoffRate });
+    state.addRetry({
+      errors: [...row.errors],
+      maxAttempts: row.maxAttempts,
+      interval: row.interval,
+      backoffRate: row.backoffRate,
+      ...(row.maxDelay === undefined ? {} : { maxDelay: row.maxDelay }),
+    });
   }
 }
 
@@ -64,4 +79,6 @@ export const RETRIES = {
   poll: [TRANSIENT, UPSTREAM_TIMEOUT],
   /** Bookkeeping steps (DynamoDB, Slack, StartExecution): transient only. */
   bookkeeping: [TRANSIENT],
+  /** The failure path's bookkeeping: transient only, for minutes. */
+  failurePath: [TRANSIENT_FAILURE_PATH],
 } as const;

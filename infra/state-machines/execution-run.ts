@@ -24,7 +24,7 @@ export function buildExecutionRunDefinition(scope: Construct, props: ExecutionRu
     invokeStep(scope, fns, id, fn, payload, resultPath);
 
   const recordFailure = invoke("RecordRunFailure", "record-run-failure", { ...ref, error: J.objectAt("$.error") }, "$.failure");
-  addRetries(recordFailure, RETRIES.bookkeeping);
+  addRetries(recordFailure, RETRIES.failurePath);
   const ended = new sfn.Choice(scope, "FailureKind")
     .when(sfn.Condition.stringEquals("$.failure.status", "timed_out"), new sfn.Fail(scope, "RunTimedOut", { error: "RunTimeoutError", cause: "the run passed its time limit" }))
     .otherwise(new sfn.Fail(scope, "RunFailed", { errorPath: "$.failure.errorName", causePath: "$.failure.status" }));

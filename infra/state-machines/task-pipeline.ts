@@ -33,7 +33,7 @@ export function buildTaskPipelineDefinition(scope: Construct, props: TaskPipelin
     retryOnServiceExceptions: false,
     resultPath: "$.failure",
   });
-  addRetries(recordFailure, RETRIES.bookkeeping);
+  addRetries(recordFailure, RETRIES.failurePath);
   const taskFailed = new sfn.Fail(scope, "TaskFailed", { errorPath: "$.failure.errorName", causePath: "$.failure.layer" });
   recordFailure.next(taskFailed);
   const failed = (id: string, fields: Record<string, unknown>) => new sfn.Pass(scope, id, { parameters: { thread, ...fields } }).next(recordFailure);
@@ -69,8 +69,8 @@ export function buildTaskPipelineDefinition(scope: Construct, props: TaskPipelin
   catchAll(analyzeTask, l1Failed);
 
   // ------------------------------------------------------------ approvals (shared shape)
-  const withRetries = (state: tasks.LambdaInvoke) => {
-    addRetries(state, RETRIES.bookkeeping);
+  const withFailurePathRetries = (state: tasks.LambdaInvoke) => {
+    addRetries(state, RETRIES.failurePath);
     return state;
   };
   const approvalWait = (id: string, kind: "prompt" | "process", onFailure: sfn.IChainable) => {
@@ -84,7 +84,7 @@ export function buildTaskPipelineDefinition(scope: Construct, props: TaskPipelin
     });
     addRetries(wait, RETRIES.bookkeeping);
     const expire = new sfn.Pass(scope, `${id}Expired`, { parameters: { taskId, kind, version: J.numberAt(`$.${kind}.version`) } })
-      .next(withRetries(invoke(`Expire${kind === "prompt" ? "Prompt" : "Process"}Approval`, "expire-approval", { taskId: J.stringAt("$.taskId"), kind: J.stringAt("$.kind"), version: J.numberAt("$.version") }, "$.expired")))
+      .next(withFailurePathRetries(invoke(`Expire${kind === "prompt" ? "Prompt" : "Process"}Approval`, "expire-approval", { taskId: J.stringAt("$.taskId"), kind: J.stringAt("$.kind"), version: J.numberAt("$.version") }, "$.expired")))
       .next(taskClosed);
     wait.addCatch(expire, { errors: [sfn.Errors.TIMEOUT], resultPath: "$.error" });
     wait.addCatch(onFailure, { errors: [sfn.Errors.ALL], resultPath: "$.error" });
