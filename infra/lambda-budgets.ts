@@ -18,7 +18,7 @@ export interface BudgetItem {
   ms: number;
 }
 
-export type BudgetedFunction = StepFunctionName | "freee-mcp";
+export type BudgetedFunction = StepFunctionName | "freee-mcp" | "reconcile-execution";
 
 /** Upper bounds counted from the code of the step handlers (task history read, conditional writes, audit, card). */
 const BOOKKEEPING = { dynamo: 12, slack: 3 };
@@ -83,6 +83,8 @@ export const LAMBDA_BUDGETS: Record<BudgetedFunction, () => BudgetItem[]> = {
   // interrupt, vault archive
   "record-run-failure": () => [agentCalls("interrupt, vault", 3), ...bookkeeping()],
   "freee-mcp": freeeMcpCall,
+  // interrupt (agent setup on a cold start), the task's history, conditional writes, audit, up to 4 cards
+  "reconcile-execution": () => [agentCalls("setup, interrupt", 3), ...bookkeeping(), { what: "Slack × 2 (more cards)", ms: times(2, worstCallMs(SLACK_CALL)) }],
 };
 
 /**

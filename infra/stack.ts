@@ -8,6 +8,7 @@ import { AppFunction } from "./constructs/app-function";
 import { DataConstruct, type SecretName } from "./constructs/data";
 import { FreeeTokenRefresh, REFRESH_FREEE_TOKENS_TIMEOUT_SECONDS } from "./constructs/freee-token-refresh";
 import { Observability } from "./constructs/observability";
+import { Reconciler } from "./constructs/reconciler";
 import { StateMachines } from "./constructs/state-machines";
 import { lambdaTimeoutSeconds } from "./lambda-budgets";
 import { acknowledgeFindings } from "./nag";
@@ -42,7 +43,7 @@ const STEP_NEEDS: Record<StepFunctionName, { layers?: boolean; agent?: boolean; 
  */
 export class SlackMcpAgentStack extends Stack {
   readonly data: DataConstruct;
-  readonly functions: Record<StepFunctionName | "ingress" | "web" | "freee-mcp" | "refresh-freee-tokens", AppFunction>;
+  readonly functions: Record<StepFunctionName | "ingress" | "web" | "freee-mcp" | "refresh-freee-tokens" | "reconcile-execution", AppFunction>;
   readonly machines: StateMachines;
   readonly observability: Observability;
 
@@ -97,6 +98,15 @@ export class SlackMcpAgentStack extends Stack {
     });
     steps["start-run"].fn.addEnvironment("EXECUTION_RUN_ARN", this.machines.executionRun.stateMachineArn);
     this.machines.executionRun.grantStartExecution(steps["start-run"].fn);
+
+    // ---------------------------------------------------------------- the second line: a machine that ended FAILED / TIMED_OUT / ABORTED
+    const reconcile = make(
+      "reconcile-execution",
+      "ReconcileExecution",
+      { TOKEN_KMS_KEY_ID: data.tokenKey.keyArn, ...secretEnv("ANTHROPIC_API_KEY", "MCP_BEARER_SECRET"), MCP_SERVER_URL: freeeMcpUrl.url, AGENT_MODEL: settings.agentModel },
+      lambdaTimeoutSeconds("reconcile-execution"),
+    );
+    const reconciler = new Reconciler(this, "Reconciler", { fn: reconcile.fn, machines: this.machines, data });
 
     grantTableAccess(data, freeeMcp.fn, TABLE_ACCESS["freee-mcp"]);
     data.tokenKey.grantEncryptDecrypt(freeeMcp.fn);
@@ -163,7 +173,7 @@ export class SlackMcpAgentStack extends Stack {
     );
     new FreeeTokenRefresh(this, "FreeeTokenRefresh", { fn: refreshFreeeTokens, data });
 
-    this.functions = { ...steps, ingress, web, "freee-mcp": freeeMcp, "refresh-freee-tokens": refreshFreeeTokens };
+    this.functions = { ...steps, ingress, web, "freee-mcp": freeeMcp, "refresh-freee-tokens": refreshFreeeTokens, "reconcile-execution": reconcile };
 
     // ---------------------------------------------------------------- alarms and dashboard (SNS topic)
     this.observability = new Observability(this, "Observability", {
@@ -189,7 +199,8 @@ export class SlackMcpAgentStack extends Stack {
     out("AlarmTopicArn", this.observability.alarmTopic.topicArn, "SNS topic every alarm notifies (subscribe on-call here)");
     for (const [name, secret] of Object.entries(data.secrets)) out(`${pascal(name.toLowerCase().replace(/_/g, "-"))}SecretArn`, secret.secretArn, `Secrets Manager: ${name}`);
 
-    acknowledgeFindings(this, { functions: Object.values(this.functions), data, machines: this.machines });
+    reconciler.alarmOn(this.observability.alarmTopic);
+    acknowledgeFindings(this, { functions: Object.values(this.functions), data, machines: this.machines, reconciler });
   }
 }
 

@@ -14,7 +14,7 @@ import type { StepFunctionName } from "./state-machines/functions";
 
 export type TableAction = "GetItem" | "PutItem" | "UpdateItem" | "Query";
 export type TableAccess = { partitions: Partial<Record<PartitionPrefix, readonly TableAction[]>>; byTeamIndex?: boolean };
-export type AccessName = StepFunctionName | "ingress" | "web" | "freee-mcp";
+export type AccessName = StepFunctionName | "ingress" | "web" | "freee-mcp" | "reconcile-execution";
 
 const { task: TASK, team: TEAM, installation: INSTALL, config: CONFIG } = PARTITIONS;
 /** TaskStore on a task's partition: get, conditional put / update, loadHistory (the card refresher's Query). */
@@ -46,6 +46,9 @@ export const TABLE_ACCESS: Record<AccessName, TableAccess> = {
     partitions: { [TASK]: TASK_ITEMS, [TEAM]: ["GetItem", "PutItem", "UpdateItem"], [INSTALL]: ["GetItem", "PutItem", "UpdateItem"] },
     byTeamIndex: true,
   },
+  // The second line (EventBridge on FAILED / TIMED_OUT / ABORTED): the task, its audit and cards, the execution's
+  // MCP scope, the agent setup for the interrupt, and the workspace audit of a task never created.
+  "reconcile-execution": { partitions: { ...agentStep.partitions, [TEAM]: ["GetItem", "PutItem"] } },
   // The browser pages: Slack installs (`INSTALL#`), the freee connection saved by the callback and audited under
   // the workspace (`TEAM#`). No task partition, no index.
   web: { partitions: { [TEAM]: ["GetItem", "PutItem", "UpdateItem"], [INSTALL]: ["GetItem", "PutItem", "UpdateItem"] } },

@@ -102,6 +102,8 @@ const c = (dependency: Dependency, step: Step, fault: FaultKind, scenario: Scena
 
 /** A throttling burst longer than a few seconds (seed 000 §2: "DB ロック" while the failure is written). */
 const BURST = 12;
+/** An outage longer than the failure path's whole retry budget: only the reconciler can tell the truth then. */
+const OUTAGE = 40;
 
 export const CELLS: readonly Cell[] = [
   // DynamoDB: every step writes or reads the table.
@@ -122,6 +124,8 @@ export const CELLS: readonly Cell[] = [
   c("DynamoDB", "rerun", "throttle", "rerun"),
   c("DynamoDB", "failure recording (pipeline)", "throttle", "pipeline-failure", { times: BURST }),
   c("DynamoDB", "failure recording (run)", "throttle", "run-failure", { times: BURST }),
+  c("DynamoDB", "failure recording (pipeline)", "throttle", "pipeline-failure", { times: OUTAGE }),
+  c("DynamoDB", "failure recording (run)", "throttle", "run-failure", { times: OUTAGE }),
   // Slack: every step shows a card.
   c("Slack", "create", "5xx", "complete", { only: isChat }),
   c("Slack", "L1", "auth", "complete", { only: isChat }),
@@ -133,6 +137,7 @@ export const CELLS: readonly Cell[] = [
   c("Slack", "cancel", "5xx", "cancel", { only: isChat }),
   c("Slack", "rerun", "lost", "rerun", { only: isChat }),
   c("Slack", "failure recording (run)", "5xx", "run-failure", { times: BURST, only: isChat }),
+  c("Slack", "failure recording (run)", "5xx", "run-failure", { times: OUTAGE, only: isChat }),
   // Anthropic Messages: L1–L3.
   c("Anthropic Messages", "L1", "throttle"),
   c("Anthropic Messages", "L1", "timeout"),

@@ -95,7 +95,10 @@ async function finish(chaos: ChaosStack, run: ScenarioRun): Promise<ScenarioRun>
     const live = executionsOf(chaos, run.taskId).filter((e) => e.status === "RUNNING").map((e) => `${e.machine}:${e.name}`);
     run.stuck ??= `still running after the scenario: ${live.join(", ")}`;
   }
+  // The second line (the reconciler) runs after a machine ended FAILED / ABORTED: the truth includes its work.
+  await chaos.stack.reconciler.idle();
   await sleep(200);
+  await chaos.stack.reconciler.idle();
   return run;
 }
 

@@ -21,6 +21,8 @@ import { PIPELINE_FUNCTIONS, RUN_FUNCTIONS, type StepFunctionName } from "../../
 import { localSfnClient } from "./local-sfn-client";
 import { LocalStepFunctions, type LocalHandler } from "./local-step-functions";
 import { startApprovalTimeouts } from "./approval-timeouts";
+import { startStatusChangeRule, type StatusChangeRule } from "./status-change";
+import { step as reconciler } from "../../lambdas/reconcile-execution/handler";
 import { startLocalDynamo } from "./local-dynamo";
 import { loadLocalSecrets } from "./local-secrets";
 import { listenFetch, type FetchHandler } from "./node-http";
@@ -55,6 +57,8 @@ export interface LocalStack {
   freee: FakeFreee | undefined;
   /** Sandbox identity: who the page's clicks come from. */
   sandbox: SlackWho & { signingSecret: string };
+  /** The EventBridge rule's stand-in: deliveries of FAILED / ABORTED executions to the reconciler. */
+  reconciler: Pick<StatusChangeRule, "idle">;
   /** Sandbox with the real freee: the link that connects the sandbox workspace to your freee company. */
   freeeConnectUrl: string | undefined;
   close(): Promise<void>;
@@ -155,11 +159,16 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
     handlers[name] = mod.step.withDeps(options.consumerEnv === undefined ? { ...deps, sfn } : deps);
   }
   const pollMs = limits.pollIntervalSeconds * 1000;
+  const retryMs = intSetting("LOCAL_RETRY_MS", get("LOCAL_RETRY_MS"), 1000);
+  // The deployed EventBridge rule: a machine that ended FAILED / ABORTED goes to the reconciler.
+  const reconcile = reconciler.withDeps(await createPipelineDeps(reconciler.service, reconciler.needs, envOf(reconciler.service, agentEnv)));
+  const statusRule = startStatusChangeRule({ deliver: reconcile, pauseMs: Math.max(100, retryMs * 10), log });
   local = new LocalStepFunctions({
     machines,
     handlers,
     waitMs: intSetting("LOCAL_WAIT_MS", get("LOCAL_WAIT_MS"), pollMs),
-    retryMs: intSetting("LOCAL_RETRY_MS", get("LOCAL_RETRY_MS"), 1000),
+    retryMs,
+    onEnded: (execution) => statusRule.onEnded(execution),
   });
 
   const stopApprovalTimeouts = startApprovalTimeouts(local, limits.approvalTimeoutSeconds * 1000);
@@ -224,8 +233,11 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
     freee,
     sandbox,
     freeeConnectUrl,
+    reconciler: statusRule,
     async close() {
       stopApprovalTimeouts();
+      // Executions aborted by the shutdown are not failures to reconcile.
+      await statusRule.drain();
       for (const execution of local.executions.values()) if (execution.status === "RUNNING") execution.abort();
       await Promise.all([...local.executions.values()].map((e) => e.done));
       await scripted?.stop();

@@ -16,6 +16,11 @@ export interface LocalStepFunctionsOptions {
   waitMs?: number;
   /** Retry pauses last this long (ms) instead of IntervalSeconds × BackoffRate^n. Default 0. */
   retryMs?: number;
+  /**
+   * Called once when an execution ends, as EventBridge's "Step Functions Execution Status Change" would be sent
+   * (the local stack routes FAILED / ABORTED to the reconciler, as the deployed rule does).
+   */
+  onEnded?: (execution: LocalExecution) => void;
 }
 
 export type ExecutionStatus = "RUNNING" | "SUCCEEDED" | "FAILED" | "ABORTED";
@@ -130,6 +135,7 @@ export class LocalStepFunctions {
         }
         execution.status = outcome.status;
         this.notify();
+        this.options.onEnded?.(execution);
         return execution;
       });
     this.executions.set(key, execution);

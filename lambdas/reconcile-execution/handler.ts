@@ -1,0 +1,6 @@
+import { defineStep } from "../../lib/pipeline/step-handler";
+import { ExecutionStatusChangeSchema, reconcileExecutionStep } from "../../lib/pipeline/steps/reconcile-step";
+
+/** EventBridge target: a TaskPipeline / ExecutionRun that ended FAILED, TIMED_OUT or ABORTED (DESIGN §2). */
+export const step = defineStep({ service: "reconcile-execution", needs: { agent: true }, schema: ExecutionStatusChangeSchema, run: reconcileExecutionStep });
+export const handler = step.handler;

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { statusChangeEvent } from "../../dev/local/status-change";
+import { step as reconciler } from "../../lambdas/reconcile-execution/handler";
+import { limitsEnvironment } from "../../infra/settings";
+import { ThrottledError } from "../../lib/errors/taxonomy";
+import { LIVE_EXECUTION_STATUSES } from "../../lib/mcp/execution-scope";
+import { createPipelineDeps } from "../../lib/pipeline/create-deps";
+import { SlackMessages } from "../../lib/messages/ja";
+import { errorReply } from "../support/fake-anthropic-messages";
+import { ev } from "../support/fake-managed-agents";
+import { MCP_BEARER_SECRET, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
+import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "./fixtures";
+
+/**
+ * Issue 14 defect 1, the second line: when the failure path itself dies (here: DynamoDB throttled through all 13
+ * attempts of RecordRunFailure / RecordPipelineFailure), the machine ends FAILED while the table still says the
+ * task is live. The reconciler (the EventBridge rule's target) brings the table, the audit log and the cards to
+ * the truth, interrupts the session, and the MCP server then refuses the run; a second delivery changes nothing.
+ */
+let h: PipelineHarness;
+let reconcile: (event: unknown) => Promise<unknown>;
+beforeAll(async () => {
+  h = await startPipelineHarness();
+  const env = {
+    ...h.table.env,
+    ...limitsEnvironment(h.machines.settings),
+    SLACK_API_URL: h.slack.url,
+    SLACK_BOT_TOKEN: "xoxb-test-pipeline",
+    ANTHROPIC_BASE_URL: h.agents.url,
+    ANTHROPIC_API_KEY: h.agents.apiKey,
+    MCP_SERVER_URL: "https://mcp.example.test/mcp",
+    MCP_BEARER_SECRET,
+  };
+  reconcile = reconciler.withDeps(await createPipelineDeps(reconciler.service, reconciler.needs, env)) as (event: unknown) => Promise<unknown>;
+});
+afterAll(async () => h.close());
+
+const outage = () => Array.from({ length: 13 }, () => new ThrottledError("DynamoDB throttled the failure write"));
+const texts = () => h.slack.calls.filter((c) => c.method === "chat.postMessage" || c.method === "chat.update").map((c) => String(c.body.text));
+
+describe("the reconciler", () => {
+  it("a run whose failure path died: execution and task failed, error.L4 once, session interrupted, MCP refuses, card 失敗 + [再実行]", async () => {
+    h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
+    h.agents.scriptNextSession({ polls: [{ events: [ev.running()] }, { events: [ev.sessionError("api_error", "terminal", "scripted failure")] }] });
+    const { execution, taskId } = h.startTask();
+    await decide(h, taskId, "prompt", 1, "approve");
+    await decide(h, taskId, "process", 1, "approve");
+    await execution.done;
+    h.failInvocation("record-run-failure", ...outage());
+    const run = await runExecution(h, taskId);
+    await run.done;
+    expect(run.status).toBe("FAILED");
+    expect(run.error).toBe("ThrottledError"); // the failure path's own death
+    const before = await h.store.loadHistory(taskId);
+    expect([before.task.status, before.executions[0]?.status]).toEqual(["executing", "running"]); // the lie the reconciler repairs
+    expect(before.audit.some((a) => a.action === "error.L4")).toBe(false);
+
+    const result = (await reconcile(statusChangeEvent(run))) as { repaired: string[] };
+    expect(result.repaired).toEqual(["execution #1 failed", "task failed", "error.L4 audited"]);
+    const after = await h.store.loadHistory(taskId);
+    expect(after.executions[0]).toMatchObject({ status: "failed", errorName: "ThrottledError" });
+    expect(LIVE_EXECUTION_STATUSES.has(after.executions[0]!.status)).toBe(false); // the MCP server refuses the run's calls
+    expect(after.task).toMatchObject({ status: "failed", failure: { layer: "L4", errorName: "ThrottledError" } });
+    expect(after.audit.filter((a) => a.action === "error.L4")).toHaveLength(1);
+    const sessionId = after.executions[0]!.sessionId!;
+    expect(h.agents.requestsTo("POST", `/v1/sessions/${sessionId}/events`).some((r) => JSON.stringify(r.body).includes("user.interrupt"))).toBe(true);
+    expect(texts().at(-2)).toBe(`実行 #1: ${SlackMessages.l4Failed}`);
+
+    // Delivered again (EventBridge / Lambda retries): nothing more to repair, nothing written twice.
+    expect(((await reconcile(statusChangeEvent(run))) as { repaired: string[] }).repaired).toEqual([]);
+    expect((await h.store.loadHistory(taskId)).audit.filter((a) => a.action === "error.L4")).toHaveLength(1);
+  });
+
+  it("a pipeline whose failure path died at L2: the Prompt and the task failed, error.L2, the card shows the §9.1 L2 message", async () => {
+    h.anthropic.enqueue(l1Ok(), errorReply(400, "invalid_request_error", "scripted refusal"));
+    h.failInvocation("record-pipeline-failure", ...outage());
+    const { execution, taskId } = h.startTask();
+    await execution.done;
+    expect(execution.error).toBe("ThrottledError");
+    expect((await h.store.loadHistory(taskId)).task.status).toBe("prompt_review");
+
+    const result = (await reconcile(statusChangeEvent(execution))) as { repaired: string[] };
+    expect(result.repaired).toEqual(["prompt v1 failed", "task failed", "error.L2 audited"]);
+    const after = await h.store.loadHistory(taskId);
+    expect(after.prompts[0]?.status).toBe("failed");
+    expect(after.task.status).toBe("failed");
+    expect(after.audit.filter((a) => a.action === "error.L2")).toHaveLength(1);
+    expect(texts()).toContain(SlackMessages.l2Failed);
+  });
+});
