@@ -60,7 +60,7 @@ export async function checkInvariants(chaos: ChaosStack, run: ScenarioRun): Prom
   // --- freee: no write twice, nothing done that was not
   const writes = chaos.freee.requests.filter((r) => r.method !== "GET" && WRITE_PATH.test(r.path));
   if (writes.length > 1) problems.push(`freee write reached freee ${writes.length} times`);
-  const pay = chaos.freee.employees.find((e) => e.id === 1)?.pay.pay_amount;
+  const pay = chaos.freee.companies[0]?.employees.find((e) => e.id === 1)?.payRules.at(-1)?.pay_amount;
   for (const e of h.executions.filter((x) => x.status === "completed")) {
     if (pay !== EXPECTED_PAY) problems.push(`execution #${e.executionNo} completed but freee shows pay ${pay} (not ${EXPECTED_PAY})`);
   }
@@ -81,7 +81,7 @@ export async function checkInvariants(chaos: ChaosStack, run: ScenarioRun): Prom
 
 /** A task that could not even be created: the user is told in the thread, and nothing else exists. */
 async function checkUncreated(chaos: ChaosStack, run: ScenarioRun, problems: string[]): Promise<Verdict> {
-  const thread = chaos.recorder.thread(run.threadTs).filter((m) => !m.ephemeral);
+  const thread = chaos.slack.workspace.thread(run.threadTs).filter((m) => !m.ephemeral);
   if (!thread.some((m) => m.text === failureMessageFor("L1", "any"))) problems.push("task not created and the thread says nothing");
   const audit = await chaos.direct.listAuditByTeam(chaos.stack.sandbox.teamId);
   if (!audit.some((a) => a.action === "error.L1")) problems.push("task not created and no error.L1 audit entry");
@@ -90,7 +90,7 @@ async function checkUncreated(chaos: ChaosStack, run: ScenarioRun, problems: str
 
 function checkCards(chaos: ChaosStack, run: ScenarioRun, h: TaskHistory): string[] {
   const problems: string[] = [];
-  const thread = chaos.recorder.thread(run.threadTs).filter((m) => !m.ephemeral && m.bot);
+  const thread = chaos.slack.workspace.thread(run.threadTs).filter((m) => !m.ephemeral && m.bot);
   const limits = { maxReruns: Number(chaos.stack.env.MAX_RERUNS ?? 3) };
   const held = new Set<string>();
   const expect = (label: string, ts: string | undefined, subject: CardSubject, required: boolean) => {

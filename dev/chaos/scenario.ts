@@ -26,7 +26,7 @@ export interface ScenarioRun {
 const WAIT_MS = 20_000;
 
 export async function runScenario(chaos: ChaosStack, kind: ScenarioKind): Promise<ScenarioRun> {
-  const user = new ChaosUser(chaos.stack, chaos.recorder, chaos.phases);
+  const user = new ChaosUser(chaos.stack, chaos.slack, chaos.phases);
   const t0 = Date.now();
   const at = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
   armBaseFailure(chaos, kind);

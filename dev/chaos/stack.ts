@@ -1,8 +1,8 @@
 import { RUN_FUNCTIONS } from "../../infra/state-machines/functions";
 import { startLocalStack, type LocalStack } from "../local/local-stack";
-import type { ScriptedFreee } from "../local/scripted-freee";
-import type { ScriptedModel } from "../local/scripted-model";
-import type { SlackRecorder } from "../local/slack-recorder";
+import type { FakeAnthropic } from "../fakes/anthropic";
+import type { FakeFreee } from "../fakes/freee/fake-freee";
+import type { FakeSlack } from "../fakes/slack/fake-slack";
 import { TaskStore } from "../../lib/store/task-store";
 import { startFaultProxy, type FaultProxy } from "./fault-proxy";
 import type { Dependency } from "./faults";
@@ -10,17 +10,17 @@ import { PhaseTracker } from "./phases";
 
 /**
  * One whole back end for one cell: the `npm run dev` sandbox stack (dynalite, the synthesized state machines with
- * the real handlers, the ingress, the MCP server, the Slack recorder, the scripted model and the scripted freee
- * company) with every dependency behind a fault proxy. The stack's consumer hook gives each consumer (the
+ * the real handlers, the ingress, the MCP server and the strict fakes of dev/fakes: Slack, the model playing
+ * the sessions itself, and the freee company) with every dependency behind a fault proxy. The stack's consumer hook gives each consumer (the
  * ingress, the MCP server, each step Lambda) endpoints that name it, so a fault can be aimed at one of them.
  */
 export interface ChaosStack {
   stack: LocalStack;
   proxies: Record<Dependency, FaultProxy>;
   phases: PhaseTracker;
-  recorder: SlackRecorder;
-  model: ScriptedModel;
-  freee: ScriptedFreee;
+  slack: FakeSlack;
+  model: FakeAnthropic;
+  freee: FakeFreee;
   /** The stack's own store: it reads dynalite directly (the checks must not meet the faults). */
   direct: TaskStore;
   close(): Promise<void>;
@@ -90,14 +90,14 @@ export async function startChaosStack(options: ChaosStackOptions = {}): Promise<
     },
     { consumerEnv },
   );
-  const { recorder, model, freee } = stack;
-  if (recorder === undefined || model === undefined || freee === undefined) throw new Error("chaos: the stack must run in sandbox mode");
+  const { slack, model, freee } = stack;
+  if (slack === undefined || model === undefined || freee === undefined) throw new Error("chaos: the stack must run in sandbox mode");
   const up = stack;
   return {
     stack: up,
     proxies,
     phases,
-    recorder,
+    slack,
     model,
     freee,
     direct: up.store,

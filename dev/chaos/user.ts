@@ -1,7 +1,8 @@
 import { taskIdFor } from "../../lib/domain/records";
 import { blockActionsPayload, messageEnvelope } from "../local/slack-payloads";
 import { deliverEvent, deliverInteraction, type SlackDelivery } from "../local/slack-signature";
-import type { ChannelMessage, SlackRecorder } from "../local/slack-recorder";
+import type { FakeSlack } from "../fakes/slack/fake-slack";
+import type { ChannelMessage } from "../fakes/slack/workspace";
 import type { LocalStack } from "../local/local-stack";
 import type { PhaseTracker } from "./phases";
 
@@ -21,7 +22,7 @@ export interface ShownButton {
 export class ChaosUser {
   constructor(
     private readonly stack: LocalStack,
-    private readonly recorder: SlackRecorder,
+    private readonly slack: FakeSlack,
     private readonly phases: PhaseTracker,
     private readonly clickAttempts = 3,
   ) {}
@@ -32,7 +33,7 @@ export class ChaosUser {
 
   async post(text: string): Promise<{ ts: string; taskId: string; deliveries: SlackDelivery[] }> {
     const who = this.stack.sandbox;
-    const message = this.recorder.addUserMessage({ channel: who.channelId, user: who.userId, text });
+    const message = this.slack.workspace.addUserMessage({ channel: who.channelId, user: who.userId, text });
     const envelope = messageEnvelope(who, { ts: message.ts, text });
     const deliveries: SlackDelivery[] = [];
     await this.phases.at("create", async () => {
@@ -49,7 +50,7 @@ export class ChaosUser {
   /** Every button shown in the thread now. */
   buttons(threadTs: string): ShownButton[] {
     const out: ShownButton[] = [];
-    for (const message of this.recorder.thread(threadTs)) {
+    for (const message of this.slack.workspace.thread(threadTs)) {
       if (message.ephemeral) continue;
       for (const block of (message.blocks ?? []) as { type: string; elements?: { action_id?: string; value?: string }[] }[]) {
         if (block.type !== "actions") continue;
@@ -86,6 +87,7 @@ export class ChaosUser {
   private deliverClick(button: ShownButton): Promise<SlackDelivery> {
     const who = this.stack.sandbox;
     const payload = blockActionsPayload(who, {
+      triggerId: this.slack.issueTriggerId(),
       actionId: button.actionId,
       value: button.value,
       messageTs: button.message.ts,
@@ -95,7 +97,7 @@ export class ChaosUser {
   }
 
   ephemerals(): ChannelMessage[] {
-    return this.recorder.messages.filter((m) => m.ephemeral === true && m.user === this.stack.sandbox.userId);
+    return this.slack.workspace.messages.filter((m) => m.ephemeral === true && m.user === this.stack.sandbox.userId);
   }
 }
 

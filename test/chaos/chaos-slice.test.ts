@@ -42,7 +42,7 @@ describe("chaos invariants see a lie", { timeout: 60_000 }, () => {
 
   it("a card that shows another state than the table fails the check", async () => {
     const task = await chaos.direct.getTask(run.taskId);
-    const card = chaos.recorder.message(task!.cards.task!)!;
+    const card = chaos.slack.workspace.message(task!.cards.task!)!;
     const text = card.text;
     card.text = `${text} (stale)`;
     try {
@@ -55,7 +55,7 @@ describe("chaos invariants see a lie", { timeout: 60_000 }, () => {
   });
 
   it("a second freee write fails the check", async () => {
-    chaos.freee.requests.push({ method: "PUT", path: "/hr/api/v1/employees/1/basic_pay_rule" });
+    chaos.freee.requests.push({ method: "PUT", path: "/hr/api/v1/employees/1/basic_pay_rule", query: {}, authorization: undefined, body: {} });
     try {
       const verdict = await checkInvariants(chaos, run);
       expect(verdict.problems).toContain("freee write reached freee 2 times");

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ThrottledError } from "../../lib/errors/taxonomy";
-import { errorReply } from "../support/fake-anthropic-messages";
+import { errorReply } from "../../dev/fakes/anthropic";
 import { retriesOf, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
 import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "./fixtures";
 

@@ -6,8 +6,8 @@ import { ThrottledError } from "../../lib/errors/taxonomy";
 import { LIVE_EXECUTION_STATUSES } from "../../lib/mcp/execution-scope";
 import { createPipelineDeps } from "../../lib/pipeline/create-deps";
 import { SlackMessages } from "../../lib/messages/ja";
-import { errorReply } from "../support/fake-anthropic-messages";
-import { ev } from "../support/fake-managed-agents";
+import { errorReply } from "../../dev/fakes/anthropic";
+import { ev } from "../../dev/fakes/anthropic";
 import { MCP_BEARER_SECRET, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
 import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "./fixtures";
 
