@@ -29,7 +29,11 @@ const APIS: Record<Api, { file: string; prefix: string }> = {
   invoice: { file: "invoice.openapi.yml", prefix: "/iv" },
 };
 
-/** The operations the tools call and the fake serves (issue 18 extends this list). */
+/**
+ * The operations the tools call and the fake serves: what a freee team asks for week by week (deals with payments
+ * and minus lines, manual journals, tags, sections, items, the file box, attendance, invoices of freee請求書).
+ * Operations whose path names the company (`/companies/{company_id}/…`) stay out: the company is never the plan's.
+ */
 const SELECTION: Record<Api, string[]> = {
   accounting: [
     "GET /api/1/companies",
@@ -37,11 +41,27 @@ const SELECTION: Record<Api, string[]> = {
     "GET /api/1/deals",
     "POST /api/1/deals",
     "GET /api/1/deals/{id}",
+    "PUT /api/1/deals/{id}",
+    "DELETE /api/1/deals/{id}",
+    "POST /api/1/deals/{id}/payments",
+    "GET /api/1/manual_journals",
+    "POST /api/1/manual_journals",
+    "GET /api/1/manual_journals/{id}",
+    "DELETE /api/1/manual_journals/{id}",
     "GET /api/1/account_items",
+    "GET /api/1/account_items/{id}",
     "GET /api/1/partners",
     "POST /api/1/partners",
+    "GET /api/1/partners/{id}",
+    "PUT /api/1/partners/{id}",
+    "GET /api/1/tags",
+    "POST /api/1/tags",
+    "GET /api/1/sections",
+    "GET /api/1/items",
     "GET /api/1/walletables",
     "GET /api/1/taxes/codes",
+    "GET /api/1/receipts",
+    "GET /api/1/receipts/{id}",
   ],
   hr: [
     "GET /api/v1/users/me",
@@ -51,8 +71,9 @@ const SELECTION: Record<Api, string[]> = {
     "PUT /api/v1/employees/{employee_id}/basic_pay_rule",
     "GET /api/v1/employees/{employee_id}/work_records/{date}",
     "PUT /api/v1/employees/{employee_id}/work_records/{date}",
+    "GET /api/v1/employees/{employee_id}/work_record_summaries/{year}/{month}",
   ],
-  invoice: ["GET /invoices", "POST /invoices", "GET /invoices/{id}"],
+  invoice: ["GET /invoices", "POST /invoices", "GET /invoices/{id}", "PUT /invoices/{id}", "GET /invoices/templates"],
 };
 
 /** Error bodies the fake answers with (kept even when no selected operation names them). */
@@ -66,8 +87,20 @@ const ERROR_SCHEMAS: Record<Api, string[]> = {
 const KEYWORDS = new Set([
   "type", "format", "enum", "const", "pattern", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum",
   "exclusiveMaximum", "multipleOf", "minItems", "maxItems", "uniqueItems", "items", "properties", "required",
-  "additionalProperties", "anyOf", "oneOf", "allOf", "not", "nullable", "default", "$ref",
+  "additionalProperties", "anyOf", "oneOf", "allOf", "not", "nullable", "default", "$ref", "description",
 ]);
+
+/**
+ * freee's own Japanese descriptions, kept short: the first sentence, at most this long (the tool catalogue shows
+ * them to the model; the rest of freee's text is for people reading the reference).
+ */
+const MAX_DESCRIPTION = 60;
+
+function shortDescription(text: string): string | undefined {
+  const first = text.split(/<br>|\n|。/)[0]?.replace(/<[^>]+>/g, "").trim() ?? "";
+  if (first === "") return undefined;
+  return first.length > MAX_DESCRIPTION ? `${first.slice(0, MAX_DESCRIPTION - 1)}…` : first;
+}
 
 interface Spec {
   paths: Record<string, Record<string, any>>;
@@ -85,6 +118,9 @@ function clean(node: unknown, api: Api, refs: Set<string>): unknown {
       refs.add(name);
       // Ajv resolves `<api>#/$defs/<name>` against the document the validator adds per API (lib/freee/openapi).
       out.$ref = `${api}#/$defs/${name}`;
+    } else if (key === "description") {
+      const short = typeof value === "string" ? shortDescription(value) : undefined;
+      if (short !== undefined) out.description = short;
     } else if (key === "properties") {
       // Property names are data, not keywords: a property called `description` stays.
       out.properties = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([p, s]) => [p, clean(s, api, refs)]));
@@ -113,9 +149,16 @@ function vendorApi(api: Api, spec: Spec): unknown {
     const response = success === undefined ? undefined : jsonSchemaOf(op.responses[success].content);
     return {
       operationId: op.operationId,
+      summary: String(op.summary ?? op.operationId),
       method,
       path: APIS[api].prefix + path,
-      parameters: (op.parameters ?? []).map((p: any) => ({ name: p.name, in: p.in, required: p.required === true, schema: clean(p.schema ?? {}, api, refs) })),
+      parameters: (op.parameters ?? []).map((p: any) => ({
+        name: p.name,
+        in: p.in,
+        required: p.required === true,
+        ...(typeof p.description === "string" && shortDescription(p.description) !== undefined ? { description: shortDescription(p.description) } : {}),
+        schema: clean(p.schema ?? {}, api, refs),
+      })),
       ...(body === undefined ? {} : { requestBody: { required: op.requestBody.required === true, contentTypes: body.contentTypes, schema: clean(body.schema, api, refs) } }),
       responses: Object.fromEntries(
         Object.keys(op.responses ?? {}).map((status) => [status, status === success && response !== undefined ? clean(response.schema, api, refs) : null]),

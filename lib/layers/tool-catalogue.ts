@@ -1,32 +1,47 @@
-import { z } from "zod";
+import { genericOperations } from "../tools/generic-tools";
 import { AGENT_DECIDE, FREEE_TOOLS } from "../tools/registry";
+import { fieldLines, queryLine } from "../tools/schema-text";
 
 /**
- * The L3 system prompt's list of tools, rendered from the registry the MCP server serves: one source, so
- * L3 can never plan with a tool the server does not know. Deterministic, so the cached system block stays
- * byte-identical between calls.
+ * The tools the model sees, rendered from the registry the MCP server serves (issue 18): one source, so L2 and L3
+ * can never plan what the server does not know. L3 gets every field with the format freee expects; L2 only what
+ * freee can do. Deterministic, so the cached system blocks stay byte-identical between calls.
  */
 export function renderToolCatalogue(): string {
-  const tools = FREEE_TOOLS.map((t) => {
-    const { $schema: _ignored, ...schema } = z.toJSONSchema(z.object(t.inputShape)) as Record<string, unknown>;
+  const typed = FREEE_TOOLS.filter((t) => t.method === undefined).map((t) =>
+    [`### ${t.name}（${t.readOnly ? "読み取り専用" : "データを変更する"}）`, t.description, "入力:", ...fieldLines(t.inputSchema)].join("\n"),
+  );
+  const generic = FREEE_TOOLS.filter((t) => t.method !== undefined).map((t) => {
+    const operations = genericOperations(t).map((entry) => {
+      const op = entry.operation;
+      const lines = [`#### ${op.method} ${op.path} — ${op.summary}`];
+      const query = queryLine(op);
+      if (query !== undefined) lines.push(query);
+      if (op.requestBody !== undefined) lines.push("body:", ...fieldLines(op.requestBody.schema));
+      return lines.join("\n");
+    });
+    const kind = t.readOnly ? "読み取り専用" : "データを変更する";
     return [
-      `### ${t.name}（${t.readOnly ? "読み取り専用" : "データを変更する"}）`,
-      t.description,
-      `入力スキーマ: ${JSON.stringify(schema, dropSafeIntegerBounds)}`,
+      `### ${t.name}（${kind}）`,
+      `toolInput: {"path": "下のパスの {…} を実際の値にしたもの", "query": {…}${t.method === "POST" || t.method === "PUT" ? ', "body": {…}' : ""}}。company_id は入れません。`,
+      ...operations,
     ].join("\n");
   });
   return [
     "## 利用できるツール",
-    ...tools,
+    ...typed,
+    "## 汎用ツール（上のツールにない freee の操作）",
+    ...generic,
     `### ${AGENT_DECIDE}`,
     "使うツールを実行時にエージェントが決める、または結果を確認・判断するステップ（effect: read）。tools に挙げた読み取り専用のツールだけを使えます。",
     'toolInput: {"instruction": "エージェントへの日本語の指示", "tools": ["使ってよい読み取り専用ツール名", …], "pathPrefixes": ["freee_api_get のときだけ: 読んでよいパスの先頭", …]}',
   ].join("\n\n");
 }
 
-/** zod writes the safe-integer range on every int; it says nothing to the model and costs tokens. */
-function dropSafeIntegerBounds(key: string, value: unknown): unknown {
-  if (key === "maximum" && value === Number.MAX_SAFE_INTEGER) return undefined;
-  if (key === "minimum" && value === Number.MIN_SAFE_INTEGER) return undefined;
-  return value;
+/** What freee can do, for L2's plan in words: each tool and operation with freee's own summary. */
+export function renderOperationSummary(): string {
+  const lines = FREEE_TOOLS.flatMap((t) =>
+    t.method === undefined ? [`- ${t.description}`] : genericOperations(t).map((e) => `- ${e.operation.summary}（${e.operation.method} ${e.operation.path}）`),
+  );
+  return ["## freee でできること（これ以外の操作は計画できません）", ...lines].join("\n");
 }

@@ -33,6 +33,14 @@ export function precheck(scope: ExecutionScope, tool: FreeeToolDefinition): Refu
 export function permitCall(scope: ExecutionScope, tool: FreeeToolDefinition, args: Record<string, unknown>, companyId: number): Permit | Refusal {
   const early = precheck(scope, tool);
   if (early !== undefined) return early;
+  // What the path reaches is judged before its shape: another company, or outside the scope, whatever the schema says.
+  if (tool.name === "freee_api_get" && typeof args.path === "string") {
+    const outside = pathRefusal(scope, tool, args.path, companyId);
+    if (outside !== undefined) return outside;
+  }
+  if (tool.method !== undefined && typeof args.path === "string" && otherCompanyInPath(args.path, companyId)) {
+    return refusal("company_mismatch", RefusalTexts.companyMismatch(), { path: args.path });
+  }
   const normal = normaliseToolInput(tool, args, { companyId });
   if (!normal.ok) {
     return normal.reason === "company_mismatch"
@@ -66,16 +74,23 @@ function permitRead(scope: ExecutionScope, tool: FreeeToolDefinition, input: Rec
   const grants = readGrants(scope.steps, tool.name);
   if (tool.name !== "freee_api_get") return { kind: "read", input, stepIds: grants.map((g) => g.stepId) };
   const path = String(input.path);
+  const outside = pathRefusal(scope, tool, path, companyId);
+  if (outside !== undefined) return outside;
+  return { kind: "read", input, stepIds: grants.filter((g) => g.prefixes.some((prefix) => isUnder(path, prefix))).map((g) => g.stepId) };
+}
+
+function otherCompanyInPath(path: string, companyId: number): boolean {
   const other = /\/companies\/(\d+)(?:\/|$)/.exec(path);
-  if (other !== null && Number(other[1]) !== companyId) {
-    return refusal("company_mismatch", RefusalTexts.companyMismatch(), { path });
-  }
-  const allowed = grants.filter((g) => g.prefixes.some((prefix) => isUnder(path, prefix)));
-  if (allowed.length === 0) {
-    const prefixes = [...new Set(grants.flatMap((g) => g.prefixes))];
-    return refusal("outside_read_scope", RefusalTexts.outsideReadScope(tool.name, `パス ${path}`, prefixes), { path, allowedPrefixes: prefixes });
-  }
-  return { kind: "read", input, stepIds: allowed.map((g) => g.stepId) };
+  return other !== null && Number(other[1]) !== companyId;
+}
+
+/** The free-form GET reads only the connected company, and only under its step's path or its scope's prefixes. */
+function pathRefusal(scope: ExecutionScope, tool: FreeeToolDefinition, path: string, companyId: number): Refusal | undefined {
+  if (otherCompanyInPath(path, companyId)) return refusal("company_mismatch", RefusalTexts.companyMismatch(), { path });
+  const grants = readGrants(scope.steps, tool.name);
+  if (grants.some((g) => g.prefixes.some((prefix) => isUnder(path, prefix)))) return undefined;
+  const prefixes = [...new Set(grants.flatMap((g) => g.prefixes))];
+  return refusal("outside_read_scope", RefusalTexts.outsideReadScope(tool.name, `パス ${path}`, prefixes), { path, allowedPrefixes: prefixes });
 }
 
 /** Path-segment prefix: `/api/1/deals` covers `/api/1/deals/12`, not `/api/1/deals_extra`. */

@@ -2,11 +2,10 @@ import type { Logger } from "@aws-lambda-powertools/logger";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
 import { bearerFromAuthorizationHeader, verifyMcpBearer, type McpBearerClaims } from "../agent/mcp-bearer";
 import { AuthError, RecordNotFoundError, StateConflictError, TransientError } from "../errors/taxonomy";
 import type { TaskStore } from "../store/task-store";
-import { FREEE_TOOLS, type FreeeToolDefinition } from "../tools/registry";
+import { FREEE_TOOLS } from "../tools/registry";
 import { loadExecutionScope, type ExecutionScope } from "./execution-scope";
 import { runToolCall, type ToolCallDeps } from "./tool-call";
 
@@ -69,10 +68,10 @@ function buildServer(deps: FreeeMcpDeps, scope: ExecutionScope): Server {
 }
 
 /** What tools/list answers: the registry's tools as JSON Schema (no company_id: the server sets it). */
-const TOOL_LIST: Tool[] = (FREEE_TOOLS as readonly FreeeToolDefinition[]).map((tool) => ({
+const TOOL_LIST: Tool[] = FREEE_TOOLS.map((tool) => ({
   name: tool.name,
   description: tool.description,
-  inputSchema: z.toJSONSchema(z.strictObject(tool.inputShape), { target: "draft-7", io: "input" }) as Tool["inputSchema"],
+  inputSchema: tool.inputSchema as Tool["inputSchema"],
   annotations: { readOnlyHint: tool.readOnly, destructiveHint: !tool.readOnly, openWorldHint: true },
 }));
 

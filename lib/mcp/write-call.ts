@@ -35,17 +35,18 @@ export const WRITE_CALL_DEFAULTS = {
  */
 export async function runWrite(call: ToolCall, tool: FreeeToolDefinition, permit: Extract<Permit, { kind: "write" }>, client: Client): Promise<CallToolResult> {
   const { deps, scope } = call;
-  const reconciler = reconcilerFor(tool.name);
-  if (reconciler === undefined) {
-    return call.failed(new FatalConfigError(`write tool ${tool.name} has no read back (lib/freee/write-reconciler.ts)`), { stage: "write_setup" });
-  }
   const companyId = await client.companyId();
+  const unmarked = tool.toRequest(permit.input, companyId);
+  const reconciler = reconcilerFor(unmarked);
+  if (reconciler === undefined) {
+    return call.failed(new FatalConfigError(`write tool ${tool.name} sends ${unmarked.method} ${unmarked.path}, which is no vendored write operation (lib/freee/openapi)`), { stage: "write_setup" });
+  }
   const digest = createHash("sha256").update(permit.canonical).digest("hex").slice(0, 32);
   let done: { stepId: string; record: Extract<WriteRecord, { state: "done" }> } | undefined;
   for (const step of permit.candidates) {
     const ref: WriteStepRef = { taskId: scope.taskId, processVersion: scope.processVersion, stepId: step.stepId };
-    const marker = writeMarker(ref);
-    const request = reconciler.mark(tool.toRequest(permit.input as never, companyId), marker);
+    const marker = writeMarker(ref, reconciler.markerMaxLength);
+    const request = reconciler.mark(unmarked, marker);
     const write = new StepWrite(call, tool.name, ref, marker, request, client, reconciler, permit.input);
     let claim;
     try {

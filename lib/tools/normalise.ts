@@ -1,11 +1,14 @@
-import { z } from "zod";
+import { checkRequest } from "../freee/openapi/validator";
+import { issueText } from "./define";
 import type { FreeeToolDefinition } from "./registry";
 
 /**
- * One spelling per input (DESIGN §7: an approved write matches on normalised input). The tool's own schema reads
- * the value — numeric strings become numbers, unknown keys are refused — and `company_id` leaves the input: the
- * company is the workspace's connected one. A `company_id` the caller spells out is accepted only when it is that
- * company. Keys are sorted in the canonical form, so key order never makes two writes differ.
+ * One spelling per input (DESIGN §7: an approved write matches on normalised input). The tool reads the value —
+ * numeric strings become numbers, unknown keys are refused — and `company_id` leaves the input: the company is
+ * the workspace's connected one. A `company_id` the caller spells out is accepted only when it is that company.
+ * Then the request the input makes is checked against freee's own schema for its operation (issue 18): what
+ * does not validate is refused here — at plan time in L3, and in the MCP server before freee is called.
+ * Keys are sorted in the canonical form, so key order never makes two writes differ.
  */
 
 export type NormalisedInput = { ok: true; input: Record<string, unknown>; canonical: string };
@@ -17,6 +20,9 @@ export interface NormaliseOptions {
   /** Plan-time read steps may leave out what the agent fills in at run time. */
   partial?: boolean;
 }
+
+/** The company a plan-time check puts in the request (the schemas require one); never sent anywhere. */
+const PLAN_TIME_COMPANY = 1;
 
 export function normaliseToolInput(tool: FreeeToolDefinition, raw: unknown, options: NormaliseOptions = {}): NormalisedInput | InputProblem {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
@@ -31,26 +37,33 @@ export function normaliseToolInput(tool: FreeeToolDefinition, raw: unknown, opti
       return { ok: false, reason: "company_mismatch", issues: [`company_id ${JSON.stringify(value)} is not the connected company`] };
     }
   }
-  const schema = options.partial === true ? z.strictObject(tool.inputShape).partial() : z.strictObject(tool.inputShape);
-  const parsed = schema.safeParse(rest);
-  if (!parsed.success) {
-    return { ok: false, reason: "invalid_input", issues: parsed.error.issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)) };
+  const partial = options.partial === true;
+  const read = tool.readInput(rest, partial);
+  if (!read.ok) return { ok: false, reason: "invalid_input", issues: read.issues };
+  const input = read.input;
+  if (!partial) {
+    const check = checkRequest(tool.toRequest(input, options.companyId ?? PLAN_TIME_COMPANY), { unknownProperties: "reject" });
+    if (!check.ok) {
+      const issues = check.reason === "unknown_operation" ? [`${tool.name}: freee API にない操作です`] : check.issues.map((i) => `freee のスキーマ: ${issueText(i)}`);
+      return { ok: false, reason: "invalid_input", issues };
+    }
   }
-  // A JSON round trip drops keys whose value is undefined (optional fields left out by the schema).
-  const input = JSON.parse(JSON.stringify(parsed.data)) as Record<string, unknown>;
   return { ok: true, input, canonical: stableJson(input) };
 }
 
-/** The `company_id`s a caller named: at the top level, and in the free-form GET's query. */
+/** The `company_id`s a caller named: at the top level, and in a generic tool's query and body. */
 function withoutCompany(tool: FreeeToolDefinition, raw: Record<string, unknown>): { rest: Record<string, unknown>; named: unknown[] } {
   const named: unknown[] = [];
   const { company_id: top, ...rest } = raw;
   if (top !== undefined) named.push(top);
-  const query = rest.query;
-  if (tool.name === "freee_api_get" && typeof query === "object" && query !== null && !Array.isArray(query) && "company_id" in query) {
-    const { company_id: inQuery, ...otherQuery } = query as Record<string, unknown>;
-    named.push(inQuery);
-    rest.query = otherQuery;
+  if (tool.method === undefined) return { rest, named };
+  for (const part of ["query", "body"] as const) {
+    const value = rest[part];
+    if (typeof value === "object" && value !== null && !Array.isArray(value) && "company_id" in value) {
+      const { company_id: inPart, ...other } = value as Record<string, unknown>;
+      named.push(inPart);
+      rest[part] = other;
+    }
   }
   return { rest, named };
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { WriteOutcomeUnknownError } from "../../lib/errors/taxonomy";
 import { reconcilerFor, writeMarker, type ReadFreee } from "../../lib/freee/write-reconciler";
 import type { FreeeRequest, FreeeResult } from "../../lib/freee/types";
+import { OPERATIONS } from "../../lib/freee/openapi/operations";
 import { FREEE_TOOLS } from "../../lib/tools/registry";
 
 /** Reading a freee write back (DESIGN §3): the marker per tool, and what counts as found, absent or unsettled. */
@@ -21,8 +22,15 @@ const scripted = (answers: Array<FreeeResult | Error>): { read: ReadFreee; asked
 };
 
 describe("every write tool can be read back", () => {
-  it("each tool that writes has a reconciler; read tools need none", () => {
-    for (const tool of FREEE_TOOLS) expect(reconcilerFor(tool.name) !== undefined, tool.name).toBe(!tool.readOnly);
+  it("each operation that writes has a reconciler (its write class); reads need none; typed write tools have theirs", () => {
+    for (const { operation, effect } of OPERATIONS) {
+      const path = operation.path.replace(/\{[^}]+\}/g, "2026-01-10");
+      expect(reconcilerFor({ method: operation.method, path }) !== undefined, `${operation.method} ${operation.path}`).toBe(effect === "write");
+    }
+    for (const tool of FREEE_TOOLS.filter((t) => t.operation !== undefined && !t.readOnly)) {
+      const [method, template] = tool.operation!.split(" ") as ["POST", string];
+      expect(reconcilerFor({ method, path: template.replace(/\{[^}]+\}/g, "1") }), tool.name).toBeDefined();
+    }
   });
 
   it("the marker names task, Process version and step, and stays at most 64 characters", () => {
@@ -35,7 +43,7 @@ describe("every write tool can be read back", () => {
 });
 
 describe("create_deal: marked with ref_number (管理番号), found by it", () => {
-  const deal = reconcilerFor("freee_accounting_create_deal")!;
+  const deal = reconcilerFor({ method: "POST", path: "/api/1/deals" })!;
   const req = deal.mark({ method: "POST", path: "/api/1/deals", body: { company_id: 101, issue_date: "2026-12-01", type: "expense", partner_id: 11, details: [] } }, "sma:T:p1:s1");
 
   it("the marker goes into ref_number; the read back asks for that day, type and partner, 100 a page", async () => {
@@ -65,7 +73,7 @@ describe("create_deal: marked with ref_number (管理番号), found by it", () =
 
 describe("HR PUTs have no free field: read back by value", () => {
   it("basic pay: the stored rule equals what was sent → found; another value or none → absent", async () => {
-    const pay = reconcilerFor("freee_hr_update_basic_pay_rule")!;
+    const pay = reconcilerFor({ method: "PUT", path: "/hr/api/v1/employees/1/basic_pay_rule" })!;
     const req: FreeeRequest = { method: "PUT", path: "/hr/api/v1/employees/1/basic_pay_rule", body: { company_id: 101, year: 2027, month: 1, employee_basic_pay_rule: { pay_calc_type: "monthly", pay_amount: 300000 } } };
     expect(pay.mark(req, "m")).toEqual(req);
     const same = scripted([ok({ employee_basic_pay_rule: { pay_calc_type: "monthly", pay_amount: 300000 } })]);
@@ -76,7 +84,7 @@ describe("HR PUTs have no free field: read back by value", () => {
   });
 
   it("work record: times compare as instants (freee answers with an offset), every sent field must match", async () => {
-    const work = reconcilerFor("freee_hr_update_work_record")!;
+    const work = reconcilerFor({ method: "PUT", path: "/hr/api/v1/employees/1/work_records/2026-01-10" })!;
     const req: FreeeRequest = {
       method: "PUT",
       path: "/hr/api/v1/employees/1/work_records/2027-01-05",

@@ -23,12 +23,16 @@ export interface FreeeParameter {
   name: string;
   in: "query" | "path" | "header" | "cookie";
   required: boolean;
+  /** freee's own Japanese description, first sentence. */
+  description?: string;
   schema: Record<string, unknown>;
 }
 
 export interface FreeeOperation {
   api: FreeeApi;
   operationId: string;
+  /** freee's Japanese summary (「取引（収入・支出）の作成」). */
+  summary: string;
   method: HttpMethod;
   /** Full path under https://api.freee.co.jp, e.g. `/hr/api/v1/employees/{id}`. */
   path: string;
@@ -48,7 +52,13 @@ export interface ValidationIssue {
 }
 
 export type RequestCheck =
-  | { ok: true; operation: FreeeOperation; pathParams: Record<string, string> }
+  | {
+      ok: true;
+      operation: FreeeOperation;
+      pathParams: Record<string, string>;
+      /** Query and body as the schema reads them (numeric strings as numbers…), for one spelling per request. */
+      normalised: { query: Record<string, unknown>; body: unknown };
+    }
   | { ok: false; reason: "unknown_operation"; api: FreeeApi | undefined }
   | { ok: false; reason: "invalid"; operation: FreeeOperation; issues: ValidationIssue[] };
 
@@ -164,10 +174,11 @@ export function checkRequest(request: RequestToCheck, options: CheckOptions = {}
   const { operation, pathParams } = found;
   const rejectUnknown = options.unknownProperties === "reject";
   const issues: ValidationIssue[] = [];
+  const normalised: { query: Record<string, unknown>; body: unknown } = { query: {}, body: undefined };
 
   for (const where of ["path", "query"] as const) {
     const params = operation.parameters.filter((p) => p.in === where);
-    const given = where === "path" ? pathParams : queryValues(request.query ?? {}, params);
+    const given = where === "path" ? { ...pathParams } : queryValues(request.query ?? {}, params);
     const schema = {
       type: "object",
       properties: Object.fromEntries(params.map((p) => [p.name, p.schema])),
@@ -176,7 +187,9 @@ export function checkRequest(request: RequestToCheck, options: CheckOptions = {}
     if (rejectUnknown && where === "query") Object.assign(schema, { additionalProperties: false });
     const closed = rejectUnknown && where === "query";
     const fn = validatorFor(`${operation.method} ${operation.path} ${where}${closed ? " closed" : ""}`, schema, true, false);
-    if (!fn({ ...given })) issues.push(...(fn.errors ?? []).map((e) => toIssue(where, e)));
+    // Ajv coerces the object it is given in place: `given` ends up as the schema reads it.
+    if (!fn(given)) issues.push(...(fn.errors ?? []).map((e) => toIssue(where, e)));
+    if (where === "query") normalised.query = given;
   }
 
   const bodySpec = operation.requestBody;
@@ -194,8 +207,39 @@ export function checkRequest(request: RequestToCheck, options: CheckOptions = {}
   } else {
     const fn = validatorFor(`${operation.method} ${operation.path} body`, bodySpec.schema, false, rejectUnknown);
     if (!fn(request.body)) issues.push(...(fn.errors ?? []).map((e) => toIssue("body", e)));
+    else {
+      // The same body as the schema reads it (a clone: the caller's value is left alone).
+      const copy = structuredClone(request.body);
+      validatorFor(`${operation.method} ${operation.path} body coerce`, bodySpec.schema, true, rejectUnknown)(copy);
+      normalised.body = copy;
+    }
   }
-  return issues.length === 0 ? { ok: true, operation, pathParams } : { ok: false, reason: "invalid", operation, issues: dedupe(issues) };
+  return issues.length === 0 ? { ok: true, operation, pathParams, normalised } : { ok: false, reason: "invalid", operation, issues: dedupe(issues) };
+}
+
+/**
+ * Validates a value against a schema written in the vendored vocabulary (`$ref`s into `<api>#/$defs/…`): the typed
+ * tools' inputs. `coerce` reads numeric strings as numbers (the value is changed in place); `closed` refuses
+ * properties the schema does not list, as plan validation does.
+ */
+export function checkValue(key: string, schema: object, value: unknown, options: { coerce: boolean; closed: boolean }): ValidationIssue[] {
+  const fn = validatorFor(`value ${key}`, schema, options.coerce, options.closed);
+  return fn(value) ? [] : dedupe((fn.errors ?? []).map((e) => toIssue("body", e)));
+}
+
+/** A schema with every `$ref` replaced by what it names: self-contained, for MCP tools/list and the catalogue. */
+export function derefSchema(node: unknown, depth = 0): unknown {
+  if (depth > 12) return {};
+  if (Array.isArray(node)) return node.map((n) => derefSchema(n, depth + 1));
+  if (node === null || typeof node !== "object") return node;
+  const ref = (node as { $ref?: unknown }).$ref;
+  if (typeof ref === "string") {
+    const [api, pointer] = ref.split("#/$defs/") as [FreeeApi, string];
+    const target = APIS[api]?.schemas[pointer];
+    if (target === undefined) throw new Error(`vendored freee schema: dangling $ref ${ref}`);
+    return derefSchema(target, depth + 1);
+  }
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === "properties" ? Object.fromEntries(Object.entries(v as object).map(([p, sub]) => [p, derefSchema(sub, depth + 1)])) : derefSchema(v, depth + 1)]));
 }
 
 /** Issues of a success body against the operation's response schema (the fake checks its own answers). */

@@ -1,0 +1,105 @@
+import { FREEE_OPERATIONS, findOperation, type FreeeOperation, type HttpMethod } from "./validator";
+
+/**
+ * The freee operations a plan may use, from the vendored schemas (lib/freee/openapi), with what each does to freee:
+ * - `effect`: a GET reads; POST / PUT / PATCH / DELETE write (DESIGN §3: writes are never retried blindly).
+ * - `company`: where the connected company goes (a `company_id` query parameter, or the body's `company_id`).
+ * - `readBack`: how a write whose reply was lost is settled (lib/freee/write-reconciler.ts):
+ *   `marker`  — a POST whose record has a free text field for our marker (`sma:<task>:p<v>:<step>`) and a list
+ *               endpoint with filters the write's own values fill in, so it can be found again;
+ *   `values`  — a PUT on a path freee also answers GET on: read it and compare what was sent;
+ *   `gone`    — a DELETE on a path freee also answers GET on: a 404 there means it took effect;
+ *   `none`    — nothing in freee finds it again (no marker field, no way to tell it from an older record):
+ *               a lost reply ends as WriteOutcomeUnknownError at once.
+ * Only `marker`s are listed by hand (which field, which list, which filters); the test checks each against the
+ * schema (the field is in the body with room for the marker, the list answers it, the filters are parameters).
+ */
+
+export type Effect = "read" | "write";
+
+export interface MarkerReadBack {
+  kind: "marker";
+  /** Body field the marker is written to. */
+  field: string;
+  /** The list operation (GET path) that finds the record again, and the array its answer holds. */
+  list: string;
+  items: string;
+  /** List query from the write's own body (the records of that day / partner), plus the marker where a filter takes it. */
+  filters(body: Record<string, unknown>, marker: string): Record<string, string | number | undefined>;
+}
+
+export type ReadBackPlan = MarkerReadBack | { kind: "values"; get: FreeeOperation } | { kind: "gone"; get: FreeeOperation } | { kind: "none"; why: string };
+
+export interface OperationEntry {
+  operation: FreeeOperation;
+  effect: Effect;
+  company: "query" | "body" | "none";
+  readBack?: ReadBackPlan;
+}
+
+const asNumber = (v: unknown): number | undefined => (typeof v === "number" ? v : undefined);
+const asString = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+/** POSTs that can be found again by a marker (checked against the schemas in test/tools/operations.test.ts). */
+export const MARKER_READ_BACKS: Readonly<Record<string, MarkerReadBack>> = {
+  "POST /api/1/deals": {
+    kind: "marker",
+    field: "ref_number",
+    list: "/api/1/deals",
+    items: "deals",
+    filters: (b) => ({ type: asString(b.type), start_issue_date: asString(b.issue_date), end_issue_date: asString(b.issue_date), partner_id: asNumber(b.partner_id) }),
+  },
+  "POST /api/1/manual_journals": {
+    kind: "marker",
+    field: "ref_number",
+    list: "/api/1/manual_journals",
+    items: "manual_journals",
+    filters: (b, marker) => ({ start_issue_date: asString(b.issue_date), end_issue_date: asString(b.issue_date), ref_number: marker }),
+  },
+  "POST /iv/invoices": {
+    kind: "marker",
+    field: "memo",
+    list: "/iv/invoices",
+    items: "invoices",
+    filters: (b) => ({ start_billing_date: asString(b.billing_date), end_billing_date: asString(b.billing_date), partner_ids: asNumber(b.partner_id)?.toString() }),
+  },
+};
+
+function readBackOf(op: FreeeOperation): ReadBackPlan {
+  const key = `${op.method} ${op.path}`;
+  const marker = MARKER_READ_BACKS[key];
+  if (marker !== undefined) return marker;
+  const get = FREEE_OPERATIONS.find((o) => o.method === "GET" && o.path === op.path);
+  if (op.method === "DELETE" && get !== undefined) return { kind: "gone", get };
+  if ((op.method === "PUT" || op.method === "PATCH") && get !== undefined) return { kind: "values", get };
+  return { kind: "none", why: op.method === "POST" ? "作成したレコードに照合用の印を残せる項目がありません" : "書き込みの結果を読み取る GET がありません" };
+}
+
+function companyOf(op: FreeeOperation): OperationEntry["company"] {
+  if (op.parameters.some((p) => p.in === "query" && p.name === "company_id")) return "query";
+  return op.requestBody === undefined ? "none" : "body";
+}
+
+export const OPERATIONS: readonly OperationEntry[] = FREEE_OPERATIONS.map((operation) => {
+  const effect: Effect = operation.method === "GET" ? "read" : "write";
+  return { operation, effect, company: companyOf(operation), ...(effect === "write" ? { readBack: readBackOf(operation) } : {}) };
+});
+
+export function operationEntry(method: string, path: string): { entry: OperationEntry; pathParams: Record<string, string> } | undefined {
+  const found = findOperation(method, path);
+  if (found === undefined) return undefined;
+  const entry = OPERATIONS.find((e) => e.operation === found.operation) as OperationEntry;
+  return { entry, pathParams: found.pathParams };
+}
+
+/** The entry of an operation named by its template (`POST /api/1/deals`). */
+export function operationByTemplate(template: string): OperationEntry {
+  const [method, path] = template.split(" ") as [HttpMethod, string];
+  const entry = OPERATIONS.find((e) => e.operation.method === method && e.operation.path === path);
+  if (entry === undefined) throw new Error(`no vendored freee operation ${template} (scripts/vendor-freee-openapi.ts SELECTION)`);
+  return entry;
+}
+
+export function operationsByMethod(method: HttpMethod): OperationEntry[] {
+  return OPERATIONS.filter((e) => e.operation.method === method);
+}
