@@ -149,7 +149,7 @@ function vendorApi(api: Api, spec: Spec): unknown {
     const response = success === undefined ? undefined : jsonSchemaOf(op.responses[success].content);
     return {
       operationId: op.operationId,
-      summary: String(op.summary ?? op.operationId),
+      summary: String(op.summary ?? op.operationId).trim(),
       method,
       path: APIS[api].prefix + path,
       parameters: (op.parameters ?? []).map((p: any) => ({

@@ -68,6 +68,8 @@ async function serve(req: IncomingMessage, res: ServerResponse, handler: FakeHan
 }
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  // 204 No Content carries no body (freee's DELETEs).
+  if (status === 204) return new Response(null, { status, headers });
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
 }
 

@@ -134,7 +134,7 @@ function agentDecideStep(input: Record<string, unknown>, recordScope: unknown, r
   }
   for (const prefix of prefixes) {
     if (!FREEE_GET_PATH.test(prefix)) {
-      report(`toolInput.pathPrefixes: ${prefix} is not a freee API path (/api/1/… or /hr/api/v1/…)`, ["toolInput", "pathPrefixes"]);
+      report(`toolInput.pathPrefixes: ${prefix} is not a freee API path (/api/1/…, /hr/api/v1/… or /iv/…)`, ["toolInput", "pathPrefixes"]);
       ok = false;
     }
   }

@@ -4,8 +4,7 @@ import { fieldLines, queryLine } from "../tools/schema-text";
 
 /**
  * The tools the model sees, rendered from the registry the MCP server serves (issue 18): one source, so L2 and L3
- * can never plan what the server does not know. L3 gets every field with the format freee expects; L2 only what
- * freee can do. Deterministic, so the cached system blocks stay byte-identical between calls.
+ * can never plan what the server does not know. L2 and L3 get every field with the format freee expects. Deterministic, so the cached system blocks stay byte-identical between calls.
  */
 export function renderToolCatalogue(): string {
   const typed = FREEE_TOOLS.filter((t) => t.method === undefined).map((t) =>
@@ -36,12 +35,4 @@ export function renderToolCatalogue(): string {
     "使うツールを実行時にエージェントが決める、または結果を確認・判断するステップ（effect: read）。tools に挙げた読み取り専用のツールだけを使えます。",
     'toolInput: {"instruction": "エージェントへの日本語の指示", "tools": ["使ってよい読み取り専用ツール名", …], "pathPrefixes": ["freee_api_get のときだけ: 読んでよいパスの先頭", …]}',
   ].join("\n\n");
-}
-
-/** What freee can do, for L2's plan in words: each tool and operation with freee's own summary. */
-export function renderOperationSummary(): string {
-  const lines = FREEE_TOOLS.flatMap((t) =>
-    t.method === undefined ? [`- ${t.description}`] : genericOperations(t).map((e) => `- ${e.operation.summary}（${e.operation.method} ${e.operation.path}）`),
-  );
-  return ["## freee でできること（これ以外の操作は計画できません）", ...lines].join("\n");
 }

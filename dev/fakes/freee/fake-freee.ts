@@ -3,6 +3,7 @@ import { apiOfPath, checkRequest, checkResponse, type FreeeApi } from "../../../
 import { json, listen, LOST_REPLY, pathMatches, sleep, type FakeReply, type ListeningFake } from "../http";
 import { badRequestBody, defaultErrorBody, notFoundBody, rateLimitHeaders, tooManyRequestsBody, unauthorizedBody, type RateLimitState, type Unauthorized } from "./errors";
 import { ROUTES } from "./routes";
+import { MORE_ROUTES } from "./routes-more";
 import { seedCompany, type CompanyData } from "./state";
 
 /**
@@ -242,7 +243,7 @@ export class FakeFreee {
     const company = Number.isNaN(companyId) ? mine[0] : mine.find((c) => c.id === companyId);
     if (company === undefined) return this.unauthorized(r, "company_not_found");
 
-    const route = ROUTES[check.operation.operationId];
+    const route = ROUTES[check.operation.operationId] ?? MORE_ROUTES[check.operation.operationId];
     if (route === undefined) throw new Error(`fake freee: no route for ${check.operation.operationId}`);
     const [status, body] = route({
       api,

@@ -21,16 +21,16 @@ export interface RouteContext {
 }
 
 export type RouteResult = [status: number, body: unknown];
-type Route = (ctx: RouteContext) => RouteResult;
+export type Route = (ctx: RouteContext) => RouteResult;
 
-const num = (q: URLSearchParams, key: string): number | undefined => (q.get(key) === null ? undefined : Number(q.get(key)));
+export const num = (q: URLSearchParams, key: string): number | undefined => (q.get(key) === null ? undefined : Number(q.get(key)));
 
-function page<T>(items: T[], q: URLSearchParams, defaultLimit: number): T[] {
+export function page<T>(items: T[], q: URLSearchParams, defaultLimit: number): T[] {
   const offset = num(q, "offset") ?? 0;
   return items.slice(offset, offset + (num(q, "limit") ?? defaultLimit));
 }
 
-function employeeOr404(ctx: RouteContext, id: string | undefined): Employee | RouteResult {
+export function employeeOr404(ctx: RouteContext, id: string | undefined): Employee | RouteResult {
   const employee = ctx.company.employees.find((e) => e.id === Number(id));
   return employee ?? [404, notFoundBody(ctx.api, "従業員が見つかりません。")];
 }
@@ -82,11 +82,11 @@ function emptyWorkRecord(date: string): WorkRecord {
   return { date, break_records: [], work_record_segments: [], clock_in_at: null, clock_out_at: null, day_pattern: "normal_day", is_absence: false, note: "" };
 }
 
-function invalid(ctx: RouteContext, ...messages: string[]): RouteResult {
+export function invalid(ctx: RouteContext, ...messages: string[]): RouteResult {
   return [400, badRequestBody(ctx.api, messages)];
 }
 
-function checkDealRefs(ctx: RouteContext): string[] {
+export function checkDealRefs(ctx: RouteContext): string[] {
   const b = ctx.body;
   const problems: string[] = [];
   if (b.partner_id !== undefined && !ctx.company.partners.some((p) => p.id === b.partner_id)) problems.push("取引先が存在しません。");

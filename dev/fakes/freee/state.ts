@@ -46,6 +46,12 @@ export interface CompanyData {
   partners: Record<string, unknown>[];
   walletables: Record<string, unknown>[];
   invoices: Record<string, unknown>[];
+  manualJournals: Record<string, unknown>[];
+  tags: Record<string, unknown>[];
+  sections: Record<string, unknown>[];
+  items: Record<string, unknown>[];
+  /** The file box (証憑ファイル). */
+  receipts: Record<string, unknown>[];
 }
 
 export const TAX_CODES = [
@@ -105,7 +111,7 @@ export interface CompanySeed {
 
 /**
  * A company with three employees (one hourly), the usual account items (ids 21–23 as the old fakes had them),
- * two partners (11, 12), a bank account and a wallet, and two deals.
+ * two partners (11, 12), a bank account and a wallet (31, 32), two deals, a tag (41), a section (51), an item (61).
  */
 export function seedCompany(seed: CompanySeed): CompanyData {
   const c = seed.id;
@@ -136,6 +142,11 @@ export function seedCompany(seed: CompanySeed): CompanyData {
     partners,
     walletables,
     invoices: [],
+    manualJournals: [],
+    tags: [{ id: 41, company_id: c, name: "出張", update_date: UPDATE_DATE, shortcut1: null, shortcut2: null }],
+    sections: [{ id: 51, company_id: c, name: "営業部", available: true, long_name: null, shortcut1: null, shortcut2: null }],
+    items: [{ id: 61, company_id: c, name: "コンサルティング", update_date: UPDATE_DATE, available: true, shortcut1: null, shortcut2: null }],
+    receipts: [],
   };
   company.deals.push(
     dealRecord(company, { id: 1, issue_date: "2026-11-05", type: "expense", partner_id: 11, details: [{ account_item_id: 21, tax_code: 136, amount: 5_500, description: "タクシー代" }] }),

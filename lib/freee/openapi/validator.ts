@@ -88,7 +88,8 @@ export const FREEE_OPERATIONS: readonly FreeeOperation[] = (Object.keys(APIS) as
   APIS[api].operations.map((op) => ({ ...op, api }) as FreeeOperation),
 );
 
-const matchers = FREEE_OPERATIONS.map((operation) => {
+// Literal segments win over parameters: `/iv/invoices/templates` is not `/iv/invoices/{id}`.
+const matchers = [...FREEE_OPERATIONS].sort((a, b) => paramCount(a.path) - paramCount(b.path)).map((operation) => {
   const names: string[] = [];
   const source = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
     names.push(name);
@@ -96,6 +97,10 @@ const matchers = FREEE_OPERATIONS.map((operation) => {
   });
   return { operation, names, re: new RegExp(`^${source}$`) };
 });
+
+function paramCount(path: string): number {
+  return path.split("{").length - 1;
+}
 
 /** Which API a path belongs to, from its prefix (the same host serves all three). */
 export function apiOfPath(path: string): FreeeApi | undefined {

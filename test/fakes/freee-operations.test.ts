@@ -1,0 +1,120 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { FakeFreee, startFakeFreee } from "../../dev/fakes/freee/fake-freee";
+import { OPERATIONS } from "../../lib/freee/openapi/operations";
+
+/**
+ * The operations issue 18 vendored, served by the strict fake: each answers what freee's response schema allows
+ * (the fake's self-check throws otherwise), refuses what the request schema refuses with freee's 400, and a write
+ * is seen by the read after it.
+ */
+
+let fake: FakeFreee;
+let token: string;
+
+beforeEach(async () => {
+  fake = await startFakeFreee();
+  token = fake.issueTokens().accessToken;
+});
+afterEach(async () => {
+  expect(fake.selfCheckFailures).toEqual([]);
+  await fake.stop();
+});
+
+async function call(method: string, path: string, options: { query?: Record<string, string | number>; body?: unknown } = {}) {
+  const url = new URL(fake.url + path);
+  for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, String(v));
+  const res = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(options.body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
+  const text = await res.text();
+  if (text !== "" && !res.headers.get("content-type")?.includes("json")) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return { status: res.status, body: text === "" ? undefined : (JSON.parse(text) as any) };
+}
+
+const c = { company_id: 101 };
+
+describe("freee fake: every vendored operation has a route", () => {
+  it("no operation of the registry is left without one (a plan could name it)", async () => {
+    const { ROUTES } = await import("../../dev/fakes/freee/routes");
+    const { MORE_ROUTES } = await import("../../dev/fakes/freee/routes-more");
+    const missing = OPERATIONS.filter((e) => ROUTES[e.operation.operationId] === undefined && MORE_ROUTES[e.operation.operationId] === undefined);
+    expect(missing.map((e) => `${e.operation.method} ${e.operation.path}`)).toEqual([]);
+  });
+});
+
+describe("freee fake: the accounting operations of issue 18", () => {
+  it("a manual journal with balanced lines is created and found by its ref_number; unbalanced lines are refused", async () => {
+    const lines = [
+      { entry_side: "debit", account_item_id: 23, tax_code: 136, amount: 1_100, tag_ids: [41], section_id: 51 },
+      { entry_side: "credit", account_item_id: 22, tax_code: 21, amount: 1_100 },
+    ];
+    const made = await call("POST", "/api/1/manual_journals", { body: { ...c, issue_date: "2026-12-01", ref_number: "sma:abc", details: lines } });
+    expect(made.status).toBe(201);
+    expect(made.body.manual_journal.details[0]).toMatchObject({ tag_names: ["出張"], section_name: "営業部" });
+    const found = await call("GET", "/api/1/manual_journals", { query: { ...c, ref_number: "sma:abc", start_issue_date: "2026-12-01", end_issue_date: "2026-12-01" } });
+    expect(found.body.manual_journals.map((j: { id: number }) => j.id)).toEqual([made.body.manual_journal.id]);
+    const unbalanced = await call("POST", "/api/1/manual_journals", { body: { ...c, issue_date: "2026-12-01", details: [lines[0], { ...lines[1], amount: 1_000 }] } });
+    expect(unbalanced.status).toBe(400);
+    expect(unbalanced.body.errors[1].messages).toEqual(["貸借の合計金額が一致しません。"]);
+    // freee's schema: a journal line's amount is at least 1 (a minus line is a deal's, not a journal's).
+    const negative = await call("POST", "/api/1/manual_journals", { body: { ...c, issue_date: "2026-12-01", details: [{ ...lines[0], amount: -5 }] } });
+    expect(negative.status).toBe(400);
+    const gone = await call("DELETE", `/api/1/manual_journals/${made.body.manual_journal.id}`, { query: c });
+    expect(gone.status).toBe(204);
+    expect((await call("GET", `/api/1/manual_journals/${made.body.manual_journal.id}`, { query: c })).status).toBe(404);
+  });
+
+  it("a deal with a minus line, then a payment that settles it; update and delete", async () => {
+    const deal = await call("POST", "/api/1/deals", {
+      body: { ...c, issue_date: "2026-12-01", type: "income", partner_id: 12, details: [{ account_item_id: 22, tax_code: 21, amount: 110_000 }, { account_item_id: 23, tax_code: 136, amount: -660 }] },
+    });
+    expect(deal.status).toBe(201);
+    expect(deal.body.deal).toMatchObject({ amount: 109_340, status: "unsettled" });
+    const id = deal.body.deal.id as number;
+    const paid = await call("POST", `/api/1/deals/${id}/payments`, { body: { ...c, date: "2026-12-10", from_walletable_type: "bank_account", from_walletable_id: 31, amount: 109_340 } });
+    expect(paid.status).toBe(201);
+    expect(paid.body.deal.status).toBe("settled");
+    const badWallet = await call("POST", `/api/1/deals/${id}/payments`, { body: { ...c, date: "2026-12-10", from_walletable_type: "bank_account", from_walletable_id: 999, amount: 1 } });
+    expect(badWallet.status).toBe(400);
+    const updated = await call("PUT", `/api/1/deals/${id}`, { body: { ...c, issue_date: "2026-12-02", type: "income", details: [{ account_item_id: 22, tax_code: 21, amount: 120_000 }] } });
+    expect(updated.status).toBe(200);
+    expect((await call("GET", `/api/1/deals/${id}`, { query: c })).body.deal.issue_date).toBe("2026-12-02");
+    expect((await call("DELETE", `/api/1/deals/${id}`, { query: c })).status).toBe(204);
+    expect((await call("GET", `/api/1/deals/${id}`, { query: c })).status).toBe(404);
+  });
+
+  it("tags, sections, items, an account item, a partner (read and update), the file box", async () => {
+    expect((await call("GET", "/api/1/tags", { query: c })).body.tags.map((t: { name: string }) => t.name)).toEqual(["出張"]);
+    expect((await call("POST", "/api/1/tags", { body: { ...c, name: "展示会" } })).status).toBe(201);
+    expect((await call("POST", "/api/1/tags", { body: { ...c, name: "展示会" } })).status).toBe(400);
+    expect((await call("GET", "/api/1/sections", { query: c })).body.sections[0].name).toBe("営業部");
+    expect((await call("GET", "/api/1/items", { query: c })).body.items[0].name).toBe("コンサルティング");
+    expect((await call("GET", "/api/1/account_items/23", { query: c })).body.account_item.name).toBe("消耗品費");
+    expect((await call("PUT", "/api/1/partners/11", { body: { ...c, name: "東京タクシー株式会社" } })).body.partner.name).toBe("東京タクシー株式会社");
+    expect((await call("GET", "/api/1/partners/11", { query: c })).body.partner.name).toBe("東京タクシー株式会社");
+    expect((await call("GET", "/api/1/receipts", { query: { ...c, start_date: "2026-12-01", end_date: "2026-12-31" } })).body.receipts).toEqual([]);
+    expect((await call("GET", "/api/1/receipts/5", { query: c })).status).toBe(404);
+  });
+});
+
+describe("freee fake: HR and invoice operations of issue 18", () => {
+  it("the monthly attendance summary counts the days with segments", async () => {
+    await call("PUT", "/hr/api/v1/employees/1/work_records/2026-12-01", { body: { ...c, work_record_segments: [{ clock_in_at: "2026-12-01 09:00:00", clock_out_at: "2026-12-01 18:00:00" }] } });
+    const summary = await call("GET", "/hr/api/v1/employees/1/work_record_summaries/2026/12", { query: c });
+    expect(summary.body).toMatchObject({ work_days: 1, total_work_mins: 540, end_date: "2026-12-31" });
+  });
+
+  it("invoice templates, and an invoice update seen by the read after it", async () => {
+    expect((await call("GET", "/iv/invoices/templates", { query: c })).body.templates[0].id).toBe(71);
+    const made = await call("POST", "/iv/invoices", {
+      body: { ...c, billing_date: "2026-12-31", partner_id: 12, partner_title: "御中", tax_entry_method: "out", tax_fraction: "omit", withholding_tax_entry_method: "out", lines: [{ description: "12月分", quantity: 1, unit_price: "100000", tax_rate: 10 }] },
+    });
+    expect(made.status).toBe(201);
+    const id = made.body.invoice.id as number;
+    const updated = await call("PUT", `/iv/invoices/${id}`, { body: { ...c, billing_date: "2026-12-31", partner_id: 12, partner_title: "御中", tax_entry_method: "out", tax_fraction: "omit", withholding_tax_entry_method: "out", subject: "12月分のご請求", lines: [] } });
+    expect(updated.status).toBe(200);
+    expect((await call("GET", `/iv/invoices/${id}`, { query: c })).body.invoice.subject).toBe("12月分のご請求");
+  });
+});
