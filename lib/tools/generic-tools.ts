@@ -64,7 +64,7 @@ function genericTool(method: Exclude<HttpMethod, "PATCH">): FreeeToolDefinition 
         query: { ...(query as Record<string, FreeeQueryValue>), ...(entry.company === "query" ? { company_id: CHECK_COMPANY } : {}) },
         body: entry.company === "body" ? { ...((body ?? {}) as Record<string, unknown>), company_id: CHECK_COMPANY } : body,
       },
-      { unknownProperties: "reject" },
+      { unknownProperties: "reject", coerceBody: true },
     );
     if (!check.ok) {
       if (check.reason === "unknown_operation") return { ok: false, issues: [`${method} ${String(path)} は freee API の操作ではありません`] };

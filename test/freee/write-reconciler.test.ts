@@ -103,3 +103,52 @@ describe("HR PUTs have no free field: read back by value", () => {
     expect((await work.find(scripted([ok({ ...stored, break_records: [] })]).read, req, "m")).outcome).toBe("absent");
   });
 });
+
+describe("write classes of the generic operations (issue 18)", () => {
+  it("a manual journal: marked in ref_number, found by the list filtered by that ref_number and day", async () => {
+    const journal = reconcilerFor({ method: "POST", path: "/api/1/manual_journals" })!;
+    const req = journal.mark({ method: "POST", path: "/api/1/manual_journals", body: { company_id: 101, issue_date: "2026-12-01", details: [] } }, "sma:0123456789abcdef");
+    expect(req.body!.ref_number).toBe("sma:0123456789abcdef");
+    const { read, asked } = scripted([ok({ manual_journals: [{ id: 9, ref_number: "sma:0123456789abcdef" }] })]);
+    expect(await journal.find(read, req, "sma:0123456789abcdef")).toEqual({ outcome: "found", data: { manual_journal: { id: 9, ref_number: "sma:0123456789abcdef" } } });
+    expect(asked[0]!.query).toMatchObject({ company_id: 101, ref_number: "sma:0123456789abcdef", start_issue_date: "2026-12-01", end_issue_date: "2026-12-01" });
+  });
+
+  it("an invoice: marked in 社内メモ (memo), found among that billing day's invoices of the partner", async () => {
+    const invoice = reconcilerFor({ method: "POST", path: "/iv/invoices" })!;
+    const req = invoice.mark({ method: "POST", path: "/iv/invoices", body: { company_id: 101, billing_date: "2026-12-31", partner_id: 12 } }, "sma:T:p1:s2");
+    expect(req.body!.memo).toBe("sma:T:p1:s2");
+    const { read, asked } = scripted([ok({ invoices: [{ id: 3, memo: "other" }], meta: { total_count: 1 } })]);
+    expect(await invoice.find(read, req, "sma:T:p1:s2")).toEqual({ outcome: "absent" });
+    expect(asked[0]).toMatchObject({ path: "/iv/invoices", query: { start_billing_date: "2026-12-31", end_billing_date: "2026-12-31", partner_ids: "12" } });
+  });
+
+  it("a DELETE: the GET of the same path answering 404 is the delete done; 200 is not; another refusal cannot settle it", async () => {
+    const gone = reconcilerFor({ method: "DELETE", path: "/api/1/deals/5" })!;
+    const req: FreeeRequest = { method: "DELETE", path: "/api/1/deals/5", query: { company_id: 101 } };
+    const notFound = scripted([{ ok: false, status: 404, kind: "not_found", messages: [] }]);
+    expect((await gone.find(notFound.read, req, "m")).outcome).toBe("found");
+    expect(notFound.asked[0]).toEqual({ method: "GET", path: "/api/1/deals/5", query: { company_id: 101 } });
+    expect((await gone.find(scripted([ok({ deal: { id: 5 } })]).read, req, "m")).outcome).toBe("absent");
+    await expect(gone.find(scripted([{ ok: false, status: 403, kind: "forbidden", messages: [] }]).read, req, "m")).rejects.toBeInstanceOf(WriteOutcomeUnknownError);
+  });
+
+  it("a PUT: the record read from the same path shows every value sent → found; a different value → absent; a value freee does not show → unsettled", async () => {
+    const values = reconcilerFor({ method: "PUT", path: "/api/1/partners/11" })!;
+    const req: FreeeRequest = { method: "PUT", path: "/api/1/partners/11", body: { company_id: 101, name: "東京タクシー株式会社" } };
+    const same = scripted([ok({ partner: { id: 11, name: "東京タクシー株式会社" } })]);
+    expect((await values.find(same.read, req, "m")).outcome).toBe("found");
+    expect(same.asked[0]).toEqual({ method: "GET", path: "/api/1/partners/11", query: { company_id: 101 } });
+    expect((await values.find(scripted([ok({ partner: { id: 11, name: "東京タクシー" } })]).read, req, "m")).outcome).toBe("absent");
+    const hidden = { ...req, body: { company_id: 101, name: "x", partner_doc_setting_attributes: { sending_method: "email" } } };
+    await expect(values.find(scripted([ok({ partner: { id: 11, name: "x" } })]).read, hidden, "m")).rejects.toThrow(/does not show partner_doc_setting_attributes/);
+  });
+
+  it("a write freee gives no way to find again (a payment line): a lost reply stays unknown, no read is made", async () => {
+    const payment = reconcilerFor({ method: "POST", path: "/api/1/deals/5/payments" })!;
+    expect(payment.markerField).toBeUndefined();
+    const { read, asked } = scripted([]);
+    await expect(payment.find(read, { method: "POST", path: "/api/1/deals/5/payments", body: {} }, "m")).rejects.toBeInstanceOf(WriteOutcomeUnknownError);
+    expect(asked).toEqual([]);
+  });
+});

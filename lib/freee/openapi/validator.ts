@@ -73,6 +73,8 @@ export interface RequestToCheck {
 
 export interface CheckOptions {
   unknownProperties?: "ignore" | "reject";
+  /** Read the body as the schema types it (numeric strings as numbers) before judging it: plan inputs, not freee's wire. */
+  coerceBody?: boolean;
 }
 
 interface VendoredApi {
@@ -210,14 +212,12 @@ export function checkRequest(request: RequestToCheck, options: CheckOptions = {}
       if (!fn({})) issues.push(...(fn.errors ?? []).map((e) => toIssue("body", e)));
     }
   } else {
-    const fn = validatorFor(`${operation.method} ${operation.path} body`, bodySpec.schema, false, rejectUnknown);
-    if (!fn(request.body)) issues.push(...(fn.errors ?? []).map((e) => toIssue("body", e)));
-    else {
-      // The same body as the schema reads it (a clone: the caller's value is left alone).
-      const copy = structuredClone(request.body);
-      validatorFor(`${operation.method} ${operation.path} body coerce`, bodySpec.schema, true, rejectUnknown)(copy);
-      normalised.body = copy;
-    }
+    // A clone: Ajv coerces in place, and the caller's value is left alone.
+    const body = structuredClone(request.body);
+    const coerce = options.coerceBody === true;
+    const fn = validatorFor(`${operation.method} ${operation.path} body${coerce ? " coerce" : ""}`, bodySpec.schema, coerce, rejectUnknown);
+    if (!fn(body)) issues.push(...(fn.errors ?? []).map((e) => toIssue("body", e)));
+    normalised.body = body;
   }
   return issues.length === 0 ? { ok: true, operation, pathParams, normalised } : { ok: false, reason: "invalid", operation, issues: dedupe(issues) };
 }
