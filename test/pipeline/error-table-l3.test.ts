@@ -65,6 +65,29 @@ describe("§3.3 L3: Prompt → Process", () => {
     await execution.done;
   });
 
+  it("issue 18: a write step freee's schema refuses (an ISO 8601 attendance time) → the schema's error goes into the retry → the corrected plan is approved", async () => {
+    const segment = (clock_in_at: string) => ({ employee_id: 1, date: "2026-12-03", work_record_segments: [{ clock_in_at, clock_out_at: "2026-12-03 18:00:00" }] });
+    const plan = (clockIn: string) => jsonReply({ steps: [{ ...L3_STEPS[0] }, { stepId: "s2", order: 2, tool: "freee_hr_update_work_record", effect: "write", toolInput: JSON.stringify(segment(clockIn)), nameRefs: [] }] });
+    const { execution, taskId } = await untilL3(plan("2026-12-03T09:00:00+09:00"), plan("2026-12-03 09:00:00"));
+    const token = await h.local.waitForToken(taskId, "AwaitProcessApproval");
+    expect(entriesOf(execution, "RetryProcessWithError")).toBe(1);
+    const retry = JSON.stringify(l3Requests()[1]!.body.messages);
+    expect(retry).toContain("validation_error");
+    expect(retry).toContain("work_record_segments.0.clock_in_at の形式が不正です");
+    const process = await h.store.getVersionOrThrow("process", taskId, 1);
+    expect(process.status).toBe("pending_approval");
+    expect(process.steps?.[1]?.toolInput).toEqual(segment("2026-12-03 09:00:00"));
+    h.local.timeOutTask(token.token);
+    await execution.done;
+  });
+
+  it("issue 18: a generic write to a path that is no freee operation is retried with that error, then caught", async () => {
+    const bad = () => jsonReply({ steps: [{ stepId: "s1", order: 1, tool: "freee_api_post", effect: "write", toolInput: JSON.stringify({ path: "/api/1/invoices", body: {} }), nameRefs: [] }] });
+    const { execution, taskId } = await untilL3(bad(), bad());
+    await expectPipelineFailure(h, execution, taskId, l3Failure("MalformedOutputError", 0, 2));
+    expect(JSON.stringify(l3Requests()[1]!.body.messages)).toContain("POST /api/1/invoices は freee API の操作ではありません");
+  });
+
   it("§3.3 Anthropic API エラー (529 overloaded): transient row, 3 retries, then caught", async () => {
     const overloaded = () => errorReply(529, "overloaded_error", "overloaded");
     const { execution, taskId } = await untilL3(overloaded(), overloaded(), overloaded(), overloaded());

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { zodTool } from "../../lib/tools/define";
 import { normaliseToolInput } from "../../lib/tools/normalise";
 import { FREEE_TOOLS, getTool } from "../../lib/tools/registry";
 
@@ -97,5 +99,20 @@ describe("typed tools take freee's own body", () => {
 
   it("the MCP tools/list schema of each tool is self-contained JSON Schema (no $ref into the vendored documents)", () => {
     for (const t of FREEE_TOOLS) expect(JSON.stringify(t.inputSchema), t.name).not.toContain("$ref");
+  });
+});
+
+describe("every tool's request is checked against freee's schema, whatever the tool's own input rules", () => {
+  it("a typed tool whose input is looser than freee (month 13) is refused with the schema's rule", () => {
+    const loose = zodTool({
+      name: "loose_list_employees",
+      description: "test",
+      readOnly: true,
+      operation: "GET /hr/api/v1/employees",
+      inputShape: { year: z.number(), month: z.number() },
+      toRequest: (i, companyId) => ({ method: "GET", path: "/hr/api/v1/employees", query: { company_id: companyId, year: i.year, month: i.month } }),
+    });
+    expect(normaliseToolInput(loose, { year: 2026, month: 12 }, { companyId: 101 })).toMatchObject({ ok: true });
+    expect(normaliseToolInput(loose, { year: 2026, month: 13 }, { companyId: 101 })).toMatchObject({ ok: false, issues: ["freee のスキーマ: クエリ month は 12 以下で指定してください"] });
   });
 });
