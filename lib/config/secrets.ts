@@ -3,6 +3,7 @@ import { AWS_CONTROL_CALL } from "./client-budgets";
 import { FatalConfigError } from "../errors/taxonomy";
 import { registerSecret } from "../redaction/secret-registry";
 import { optionalEnv, type Env } from "./env";
+import { boundedRequestHandler } from "./request-handler";
 
 /**
  * A secret comes from the environment (local dev, tests) or, on AWS, from Secrets Manager by ARN
@@ -16,7 +17,7 @@ function secretsProvider(): SecretsProvider {
   provider ??= new SecretsProvider({
     clientConfig: {
       maxAttempts: AWS_CONTROL_CALL.attempts,
-      requestHandler: { requestTimeout: AWS_CONTROL_CALL.timeoutMs, connectionTimeout: 1_000 },
+      requestHandler: boundedRequestHandler(AWS_CONTROL_CALL),
     },
   });
   return provider;

@@ -96,6 +96,10 @@ export function classifyAwsError(err: unknown, where = "aws"): AppError | undefi
   if (name === "TaskDoesNotExist" || name === "TaskTimedOut" || name === "InvalidToken") {
     return new StateConflictError(`${where}: task token no longer valid (${name})`, { cause: err });
   }
+  // The SDK's own request timeout (requestHandler throwOnRequestTimeout): the timeout row, not a crash.
+  if (name === "TimeoutError" || name === "RequestTimeout") {
+    return new UpstreamTimeoutError(`${where}: request timed out (${name})`, { cause: err });
+  }
   if (name === "ExecutionDoesNotExist") {
     return new RecordNotFoundError(`${where}: execution missing`, { cause: err });
   }

@@ -5,6 +5,7 @@ import { DecryptCommand, EncryptCommand, KMSClient } from "@aws-sdk/client-kms";
 import { optionalEnv, type Env } from "../config/env";
 import { classifyAwsError } from "../errors/classify";
 import { FatalConfigError } from "../errors/taxonomy";
+import { boundedRequestHandler } from "../config/request-handler";
 
 /**
  * Encrypts tokens at rest: freee OAuth tokens and Slack installations (bot / user tokens). The context (the
@@ -101,7 +102,7 @@ export function createTokenCipher(env: Env = process.env): TokenCipher {
   if (keyId !== undefined) {
     const kms = new KMSClient({
       maxAttempts: AWS_CONTROL_CALL.attempts,
-      requestHandler: { requestTimeout: AWS_CONTROL_CALL.timeoutMs, connectionTimeout: 1_000 },
+      requestHandler: boundedRequestHandler(AWS_CONTROL_CALL),
       ...localEndpointConfig("KMS_ENDPOINT", env),
     });
     return new KmsTokenCipher(kms, keyId);

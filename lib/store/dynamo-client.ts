@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { localEndpointConfig } from "../aws/local-endpoint";
 import { DYNAMODB_CALL } from "../config/client-budgets";
 import type { Env } from "../config/env";
+import { boundedRequestHandler } from "../config/request-handler";
 
 /**
  * Document client with few SDK retries: Step Functions owns the retry policy (DESIGN §2), so throttling
@@ -13,7 +14,7 @@ export function createDocumentClient(env: Env = process.env): DynamoDBDocumentCl
   const client = new DynamoDBClient({
     maxAttempts: DYNAMODB_CALL.attempts,
     // Without a request timeout one hung call could outlive the Lambda (its timeout is derived from this budget).
-    requestHandler: { requestTimeout: DYNAMODB_CALL.timeoutMs, connectionTimeout: 1_000 },
+    requestHandler: boundedRequestHandler(DYNAMODB_CALL),
     ...localEndpointConfig("DYNAMODB_ENDPOINT", env),
   });
   return DynamoDBDocumentClient.from(client, {

@@ -2,12 +2,13 @@ import { SFNClient } from "@aws-sdk/client-sfn";
 import { localEndpointConfig } from "../aws/local-endpoint";
 import { SFN_CALL } from "../config/client-budgets";
 import type { Env } from "../config/env";
+import { boundedRequestHandler } from "../config/request-handler";
 
 /** Step Functions client; `SFN_ENDPOINT` points it at the local runner of `npm run dev`. */
 export function createSfnClient(env: Env = process.env): SFNClient {
   return new SFNClient({
     maxAttempts: SFN_CALL.attempts,
-    requestHandler: { requestTimeout: SFN_CALL.timeoutMs, connectionTimeout: 1_000 },
+    requestHandler: boundedRequestHandler(SFN_CALL),
     ...localEndpointConfig("SFN_ENDPOINT", env),
   });
 }
