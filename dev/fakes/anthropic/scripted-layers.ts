@@ -4,6 +4,7 @@ import { L3_SYSTEM_PROMPT } from "../../../lib/layers/l3-process";
 import { AGENT_DECIDE } from "../../../lib/tools/registry";
 import { safeParse } from "./autoplay";
 import { messageReply, type ScriptedReply } from "./messages";
+import { planLines, plannedSteps, scenarioOf } from "./scripted-plans";
 
 /**
  * The fake's Messages responder for the sandbox: L1–L3 answer from the request text, recognised by their
@@ -34,7 +35,8 @@ function sectionOf(text: string, tag: string): string | undefined {
 
 /** What the request is about, read from its words: the sandbox company's HR or its books. */
 function intentOf(request: string): { domain: "hr" | "accounting"; amount?: number } {
-  const hr = /給|従業員|勤怠|社員|人事|さん/.test(request);
+  const scenario = scenarioOf(request);
+  const hr = scenario === undefined ? /給|従業員|勤怠|社員|人事|さん/.test(request) : scenario === "attendance";
   const man = /(\d+(?:\.\d+)?)\s*万円/.exec(request);
   const yen = /([\d,]+)\s*円/.exec(request);
   const amount = man ? Math.round(Number(man[1]) * 10_000) : yen ? Number(yen[1]!.replace(/,/g, "")) : undefined;
@@ -66,7 +68,8 @@ function textFor(body: Record<string, unknown>): string {
   if (layer === "L2") {
     const task = asObject(sectionOf(user, "task"));
     const reason = sectionOf(user, "rejection_reason");
-    const lines =
+    const scenario = scenarioOf(String(task?.intent ?? ""));
+    const lines = scenario !== undefined ? planLines(scenario) :
       ((task?.domain as string | undefined) ?? "hr") === "hr"
         ? ["目的: 依頼に沿って従業員の基本給を変更する。", "1. 対象年月に在籍する従業員の一覧を取得する。", "2. 一覧から対象の従業員を特定する。", "3. 現在の基本給を確認する。", "4. 基本給を新しい金額に更新する。"]
         : ["目的: 依頼に沿って会計の取引を確認する。", "1. 勘定科目の一覧を取得する。", "2. 取引の一覧を取得して内容を確認する。"];
@@ -77,6 +80,11 @@ function textFor(body: Record<string, unknown>): string {
     const task = asObject(sectionOf(user, "task"));
     const params = (task?.parameters ?? {}) as Record<string, unknown>;
     const { year, month } = nextMonth(sectionOf(user, "today"));
+    const scenario = scenarioOf(String(task?.intent ?? ""));
+    if (scenario !== undefined) {
+      const today = sectionOf(user, "today")?.trim() ?? jstToday();
+      return JSON.stringify({ steps: plannedSteps(scenario, String(task?.intent ?? ""), today, typeof params.amount === "number" ? params.amount : undefined) });
+    }
     const amount = typeof params.new_basic_pay === "number" ? params.new_basic_pay : 300_000;
     const step = (order: number, tool: string, input: Record<string, unknown>) => ({ stepId: `s${order}`, order, tool, toolInput: JSON.stringify(input) });
     const steps =

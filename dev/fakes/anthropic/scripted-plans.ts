@@ -1,0 +1,103 @@
+/**
+ * The sandbox's scripted plans beyond the pay rule (issue 18): the requests a freee team makes every week, each
+ * planned with the tools and formats freee's schemas ask for, so they validate, get approved and run against the
+ * strict fake. Recognised from the request's words; ids are the sandbox company's (dev/fakes/freee/state.ts).
+ */
+
+export type Scenario = "invoice" | "settled_expense" | "minus_line" | "attendance";
+
+export function scenarioOf(request: string): Scenario | undefined {
+  if (/請求書/.test(request)) return "invoice";
+  if (/勤怠|出勤|退勤|打刻/.test(request)) return "attendance";
+  if (/マイナス|控除|手数料/.test(request)) return "minus_line";
+  if (/(支払|決済|精算)済/.test(request)) return "settled_expense";
+  return undefined;
+}
+
+/** The numbers the request names: a time range `9:30〜18:30`, or an amount (万円 / 円). */
+function timesOf(request: string): { from: string; to: string } {
+  const hit = /(\d{1,2})[:：時](\d{2})?\D{0,3}[〜~から\-－]\D{0,2}(\d{1,2})[:：時](\d{2})?/.exec(request);
+  const two = (h: string | undefined, m: string | undefined) => `${String(h ?? "9").padStart(2, "0")}:${m ?? "00"}:00`;
+  return hit === null ? { from: "09:00:00", to: "18:00:00" } : { from: two(hit[1], hit[2]), to: two(hit[3], hit[4]) };
+}
+
+export function planLines(scenario: Scenario): string[] {
+  switch (scenario) {
+    case "invoice":
+      return ["目的: 依頼に沿って freee請求書で請求書を作成する。", "1. 取引先の一覧を取得して請求先を確認する。", "2. 請求書を作成する（請求日・取引先・明細・税率を指定）。"];
+    case "settled_expense":
+      return ["目的: 依頼に沿って支払済みの経費を取引として登録する。", "1. 勘定科目の一覧を取得する。", "2. 支払（日付・口座・金額）を付けた支出の取引を 1 件登録する。"];
+    case "minus_line":
+      return ["目的: 依頼に沿って控除（マイナス）行のある収入の取引を登録する。", "1. 勘定科目の一覧を取得する。", "2. 売上の行と手数料のマイナス行を持つ取引を 1 件登録する。"];
+    case "attendance":
+      return ["目的: 依頼に沿って従業員の勤怠（出退勤の時間帯）を更新する。", "1. 対象日の現在の勤怠を取得する。", "2. 出勤・退勤の時間帯（work_record_segments）と休憩を更新する。"];
+  }
+}
+
+type Step = { stepId: string; order: number; tool: string; effect: "read" | "write"; toolInput: string; nameRefs: [] };
+const step = (order: number, tool: string, effect: Step["effect"], input: Record<string, unknown>): Step => ({ stepId: `s${order}`, order, tool, effect, toolInput: JSON.stringify(input), nameRefs: [] });
+
+/** L3's steps for the scenario; `today` is the JST date (YYYY-MM-DD) L3 was given. */
+export function plannedSteps(scenario: Scenario, request: string, today: string, amount: number | undefined): Step[] {
+  switch (scenario) {
+    case "invoice": {
+      const yen = amount ?? 300_000;
+      return [
+        step(1, "freee_accounting_list_partners", "read", {}),
+        step(2, "freee_api_post", "write", {
+          path: "/iv/invoices",
+          body: {
+            billing_date: today,
+            partner_id: 12,
+            partner_title: "御中",
+            subject: "業務委託料のご請求",
+            tax_entry_method: "out",
+            tax_fraction: "omit",
+            withholding_tax_entry_method: "out",
+            lines: [{ type: "item", description: "業務委託料", quantity: 1, unit_price: String(yen), tax_rate: 10 }],
+          },
+        }),
+      ];
+    }
+    case "settled_expense": {
+      const yen = amount ?? 5_500;
+      return [
+        step(1, "freee_accounting_list_account_items", "read", {}),
+        step(2, "freee_accounting_create_deal", "write", {
+          issue_date: today,
+          type: "expense",
+          partner_id: 11,
+          details: [{ account_item_id: 21, tax_code: 136, amount: yen, description: "タクシー代" }],
+          payments: [{ date: today, from_walletable_type: "wallet", from_walletable_id: 32, amount: yen }],
+        }),
+      ];
+    }
+    case "minus_line": {
+      const yen = amount ?? 330_000;
+      return [
+        step(1, "freee_accounting_list_account_items", "read", {}),
+        step(2, "freee_accounting_create_deal", "write", {
+          issue_date: today,
+          type: "income",
+          partner_id: 12,
+          details: [
+            { account_item_id: 22, tax_code: 21, amount: yen, description: "業務委託料" },
+            { account_item_id: 23, tax_code: 136, amount: -660, description: "振込手数料（先方負担分の控除）" },
+          ],
+        }),
+      ];
+    }
+    case "attendance": {
+      const { from, to } = timesOf(request);
+      return [
+        step(1, "freee_hr_get_work_record", "read", { employee_id: 2, date: today }),
+        step(2, "freee_hr_update_work_record", "write", {
+          employee_id: 2,
+          date: today,
+          work_record_segments: [{ clock_in_at: `${today} ${from}`, clock_out_at: `${today} ${to}` }],
+          break_records: [{ clock_in_at: `${today} 12:00:00`, clock_out_at: `${today} 13:00:00` }],
+        }),
+      ];
+    }
+  }
+}

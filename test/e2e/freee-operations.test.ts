@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startLocalStack, type LocalStack } from "../../dev/local/local-stack";
+import { SANDBOX_COMPANY } from "../../dev/local/sandbox-fakes";
+import { waitFor } from "./support";
+
+/**
+ * Issue 18 in the sandbox (`npm run dev`, no credentials): the requests a freee team makes every week — an invoice
+ * in freee請求書, a settled expense with its payment, a deal with a minus line, an attendance segment update — are
+ * planned by the scripted model with freee's own formats, pass the schema check before the Process card, are
+ * approved through the page's API and run through the MCP server against the strict freee fake.
+ */
+interface PageMessage {
+  ts: string;
+  threadTs?: string;
+  text: string;
+  blocks?: { type: string; block_id?: string; elements?: { type: string; action_id?: string; value?: string; text?: { text: string } }[] }[];
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), "sandbox-ops-"));
+const settings = { PATH: process.env.PATH, LOG_LEVEL: "SILENT", PORT: "0", DATA_DIR: dataDir, SANDBOX_STEP_DELAY_MS: "5", LOCAL_WAIT_MS: "30", LOCAL_RETRY_MS: "0", SANDBOX_SLACK_RATE_WINDOW_MS: "600" };
+let stack: LocalStack;
+
+beforeAll(async () => {
+  process.env.LOG_LEVEL = "SILENT";
+  stack = await startLocalStack(settings);
+}, 60_000);
+afterAll(async () => {
+  await stack?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const messages = async (): Promise<PageMessage[]> => ((await (await fetch(`${stack.url}/sandbox/api/state`)).json()) as { messages: PageMessage[] }).messages;
+const post = async (path: string, body: unknown) => {
+  const res = await fetch(`${stack.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return (await res.json()) as Record<string, unknown>;
+};
+
+async function approve(threadTs: string, kind: "prompt" | "process") {
+  const found = await waitFor(`${kind} approve button`, async () => {
+    for (const m of (await messages()).filter((x) => x.threadTs === threadTs)) {
+      for (const b of m.blocks ?? []) {
+        const el = (b.elements ?? []).find((e) => e.action_id === "approve_version" && e.value !== undefined && (JSON.parse(e.value) as { kind?: string }).kind === kind);
+        if (el !== undefined) return { action_id: "approve_version", block_id: b.block_id, value: el.value, ts: m.ts };
+      }
+    }
+    return undefined;
+  }, 30_000);
+  await post("/sandbox/api/action", found);
+}
+
+/** Send the request, approve the plan and the Process, wait for 完了; the task's history. */
+async function runToCompletion(text: string) {
+  const ts = (await post("/sandbox/api/message", { text })).ts as string;
+  await approve(ts, "prompt");
+  await approve(ts, "process");
+  await waitFor("完了 on the page", async () => (await messages()).find((m) => m.threadTs === ts && m.text === "実行 #1: 完了"), 30_000);
+  return stack.store.loadHistory(`T0SANDBOX-CSANDBOX-${ts.replace(".", "_")}`);
+}
+
+const company = () => stack.freee!.company(SANDBOX_COMPANY.id);
+const written = (h: Awaited<ReturnType<typeof runToCompletion>>) => h.audit.filter((a) => a.action === "freee.tool_completed").map((a) => a.details.tool);
+
+describe("sandbox: issue 18's requests validate, get approved and run against the strict freee fake", { timeout: 90_000 }, () => {
+  it("「請求書を作成して」: a freee請求書 invoice through the generic POST, marked with its task and step", async () => {
+    const before = company().invoices.length;
+    const h = await runToCompletion("株式会社サンプル商事に業務委託料30万円の請求書を作成して");
+    expect(h.processes[0]?.steps?.map((s) => s.tool)).toEqual(["freee_accounting_list_partners", "freee_api_post"]);
+    expect(written(h)).toEqual(["freee_accounting_list_partners", "freee_api_post"]);
+    expect(company().invoices.length).toBe(before + 1);
+    expect(company().invoices.at(-1)).toMatchObject({ partner_id: 12, subject: "業務委託料のご請求", amount_excluding_tax: 300_000, total_amount: 330_000, memo: `sma:${h.task.taskId}:p1:s2` });
+  });
+
+  it("a settled expense: one deal with its payment from the wallet", async () => {
+    const h = await runToCompletion("タクシー代 5,500円を現金で支払済みの経費として登録して");
+    expect(written(h)).toEqual(["freee_accounting_list_account_items", "freee_accounting_create_deal"]);
+    const deal = company().deals.find((d) => d.ref_number === `sma:${h.task.taskId}:p1:s2`)!;
+    expect(deal).toMatchObject({ type: "expense", amount: 5_500, status: "settled", due_amount: 0 });
+    expect(deal.payments).toMatchObject([{ from_walletable_id: 32, amount: 5_500 }]);
+  });
+
+  it("a deal with a minus line (振込手数料 deducted)", async () => {
+    const h = await runToCompletion("業務委託料33万円の入金を、振込手数料660円をマイナス行にして登録して");
+    const deal = company().deals.find((d) => d.ref_number === `sma:${h.task.taskId}:p1:s2`)!;
+    expect(deal).toMatchObject({ type: "income", amount: 329_340 });
+    expect((deal.details as { amount: number }[]).map((d) => d.amount)).toEqual([330_000, -660]);
+  });
+
+  it("an attendance segment update in freee's 「YYYY-MM-DD HH:MM:SS」", async () => {
+    const h = await runToCompletion("佐藤さんの今日の勤怠を 9:30〜18:30 に修正して");
+    const update = h.processes[0]?.steps?.find((s) => s.tool === "freee_hr_update_work_record");
+    const date = String(update?.toolInput.date);
+    expect(update?.toolInput.work_record_segments).toEqual([{ clock_in_at: `${date} 09:30:00`, clock_out_at: `${date} 18:30:00` }]);
+    expect(written(h)).toEqual(["freee_hr_get_work_record", "freee_hr_update_work_record"]);
+    const record = company().workRecords.get(`2|${date}`)!;
+    expect(record.work_record_segments).toEqual([{ clock_in_at: `${date}T09:30:00.000+09:00`, clock_out_at: `${date}T18:30:00.000+09:00` }]);
+  });
+});
