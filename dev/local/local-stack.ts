@@ -12,7 +12,10 @@ import { createPipelineDeps } from "../../lib/pipeline/create-deps";
 import type { DefinedStep } from "../../lib/pipeline/step-handler";
 import type { FreeePort } from "../../lib/slack/freee-port";
 import { fromFetchRequest, toFetchResponse } from "../../lib/slack/http/types";
+import { createAdminDirectory } from "../../lib/slack/admins-env";
+import { createBotTokenResolver } from "../../lib/slack/bot-token";
 import { createIngressFromEnv } from "../../lib/slack/ingress-env";
+import { DynamoInstallationStore, installationCipher } from "../../lib/slack/installation-store";
 import { classifySlackError, createWebClient } from "../../lib/slack/web-client";
 import { createDocumentClient } from "../../lib/store/dynamo-client";
 import { TaskStore } from "../../lib/store/task-store";
@@ -31,7 +34,7 @@ import { handleSfnRequest, isSfnRequest } from "./sfn-http-facade";
 import type { FakeAnthropic } from "../fakes/anthropic/fake-anthropic";
 import type { FakeFreee } from "../fakes/freee/fake-freee";
 import type { FakeSlack } from "../fakes/slack/fake-slack";
-import { asResponse, SANDBOX_BOT, SANDBOX_BOT_TOKEN, SANDBOX_COMPANY, SANDBOX_FREEE_CLIENT, sandboxFreee, sandboxModel, sandboxSlack, SCRIPTED_MODEL_API_KEY } from "./sandbox-fakes";
+import { asResponse, SANDBOX_BOT, SANDBOX_BOT_TOKEN, SANDBOX_COMPANY, SANDBOX_FREEE_CLIENT, SANDBOX_USER_ID, sandboxFreee, sandboxModel, sandboxSlack, SCRIPTED_MODEL_API_KEY } from "./sandbox-fakes";
 import type { SlackWho } from "./slack-payloads";
 import { synthesizeMachines, type SynthesizedMachines } from "./synth-definitions";
 
@@ -73,7 +76,7 @@ export interface LocalStackOptions {
   consumerEnv?: (consumer: string, env: Readonly<Record<string, string>>) => Record<string, string>;
 }
 
-export const SANDBOX_WHO = { teamId: SANDBOX_BOT.teamId, userId: "USANDBOXUSER", channelId: "CSANDBOX", appId: "ASANDBOX", botUserId: SANDBOX_BOT.botUserId } as const;
+export const SANDBOX_WHO = { teamId: SANDBOX_BOT.teamId, userId: SANDBOX_USER_ID, channelId: "CSANDBOX", appId: "ASANDBOX", botUserId: SANDBOX_BOT.botUserId } as const;
 
 const DEFAULT_TABLE = "slack-mcp-agent-local";
 
@@ -191,7 +194,12 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
       });
     }
   }
-  const oauth = await createFreeeOAuthFromEnv(envOf("oauth", env));
+  // The connect flow asks who is an admin as the web Lambda does (settings, ADMIN_USER_IDS, users.info).
+  const oauthEnv = envOf("oauth", env);
+  const oauthDoc = oauthEnv === env ? doc : createDocumentClient(oauthEnv);
+  const installations = new DynamoInstallationStore(oauthDoc, tableName, { cipher: installationCipher(oauthEnv) });
+  const directory = createAdminDirectory(oauthEnv, { doc: oauthDoc, tableName, tokens: createBotTokenResolver(installations, oauthEnv), log });
+  const oauth = await createFreeeOAuthFromEnv(oauthEnv, { admins: directory.admins });
   const freeePort: FreeePort = { connect: oauth.connect, callback: oauth.callback, buildConnectUrl: oauth.buildConnectUrl, getConnectionStatus: oauth.getConnectionStatus };
   const ingressEnv = envOf("ingress", env);
   const ingress = await createIngressFromEnv(ingressEnv, { doc: ingressEnv === env ? doc : createDocumentClient(ingressEnv), freee: freeePort });

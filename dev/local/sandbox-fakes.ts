@@ -14,11 +14,15 @@ import { FakeSlack } from "../fakes/slack/fake-slack";
 export const SANDBOX_COMPANY = { id: 1001, name: "サンドボックス株式会社" } as const;
 export const SANDBOX_BOT = { teamId: "T0SANDBOX", botUserId: "USANDBOXBOT", botId: "BSANDBOX" } as const;
 export const SANDBOX_BOT_TOKEN = "xoxb-sandbox";
+/** The sandbox page's user: the workspace's owner, so App Home shows them the admin surface (freee connect). */
+export const SANDBOX_USER_ID = "USANDBOXUSER";
 export const SCRIPTED_MODEL_API_KEY = "sandbox-scripted-model";
 export const SANDBOX_FREEE_CLIENT = { id: "sandbox-client", secret: "sandbox-secret" } as const;
 
 export function sandboxSlack(): FakeSlack {
-  return new FakeSlack({ team: { ...SANDBOX_BOT }, botTokens: [SANDBOX_BOT_TOKEN] });
+  const slack = new FakeSlack({ team: { ...SANDBOX_BOT }, botTokens: [SANDBOX_BOT_TOKEN] });
+  slack.workspace.addUser({ id: SANDBOX_USER_ID, teamId: SANDBOX_BOT.teamId, isPrimaryOwner: true });
+  return slack;
 }
 
 export function sandboxModel(stepDelayMs: number): { api: FakeAnthropic; stop(): Promise<void> } {

@@ -15,7 +15,7 @@ export interface ExecutionTarget {
  *
  * The ack path is three calls: the card's state (one Query, which also says who owns the task), the conditional
  * write, and the card's chat.update from the state already held. A workspace admin who is not the requester
- * costs a settings read.
+ * costs the admin lookup.
  */
 export async function cancelExecution(deps: ActionDeps, actor: Actor, target: ExecutionTarget): Promise<ActionResult> {
   let state;

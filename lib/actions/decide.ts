@@ -3,7 +3,7 @@ import { StateConflictError } from "../errors/taxonomy";
 import type { ApprovalOutcome } from "../workflow/contracts";
 import { writeDecision } from "../store/decision";
 import { resumeApproval } from "../workflow/resume-approval";
-import { isAdmin, loadOwnedTask, mayActOn } from "./permissions";
+import { loadOwnedTask, mayActOn } from "./permissions";
 import { refreshQuietly } from "./refresh";
 import { ActionMessages, type ActionDeps, type ActionResult, type Actor } from "./types";
 
@@ -30,16 +30,18 @@ export function reject(deps: ActionDeps, actor: Actor, target: VersionTarget, re
  * (lib/store/decision.ts), then SendTaskSuccess with the token it held (lib/workflow/resume-approval.ts). Two
  * upstream calls. The decision is on the version item from the first write on (before the effect); the resumed
  * step audits it under its deterministic key and refreshes the card (common.ts auditDecision). A workspace admin
- * who is not the requester costs a settings read and a second write; a refused or double click reads the item
+ * who is not the requester costs the admin lookup and a second write; a refused or double click reads the item
  * once to say why and changes nothing.
  */
 async function decide(deps: ActionDeps, actor: Actor, target: VersionTarget, outcome: ApprovalOutcome): Promise<ActionResult> {
   const decidedAt = new Date().toISOString();
   const write = (asAdmin: boolean) =>
     writeDecision(deps.doc, deps.store.tableName, { ...target, teamId: actor.teamId, decision: { ...outcome, decidedAt }, asAdmin });
-  let result = await write(deps.adminUserIds.includes(actor.userId));
+  // The requester's click is the first write alone: nobody is looked up (the admin lookup costs a settings read
+  // and maybe users.info, paid only when the clicker is not the requester).
+  let result = await write(deps.admins.isListed(actor.userId));
   if (!result.applied && result.reason === "not_requester") {
-    if (!(await isAdmin(deps, actor))) return { outcome: "refused", message: ActionMessages.notPermitted };
+    if (!(await deps.admins.isAdmin(actor))) return { outcome: "refused", message: ActionMessages.notPermitted };
     result = await write(true);
   }
   if (!result.applied) {

@@ -2,5 +2,6 @@ export * from "./types";
 export { approve, reject, type VersionTarget } from "./decide";
 export { cancelExecution, type ExecutionTarget } from "./cancel";
 export { rerunExecution } from "./rerun";
-export { isAdmin, mayActOn } from "./permissions";
-export { TeamSettingsStore, TeamSettingsSchema, type TeamSettings } from "./team-settings";
+export { mayActOn } from "./permissions";
+export { SLACK_TEAM_ID, TeamSettingsStore, TeamSettingsSchema, type TeamSettings } from "./team-settings";
+export { AdminDirectory, type AdminCheck, type SlackRole, type SlackRoleLookup } from "./admins";

@@ -1,17 +1,13 @@
 import type { Task } from "../domain/records";
 import type { ActionDeps, Actor } from "./types";
 
-/** Deployment admins (ADMIN_USER_IDS) or the workspace's configured admins. */
-export async function isAdmin(deps: Pick<ActionDeps, "adminUserIds" | "settings">, actor: Actor): Promise<boolean> {
-  if (deps.adminUserIds.includes(actor.userId)) return true;
-  const settings = await deps.settings.get(actor.teamId);
-  return settings.adminUserIds.includes(actor.userId);
-}
-
-/** DESIGN §6: the requester and the workspace admins may act on a task; nobody else. */
-export async function mayActOn(deps: Pick<ActionDeps, "adminUserIds" | "settings">, actor: Actor, task: Task): Promise<boolean> {
+/**
+ * DESIGN §6: the requester and the workspace admins (lib/actions/admins.ts) may act on a task; nobody else. The
+ * requester costs nothing more; only another clicker is looked up.
+ */
+export async function mayActOn(deps: Pick<ActionDeps, "admins">, actor: Actor, task: Task): Promise<boolean> {
   if (actor.userId === task.requesterId) return true;
-  return isAdmin(deps, actor);
+  return deps.admins.isAdmin(actor);
 }
 
 /** The task, only when the actor's workspace owns it: a click from another team sees no task at all. */

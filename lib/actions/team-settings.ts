@@ -1,17 +1,24 @@
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod/mini";
 import { MalformedOutputError } from "../errors/taxonomy";
 import { translateDynamoError } from "../store/conditional";
 import { Keys } from "../store/table";
 
-/** Per-workspace settings (App Home): who besides the requester may approve, reject, cancel and rerun. */
+/** A Slack workspace id (T…) or an Enterprise Grid organisation id (E…). */
+export const SLACK_TEAM_ID = /^[TE][A-Z0-9]{2,}$/;
+
+/**
+ * Per-workspace settings (App Home): who besides the requester may approve, reject, cancel and rerun, and which
+ * other organisations' workspaces (Slack Connect) may make and decide requests here.
+ */
 export const TeamSettingsSchema = z.object({
   teamId: z.string().check(z.minLength(1)),
   adminUserIds: z.array(z.string().check(z.regex(/^[UW][A-Z0-9]+$/))),
+  allowedExternalTeamIds: z.optional(z.array(z.string().check(z.regex(SLACK_TEAM_ID)))),
   updatedBy: z.optional(z.string().check(z.minLength(1))),
   updatedAt: z.optional(z.string().check(z.minLength(1))),
 });
-export type TeamSettings = z.infer<typeof TeamSettingsSchema>;
+export type TeamSettings = z.infer<typeof TeamSettingsSchema> & { allowedExternalTeamIds: string[] };
 
 export class TeamSettingsStore {
   constructor(
@@ -20,7 +27,7 @@ export class TeamSettingsStore {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  /** The workspace's settings; a workspace that never saved any has an empty admin list. */
+  /** The workspace's settings; a workspace that never saved any has empty lists. */
   async get(teamId: string): Promise<TeamSettings> {
     let item: Record<string, unknown> | undefined;
     try {
@@ -29,19 +36,52 @@ export class TeamSettingsStore {
     } catch (err) {
       throw translateDynamoError(err, "getTeamSettings");
     }
-    if (item === undefined) return { teamId, adminUserIds: [] };
+    if (item === undefined) return { teamId, adminUserIds: [], allowedExternalTeamIds: [] };
     const parsed = TeamSettingsSchema.safeParse(item);
     if (!parsed.success) throw new MalformedOutputError("stored team settings do not match their schema", { cause: parsed.error });
-    return parsed.data;
+    return { ...parsed.data, allowedExternalTeamIds: parsed.data.allowedExternalTeamIds ?? [] };
   }
 
-  async save(teamId: string, adminUserIds: readonly string[], updatedBy: string): Promise<TeamSettings> {
-    const settings = TeamSettingsSchema.parse({ teamId, adminUserIds: [...new Set(adminUserIds)], updatedBy, updatedAt: this.clock().toISOString() });
+  /** Who may act besides the requester. Sets this list only: the other settings stay as they are. */
+  save(teamId: string, adminUserIds: readonly string[], updatedBy: string): Promise<TeamSettings> {
+    return this.set(teamId, { adminUserIds: [...new Set(adminUserIds)] }, updatedBy);
+  }
+
+  /** The other organisations' workspaces whose members may use the app here (Slack Connect). */
+  saveAllowedExternalTeams(teamId: string, teamIds: readonly string[], updatedBy: string): Promise<TeamSettings> {
+    return this.set(teamId, { allowedExternalTeamIds: [...new Set(teamIds)] }, updatedBy);
+  }
+
+  private async set(teamId: string, field: { adminUserIds: string[] } | { allowedExternalTeamIds: string[] }, updatedBy: string): Promise<TeamSettings> {
+    const [name, value] = Object.entries(field)[0] as [string, string[]];
+    const checked = TeamSettingsSchema.parse({ teamId, adminUserIds: [], [name]: value, updatedBy, updatedAt: this.clock().toISOString() });
+    let out;
     try {
-      await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { ...Keys.teamSettings(teamId), recordType: "teamSettings", ...settings } }));
+      out = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: Keys.teamSettings(teamId),
+          // The admin list is required by the schema: a workspace that first saves another setting gets an empty one.
+          UpdateExpression:
+            "SET recordType = :rt, teamId = :team, #f = :v, updatedBy = :by, updatedAt = :at" +
+            (name === "adminUserIds" ? "" : ", adminUserIds = if_not_exists(adminUserIds, :none)"),
+          ExpressionAttributeNames: { "#f": name },
+          ExpressionAttributeValues: {
+            ":rt": "teamSettings",
+            ":team": teamId,
+            ":v": value,
+            ":by": checked.updatedBy,
+            ":at": checked.updatedAt,
+            ...(name === "adminUserIds" ? {} : { ":none": [] }),
+          },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
     } catch (err) {
       throw translateDynamoError(err, "saveTeamSettings");
     }
-    return settings;
+    const parsed = TeamSettingsSchema.safeParse(out.Attributes);
+    if (!parsed.success) throw new MalformedOutputError("saved team settings do not match their schema", { cause: parsed.error });
+    return { ...parsed.data, allowedExternalTeamIds: parsed.data.allowedExternalTeamIds ?? [] };
   }
 }

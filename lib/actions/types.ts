@@ -5,7 +5,7 @@ import type { AuditLog } from "../audit/audit-log";
 import type { Limits } from "../config/limits";
 import type { CardRefresher } from "../domain/card-refresher";
 import type { TaskStore } from "../store/task-store";
-import type { TeamSettingsStore } from "./team-settings";
+import type { AdminCheck } from "./admins";
 
 /** Who clicked: taken from the verified Slack payload (team and user), never from the button value. */
 export interface Actor {
@@ -21,9 +21,8 @@ export interface ActionDeps {
   sfn: SFNClient;
   audit: AuditLog;
   cards: CardRefresher;
-  settings: TeamSettingsStore;
-  /** ADMIN_USER_IDS: may act on every task of every workspace this deployment serves. */
-  adminUserIds: readonly string[];
+  /** Who besides the requester may act: ADMIN_USER_IDS, the workspace's list, Slack's admins and owners. */
+  admins: AdminCheck;
   limits: Pick<Limits, "maxReruns">;
   executionRunArn: string;
   log: Logger;

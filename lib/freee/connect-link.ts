@@ -6,6 +6,7 @@ import { createDocumentClient } from "../store/dynamo-client";
 import { translateDynamoError } from "../store/conditional";
 import { Keys } from "../store/table";
 import type { ConnectionStatus } from "./connection-store";
+import { DISCONNECTED, disconnectFreee } from "./disconnect";
 import { signState, type SignedClaims } from "./signed-state";
 
 /** The signed App Home link to /freee/connect (the web Lambda verifies it: lib/freee/oauth.ts). */
@@ -49,7 +50,7 @@ export async function readConnectionStatus(doc: DynamoDBDocumentClient, tableNam
   } catch (err) {
     throw translateDynamoError(err, "freee connection status");
   }
-  if (item === undefined) return { status: "not_connected" };
+  if (item === undefined || item.status === DISCONNECTED) return { status: "not_connected" };
   const status = item.status as ConnectionStatus;
   if (!STATUSES.includes(status)) throw new MalformedOutputError("stored freee connection has an unknown status", { details: { teamId } });
   const companyName = typeof item.companyName === "string" ? item.companyName : undefined;
@@ -80,5 +81,7 @@ export function freeeHomePortFromEnv(env: Env = process.env, doc?: DynamoDBDocum
   return {
     buildConnectUrl: async (teamId: string, userId: string) => buildConnectLink(await load(), teamId, userId, Math.floor(Date.now() / 1000)),
     getConnectionStatus: (teamId: string) => readConnectionStatus((client ??= createDocumentClient(env)), requireEnv("TABLE_NAME", env), teamId),
+    // The caller (App Home) has checked that `by` is an admin of the workspace.
+    disconnect: (teamId: string, by: string) => disconnectFreee((client ??= createDocumentClient(env)), requireEnv("TABLE_NAME", env), { teamId, by, at: new Date().toISOString() }),
   };
 }

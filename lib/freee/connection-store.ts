@@ -4,6 +4,7 @@ import { MalformedOutputError } from "../errors/taxonomy";
 import { isConditionFailure, translateDynamoError } from "../store/conditional";
 import { Keys, TABLE_KEYS } from "../store/table";
 import { registerSecret } from "../redaction/secret-registry";
+import { DISCONNECTED } from "./disconnect";
 import type { TokenCipher } from "./token-cipher";
 
 /**
@@ -306,7 +307,8 @@ export class FreeeConnectionStore {
     } catch (err) {
       throw translateDynamoError(err, "freee connection get");
     }
-    return item === undefined ? undefined : this.parse(item);
+    // Disconnected by an admin (lib/freee/disconnect.ts): no tokens, the same as never connected.
+    return item === undefined || item.status === DISCONNECTED ? undefined : this.parse(item);
   }
 
   private parse(item: unknown): Stored {

@@ -1,4 +1,4 @@
-import { AdminMessages } from "../messages/ja";
+import { AccessMessages, AdminMessages } from "../messages/ja";
 
 /** The two HTML pages a browser sees at the end of the freee connect flow (seed §9.2 OAuth row). */
 
@@ -11,6 +11,12 @@ export function successPage(companyName: string | undefined, headers: Record<str
 export function failurePage(status: number, headers: Record<string, string> = {}): Response {
   const message = AdminMessages.freeeAuthFailed;
   return page(status, message, `<h1>${message}</h1><p>Slack の App Home から、もう一度 freee に接続してください。</p>`, headers);
+}
+
+/** The connect flow opened by someone who is not (or no longer) an admin of the workspace: nothing was saved. */
+export function adminOnlyPage(headers: Record<string, string> = {}): Response {
+  const title = AccessMessages.freeeAdminOnly;
+  return page(403, title, `<h1>${title}</h1><p>${AccessMessages.freeeAdminOnlyDetail}</p>`, headers);
 }
 
 function page(status: number, title: string, body: string, headers: Record<string, string>): Response {

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "@aws-lambda-powertools/logger";
 import { z } from "zod";
+import type { AdminCheck } from "../actions/admins";
 import { AuditLog } from "../audit/audit-log";
 import { intEnv, optionalEnv, requireEnv, type Env } from "../config/env";
 import { resolveSecret } from "../config/secrets";
@@ -13,7 +14,7 @@ import { TaskStore } from "../store/task-store";
 import { loadFreeeAppCredentials, loadFreeeEndpoints } from "./config";
 import { buildConnectLink } from "./connect-link";
 import { FreeeConnectionStore, refreshTokenExpiresAt } from "./connection-store";
-import { failurePage, successPage } from "./oauth-pages";
+import { adminOnlyPage, failurePage, successPage } from "./oauth-pages";
 import { signState, verifyState, type SignedClaims } from "./signed-state";
 import { createTokenCipher } from "./token-cipher";
 import { FreeeTokenEndpoint } from "./token-endpoint";
@@ -24,12 +25,17 @@ import { FreeeTokenEndpoint } from "./token-endpoint";
  *   → 302 to freee's authorize page with a signed, expiring state (+ a cookie holding its nonce)
  *   → GET /freee/callback?code&state → token exchange → company chosen → tokens stored (encrypted) → HTML page.
  * Any failure shows 「freee の認証に失敗しました」 and is audited with its error class.
+ * Admins only (issue 15): the signed link and state name the Slack user who started; /freee/connect and again
+ * the callback (before the code is exchanged) ask whether that user is an admin of the workspace now. A member's
+ * link, or an admin's link used after they stopped being one, gets the admin-only page; nothing is saved; audited.
  */
 
 export interface FreeeOAuthDeps {
   connections: FreeeConnectionStore;
   tokenEndpoint: Pick<FreeeTokenEndpoint, "exchangeCode">;
   audit: Pick<AuditLog, "record">;
+  /** Who is an admin of a workspace now (lib/actions/admins.ts): asked at the start and in the callback. */
+  admins: Pick<AdminCheck, "isAdmin">;
   logger: Logger;
   apiBaseUrl: string;
   oauthBaseUrl: string;
@@ -65,6 +71,8 @@ export interface FreeeOAuth {
 }
 
 const STATE_COOKIE = "freee_oauth_nonce";
+/** `details.reason` of the AuthError for a connect by someone who is not an admin (issue 15). */
+const NOT_ADMIN = "not_admin";
 
 const CompaniesSchema = z.object({
   companies: z.array(z.object({ id: z.number().int().positive(), display_name: z.string().nullish(), name: z.string().nullish() })),
@@ -83,17 +91,18 @@ export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
     return buildConnectLink({ publicBaseUrl: base, stateSecret: deps.stateSecret, ttlSeconds: linkTtl }, teamId, userId, nowSeconds(), options);
   }
 
-  async function fail(err: unknown, where: "connect" | "callback", teamId: string | undefined, subject: string, status: number): Promise<Response> {
+  async function fail(err: unknown, where: "connect" | "callback", teamId: string | undefined, subject: string, status: number, actor = "freee-oauth"): Promise<Response> {
     const name = err instanceof Error ? err.name : "Error";
     const reason = err instanceof AuthError ? err.details.reason : undefined;
-    deps.logger.warn(`freee ${where} failed`, { error_type: name, reason, teamId, error_message: err instanceof Error ? redactString(err.message) : String(err) });
+    const refused = reason === NOT_ADMIN;
+    deps.logger.warn(`freee ${where} ${refused ? "refused" : "failed"}`, { error_type: name, reason, teamId, error_message: err instanceof Error ? redactString(err.message) : String(err) });
     if (teamId !== undefined) {
       try {
         await deps.audit.record({
           teamId,
-          action: "freee.connect_failed",
+          action: refused ? "freee.connect_refused" : "freee.connect_failed",
           subject,
-          actor: "freee-oauth",
+          actor,
           layer: "admin",
           details: { step: where, errorType: name, ...(reason === undefined ? {} : { reason }), ...(err instanceof AuthError ? { errorDetails: err.details } : {}) },
         });
@@ -101,7 +110,14 @@ export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
         deps.logger.error("audit write failed for a freee connect failure", { error: auditErr instanceof Error ? auditErr : String(auditErr) });
       }
     }
-    return failurePage(status, { "set-cookie": `${STATE_COOKIE}=; ${cookieAttrs}; Max-Age=0` });
+    const clear = { "set-cookie": `${STATE_COOKIE}=; ${cookieAttrs}; Max-Age=0` };
+    return refused ? adminOnlyPage(clear) : failurePage(status, clear);
+  }
+
+  /** The user the signed link or state names must be an admin of its workspace now; else AuthError `not_admin`. */
+  async function requireAdmin(claims: SignedClaims, where: "connect" | "callback"): Promise<void> {
+    if (await deps.admins.isAdmin({ teamId: claims.t, userId: claims.u })) return;
+    throw new AuthError(`freee ${where} by a user who is not an admin of the workspace`, { details: { reason: NOT_ADMIN, step: where } });
   }
 
   async function connect(request: Request): Promise<Response> {
@@ -116,6 +132,13 @@ export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
     } catch (err) {
       // Unverified input: never audited under a workspace it may not belong to.
       return fail(err, "connect", undefined, "connect", 400);
+    }
+    try {
+      await requireAdmin(claims, "connect");
+    } catch (err) {
+      // The link is ours (signed): its workspace and user are audited.
+      const refused = err instanceof AuthError && err.details.reason === NOT_ADMIN;
+      return fail(err, "connect", claims.t, `connect-link#${claims.u}#${claims.exp}`, refused ? 403 : 502, claims.u);
     }
     const nonce = randomBytes(16).toString("base64url");
     const state = signState("freee_state", { t: claims.t, u: claims.u, exp: nowSeconds() + stateTtl, n: nonce, ...(claims.c === undefined ? {} : { c: claims.c }) }, deps.stateSecret);
@@ -148,6 +171,8 @@ export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
     try {
       if (oauthError !== null) throw new AuthError("freee authorize page returned an error", { details: { reason: "authorize_error", oauthError: oauthError.slice(0, 64) } });
       if (code === null || code === "") throw new AuthError("freee callback without a code", { details: { reason: "missing_code" } });
+      // Asked again now, before any token exists: the link may be a member's, or an admin's who is one no more.
+      await requireAdmin(claims, "callback");
       const tokens = await deps.tokenEndpoint.exchangeCode(code, deps.redirectUri);
       const companies = await listCompanies(tokens.accessToken);
       const wanted = claims.c ?? tokens.companyId;
@@ -179,7 +204,8 @@ export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
       }
       return successPage(companyName, { "set-cookie": `${STATE_COOKIE}=; ${cookieAttrs}; Max-Age=0` });
     } catch (err) {
-      return fail(err, "callback", claims.t, subject, err instanceof AuthError ? 400 : 502);
+      const refused = err instanceof AuthError && err.details.reason === NOT_ADMIN;
+      return fail(err, "callback", claims.t, subject, refused ? 403 : err instanceof AuthError ? 400 : 502, refused ? claims.u : undefined);
     }
   }
 
@@ -258,11 +284,11 @@ export async function loadOAuthSettings(env: Env = process.env) {
 
 /**
  * The connect flow wired from the environment (TABLE_NAME, the freee settings above, TOKEN_KMS_KEY_ID or
- * FREEE_TOKEN_LOCAL_KEY). Built once per container; a failed build is not cached.
+ * FREEE_TOKEN_LOCAL_KEY) and the admin check of the workspace (lib/slack/admins-env.ts builds it).
  */
 export async function createFreeeOAuthFromEnv(
-  env: Env = process.env,
-  extras: { onConnected?: FreeeOAuthDeps["onConnected"]; logger?: Logger } = {},
+  env: Env,
+  extras: { admins: FreeeOAuthDeps["admins"]; onConnected?: FreeeOAuthDeps["onConnected"]; logger?: Logger },
 ): Promise<FreeeOAuth> {
   const logger = extras.logger ?? createLogger("freee-oauth");
   const tableName = requireEnv("TABLE_NAME", env);
@@ -274,6 +300,7 @@ export async function createFreeeOAuthFromEnv(
     connections: new FreeeConnectionStore(doc, tableName, createTokenCipher(env)),
     tokenEndpoint: new FreeeTokenEndpoint(endpoints.oauthBaseUrl, credentials),
     audit: new AuditLog(new TaskStore(doc, tableName), logger),
+    admins: extras.admins,
     logger,
     apiBaseUrl: endpoints.apiBaseUrl,
     oauthBaseUrl: endpoints.oauthBaseUrl,
@@ -283,44 +310,22 @@ export async function createFreeeOAuthFromEnv(
   });
 }
 
-let fromEnv: Promise<FreeeOAuth> | undefined;
-function shared(): Promise<FreeeOAuth> {
-  if (fromEnv === undefined) {
-    fromEnv = createFreeeOAuthFromEnv().catch((err: unknown) => {
-      fromEnv = undefined;
+/**
+ * The web Lambda's freee routes, built on first use (a container that serves only Slack installs never needs the
+ * freee settings) and once per container; a failed build is not cached.
+ */
+export function lazyFreeeOAuthFromEnv(env: Env, extras: Parameters<typeof createFreeeOAuthFromEnv>[1]) {
+  let built: Promise<FreeeOAuth> | undefined;
+  const flow = (): Promise<FreeeOAuth> => {
+    built ??= createFreeeOAuthFromEnv(env, extras).catch((err: unknown) => {
+      built = undefined;
       throw err;
     });
-  }
-  return fromEnv;
+    return built;
+  };
+  return {
+    connect: async (request: Request) => (await flow()).connect(request),
+    callback: async (request: Request) => (await flow()).callback(request),
+    getConnectionStatus: async (teamId: string) => (await flow()).getConnectionStatus(teamId),
+  };
 }
-
-/** GET /freee/connect — mount on the ingress Function URL. */
-export async function handleFreeeConnect(request: Request): Promise<Response> {
-  return (await shared()).connect(request);
-}
-
-/** GET /freee/callback — mount on the ingress Function URL. */
-export async function handleFreeeCallback(request: Request): Promise<Response> {
-  return (await shared()).callback(request);
-}
-
-/** The signed connect URL for the App Home button (valid FREEE_CONNECT_LINK_TTL_SECONDS, default 24 h). */
-export async function buildFreeeConnectUrl(teamId: string, userId: string): Promise<string> {
-  return (await shared()).buildConnectUrl(teamId, userId);
-}
-
-/** App Home: connected / reauth_required / not_connected, with the company name. */
-export async function getConnectionStatus(teamId: string): Promise<FreeeConnectionStatus> {
-  return (await shared()).getConnectionStatus(teamId);
-}
-
-/**
- * The four entry points above as one object, shaped like the Slack side's `FreeePort`. It has no
- * `onConnected` hook: to refresh App Home after a connect, build with `createFreeeOAuthFromEnv(env, { onConnected })`.
- */
-export const freeeOAuthFromEnv = {
-  connect: handleFreeeConnect,
-  callback: handleFreeeCallback,
-  buildConnectUrl: buildFreeeConnectUrl,
-  getConnectionStatus,
-} as const;

@@ -23,6 +23,29 @@ export const AdminMessages = {
 } as const;
 
 /**
+ * Who may do what (issue 15), not seed §9 rows (the seed has no such case): shown in App Home, the connect pages
+ * and as ephemeral refusals. None names another user, team or id.
+ */
+export const AccessMessages = {
+  /** A member of another organisation (Slack Connect) made a request or clicked: refused, nothing changes. */
+  externalUser: "このワークスペースの外部の組織のユーザーは、このアプリを利用できません。利用が必要な場合は、このワークスペースの管理者に外部組織の許可を依頼してください。",
+  /** The freee connect page or its callback, opened by someone who is not (or no longer) an admin. */
+  freeeAdminOnly: "freee の接続はワークスペースの管理者のみ行えます",
+  freeeAdminOnlyDetail: "このリンクを開いたユーザーは、このワークスペースの管理者ではありません（または管理者ではなくなりました）。接続は保存されていません。管理者が Slack の App Home から接続してください。",
+  /** App Home: a change only admins may make was refused. */
+  adminOnlyChange: "この操作は管理者のみ行えます。",
+  externalTeamsInvalid: "ワークスペース ID の形式が正しくありません（例: T0123ABCD）。設定は変更されていません。",
+} as const;
+
+export const HomeTexts = {
+  freeeAdminOnly: "freee の接続・接続解除はワークスペースの管理者のみ行えます。",
+  disconnectConfirm: "このワークスペースの freee の接続を解除します。保存されている freee のトークンは削除され、再接続するまで freee を使うタスクは実行できません。",
+  disconnected: "freee との接続を解除しました。",
+  externalTeamsLabel: "利用を許可する外部組織のワークスペース ID（Slack コネクト）",
+  externalTeamsHint: "カンマ区切りで入力し、Enter で保存します。空にすると外部組織のユーザーはすべて拒否されます。",
+} as const;
+
+/**
  * A freee write that may have reached freee and could not be confirmed by reading back (WriteOutcomeUnknownError,
  * DESIGN §3). Not a seed §9.1 row: the seed has no such case. The user must look in freee before a rerun; a rerun
  * reads back again before it writes.

@@ -7,7 +7,6 @@ import {
   ActionMessages,
   approve,
   cancelExecution,
-
   reject,
   rerunExecution,
   type ActionDeps,
@@ -22,7 +21,9 @@ import { ActionIds } from "./cards";
 import { HomeActionIds } from "./home";
 import { markTransientFailure } from "./request-scope";
 import { slackLogger } from "./slack-logger";
-import { publishHome, saveAdminsFromHome, type HomeDeps } from "./home-service";
+import { disconnectFreeeFromHome, publishHome, saveAdminsFromHome, saveExternalTeamsFromHome, type HomeDeps } from "./home-service";
+import { AccessMessages } from "../messages/ja";
+import { mayUseApp } from "./org-boundary";
 import type { DynamoInstallationStore } from "./installation-store";
 import { taskInputFromMessage, type MessageLike } from "./message-filter";
 import { buildRejectModal, reasonFromState, REASON_BLOCK_ID, REJECT_CALLBACK_ID, RejectMetadataSchema } from "./reject-modal";
@@ -91,11 +92,23 @@ export function createBoltApp(deps: BoltDeps): { app: App; receiver: AwsLambdaRe
     });
   });
 
-  const onMessage = async ({ event, context, body }: { event: unknown; context: { teamId?: string; enterpriseId?: string; botUserId?: string; retryNum?: unknown }; body: unknown }) => {
+  const onMessage = async ({ event, context, body, client }: { event: unknown; context: { teamId?: string; enterpriseId?: string; botUserId?: string; retryNum?: unknown }; body: unknown; client: WebClient }) => {
     const teamId = context.teamId ?? (body as { team_id?: string }).team_id;
     if (teamId === undefined) return;
     const input = taskInputFromMessage(event as MessageLike, { teamId, ...(context.enterpriseId === undefined ? {} : { enterpriseId: context.enterpriseId }) }, context.botUserId);
     if (input === undefined) return;
+    const sender = event as { user_team?: unknown; source_team?: unknown };
+    const facts = {
+      installedTeamId: teamId,
+      ...(context.enterpriseId === undefined ? {} : { installedEnterpriseId: context.enterpriseId }),
+      userTeamIds: [str(sender.user_team), str(sender.source_team)],
+      extShared: (body as { is_ext_shared_channel?: unknown }).is_ext_shared_channel === true,
+    };
+    if (!(await mayUseApp(deps.home.settings, facts))) {
+      deps.log.info("request from another organisation refused", { teamId, layer: "ingress" });
+      await tellUser(client, deps.log, { actor: { teamId, userId: input.requesterId }, value: undefined, channelId: input.thread.channelId }, { outcome: "refused", message: AccessMessages.externalUser });
+      return;
+    }
     // Bolt passes the X-Slack-Retry-Num header through as a string.
     const retryNum = context.retryNum === undefined ? 0 : Number(context.retryNum);
     await startTask(deps, input, retryNum);
@@ -115,13 +128,13 @@ export function createBoltApp(deps: BoltDeps): { app: App; receiver: AwsLambdaRe
   app.event("app_home_opened", async ({ event, context, client }) => {
     // Without a user there is no Home tab to publish (Slack refuses views.publish without user_id).
     if (event.tab !== "home" || context.teamId === undefined || typeof event.user !== "string" || event.user === "") return;
-    await publishHome(client, deps.home, context.teamId, event.user);
+    await publishHome(client, deps.home, { teamId: context.teamId, userId: event.user, ...(context.enterpriseId === undefined ? {} : { enterpriseId: context.enterpriseId }) });
   });
 
   app.action(ActionIds.approve, async ({ ack, body, action, client }) => {
     await ack();
     const parsed = parseButton(body, action, VersionValueSchema);
-    if (parsed === undefined) return;
+    if (parsed === undefined || (await refusedOutsider(deps, client, parsed))) return;
     const result = await approve(deps.actions, parsed.actor, parsed.value);
     await tellUser(client, deps.log, parsed, result);
   });
@@ -129,8 +142,8 @@ export function createBoltApp(deps: BoltDeps): { app: App; receiver: AwsLambdaRe
   app.action(ActionIds.reject, async ({ ack, body, action, client }) => {
     await ack();
     const parsed = parseButton(body, action, VersionValueSchema);
-    if (parsed === undefined) return;
-    if (parsed.triggerId === undefined) return;
+    if (parsed === undefined || parsed.triggerId === undefined) return;
+    // An outsider's reject click opens the modal too (the trigger_id dies in 3 s); its submit is refused.
     // First and only call: the trigger_id dies 3 s after the click. Who may reject, and whether the version is
     // still pending, is decided by the submit's conditional write and shown inside the modal.
     await client.views.open({ trigger_id: parsed.triggerId, view: buildRejectModal(parsed.value) });
@@ -141,6 +154,8 @@ export function createBoltApp(deps: BoltDeps): { app: App; receiver: AwsLambdaRe
     const userId = body.user?.id;
     const teamId = body.team?.id ?? body.user?.team_id;
     if (meta === undefined || userId === undefined || teamId === undefined) return ack();
+    const facts = { installedTeamId: teamId, ...(body.enterprise?.id ? { installedEnterpriseId: body.enterprise.id } : {}), userTeamIds: [body.user?.team_id] };
+    if (!(await mayUseApp(deps.home.settings, facts))) return ack({ response_action: "errors", errors: { [REASON_BLOCK_ID]: AccessMessages.externalUser } });
     const reason = reasonFromState(view.state?.values);
     if (reason === undefined || reason.trim() === "") {
       return ack({ response_action: "errors", errors: { [REASON_BLOCK_ID]: ActionMessages.reasonRequired } });
@@ -156,25 +171,36 @@ export function createBoltApp(deps: BoltDeps): { app: App; receiver: AwsLambdaRe
   app.action(ActionIds.cancel, async ({ ack, body, action, client }) => {
     await ack();
     const parsed = parseButton(body, action, ExecutionValueSchema);
-    if (parsed === undefined) return;
+    if (parsed === undefined || (await refusedOutsider(deps, client, parsed))) return;
     await tellUser(client, deps.log, parsed, await cancelExecution(deps.actions, parsed.actor, parsed.value));
   });
 
   app.action(ActionIds.rerun, async ({ ack, body, action, client }) => {
     await ack();
     const parsed = parseButton(body, action, ExecutionValueSchema);
-    if (parsed === undefined) return;
+    if (parsed === undefined || (await refusedOutsider(deps, client, parsed))) return;
     await tellUser(client, deps.log, parsed, await rerunExecution(deps.actions, parsed.actor, parsed.value));
   });
 
+  // App Home changes are admins' (home-service.ts checks, then re-publishes the Home with the outcome).
   app.action(HomeActionIds.admins, async ({ ack, body, action, client }) => {
     await ack();
-    const interaction = InteractionSchema.safeParse(body);
+    const actor = homeActor(body);
     const selected = (action as { selected_users?: unknown }).selected_users;
-    if (!interaction.success || !Array.isArray(selected)) return;
-    const teamId = interaction.data.team?.id ?? interaction.data.user.team_id;
-    if (teamId === undefined) return;
-    await saveAdminsFromHome(client, deps.home, { teamId, userId: interaction.data.user.id }, selected.filter((u): u is string => typeof u === "string"));
+    if (actor === undefined || !Array.isArray(selected)) return;
+    await saveAdminsFromHome(client, deps.home, actor, selected.filter((u): u is string => typeof u === "string"));
+  });
+  app.action(HomeActionIds.externalTeams, async ({ ack, body, action, client }) => {
+    await ack();
+    const actor = homeActor(body);
+    const value = (action as { value?: unknown }).value;
+    if (actor === undefined) return;
+    await saveExternalTeamsFromHome(client, deps.home, actor, typeof value === "string" ? value : "");
+  });
+  app.action(HomeActionIds.freeeDisconnect, async ({ ack, body, client }) => {
+    await ack();
+    const actor = homeActor(body);
+    if (actor !== undefined) await disconnectFreeeFromHome(client, deps.home, actor);
   });
   // The connect button is a link; Slack still sends an action, which only needs an ack.
   app.action(HomeActionIds.freeeConnect, async ({ ack }) => ack());
@@ -188,8 +214,37 @@ async function startTask(deps: BoltDeps, input: TaskPipelineInput, retryNum: num
   else deps.log.info("duplicate delivery ignored", { taskId, retryNum });
 }
 
+/** Who acts in App Home: the verified payload's team and user (never a value the view carries). */
+function homeActor(body: unknown): Actor | undefined {
+  const interaction = InteractionSchema.safeParse(body);
+  if (!interaction.success) return undefined;
+  const teamId = interaction.data.team?.id ?? interaction.data.user.team_id;
+  if (teamId === undefined) return undefined;
+  const enterpriseId = interaction.data.team?.enterprise_id;
+  return { teamId, userId: interaction.data.user.id, ...(enterpriseId === undefined ? {} : { enterpriseId }) };
+}
+
+/** A click from a member of another organisation (Slack Connect) not allowed here: told so, nothing done. */
+async function refusedOutsider(deps: BoltDeps, client: WebClient, parsed: ParsedButton<unknown>): Promise<boolean> {
+  const facts = {
+    installedTeamId: parsed.actor.teamId,
+    ...(parsed.actor.enterpriseId === undefined ? {} : { installedEnterpriseId: parsed.actor.enterpriseId }),
+    userTeamIds: [parsed.userTeamId],
+  };
+  if (await mayUseApp(deps.home.settings, facts)) return false;
+  deps.log.info("click from another organisation refused", { teamId: parsed.actor.teamId, layer: "ingress" });
+  await tellUser(client, deps.log, parsed, { outcome: "refused", message: AccessMessages.externalUser });
+  return true;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
 interface ParsedButton<T> {
   actor: Actor;
+  /** The clicking user's own workspace (`user.team_id`), for the Slack Connect check. */
+  userTeamId?: string;
   value: T;
   channelId?: string;
   threadTs?: string;
@@ -205,6 +260,7 @@ function parseButton<T>(body: unknown, action: unknown, schema: z.ZodMiniType<T>
   const enterpriseId = interaction.data.team?.enterprise_id;
   return {
     actor: { teamId, userId: interaction.data.user.id, ...(enterpriseId === undefined ? {} : { enterpriseId }) },
+    ...(interaction.data.user.team_id === undefined ? {} : { userTeamId: interaction.data.user.team_id }),
     value,
     ...(interaction.data.channel === undefined ? {} : { channelId: interaction.data.channel.id }),
     ...(interaction.data.trigger_id === undefined ? {} : { triggerId: interaction.data.trigger_id }),

@@ -1,15 +1,15 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { SFNClient } from "@aws-sdk/client-sfn";
 import type { Logger } from "@aws-lambda-powertools/logger";
-import { TeamSettingsStore } from "../actions";
 import { AuditLog } from "../audit/audit-log";
 import { createSfnClient } from "../workflow/sfn-client";
 import { optionalEnv, requireEnv, type Env } from "../config/env";
-import { loadAdminUserIds, loadLimits } from "../config/limits";
+import { loadLimits } from "../config/limits";
 import { resolveSecret } from "../config/secrets";
 import { createLogger } from "../observability/logger";
 import { createDocumentClient } from "../store/dynamo-client";
 import { TaskStore } from "../store/task-store";
+import { createAdminDirectory } from "./admins-env";
 import { createBotTokenResolver } from "./bot-token";
 import { createCardRefresher } from "./factory";
 import type { FreeePort } from "./freee-port";
@@ -48,9 +48,8 @@ export async function createSlackEventsFromEnv(env: Env = process.env, overrides
   // It opens sealed installations and seals any plain item an earlier version left (KMS encrypt + decrypt).
   const installations = new DynamoInstallationStore(doc, tableName, { cipher: installationCipher(env), cacheTtlMs: INSTALLATION_CACHE_MS, sealPlainItems: true });
   const tokens = createBotTokenResolver(installations, env);
-  const settings = new TeamSettingsStore(doc, tableName);
+  const { admins, settings } = createAdminDirectory(env, { doc, tableName, tokens, log });
   const sfn = overrides.sfn ?? createSfnClient(env);
-  const adminUserIds = loadAdminUserIds(env);
   const slackApiUrl = optionalEnv("SLACK_API_URL", env);
   const freee = overrides.freee ?? {};
   const events = createSlackEvents({
@@ -63,13 +62,12 @@ export async function createSlackEventsFromEnv(env: Env = process.env, overrides
       sfn,
       audit,
       cards: createCardRefresher(store, doc, env, tokens),
-      settings,
-      adminUserIds,
+      admins,
       limits: loadLimits(env),
       executionRunArn: requireEnv("EXECUTION_RUN_ARN", env),
       log,
     },
-    home: { store, settings, adminUserIds, freee, log },
+    home: { store, settings, admins, freee, audit, log },
     tokens,
     installations,
     ...(slackApiUrl === undefined ? {} : { slackApiUrl }),

@@ -1,14 +1,17 @@
 import type { KnownBlock, View } from "@slack/web-api";
 import type { Ledger, LedgerOutcome } from "../report/ledger";
 import type { Task } from "../domain/records";
-import { AdminMessages, freeeAuthMessageFor, freeeLapseMessage } from "../messages/ja";
+import { AdminMessages, freeeAuthMessageFor, freeeLapseMessage, HomeTexts } from "../messages/ja";
 import { context, escapeMrkdwn, header, section, truncate } from "./cards/blocks";
 
 export const HomeActionIds = {
   admins: "home_settings_admins",
+  externalTeams: "home_settings_external_teams",
   freeeConnect: "home_freee_connect",
+  freeeDisconnect: "home_freee_disconnect",
 } as const;
 export const HOME_SETTINGS_BLOCK_ID = "home_settings";
+export const HOME_EXTERNAL_TEAMS_BLOCK_ID = "home_settings_external_teams";
 
 export interface FreeeStatusView {
   /** connected / reauth_required / not_connected; unknown when the freee module is not wired in. */
@@ -27,6 +30,9 @@ export interface HomeData {
   viewerIsAdmin: boolean;
   freee: FreeeStatusView;
   adminUserIds: string[];
+  /** Other organisations' workspaces allowed to use the app here (Slack Connect); shown to admins. */
+  allowedExternalTeamIds: string[];
+  /** An admin's: the workspace's recent tasks; a member's: their own only (a DM request included, nobody else's). */
   recentTasks: Task[];
   /** The ledger of the last 30 days (lib/report/ledger.ts): what `npm run report` prints for this workspace. */
   ledger: Pick<Ledger, "byOutcome" | "failuresByClass">;
@@ -64,7 +70,8 @@ export function buildHomeView(state: HomeState): View {
 
   blocks.push(header("freee 接続"));
   const freeeLine = `${FREEE_STATUS[data.freee.status]}${data.freee.companyName ? ` (${escapeMrkdwn(data.freee.companyName)})` : ""}`;
-  if (data.freee.connectUrl !== undefined && data.freee.status !== "connected") {
+  // Connect and disconnect are admins' (the connect pages check again): a member sees the status only.
+  if (data.viewerIsAdmin && data.freee.connectUrl !== undefined && data.freee.status !== "connected") {
     blocks.push({
       type: "section",
       text: { type: "mrkdwn", text: freeeLine },
@@ -73,6 +80,10 @@ export function buildHomeView(state: HomeState): View {
   } else {
     blocks.push(section(freeeLine));
   }
+  if (data.viewerIsAdmin && (data.freee.status === "connected" || data.freee.status === "reauth_required")) {
+    blocks.push({ type: "actions", block_id: "home_freee_actions", elements: [disconnectButton()] });
+  }
+  if (!data.viewerIsAdmin) blocks.push(context(HomeTexts.freeeAdminOnly));
   if (data.freee.status === "reauth_required" && data.freee.reauthReason !== undefined) blocks.push(context(freeeAuthMessageFor(data.freee.reauthReason)));
   if (data.viewerIsAdmin && data.freee.status === "connected" && data.freee.lapse !== undefined) blocks.push(section(`:warning: ${freeeLapseMessage(data.freee.lapse)}`));
 
@@ -89,13 +100,27 @@ export function buildHomeView(state: HomeState): View {
         ...(data.adminUserIds.length > 0 ? { initial_users: data.adminUserIds } : {}),
       },
     });
+    blocks.push({
+      type: "input",
+      block_id: HOME_EXTERNAL_TEAMS_BLOCK_ID,
+      dispatch_action: true,
+      optional: true,
+      label: { type: "plain_text", text: HomeTexts.externalTeamsLabel },
+      hint: { type: "plain_text", text: HomeTexts.externalTeamsHint },
+      element: {
+        type: "plain_text_input",
+        action_id: HomeActionIds.externalTeams,
+        placeholder: { type: "plain_text", text: "T0123ABCD, T0456EFGH" },
+        ...(data.allowedExternalTeamIds.length > 0 ? { initial_value: data.allowedExternalTeamIds.join(", ") } : {}),
+      },
+    });
   } else {
     const who = data.adminUserIds.length > 0 ? data.adminUserIds.map((u) => `<@${u}>`).join(" ") : "(なし)";
     blocks.push(section(`*承認・却下・中止・再実行ができるユーザー* (依頼者に加えて): ${who}`));
     blocks.push(context("設定の変更は管理者のみ行えます。"));
   }
 
-  blocks.push(header("最近のタスク"));
+  blocks.push(header(data.viewerIsAdmin ? "最近のタスク（ワークスペース全体）" : "あなたの最近のタスク"));
   if (data.recentTasks.length === 0) blocks.push(section("タスクはまだありません。"));
   else {
     const lines = data.recentTasks.slice(0, 10).map((t) => {
@@ -129,6 +154,22 @@ const OUTCOME_LABEL: Record<LedgerOutcome, string> = {
   expired: "承認期限切れ",
   in_progress: "進行中",
 };
+
+function disconnectButton() {
+  return {
+    type: "button",
+    action_id: HomeActionIds.freeeDisconnect,
+    text: { type: "plain_text", text: "freee との接続を解除" },
+    style: "danger",
+    confirm: {
+      title: { type: "plain_text", text: "freee との接続を解除" },
+      text: { type: "plain_text", text: HomeTexts.disconnectConfirm },
+      confirm: { type: "plain_text", text: "解除する" },
+      deny: { type: "plain_text", text: "キャンセル" },
+      style: "danger",
+    },
+  } as const;
+}
 
 export const HomeErrors = {
   databaseUnreachable: AdminMessages.databaseUnreachable,

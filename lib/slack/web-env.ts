@@ -2,8 +2,12 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Logger } from "@aws-lambda-powertools/logger";
 import { optionalEnv, requireEnv, type Env } from "../config/env";
 import { resolveSecret } from "../config/secrets";
+import { lazyFreeeOAuthFromEnv } from "../freee/oauth";
 import { createLogger } from "../observability/logger";
 import { createDocumentClient } from "../store/dynamo-client";
+import { createAdminDirectory } from "./admins-env";
+import { createBotTokenResolver } from "./bot-token";
+import { createIngress, type IngressHandler } from "./ingress";
 import { DynamoInstallationStore, installationCipher } from "./installation-store";
 import { BOT_SCOPES, OAuthRoutes } from "./oauth-routes";
 
@@ -36,4 +40,18 @@ export async function createInstallRoutesFromEnv(env: Env = process.env, overrid
     installations,
     log,
   );
+}
+
+/**
+ * Every page of the web Lambda: the Slack install and the freee connect flow, whose admin check (issue 15) reads
+ * the workspace's settings and asks Slack (users.info) with the bot token of its installation.
+ */
+export async function createWebFromEnv(env: Env = process.env, overrides: WebOverrides = {}): Promise<IngressHandler> {
+  const log = overrides.log ?? createLogger("web");
+  const doc = overrides.doc ?? createDocumentClient(env);
+  const tableName = requireEnv("TABLE_NAME", env);
+  const installations = overrides.installations ?? new DynamoInstallationStore(doc, tableName, { cipher: installationCipher(env) });
+  const oauth = await createInstallRoutesFromEnv(env, { installations, log });
+  const { admins } = createAdminDirectory(env, { doc, tableName, tokens: createBotTokenResolver(installations, env), log });
+  return createIngress({ ...(oauth === undefined ? {} : { oauth }), freee: lazyFreeeOAuthFromEnv(env, { admins, logger: log }), log });
 }

@@ -38,6 +38,7 @@ import {
 import { LimitReachedError, MalformedOutputError, RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
 import { Keys, TABLE_KEYS } from "./table";
 import { isConditionFailure, translateDynamoError } from "./conditional";
+import { listRecentTasksOf } from "./recent-tasks";
 
 /** Result of a conditional write: `applied` is false when an earlier identical write had already done it. */
 export interface WriteResult<T> {
@@ -638,6 +639,11 @@ export class TaskStore {
       limit,
     );
     return items.map((item) => parseRecord(TaskSchema, item, "task"));
+  }
+
+  /** One member's most recent tasks in a workspace, newest first (App Home for a member: recent-tasks.ts). */
+  listRecentTasksBy(teamId: string, requesterId: string, limit = 10): Promise<Task[]> {
+    return listRecentTasksOf(this.doc, this.tableName, { teamId, requesterId, limit });
   }
 
   // ------------------------------------------------------------------ history

@@ -90,12 +90,12 @@ describe("approve / reject (CONTRACTS Approval)", () => {
   });
 
   it("deployment admins (ADMIN_USER_IDS) and workspace admins (team settings) may act", async () => {
-    const { deps, store } = makeDeps(table);
+    const { deps, store, settings } = makeDeps(table);
     const a = await taskAwaitingPrompt(store);
     expect((await approve(deps, { teamId: "T1", userId: "UADMIN" }, { taskId: a.taskId, kind: "prompt", version: 1 })).outcome).toBe("applied");
     const b = await taskAwaitingPrompt(store);
     expect((await approve(deps, { teamId: "T1", userId: "UTEAMADMIN" }, { taskId: b.taskId, kind: "prompt", version: 1 })).outcome).toBe("refused");
-    await deps.settings.save("T1", ["UTEAMADMIN"], "UADMIN");
+    await settings.save("T1", ["UTEAMADMIN"], "UADMIN");
     expect((await approve(deps, { teamId: "T1", userId: "UTEAMADMIN" }, { taskId: b.taskId, kind: "prompt", version: 1 })).outcome).toBe("applied");
   });
 

@@ -1,7 +1,7 @@
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { AuditLog } from "../../lib/audit/audit-log";
-import { TeamSettingsStore, type ActionDeps } from "../../lib/actions";
+import { AdminDirectory, TeamSettingsStore, type ActionDeps, type Actor, type SlackRole } from "../../lib/actions";
 import { createLogger } from "../../lib/observability/logger";
 import type { CardRefresher, CardSubject } from "../../lib/domain/card-refresher";
 import { TaskStore } from "../../lib/store/task-store";
@@ -22,20 +22,31 @@ export function makeDeps(table: TestTable, patch: Partial<ActionDeps> = {}) {
     },
   };
   const log = createLogger("test-actions");
+  const settings = new TeamSettingsStore(table.doc, table.tableName);
+  // What users.info would say, by user id (absent = user_not_found); every lookup is recorded.
+  const slackRoles = new Map<string, SlackRole>();
+  const lookups: Actor[] = [];
+  const admins = new AdminDirectory({
+    adminUserIds: ["UADMIN"],
+    settings,
+    lookup: async (actor) => {
+      lookups.push(actor);
+      return slackRoles.get(actor.userId);
+    },
+  });
   const deps: ActionDeps = {
     store,
     doc: table.doc,
     sfn,
     audit: new AuditLog(store, log),
     cards,
-    settings: new TeamSettingsStore(table.doc, table.tableName),
-    adminUserIds: ["UADMIN"],
+    admins,
     limits: { maxReruns: 3 },
     executionRunArn: "arn:aws:states:us-east-1:123456789012:stateMachine:ExecutionRun",
     log,
     ...patch,
   };
-  return { deps, store, sfnMock, refreshed };
+  return { deps, store, sfnMock, refreshed, settings, slackRoles, lookups };
 }
 
 let counter = 0;

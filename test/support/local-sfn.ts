@@ -1,6 +1,6 @@
 import { StartExecutionCommand, type SFNClient } from "@aws-sdk/client-sfn";
 import { AuditLog } from "../../lib/audit/audit-log";
-import { TeamSettingsStore, type ActionDeps, type Actor } from "../../lib/actions";
+import { AdminDirectory, TeamSettingsStore, type ActionDeps, type Actor } from "../../lib/actions";
 import { limitsEnvironment } from "../../infra/settings";
 import { PIPELINE_FUNCTIONS, RUN_FUNCTIONS, type StepFunctionName } from "../../infra/state-machines/functions";
 import type { SlackThread } from "../../lib/domain/records";
@@ -136,8 +136,8 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     sfn: sfn() as SFNClient,
     audit: new AuditLog(ingressStore, log),
     cards: createCardRefresher(ingressStore, ingressDoc, common),
-    settings: new TeamSettingsStore(ingressDoc, table.tableName),
-    adminUserIds: [],
+    // Only requesters click in these runs: nobody else is an admin (no Slack role is ever needed).
+    admins: new AdminDirectory({ adminUserIds: [], settings: new TeamSettingsStore(ingressDoc, table.tableName), lookup: async () => undefined }),
     limits: machines.settings,
     executionRunArn: machines.executionRunArn,
     log,

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { json, listen, type ListeningFake } from "../http";
 import { checkBlocks, checkView } from "./block-kit";
+import { usersInfo } from "./users";
 import { Workspace, type ChannelMessage } from "./workspace";
 
 /**
@@ -49,6 +50,8 @@ interface BotIdentity {
   teamId: string;
   userId: string;
   botId: string;
+  /** The token's granted scopes; undefined = every scope the app asks for. */
+  scopes?: readonly string[];
 }
 
 export interface FakeSlackOptions {
@@ -104,7 +107,12 @@ export class FakeSlack {
   }
 
   addBotToken(token: string, identity: Partial<BotIdentity> = {}): void {
-    this.tokens.set(token, { teamId: identity.teamId ?? this.team.teamId, userId: identity.userId ?? this.team.botUserId, botId: identity.botId ?? this.team.botId });
+    this.tokens.set(token, {
+      teamId: identity.teamId ?? this.team.teamId,
+      userId: identity.userId ?? this.team.botUserId,
+      botId: identity.botId ?? this.team.botId,
+      ...(identity.scopes === undefined ? {} : { scopes: identity.scopes }),
+    });
   }
 
   /** Slack revoked the token (app uninstalled, tokens_revoked): calls with it answer `invalid_auth`. */
@@ -298,6 +306,8 @@ export class FakeSlack {
         ws.homeViews.set(user, view);
         return { ok: true, view: { id: `VHOME${user}`, team_id: bot.teamId, type: "home", ...view, hash: randomBytes(6).toString("hex") } };
       }
+      case "users.info":
+        return usersInfo(ws, body, bot.scopes);
       default:
         return { ok: false, error: "unknown_method" };
     }
@@ -317,7 +327,7 @@ export class FakeSlack {
       ok: true,
       app_id: "A0001",
       authed_user: { id: "UINSTALLER" },
-      scope: "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,im:write",
+      scope: "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,im:write,users:read",
       token_type: "bot",
       access_token: token,
       bot_user_id: this.team.botUserId,

@@ -26,6 +26,17 @@ export interface OpenView {
   view: Record<string, unknown>;
 }
 
+/** A member as users.info describes them (the fields this app reads). */
+export interface SlackUser {
+  id: string;
+  /** The member's own workspace: a Slack Connect guest from another organisation has theirs. */
+  teamId: string;
+  isAdmin: boolean;
+  isOwner: boolean;
+  isPrimaryOwner: boolean;
+  deleted: boolean;
+}
+
 export class Workspace {
   readonly messages: ChannelMessage[] = [];
   /** Every modal opened and not yet closed, by view id. */
@@ -34,6 +45,8 @@ export class Workspace {
   readonly homeViews = new Map<string, Record<string, unknown>>();
   /** The modal views.open showed last, until it is submitted or closed. */
   openView: OpenView | undefined;
+  /** Who users.info knows; anyone else is `user_not_found`. */
+  readonly users = new Map<string, SlackUser>();
   private seq = 0;
 
   constructor(private readonly clock: () => number) {}
@@ -65,6 +78,16 @@ export class Workspace {
     if (this.openView?.id === id) this.openView = undefined;
   }
 
+  /** A member of `teamId` (default: a plain member of the fake's team, set by the fake). */
+  addUser(user: Pick<SlackUser, "id" | "teamId"> & Partial<SlackUser>): SlackUser {
+    const full: SlackUser = { isAdmin: false, isOwner: false, isPrimaryOwner: false, deleted: false, ...user };
+    if (full.isPrimaryOwner) full.isOwner = true;
+    if (full.isOwner) full.isAdmin = true; // Slack: owners are admins too
+    this.users.set(full.id, full);
+    return full;
+  }
+
+  /** Clears what happened (messages, views), not who the members are. */
   clear(): void {
     this.messages.length = 0;
     this.views.clear();

@@ -1,0 +1,53 @@
+import { QueryCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { TaskSchema, type Task } from "../domain/records";
+import { MalformedOutputError } from "../errors/taxonomy";
+import { translateDynamoError } from "./conditional";
+import { Keys, TABLE_KEYS } from "./table";
+
+/** How many of the workspace's newest tasks are looked through for one member's (App Home reads, bounded). */
+export const OWN_TASKS_SCAN_LIMIT = 500;
+
+/**
+ * One member's most recent tasks in a workspace, newest first (GSI byTeam, filtered on the requester): what App
+ * Home shows a member who is not an admin. Looks through at most `scanLimit` of the workspace's newest tasks, so a
+ * member with no recent task costs a bounded read, not the workspace's whole history.
+ */
+export async function listRecentTasksOf(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  query: { teamId: string; requesterId: string; limit: number; scanLimit?: number },
+): Promise<Task[]> {
+  const scanLimit = query.scanLimit ?? OWN_TASKS_SCAN_LIMIT;
+  const tasks: Task[] = [];
+  let evaluated = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    let out;
+    try {
+      out = await doc.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: TABLE_KEYS.byTeamIndex,
+          KeyConditionExpression: "#gpk = :gpk",
+          FilterExpression: "requesterId = :u",
+          ExpressionAttributeNames: { "#gpk": TABLE_KEYS.byTeamPartitionKey },
+          ExpressionAttributeValues: { ":gpk": Keys.teamTasksIndex(query.teamId), ":u": query.requesterId },
+          ScanIndexForward: false,
+          Limit: Math.min(100, scanLimit - evaluated),
+          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+        }),
+      );
+    } catch (err) {
+      throw translateDynamoError(err, "listRecentTasksOf");
+    }
+    evaluated += out.ScannedCount ?? 0;
+    for (const item of out.Items ?? []) {
+      const parsed = TaskSchema.safeParse(item);
+      if (!parsed.success) throw new MalformedOutputError("stored task does not match its schema", { cause: parsed.error });
+      // The filter is the query's; checked again here, because showing a task to the wrong member is the harm.
+      if (parsed.data.requesterId === query.requesterId && parsed.data.thread.teamId === query.teamId) tasks.push(parsed.data);
+    }
+    startKey = out.LastEvaluatedKey;
+  } while (startKey !== undefined && tasks.length < query.limit && evaluated < scanLimit);
+  return tasks.slice(0, query.limit);
+}
