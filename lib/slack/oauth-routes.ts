@@ -23,6 +23,8 @@ export const BOT_SCOPES = [
   "mpim:history",
   "chat:write",
   "im:write",
+  // users.info: Slack's own is_admin / is_owner count as workspace admins (lib/slack/user-roles.ts).
+  "users:read",
 ];
 
 /**

@@ -12,6 +12,7 @@ import { loadHomeState, type HomeDeps } from "../../lib/slack/home-service";
 import { TaskStore } from "../../lib/store/task-store";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { startTestTable, type TestTable } from "../support/dynamo";
+import { testAdmins } from "../support/admins";
 import { makeStore } from "./helpers";
 
 /**
@@ -38,6 +39,7 @@ beforeAll(async () => {
     connections,
     tokenEndpoint: new FreeeTokenEndpoint(fake.url, { clientId: FAKE_CLIENT_ID, clientSecret: FAKE_CLIENT_SECRET }),
     audit: new AuditLog(tasks, logger),
+    admins: testAdmins(table).admins,
     logger,
     apiBaseUrl: fake.url,
     oauthBaseUrl: fake.url,
@@ -71,11 +73,12 @@ async function homeFor(userId: string): Promise<string> {
   const deps: HomeDeps = {
     store: tasks,
     settings: new TeamSettingsStore(table.doc, table.tableName),
-    adminUserIds: ["UADMIN"],
+    admins: testAdmins(table).admins,
     freee: { getConnectionStatus: flow.getConnectionStatus, buildConnectUrl: flow.buildConnectUrl },
+    audit: new AuditLog(tasks, createLogger("t")),
     log: createLogger("t"),
   };
-  return JSON.stringify(buildHomeView(await loadHomeState(deps, teamId, userId)));
+  return JSON.stringify(buildHomeView(await loadHomeState(deps, { teamId, userId })));
 }
 
 describe("App Home: a freee connection that will lapse", () => {

@@ -1,16 +1,18 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AuditLog } from "../../lib/audit/audit-log";
 import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
-import { createFreeeOAuth, freeeOAuthFromEnv, loadOAuthSettings, type FreeeOAuth } from "../../lib/freee/oauth";
+import { createFreeeOAuth, lazyFreeeOAuthFromEnv, loadOAuthSettings, type FreeeOAuth } from "../../lib/freee/oauth";
 import { signState, verifyState } from "../../lib/freee/signed-state";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
-import { AdminMessages } from "../../lib/messages/ja";
+import { TeamSettingsStore } from "../../lib/actions";
+import { AccessMessages, AdminMessages } from "../../lib/messages/ja";
 import { createLogger } from "../../lib/observability/logger";
 import { TaskStore } from "../../lib/store/task-store";
 import { FatalConfigError } from "../../lib/errors/taxonomy";
 import type { FreeePort } from "../../lib/slack/freee-port";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
+import { testAdmins } from "../support/admins";
 import { makeStore } from "./helpers";
 
 const SECRET = "freee-state-secret-for-tests";
@@ -24,6 +26,7 @@ let now: Date;
 let connectedHook: string[];
 let team = 0;
 let teamId: string;
+let directory: ReturnType<typeof testAdmins>;
 
 function oauth(extra: { secret?: string } = {}): FreeeOAuth {
   const logger = createLogger("freee-oauth-test");
@@ -31,6 +34,7 @@ function oauth(extra: { secret?: string } = {}): FreeeOAuth {
     connections,
     tokenEndpoint: new FreeeTokenEndpoint(fake.url, { clientId: FAKE_CLIENT_ID, clientSecret: FAKE_CLIENT_SECRET }),
     audit: new AuditLog(taskStore, logger),
+    admins: directory.admins,
     logger,
     apiBaseUrl: fake.url,
     oauthBaseUrl: fake.url,
@@ -50,6 +54,7 @@ beforeAll(async () => {
   fake = await startFakeFreee();
   connections = makeStore(table);
   taskStore = new TaskStore(table.doc, table.tableName);
+  directory = testAdmins(table);
 });
 afterAll(async () => {
   await fake.stop();
@@ -234,8 +239,9 @@ describe("wiring", () => {
     expect(typeof port.callback).toBe("function");
     expect(typeof port.buildConnectUrl).toBe("function");
     expect(typeof port.getConnectionStatus).toBe("function");
-    const fromEnv: FreeePort = freeeOAuthFromEnv;
-    expect(Object.keys(fromEnv).sort()).toEqual(["buildConnectUrl", "callback", "connect", "getConnectionStatus"]);
+    // The web Lambda's: its pages and the status; the connect link is App Home's (lib/freee/connect-link.ts).
+    const fromEnv: FreeePort = lazyFreeeOAuthFromEnv({}, { admins: directory.admins });
+    expect(Object.keys(fromEnv).sort()).toEqual(["callback", "connect", "getConnectionStatus"]);
   });
 });
 
@@ -245,5 +251,64 @@ describe("settings", () => {
     expect(s).toMatchObject({ redirectUri: "https://abc.lambda-url.on.aws/freee/callback", publicBaseUrl: "https://abc.lambda-url.on.aws" });
     await expect(loadOAuthSettings({ FREEE_STATE_SECRET: "x" })).rejects.toBeInstanceOf(FatalConfigError);
     await expect(loadOAuthSettings({ PUBLIC_BASE_URL: "https://a" })).rejects.toBeInstanceOf(FatalConfigError);
+  });
+});
+
+describe("admins only (issue 15 item 1): checked at /freee/connect and again in the callback", () => {
+  const settings = () => new TeamSettingsStore(table.doc, table.tableName);
+  async function expectAdminOnlyPage(res: Response) {
+    expect(res.status).toBe(403);
+    expect(res.headers.get("location")).toBeNull();
+    const html = await res.text();
+    expect(html).toContain(AccessMessages.freeeAdminOnly);
+    expect(html).not.toContain(AdminMessages.freeeAuthFailed);
+  }
+  const refusals = async () => (await taskStore.listAuditByTeam(teamId)).filter((a) => a.action === "freee.connect_refused");
+
+  it("a member's link (signed, but the user is no admin) is refused at the start: no redirect to freee, audited", async () => {
+    const flow = oauth();
+    directory.roles.set("UMEMBER", { teamId, isWorkspaceAdmin: false });
+    await expectAdminOnlyPage(await flow.connect(new Request(flow.buildConnectUrl(teamId, "UMEMBER"))));
+    const [refusal] = await refusals();
+    expect(refusal).toMatchObject({ actor: "UMEMBER", layer: "admin", details: { step: "connect", reason: "not_admin", errorType: "AuthError" } });
+  });
+
+  it("an admin's link used after they stopped being one (removed from the settings list) is refused", async () => {
+    const flow = oauth();
+    await settings().save(teamId, ["UTEAMADMIN"], "UADMIN");
+    const link = flow.buildConnectUrl(teamId, "UTEAMADMIN");
+    await settings().save(teamId, [], "UADMIN");
+    await expectAdminOnlyPage(await flow.connect(new Request(link)));
+    expect(await refusals()).toHaveLength(1);
+  });
+
+  it("demoted between the start and the callback: the callback refuses before exchanging the code; nothing saved; audited", async () => {
+    const flow = oauth();
+    await settings().save(teamId, ["UTEAMADMIN"], "UADMIN");
+    const link = flow.buildConnectUrl(teamId, "UTEAMADMIN");
+    const started = await flow.connect(new Request(link));
+    expect(started.status).toBe(302);
+    const state = new URL(started.headers.get("location")!).searchParams.get("state")!;
+    const cookie = started.headers.get("set-cookie")!.split(";")[0]!;
+    await settings().save(teamId, [], "UADMIN");
+    const exchanges = fake.tokenRequests("authorization_code").length;
+    await expectAdminOnlyPage(await flow.callback(callbackRequest({ code: fake.issueCode(), state }, cookie)));
+    expect(fake.tokenRequests("authorization_code")).toHaveLength(exchanges);
+    expect(await connections.getMeta(teamId)).toBeUndefined();
+    expect(await refusals()).toEqual([expect.objectContaining({ actor: "UTEAMADMIN", details: expect.objectContaining({ step: "callback", reason: "not_admin" }) })]);
+  });
+
+  it("a Slack admin of the workspace (users.info is_admin) connects; a Slack admin of another organisation does not", async () => {
+    const flow = oauth();
+    directory.roles.set("USLACKADMIN", { teamId, isWorkspaceAdmin: true });
+    directory.roles.set("UOTHERORG", { teamId: "TOTHERORG", isWorkspaceAdmin: true });
+    const { state, cookie } = await (async () => {
+      const res = await flow.connect(new Request(flow.buildConnectUrl(teamId, "USLACKADMIN")));
+      expect(res.status).toBe(302);
+      return { state: new URL(res.headers.get("location")!).searchParams.get("state")!, cookie: res.headers.get("set-cookie")!.split(";")[0]! };
+    })();
+    expect((await flow.callback(callbackRequest({ code: fake.issueCode(), state }, cookie))).status).toBe(200);
+    expect((await connections.getMeta(teamId))!.connectedBy).toBe("USLACKADMIN");
+    await expectAdminOnlyPage(await flow.connect(new Request(flow.buildConnectUrl(teamId, "UOTHERORG"))));
   });
 });

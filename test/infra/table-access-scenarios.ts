@@ -7,7 +7,6 @@ import { expect } from "vitest";
 import { TeamSettingsStore } from "../../lib/actions";
 import { issueMcpBearer } from "../../lib/agent/mcp-bearer";
 import { FreeeConnectionStore } from "../../lib/freee/connection-store";
-import { createFreeeOAuthFromEnv } from "../../lib/freee/oauth";
 import { LocalTokenCipher } from "../../lib/freee/token-cipher";
 import { createFreeeMcpHandlerFromEnv } from "../../lib/mcp/create-from-env";
 import { functionUrlHandler } from "../../lib/mcp/function-url";
@@ -15,18 +14,19 @@ import { fromFunctionUrlEvent } from "../../lib/slack/http/types";
 import { freeeHomePortFromEnv } from "../../lib/freee/connect-link";
 import { createSlackEventsFromEnv } from "../../lib/slack/events-env";
 import { createIngress } from "../../lib/slack/ingress";
-import { createInstallRoutesFromEnv } from "../../lib/slack/web-env";
+import { createWebFromEnv } from "../../lib/slack/web-env";
+import { HomeActionIds } from "../../lib/slack/home";
 import { createDocumentClient } from "../../lib/store/dynamo-client";
 import { Keys } from "../../lib/store/table";
 import { TaskStore } from "../../lib/store/task-store";
 import type { ProcessStep } from "../../lib/domain/records";
 import { seedExecution, serveFunctionUrl } from "../mcp/harness";
-import { EXECUTION_RUN_ARN, messageEvent, TASK_PIPELINE_ARN } from "../slack/ingress-harness";
+import { blockAction, EXECUTION_RUN_ARN, messageEvent, TASK_PIPELINE_ARN } from "../slack/ingress-harness";
 import { startTestTable } from "../support/dynamo";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { startFakeSlack } from "../../dev/fakes/slack/fake-slack";
 import type { RecordingDynamo } from "../support/recording-dynamo";
-import { getRequest, signedJson, TEST_SIGNING_SECRET } from "../support/slack-signing";
+import { getRequest, signedInteraction, signedJson, TEST_SIGNING_SECRET } from "../support/slack-signing";
 
 /** Drive the public functions over a recorded DynamoDB endpoint, each signed as its Lambda. */
 
@@ -57,11 +57,13 @@ export async function exerciseIngress(dynamo: RecordingDynamo, tokenKey: string)
   mockClient(sfn).on(StartExecutionCommand).resolves({ executionArn: "arn:x", startDate: new Date() });
   // The Slack ingress (events, App Home) and the web pages (Slack install, freee connect) as two Lambdas.
   const webEnv = { ...env, AWS_ACCESS_KEY_ID: "web" };
-  const oauth = await createFreeeOAuthFromEnv(webEnv);
-  const install = await createInstallRoutesFromEnv(webEnv);
-  const events = await createSlackEventsFromEnv(env, { sfn, freee: freeeHomePortFromEnv(env) });
-  const slackLambda = createIngress({ events: events.events, freee: freeeHomePortFromEnv(env), log: events.log });
-  const webLambda = createIngress({ ...(install === undefined ? {} : { oauth: install }), freee: oauth, log: events.log });
+  const homePort = freeeHomePortFromEnv(env);
+  const events = await createSlackEventsFromEnv(env, { sfn, freee: homePort });
+  const slackLambda = createIngress({ events: events.events, freee: homePort, log: events.log });
+  const webLambda = await createWebFromEnv(webEnv);
+  // A Slack owner (an admin by users.info, on no configured list) and a plain member of the installed workspace.
+  slack.workspace.addUser({ id: "UOWNER", teamId: "T0001", isOwner: true });
+  slack.workspace.addUser({ id: "UMEMBER", teamId: "T0001" });
   const send = (event: Parameters<typeof fromFunctionUrlEvent>[0]) => slackLambda(fromFunctionUrlEvent(event));
   const page = (event: Parameters<typeof fromFunctionUrlEvent>[0]) => webLambda(fromFunctionUrlEvent(event));
   try {
@@ -78,13 +80,22 @@ export async function exerciseIngress(dynamo: RecordingDynamo, tokenKey: string)
     expect((await send(signedJson(home))).statusCode).toBe(200);
     // What saving the admins from App Home writes (home-service → TeamSettingsStore), with the ingress's client.
     await new TeamSettingsStore(createDocumentClient(env), table.tableName).save("T0001", ["UADMIN", "U2"], "UADMIN");
-    // freee connect → callback (connection saved, audited under the workspace).
-    const connect = await oauth.connect(new Request(oauth.buildConnectUrl("T0001", "UADMIN")));
-    const freeeState = new URL(connect.headers.get("location")!).searchParams.get("state")!;
-    const callback = new URL("https://ingress.example.test/freee/callback");
-    callback.searchParams.set("code", freee.issueCode());
-    callback.searchParams.set("state", freeeState);
-    expect((await oauth.callback(new Request(callback, { headers: { cookie: connect.headers.get("set-cookie")!.split(";")[0]! } }))).status).toBe(200);
+    // freee connect → callback by a Slack owner: the web Lambda reads the team settings and the installation (for
+    // users.info) at both steps, then saves the connection and audits it under the workspace.
+    const link = new URL(await homePort.buildConnectUrl("T0001", "UOWNER"));
+    const connect = await page(getRequest("/freee/connect", link.search.slice(1)));
+    expect(connect.statusCode).toBe(302);
+    const callback = new URLSearchParams({ code: freee.issueCode(), state: new URL(connect.headers!.location!).searchParams.get("state")! });
+    const nonce = connect.cookies!.find((c) => c.startsWith("freee_oauth_nonce="))!.split(";")[0]!;
+    expect((await page(getRequest("/freee/callback", callback.toString(), { cookie: nonce }))).statusCode).toBe(200);
+    // A member's App Home lists only their own tasks (a filtered query on the byTeam index).
+    expect((await send(signedJson({ ...home, event: { ...home.event, user: "UMEMBER" } }))).statusCode).toBe(200);
+    // The owner disconnects freee from App Home (the connection item and a parked refresh, UpdateItem only).
+    const disconnect = blockAction("T0001", "UOWNER", HomeActionIds.freeeDisconnect, "");
+    expect((await send(signedInteraction({ ...disconnect, container: { type: "view", view_id: "V1" }, message: undefined }))).statusCode).toBe(200);
+    expect((await new FreeeConnectionStore(table.doc, table.tableName, new LocalTokenCipher(tokenKey)).getMeta("T0001"))).toBeUndefined();
+    // A message from another organisation (Slack Connect): the allowed list is read, the request refused.
+    expect((await send(signedJson(messageEvent("T0001", { user: "UGUEST", user_team: "TOTHER", text: "外部からの依頼" })))).statusCode).toBe(200);
     // Uninstall: a tombstone.
     expect((await send(signedJson({ ...messageEvent("T0001"), event: { type: "app_uninstalled", event_ts: "1710000000.1" } }))).statusCode).toBe(200);
   } finally {

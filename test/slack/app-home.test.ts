@@ -10,6 +10,7 @@ import { AdminMessages } from "../../lib/messages/ja";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { signedInteraction, signedJson } from "../support/slack-signing";
+import { testAdmins } from "../support/admins";
 import { install, messageEvent, startIngress } from "./ingress-harness";
 
 let table: TestTable;
@@ -24,6 +25,8 @@ beforeAll(async () => {
   [table, slack] = await Promise.all([startTestTable(), startFakeSlack()]);
   h = await startIngress(table, slack, {}, freee);
   await install(h, "T1");
+  // The members users.info knows (UADMIN is on ADMIN_USER_IDS: never looked up).
+  for (const id of ["UREQ", "USTRANGER"]) slack.workspace.addUser({ id, teamId: "T1" });
 });
 // Slack refused nothing the test did not script: a call the real Slack would refuse fails the test.
 afterEach(() => expect(slack.takeRefused()).toEqual([]));
@@ -90,13 +93,14 @@ describe("App Home (seed §9.2 mapped)", () => {
 
   it("DB unreachable → 「データベースに接続できません」", async () => {
     const deps: HomeDeps = {
-      store: { listRecentTasks: async () => Promise.reject(new ThrottledError("down")), listAuditByTeam: async () => [] },
+      store: { listRecentTasks: async () => Promise.reject(new ThrottledError("down")), listRecentTasksBy: async () => [], listAuditByTeam: async () => [] },
       settings: new TeamSettingsStore(table.doc, table.tableName),
-      adminUserIds: [],
+      admins: testAdmins(table).admins,
       freee: {},
+      audit: new AuditLog(h.store, createLogger("t")),
       log: createLogger("t"),
     };
-    const state = await loadHomeState(deps, "T1", "UADMIN");
+    const state = await loadHomeState(deps, { teamId: "T1", userId: "UADMIN" });
     expect(state).toEqual({ kind: "error", message: AdminMessages.databaseUnreachable });
     expect(JSON.stringify(buildHomeView(state))).toContain("データベースに接続できません");
   });
@@ -107,7 +111,7 @@ describe("App Home (seed §9.2 mapped)", () => {
         throw new ThrottledError("write refused");
       }
     }
-    const deps: HomeDeps = { store: h.store, settings: new FailingSettings(table.doc, table.tableName), adminUserIds: ["UADMIN"], freee: {}, log: createLogger("t") };
+    const deps: HomeDeps = { store: h.store, settings: new FailingSettings(table.doc, table.tableName), admins: testAdmins(table).admins, freee: {}, audit: new AuditLog(h.store, createLogger("t")), log: createLogger("t") };
     const outcome = await saveAdminsFromHome(createWebClient("xoxb-T1", { SLACK_API_URL: slack.url }), deps, { teamId: "T1", userId: "UADMIN" }, ["UNEW"]);
     expect(outcome).toBe("failed");
     expect(lastView()).toContain(AdminMessages.settingsSaveFailed);
@@ -117,18 +121,19 @@ describe("App Home (seed §9.2 mapped)", () => {
     const deps: HomeDeps = {
       store: h.store,
       settings: new TeamSettingsStore(table.doc, table.tableName),
-      adminUserIds: [],
+      admins: testAdmins(table).admins,
       freee: { getConnectionStatus: async () => Promise.reject(new Error("missing setting PUBLIC_BASE_URL")) },
+      audit: new AuditLog(h.store, createLogger("t")),
       log: createLogger("t"),
     };
-    const state = await loadHomeState(deps, "T1", "UREQ");
+    const state = await loadHomeState(deps, { teamId: "T1", userId: "UREQ" });
     expect(state.kind).toBe("ok");
     expect(state.kind === "ok" && state.data.freee.status).toBe("unknown");
   });
 
   it("freee module not wired → status shown as unknown, no connect button", () => {
     const view = JSON.stringify(
-      buildHomeView({ kind: "ok", data: { viewerIsAdmin: false, freee: { status: "unknown" }, adminUserIds: [], recentTasks: [], ledger: { byOutcome: { completed: 0, failed: 0, timed_out: 0, cancelled: 0, limit_reached: 0, expired: 0, in_progress: 0 }, failuresByClass: [] } } }),
+      buildHomeView({ kind: "ok", data: { viewerIsAdmin: false, freee: { status: "unknown" }, adminUserIds: [], allowedExternalTeamIds: [], recentTasks: [], ledger: { byOutcome: { completed: 0, failed: 0, timed_out: 0, cancelled: 0, limit_reached: 0, expired: 0, in_progress: 0 }, failuresByClass: [] } } }),
     );
     expect(view).toContain("確認できません");
     expect(view).not.toContain(HomeActionIds.freeeConnect);
