@@ -43,6 +43,23 @@ describe("Slack fake: tokens", () => {
   });
 });
 
+describe("Slack fake: users.info", () => {
+  it("answers as Slack does: team_id, is_admin, is_owner; user_not_found for an unknown id; missing_scope without users:read", async () => {
+    slack.workspace.addUser({ id: "UOWNER", teamId: "T0001", isOwner: true });
+    slack.workspace.addUser({ id: "UMEMBER", teamId: "T0001" });
+    slack.workspace.addUser({ id: "UGUEST", teamId: "TOTHERORG", isAdmin: true });
+    const owner = await client.users.info({ user: "UOWNER" });
+    expect(owner.user).toMatchObject({ id: "UOWNER", team_id: "T0001", is_owner: true, is_admin: true, deleted: false });
+    expect((await client.users.info({ user: "UMEMBER" })).user).toMatchObject({ team_id: "T0001", is_admin: false, is_owner: false });
+    // A Slack Connect member keeps their own workspace.
+    expect((await client.users.info({ user: "UGUEST" })).user).toMatchObject({ team_id: "TOTHERORG", is_admin: true });
+    expect((await refusal(client.users.info({ user: "UNOBODY" }))).error).toBe("user_not_found");
+    slack.addBotToken("xoxb-old-install", { scopes: ["chat:write"] });
+    const old = await refusal(createWebClient("xoxb-old-install", { SLACK_API_URL: slack.url }).users.info({ user: "UOWNER" }));
+    expect(old).toMatchObject({ error: "missing_scope", data: { needed: "users:read", provided: "chat:write" } });
+  });
+});
+
 describe("Slack fake: Block Kit limits answer invalid_blocks", () => {
   it("more than 50 blocks in a message", async () => {
     const blocks = Array.from({ length: 51 }, (_, i) => section(`line ${i}`));
