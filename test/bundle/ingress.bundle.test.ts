@@ -49,6 +49,8 @@ async function bundle(folder: string, bundling: LambdaBundling): Promise<{ file:
 beforeAll(async () => {
   [table, slack, sfn, freee] = await Promise.all([startTestTable(), startFakeSlack(), startSfnServer(), startFakeFreee()]);
   const [slackBundle, webBundle] = await Promise.all([bundle("ingress", INGRESS_BUNDLING), bundle("web", WEB_BUNDLING)]);
+  // No ADMIN_USER_IDS: UADMIN is an admin because Slack says so (users.info is_owner), in both bundles.
+  slack.workspace.addUser({ id: "UADMIN", teamId: "T0001", isOwner: true });
   bundledPackages = slackBundle.packages;
   webPackages = webBundle.packages;
   // The Lambda reads its settings from the environment when its module loads.
@@ -178,6 +180,8 @@ describe("every route, served by the bundle", () => {
     const callback = await web(getRequest("/freee/callback", back.search.slice(1), { cookie: nonce }));
     expect(callback.statusCode).toBe(200);
     expect(freee.tokenRequests("authorization_code")).toHaveLength(1);
+    // The web Lambda asked Slack who UADMIN is at the start and again in the callback (a warm instance may cache it).
+    expect(slack.callsTo("users.info").map((c) => c.body.user)).toContain("UADMIN");
     // App Home, on the Slack Lambda, now shows the connection the web Lambda stored.
     await handler(signedJson({ token: "t", team_id: "T0001", api_app_id: "A0001", type: "event_callback", event_id: "EvHome2", event_time: 1, event: { type: "app_home_opened", user: "UADMIN", tab: "home", event_ts: "1.2" } }));
     expect(JSON.stringify(slack.callsTo("views.publish").at(-1)?.body ?? {})).toContain("接続済み");

@@ -17,6 +17,8 @@ beforeAll(async () => {
   [table, slack] = await Promise.all([startTestTable(), startFakeSlack()]);
   h = await startIngress(table, slack);
   await install(h, "T1", "xoxb-T1-token");
+  slack.workspace.addUser({ id: "USTRANGER", teamId: "T1" });
+  slack.workspace.addUser({ id: "USLACKADMIN", teamId: "T1", isAdmin: true });
 });
 // Slack refused nothing the test did not script: a call the real Slack would refuse fails the test.
 afterEach(() => expect(slack.takeRefused()).toEqual([]));
@@ -59,6 +61,14 @@ describe("approve over HTTP", () => {
     expect(ephemeral).toHaveLength(1);
     expect(ephemeral[0]!.body).toMatchObject({ channel: "C1", user: "USTRANGER", text: ActionMessages.notPermitted });
     expect((await h.store.getVersionOrThrow("prompt", task.taskId, 1)).status).toBe("pending_approval");
+  });
+
+  it("a Slack admin of the workspace (users.info is_admin), not the requester, may approve: one users.info, asked only for them", async () => {
+    const task = await taskAwaitingPrompt(h.store);
+    await click("USLACKADMIN", ActionIds.approve, { taskId: task.taskId, kind: "prompt", version: 1 });
+    expect(successes()).toHaveLength(1);
+    expect(slack.callsTo("users.info").map((c) => c.body.user)).toEqual(["USLACKADMIN"]);
+    expect((await h.store.getVersionOrThrow("prompt", task.taskId, 1)).decision).toMatchObject({ decision: "approved", actorId: "USLACKADMIN" });
   });
 
   it("a click from another workspace on this team's task changes nothing", async () => {
