@@ -1,6 +1,7 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { FatalConfigError } from "../../lib/errors/taxonomy";
+import { disconnectFreee } from "../../lib/freee/disconnect";
 import { Keys } from "../../lib/store/table";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { localKey, makeStore } from "./helpers";
@@ -64,4 +65,20 @@ it("an item copied to another workspace does not decrypt (the workspace id is bo
   await expect(store.get("TS5")).rejects.toBeInstanceOf(FatalConfigError);
   // A different key cannot read it either.
   await expect(makeStore(table).get("TS4")).rejects.toBeInstanceOf(FatalConfigError);
+});
+
+it("an admin's disconnect: tokens gone from the item, read as not connected, a refresh in flight cannot write them back, twice is a no-op", async () => {
+  const store = makeStore(table);
+  await store.save({ teamId: "TS9", tokens, companyId: 101, connectedBy: "U1" });
+  expect(await disconnectFreee(table.doc, table.tableName, { teamId: "TS9", by: "UADMIN", at: "2026-12-01T00:00:00.000Z" })).toEqual({ disconnected: true, version: 2 });
+  const raw = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: Keys.freeeConnection("TS9") }));
+  expect(raw.Item).toMatchObject({ status: "disconnected", disconnectedBy: "UADMIN", version: 2 });
+  expect(raw.Item!.tokens).toBeUndefined();
+  expect(raw.Item!.gsi1pk).toBeUndefined(); // out of the scheduled refresh's index
+  expect(await store.get("TS9")).toBeUndefined();
+  // A refresh that started from version 1 finishes after the disconnect: its tokens are not stored.
+  expect(await store.storeRefreshedTokens("TS9", 1, { ...tokens, accessToken: "late-access" })).toBeUndefined();
+  expect(await store.getMeta("TS9")).toBeUndefined();
+  expect(await disconnectFreee(table.doc, table.tableName, { teamId: "TS9", by: "UADMIN", at: "2026-12-01T00:00:01.000Z" })).toEqual({ disconnected: false });
+  expect(await disconnectFreee(table.doc, table.tableName, { teamId: "TNEVER", by: "UADMIN", at: "2026-12-01T00:00:01.000Z" })).toEqual({ disconnected: false });
 });
