@@ -51,13 +51,15 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const INGRESS_ABSENT_MODULE = join(ROOT, "lambdas", "ingress", "absent-module.cjs");
 const absent = (...names: string[]) => Object.fromEntries(names.map((name) => [name, INGRESS_ABSENT_MODULE]));
 const BOLT_RECEIVERS = ["express", "@slack/socket-mode", "raw-body", "path-to-regexp"];
+/** The AWS SDK's credential chain, reduced to what Lambda gives (lambdas/ingress/env-credentials.ts). */
+const ENV_CREDENTIALS = { "@aws-sdk/credential-provider-node": join(ROOT, "lambdas", "ingress", "env-credentials.ts") };
 
 /**
  * The Slack Lambda (lambdas/ingress). It also leaves out @slack/oauth (with jsonwebtoken, semver): the install
  * flow is the web Lambda's, and Bolt only re-exports it. test/bundle/ingress.bundle.test.ts serves every route
  * from the two bundles built so.
  */
-export const INGRESS_BUNDLING: LambdaBundling = { ...LAMBDA_BUNDLING, alias: absent(...BOLT_RECEIVERS, "@slack/oauth") };
+export const INGRESS_BUNDLING: LambdaBundling = { ...LAMBDA_BUNDLING, alias: { ...absent(...BOLT_RECEIVERS, "@slack/oauth"), ...ENV_CREDENTIALS } };
 
 /** The web Lambda (lambdas/web): Slack install and freee connect pages, which do use @slack/oauth. */
 export const WEB_BUNDLING: LambdaBundling = { ...LAMBDA_BUNDLING, alias: absent(...BOLT_RECEIVERS) };

@@ -91,6 +91,10 @@ describe("the bundles", () => {
     expect(bundledPackages.has("@slack/bolt")).toBe(true);
     // Bot tokens are stored sealed (issue 15): the Slack Lambda opens them with KMS.
     expect(bundledPackages.has("@aws-sdk/client-kms")).toBe(true);
+    // Credentials come from the Lambda environment only (lambdas/ingress/env-credentials.ts): no SDK chain.
+    const chain = ["@aws-sdk/credential-provider-node", "@aws-sdk/credential-provider-ini", "@aws-sdk/credential-provider-sso", "@aws-sdk/nested-clients", "@smithy/credential-provider-imds"];
+    expect(chain.filter((p) => bundledPackages.has(p))).toEqual([]);
+    expect(bundledPackages.has("@aws-sdk/credential-provider-env")).toBe(true);
   });
 
   it("the web Lambda leaves out Bolt's unused receivers but keeps the install flow", () => {
