@@ -13,10 +13,9 @@ import { createAdminDirectory } from "./admins-env";
 import { createBotTokenResolver } from "./bot-token";
 import { createCardRefresher } from "./factory";
 import type { FreeePort } from "./freee-port";
-import { DynamoInstallationStore, installationCipher } from "./installation-store";
+import { DynamoInstallationStore, INSTALLATION_CACHE_MS, installationCipher } from "./installation-store";
 import { createSlackEvents, type SlackEventsHandler } from "./slack-events";
 
-const INSTALLATION_CACHE_MS = 60_000;
 
 export interface EventsOverrides {
   doc?: DynamoDBDocumentClient;

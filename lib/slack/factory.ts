@@ -5,7 +5,7 @@ import { createLogger } from "../observability/logger";
 import type { TaskStore } from "../store/task-store";
 import { createBotTokenResolver, type BotTokenResolver } from "./bot-token";
 import type { CardRefresher } from "../domain/card-refresher";
-import { DynamoInstallationStore, installationCipher } from "./installation-store";
+import { DynamoInstallationStore, INSTALLATION_CACHE_MS, installationCipher } from "./installation-store";
 import { SlackCardRefresher } from "./slack-card-refresher";
 import { createWebClient } from "./web-client";
 
@@ -20,7 +20,7 @@ export function createCardRefresher(
   tokens?: BotTokenResolver,
 ): CardRefresher {
   // Step Lambdas open installations (KMS decrypt only); sealing plain items left by an earlier version is the ingress's job.
-  const resolver = tokens ?? createBotTokenResolver(new DynamoInstallationStore(doc, store.tableName, { cipher: installationCipher(env) }), env);
+  const resolver = tokens ?? createBotTokenResolver(new DynamoInstallationStore(doc, store.tableName, { cipher: installationCipher(env), cacheTtlMs: INSTALLATION_CACHE_MS }), env);
   return new SlackCardRefresher({
     store,
     tokens: resolver,

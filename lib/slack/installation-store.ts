@@ -41,6 +41,12 @@ export function installationCipher(env: Env = process.env): TokenCipher {
   return optionalEnv("SLACK_BOT_TOKEN", env) === undefined ? createTokenCipher(env) : lazyTokenCipher(env);
 }
 
+/**
+ * How long a warm instance keeps an installation it read (every Slack call resolves its bot token): a minute, so an
+ * uninstall handled elsewhere is seen at most that late — Slack refuses a revoked token meanwhile (docs/bench.md).
+ */
+export const INSTALLATION_CACHE_MS = 60_000;
+
 /** An uninstalled workspace's tombstone disappears with the table's TTL after this long. */
 const TOMBSTONE_TTL_SECONDS = 30 * 24 * 3600;
 
