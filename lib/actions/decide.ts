@@ -5,7 +5,7 @@ import { writeDecision } from "../store/decision";
 import { resumeApproval } from "../workflow/resume-approval";
 import { loadOwnedTask, mayActOn } from "./permissions";
 import { refreshQuietly } from "./refresh";
-import { ActionMessages, type ActionDeps, type ActionResult, type Actor } from "./types";
+import { ActionMessages, REASON_MAX_LENGTH, type ActionDeps, type ActionResult, type Actor } from "./types";
 
 export interface VersionTarget {
   taskId: string;
@@ -21,6 +21,8 @@ export function approve(deps: ActionDeps, actor: Actor, target: VersionTarget): 
 export function reject(deps: ActionDeps, actor: Actor, target: VersionTarget, reason: string): Promise<ActionResult> {
   const trimmed = reason.trim();
   if (trimmed === "") return Promise.resolve({ outcome: "refused", message: ActionMessages.reasonRequired });
+  // The modal's max_length is a client hint: an over-long reason (a crafted submit) is refused, nothing written.
+  if ([...reason].length > REASON_MAX_LENGTH) return Promise.resolve({ outcome: "refused", message: ActionMessages.reasonTooLong });
   return decide(deps, actor, target, { decision: "rejected", reason: trimmed, actorId: actor.userId });
 }
 

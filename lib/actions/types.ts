@@ -6,6 +6,10 @@ import type { Limits } from "../config/limits";
 import type { CardRefresher } from "../domain/card-refresher";
 import type { TaskStore } from "../store/task-store";
 import type { AdminCheck } from "./admins";
+import { ActionReplyMessages } from "../messages/ja";
+
+/** The reject modal's `max_length` (lib/slack/reject-modal.ts uses it): checked again on the server. */
+export const REASON_MAX_LENGTH = 2000;
 
 /** Who clicked: taken from the verified Slack payload (team and user), never from the button value. */
 export interface Actor {
@@ -45,4 +49,6 @@ export const ActionMessages = {
   cancelOnlyRunning: "実行中のタスクのみ中止できます。",
   cannotRerun: "この状態では再実行できません。",
   reasonRequired: "却下理由を入力してください。",
+  reasonTooLong: ActionReplyMessages.reasonTooLong(REASON_MAX_LENGTH),
+  cardRefreshed: ActionReplyMessages.cardRefreshed,
 } as const;

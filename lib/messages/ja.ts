@@ -15,6 +15,13 @@ export const SlackMessages = {
   rerunLimit: "最大再実行回数（3 回）に達しました。新しいタスクを作成してください。",
 } as const;
 
+/** Answers to a click, shown to the clicking user only (ephemeral, or inside the reject modal). */
+export const ActionReplyMessages = {
+  reasonTooLong: (max: number) => `却下理由は ${max} 文字以内で入力してください。`,
+  /** A click on a card that no longer showed the truth: the card was drawn again from the database. */
+  cardRefreshed: "カードの表示が古くなっていたため、最新の状態に更新しました。",
+} as const;
+
 export const AdminMessages = {
   databaseUnreachable: "データベースに接続できません",
   notFound: "ページが見つかりません",

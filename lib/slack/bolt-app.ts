@@ -26,7 +26,7 @@ import { AccessMessages } from "../messages/ja";
 import { mayUseApp } from "./org-boundary";
 import type { DynamoInstallationStore } from "./installation-store";
 import { taskInputFromMessage, type MessageLike } from "./message-filter";
-import { buildRejectModal, reasonFromState, REASON_BLOCK_ID, REJECT_CALLBACK_ID, RejectMetadataSchema } from "./reject-modal";
+import { buildRejectModal, reasonFromState, REASON_BLOCK_ID, REASON_MAX_LENGTH, REJECT_CALLBACK_ID, RejectMetadataSchema } from "./reject-modal";
 
 export interface BoltDeps {
   signingSecret: string;
@@ -159,6 +159,10 @@ export function createBoltApp(deps: BoltDeps): { app: App; receiver: AwsLambdaRe
     const reason = reasonFromState(view.state?.values);
     if (reason === undefined || reason.trim() === "") {
       return ack({ response_action: "errors", errors: { [REASON_BLOCK_ID]: ActionMessages.reasonRequired } });
+    }
+    // reject() refuses an over-long reason too; the view answers it in the modal without touching the table.
+    if ([...reason].length > REASON_MAX_LENGTH) {
+      return ack({ response_action: "errors", errors: { [REASON_BLOCK_ID]: ActionMessages.reasonTooLong } });
     }
     const result = await reject(deps.actions, { teamId, userId, ...(body.enterprise?.id ? { enterpriseId: body.enterprise.id } : {}) }, meta, reason);
     // A refusal (not permitted, already decided) is shown inside the modal: there is no channel to post to.

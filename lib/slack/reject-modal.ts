@@ -1,10 +1,13 @@
 import type { View } from "@slack/web-api";
 import * as z from "zod/mini";
+import { REASON_MAX_LENGTH } from "../actions/types";
 import { truncate } from "./cards/blocks";
 
 export const REJECT_CALLBACK_ID = "reject_reason";
 export const REASON_BLOCK_ID = "reason";
 export const REASON_ACTION_ID = "reason_input";
+/** The modal's `max_length`, enforced again on the submit (lib/actions: Slack's client check is no server guarantee). */
+export { REASON_MAX_LENGTH };
 
 /** private_metadata carries only ids (never a task token). */
 export const RejectMetadataSchema = z.object({
@@ -30,7 +33,7 @@ export function buildRejectModal(metadata: RejectMetadata): View {
         type: "input",
         block_id: REASON_BLOCK_ID,
         label: { type: "plain_text", text: "却下理由" },
-        element: { type: "plain_text_input", action_id: REASON_ACTION_ID, multiline: true, max_length: 2000 },
+        element: { type: "plain_text_input", action_id: REASON_ACTION_ID, multiline: true, max_length: REASON_MAX_LENGTH },
       },
     ],
   };

@@ -72,6 +72,15 @@ describe("approve / reject (CONTRACTS Approval)", () => {
     expect(sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(0);
   });
 
+  it("issue 14 defect 5: a reason past the modal's max_length is refused by the action too (a crafted submit), nothing written", async () => {
+    const { deps, store, sfnMock } = makeDeps(table);
+    const task = await taskAwaitingPrompt(store);
+    const result = await reject(deps, requester, { taskId: task.taskId, kind: "prompt", version: 1 }, "a".repeat(2001));
+    expect(result).toEqual({ outcome: "refused", message: ActionMessages.reasonTooLong });
+    expect((await store.getVersionOrThrow("prompt", task.taskId, 1)).status).toBe("pending_approval");
+    expect(sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(0);
+  });
+
   it("a click on a version that does not exist changes nothing", async () => {
     const { deps, store, sfnMock } = makeDeps(table);
     const task = await taskAwaitingPrompt(store);

@@ -116,6 +116,23 @@ describe("reject over HTTP (modal)", () => {
     expect((await h.store.getVersionOrThrow("prompt", task.taskId, 1)).status).toBe("pending_approval");
   });
 
+  it("issue 14 defect 5: a reason past the modal's max_length (2000) → the modal's error, nothing written", async () => {
+    const task = await taskAwaitingPrompt(h.store);
+    const reason = "理".repeat(2001);
+    const res = await h.send(signedInteraction(rejectSubmission("T1", "UREQ", { taskId: task.taskId, kind: "prompt", version: 1 }, reason)));
+    expect(res.statusCode).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({ response_action: "errors", errors: { reason: ActionMessages.reasonTooLong } });
+    expect(ActionMessages.reasonTooLong).toContain("2000");
+    expect(successes()).toHaveLength(0);
+    const version = await h.store.getVersionOrThrow("prompt", task.taskId, 1);
+    expect(version.status).toBe("pending_approval");
+    expect(version.decision).toBeUndefined();
+    // Exactly at the limit (counted in characters, as Slack counts) is accepted.
+    const ok = await h.send(signedInteraction(rejectSubmission("T1", "UREQ", { taskId: task.taskId, kind: "prompt", version: 1 }, "𠮷".repeat(2000))));
+    expect(ok.body).toBe("");
+    expect(successes()).toHaveLength(1);
+  });
+
   it("a reason → version rejected with it, SendTaskSuccess carries it (the pipeline regenerates with it)", async () => {
     const task = await taskAwaitingPrompt(h.store);
     const res = await h.send(signedInteraction(rejectSubmission("T1", "UREQ", { taskId: task.taskId, kind: "prompt", version: 1 }, "部署コードも指定してください")));
