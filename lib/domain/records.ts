@@ -171,6 +171,11 @@ export const ExecutionSchema = z.object({
   resultSummary: z.optional(z.string()),
   errorName: z.optional(z.string()),
   errorMessage: z.optional(z.string()),
+  /**
+   * Why the Managed Agents session failed (AgentRunFailedError.reason), written by the poll that saw it before it
+   * threw: Lambda's error envelope carries only a name and a message, so the failure recorder reads it here.
+   */
+  agentFailure: z.optional(z.object({ reason: z.string().check(z.minLength(1)), details: z.optional(z.record(z.string(), z.unknown())) })),
   usage: z.optional(TokenUsageSchema),
   startedAt: z.optional(isoTime),
   endedAt: z.optional(isoTime),

@@ -113,6 +113,25 @@ export function freeeLapseMessage(lapse: { kind: "lapsing"; expiresAt: string; d
 export type SlackMessageKey = keyof typeof SlackMessages;
 export type AdminMessageKey = keyof typeof AdminMessages;
 
+/**
+ * Why a Managed Agents run failed (AgentRunFailedError.reason), shown under the §9.1 message on the Execution card
+ * and kept in the error.L4 audit entry. Not §9.1 text (the seed has one message for every L4 failure).
+ */
+export const AgentFailureMessages = {
+  session_error: "エージェントのセッションでエラーが発生しました。",
+  requires_action: "エージェントが確認待ちのまま停止しました。",
+  retries_exhausted: "エージェントが再試行の上限に達しました。",
+  budget_reached: "実行の上限（トークン予算）に達しました。",
+  terminated: "エージェントのセッションが終了しました。",
+  mcp_unreachable: "freee 連携サーバーに接続できませんでした。",
+  model_overloaded: "AI モデルが混雑していたため実行できませんでした。",
+} as const;
+
+/** The line for a failure reason; an unknown reason (a newer runner) gets none rather than a wrong one. */
+export function agentFailureMessageFor(reason: string | undefined): string | undefined {
+  return reason !== undefined && Object.hasOwn(AgentFailureMessages, reason) ? AgentFailureMessages[reason as keyof typeof AgentFailureMessages] : undefined;
+}
+
 /** The §9.1 message for a failure of one layer. */
 export function failureMessageFor(layer: "L1" | "L2" | "L3" | "L4", errorName?: string): string {
   switch (layer) {

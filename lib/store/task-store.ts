@@ -513,7 +513,7 @@ export class TaskStore {
   async recordProgress(
     taskId: string,
     executionNo: number,
-    patch: { progress: ExecutionProgress; sessionId?: string; usage?: Execution["usage"] },
+    patch: { progress: ExecutionProgress; sessionId?: string; usage?: Execution["usage"]; agentFailure?: Execution["agentFailure"] },
   ): Promise<WriteResult<Execution>> {
     const { expression, names, values } = buildSet({ ...patch, updatedAt: this.now() });
     try {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { cancelExecution, rerunExecution } from "../../lib/actions";
-import { SlackMessages } from "../../lib/messages/ja";
+import { AgentFailureMessages, SlackMessages } from "../../lib/messages/ja";
 import { ev } from "../../dev/fakes/anthropic";
 import { entriesOf, path, retriesOf, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
 import { decide, l1Ok, l2Ok, l3Ok, runExecution, slackTexts } from "./fixtures";
@@ -91,6 +91,12 @@ describe("§3.4 L4: Managed Agent Session", () => {
     h.agents.scriptNextSession({ polls: [{ events: [ev.running(), ev.sessionError("mcp_connection_failed_error", "exhausted")] }] });
     const { taskId, run } = await untilRun();
     await expectRunFailure(taskId, run, { status: "failed", errorName: "AgentRunFailedError", message: SlackMessages.l4Failed });
+    // Issue 14 defect 5: the reason survives the Catch as a field (not only inside the message text) and reaches
+    // the error.L4 entry and the card the user reads.
+    const history = await h.store.loadHistory(taskId);
+    expect(history.executions[0]?.agentFailure?.reason).toBe("mcp_unreachable");
+    expect(history.audit.find((a) => a.action === "error.L4")?.details).toMatchObject({ agentFailureReason: "mcp_unreachable" });
+    expect(slackTexts(h).some((t) => t.includes(SlackMessages.l4Failed) && t.includes(AgentFailureMessages.mcp_unreachable))).toBe(true);
   });
 
   it("§2 認証エラー: the MCP server refuses the session's credential → AuthError, no retry → failed with the freee connection message", async () => {

@@ -8,6 +8,7 @@ import type { CardSubject } from "../../domain/card-refresher";
 import { ExecutionRunInputSchema } from "../../workflow/contracts";
 import type { PipelineDeps } from "../ports";
 import { nowIso } from "./common";
+import { agentFailureDetails } from "./run-steps";
 
 /**
  * The second line of every failure (DESIGN §2): EventBridge's "Step Functions Execution Status Change" for a
@@ -116,7 +117,7 @@ async function reconcileRun(deps: PipelineDeps, event: ExecutionStatusChange, re
       subject: `execution#${executionNo}`,
       actor: "system:pipeline",
       error: execution.errorName === undefined ? error : named(execution.errorName, execution.errorMessage ?? error.message),
-      details: { executionStatus: execution.status, ...reconcileDetails(event) },
+      details: { executionStatus: execution.status, ...agentFailureDetails(execution), ...reconcileDetails(event) },
     });
     if (applied) repaired.push("error.L4 audited");
   }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Execution, ExecutionProgress, Task } from "../../domain/records";
-import { RecordNotFoundError, RunTimeoutError, StateConflictError, IllegalTransitionError } from "../../errors/taxonomy";
+import { AgentRunFailedError, RecordNotFoundError, RunTimeoutError, StateConflictError, IllegalTransitionError } from "../../errors/taxonomy";
 import { logLayerError } from "../../observability/logger";
 import { allowedToolsForSteps } from "../../tools/registry";
 import { ExecutionRunInputSchema } from "../../workflow/contracts";
@@ -82,7 +82,7 @@ export async function pollSessionStep(deps: PipelineDeps, input: PollSessionInpu
   const execution = await deps.store.getExecutionOrThrow(taskId, executionNo);
   if (execution.status === "cancelled") return finalizeCancel(deps, task, execution, input);
   if (execution.status === "completed") return { sessionId, elapsedSeconds: input.elapsedSeconds, state: "completed" };
-  const outcome = await deps.agent.poll(sessionId, execution.progress ?? EMPTY_PROGRESS);
+  const outcome = await pollOrRecordFailure(deps, execution, sessionId);
   if (outcome.state === "completed") {
     try {
       await deps.store.transitionExecution(taskId, executionNo, "completed", {
@@ -126,6 +126,21 @@ export async function pollSessionStep(deps: PipelineDeps, input: PollSessionInpu
     await refreshCard(deps, task, { kind: "execution", executionNo });
   }
   return { sessionId, elapsedSeconds, state: "running" };
+}
+
+/**
+ * A failed session's reason must survive the Catch, which passes on only a name and a message: it goes on the
+ * Execution (structured, while it is still running) before the error is thrown on to the failure path.
+ */
+async function pollOrRecordFailure(deps: PipelineDeps, execution: Execution, sessionId: string) {
+  const progress = execution.progress ?? EMPTY_PROGRESS;
+  try {
+    return await deps.agent.poll(sessionId, progress);
+  } catch (err) {
+    if (!(err instanceof AgentRunFailedError)) throw err;
+    await deps.store.recordProgress(execution.taskId, execution.executionNo, { progress, agentFailure: { reason: err.reason, details: err.details } });
+    throw err;
+  }
 }
 
 /** What the Execution card shows of the progress (lib/slack/cards/execution-card.ts). */
@@ -182,6 +197,11 @@ async function interruptBestEffort(deps: PipelineDeps, task: Task, execution: Ex
   }
 }
 
+/** The failed session's reason, as the poll stored it: for the error.L4 entry (the card reads the record). */
+export function agentFailureDetails(execution: Execution): Record<string, unknown> {
+  return execution.agentFailure === undefined ? {} : { agentFailureReason: execution.agentFailure.reason, agentFailure: execution.agentFailure.details ?? {} };
+}
+
 export const RunFailureInputSchema = z.object({
   ...ExecutionRunInputSchema.shape,
   sessionId: z.string().min(1).optional(),
@@ -230,7 +250,7 @@ export async function recordRunFailureStep(deps: PipelineDeps, input: RunFailure
     subject: `execution#${executionNo}`,
     actor: "system:pipeline",
     error,
-    details: { executionStatus: execution.status },
+    details: { executionStatus: execution.status, ...agentFailureDetails(execution) },
   });
   await refreshWithTaskCard(deps, current, { kind: "execution", executionNo });
   return { status: execution.status, errorName };

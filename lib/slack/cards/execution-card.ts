@@ -1,5 +1,5 @@
 import type { Execution } from "../../domain/records";
-import { failureMessageFor, limitMessageFor } from "../../messages/ja";
+import { agentFailureMessageFor, failureMessageFor, limitMessageFor } from "../../messages/ja";
 import type { Limits } from "../../config/limits";
 import type { CardState as TaskHistory } from "../../domain/card-refresher";
 import { ActionIds, actions, context, escapeMrkdwn, header, section, user, type Card } from "./blocks";
@@ -60,8 +60,10 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
       const errorName = execution.status === "timed_out" ? "RunTimeoutError" : execution.errorName;
       const message = failureMessageFor("L4", errorName);
       blocks.push(section(`:warning: ${message}`));
+      const why = execution.status === "failed" ? agentFailureMessageFor(execution.agentFailure?.reason) : undefined;
+      if (why !== undefined) blocks.push(context(`原因: ${why}`));
       blocks.push(...rerunBlocks());
-      text = `${title}: ${message}`;
+      text = why === undefined ? `${title}: ${message}` : `${title}: ${message} (${why})`;
       break;
     }
   }
