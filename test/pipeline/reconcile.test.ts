@@ -5,7 +5,7 @@ import { limitsEnvironment } from "../../infra/settings";
 import { ThrottledError } from "../../lib/errors/taxonomy";
 import { LIVE_EXECUTION_STATUSES } from "../../lib/mcp/execution-scope";
 import { createPipelineDeps } from "../../lib/pipeline/create-deps";
-import { SlackMessages } from "../../lib/messages/ja";
+import { AgentFailureMessages, SlackMessages } from "../../lib/messages/ja";
 import { errorReply } from "../../dev/fakes/anthropic";
 import { ev } from "../../dev/fakes/anthropic";
 import { MCP_BEARER_SECRET, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
@@ -64,7 +64,8 @@ describe("the reconciler", () => {
     expect(after.audit.filter((a) => a.action === "error.L4")).toHaveLength(1);
     const sessionId = after.executions[0]!.sessionId!;
     expect(h.agents.requestsTo("POST", `/v1/sessions/${sessionId}/events`).some((r) => JSON.stringify(r.body).includes("user.interrupt"))).toBe(true);
-    expect(texts().at(-2)).toBe(`実行 #1: ${SlackMessages.l4Failed}`);
+    // The session's reason (AgentRunFailedError, stored by the poll) follows the §9.1 message.
+    expect(texts().at(-2)).toBe(`実行 #1: ${SlackMessages.l4Failed} (${AgentFailureMessages.session_error})`);
 
     // Delivered again (EventBridge / Lambda retries): nothing more to repair, nothing written twice.
     expect(((await reconcile(statusChangeEvent(run))) as { repaired: string[] }).repaired).toEqual([]);
