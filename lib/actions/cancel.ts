@@ -1,4 +1,6 @@
 import { RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
+import { confirmAudit } from "../audit/pending-audit";
+import { cancelAudit } from "../domain/audit-promises";
 import { mayActOn } from "./permissions";
 import { refreshQuietly } from "./refresh";
 import { ActionMessages, type ActionDeps, type ActionResult, type Actor } from "./types";
@@ -31,11 +33,17 @@ export async function cancelExecution(deps: ActionDeps, actor: Actor, target: Ex
 
   let cancelled;
   try {
+    const cancelledAt = new Date().toISOString();
+    // The cancel's audit entry is promised in the cancel write itself (no extra call on the ack path); the run's
+    // poll writes it when it stops the session, the reconciler or a repeated click repairs it.
     const result = await deps.store.transitionExecution(target.taskId, target.executionNo, "cancelled", {
       from: ["running"],
-      set: { cancelledBy: actor.userId, cancelledAt: new Date().toISOString() },
+      set: { cancelledBy: actor.userId, cancelledAt, cancelAudit: cancelAudit(target.executionNo, actor.userId, cancelledAt) },
     });
-    if (!result.applied) return { outcome: "noop" };
+    if (!result.applied) {
+      if (result.record.cancelAudit !== undefined) await confirmAudit(deps.audit, { teamId: task.thread.teamId, taskId: task.taskId }, result.record.cancelAudit);
+      return { outcome: "noop" };
+    }
     cancelled = result.record;
   } catch (err) {
     if (err instanceof StateConflictError || err instanceof RecordNotFoundError) return { outcome: "refused", message: ActionMessages.cancelOnlyRunning };

@@ -1,6 +1,8 @@
 import type { AnyVersion, VersionKind } from "../domain/records";
 import { StateConflictError } from "../errors/taxonomy";
 import type { ApprovalOutcome } from "../workflow/contracts";
+import { confirmAudit } from "../audit/pending-audit";
+import { decisionAudit } from "../domain/audit-promises";
 import { writeDecision } from "../store/decision";
 import { resumeApproval } from "../workflow/resume-approval";
 import { loadOwnedTask, mayActOn } from "./permissions";
@@ -52,6 +54,10 @@ async function decide(deps: ActionDeps, actor: Actor, target: VersionTarget, out
         return { outcome: "refused", message: ActionMessages.notFound };
       case "unowned":
         return decideUnowned(deps, actor, target, outcome);
+      case "already_decided":
+        // A repeated click repairs a lost confirmation: the entry the decision promised is written (once).
+        if (result.promised !== undefined) await confirmAudit(deps.audit, { teamId: actor.teamId, taskId: target.taskId }, result.promised);
+        return { outcome: "noop", message: ActionMessages.alreadyDecided };
       default:
         return { outcome: "noop", message: ActionMessages.alreadyDecided };
     }
@@ -77,7 +83,7 @@ async function decideUnowned(deps: ActionDeps, actor: Actor, target: VersionTarg
   try {
     const result = await deps.store.transitionVersion(target.kind, target.taskId, target.version, outcome.decision, {
       from: ["pending_approval"],
-      set: { decision: { ...outcome, decidedAt } },
+      set: { decision: { ...outcome, decidedAt }, decisionAudit: decisionAudit(target.kind, target.version, { ...outcome, decidedAt }) },
       remove: ["taskToken"],
       returnOld: true,
     });
@@ -95,14 +101,6 @@ async function decideUnowned(deps: ActionDeps, actor: Actor, target: VersionTarg
 }
 
 /** The audit entry the resumed step would write (same key): for a wait that already ended, and legacy items. */
-async function auditDecisionNow(deps: ActionDeps, a: { taskId: string; teamId: string; kind: VersionKind; version: number; outcome: ApprovalOutcome }): Promise<void> {
-  await deps.audit.record({
-    teamId: a.teamId,
-    taskId: a.taskId,
-    action: `${a.kind}.${a.outcome.decision}`,
-    subject: `${a.kind}#${a.version}`,
-    actor: a.outcome.actorId,
-    layer: a.kind === "prompt" ? "L2" : "L3",
-    details: { version: a.version, ...(a.outcome.reason === undefined ? {} : { reason: a.outcome.reason }) },
-  });
+async function auditDecisionNow(deps: ActionDeps, a: { taskId: string; teamId: string; kind: VersionKind; version: number; outcome: ApprovalOutcome; decidedAt: string }): Promise<void> {
+  await confirmAudit(deps.audit, a, decisionAudit(a.kind, a.version, { ...a.outcome, decidedAt: a.decidedAt }));
 }

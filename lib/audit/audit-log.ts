@@ -16,6 +16,8 @@ export interface AuditEvent {
   actor: string;
   layer?: Layer;
   details?: Record<string, unknown>;
+  /** The time of what it records, when that was earlier than the write (a promised entry: pending-audit.ts). */
+  at?: string;
 }
 
 /**
@@ -34,7 +36,7 @@ export class AuditLog {
       teamId: event.teamId,
       taskId: event.taskId,
       auditKey: `${event.action}#${event.subject}`,
-      at: this.clock().toISOString(),
+      at: event.at ?? this.clock().toISOString(),
       action: event.action,
       actor: event.actor,
       layer: event.layer,

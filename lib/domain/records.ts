@@ -59,6 +59,27 @@ export const TaskSchema = z.object({
 });
 export type Task = z.infer<typeof TaskSchema>;
 
+export const LAYERS = ["ingress", "L1", "L2", "L3", "L4", "freee", "slack", "admin"] as const;
+export type Layer = (typeof LAYERS)[number];
+
+/**
+ * An audit entry promised by the write that makes an effect possible (DESIGN §6, docs/CONTRACTS.md "No effect
+ * without its audit"): the decision write of a version, the cancel write and the claim of an Execution carry it,
+ * in the same conditional write, so the entry exists (or is guaranteed) before the effect. The step that resumes
+ * writes it under its deterministic key (action#subject); the failure path, the reconciler and a repeated click
+ * write it again, which stores it once.
+ */
+export const PendingAuditSchema = z.object({
+  action: z.string().check(z.minLength(1)),
+  subject: z.string().check(z.minLength(1)),
+  actor: z.string().check(z.minLength(1)),
+  layer: z.optional(z.enum(LAYERS)),
+  details: z.record(z.string(), z.unknown()),
+  /** When the effect was asked for: the audit entry's time, whoever writes it. */
+  at: isoTime,
+});
+export type PendingAudit = z.infer<typeof PendingAuditSchema>;
+
 export const DecisionSchema = z.object({
   decision: z.enum(["approved", "rejected"]),
   reason: z.optional(z.string()),
@@ -76,6 +97,8 @@ const versionBase = {
   /** Reason that made this version (the previous version's rejection reason). */
   regeneratedFor: z.optional(z.string().check(z.minLength(1))),
   decision: z.optional(DecisionSchema),
+  /** The decision's audit entry, promised in the decision write itself (lib/store/decision.ts). */
+  decisionAudit: z.optional(PendingAuditSchema),
   errorName: z.optional(z.string()),
   createdAt: isoTime,
   updatedAt: isoTime,
@@ -167,6 +190,10 @@ export const ExecutionSchema = z.object({
   cancelledAt: z.optional(isoTime),
   /** Set by ExecutionRun once it has sent the interrupt after a cancel: the card goes from 中止中... to 中止. */
   cancelFinalizedAt: z.optional(isoTime),
+  /** `execution.started`, promised by the record's creation, before StartExecution. */
+  startAudit: z.optional(PendingAuditSchema),
+  /** `execution.cancelled`, promised by the cancel write, before the run sees it. */
+  cancelAudit: z.optional(PendingAuditSchema),
   progress: z.optional(ExecutionProgressSchema),
   resultSummary: z.optional(z.string()),
   errorName: z.optional(z.string()),
@@ -184,8 +211,6 @@ export const ExecutionSchema = z.object({
 });
 export type Execution = z.infer<typeof ExecutionSchema>;
 
-export const LAYERS = ["ingress", "L1", "L2", "L3", "L4", "freee", "slack", "admin"] as const;
-export type Layer = (typeof LAYERS)[number];
 
 export const AuditEntrySchema = z.object({
   taskId: z.optional(z.string().check(z.minLength(1))),

@@ -1,5 +1,6 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import type { Decision, VersionKind } from "../domain/records";
+import { PendingAuditSchema, type Decision, type PendingAudit, type VersionKind } from "../domain/records";
+import { decisionAudit } from "../domain/audit-promises";
 import { isConditionFailure, translateDynamoError } from "./conditional";
 import { Keys } from "./table";
 
@@ -16,7 +17,9 @@ export interface DecisionWrite {
 
 export type DecisionResult =
   | { applied: true; taskToken: string | undefined }
-  | { applied: false; reason: "not_found" | "already_decided" | "not_requester" }
+  | { applied: false; reason: "not_found" | "not_requester" }
+  /** `promised`: the audit entry the earlier decision promised (a repeated click confirms it again). */
+  | { applied: false; reason: "already_decided"; promised?: PendingAudit }
   /** Written before versions carried their owner: the caller checks ownership on the task item instead. */
   | { applied: false; reason: "unowned" };
 
@@ -34,12 +37,15 @@ export async function writeDecision(doc: DynamoDBDocumentClient, tableName: stri
       new UpdateCommand({
         TableName: tableName,
         Key: Keys.version(w.taskId, w.kind, w.version),
-        UpdateExpression: "SET #status = :to, decision = :decision, updatedAt = :now REMOVE taskToken",
+        // The decision's audit entry is promised in the same write (no extra call on the ack path): the resumed
+        // step writes it, the failure path / reconciler / a repeated click repair it (lib/audit/pending-audit.ts).
+        UpdateExpression: "SET #status = :to, decision = :decision, decisionAudit = :audit, updatedAt = :now REMOVE taskToken",
         ConditionExpression: `#status = :pending AND teamId = :team${owner}`,
         ExpressionAttributeNames: { "#status": "status" },
         ExpressionAttributeValues: {
           ":to": w.decision.decision,
           ":decision": w.decision,
+          ":audit": decisionAudit(w.kind, w.version, w.decision),
           ":now": w.decision.decidedAt,
           ":pending": "pending_approval",
           ":team": w.teamId,
@@ -59,7 +65,10 @@ export async function writeDecision(doc: DynamoDBDocumentClient, tableName: stri
   } catch (err) {
     throw translateDynamoError(err, "writeDecision (refused: reading why)");
   }
-  return { applied: false, reason: whyNot(old, w) };
+  const reason = whyNot(old, w);
+  if (reason !== "already_decided") return { applied: false, reason };
+  const promised = PendingAuditSchema.safeParse(old?.decisionAudit);
+  return { applied: false, reason, ...(promised.success ? { promised: promised.data } : {}) };
 }
 
 function whyNot(old: Record<string, unknown> | undefined, w: DecisionWrite): "not_found" | "already_decided" | "not_requester" | "unowned" {

@@ -28,6 +28,7 @@ import {
   type AuditEntry,
   type Execution,
   type ExecutionProgress,
+  type PendingAudit,
   type ProcessStep,
   type ProcessVersion,
   type PromptVersion,
@@ -456,10 +457,11 @@ export class TaskStore {
   /** Create Execution N (status `pending`); a retried call gets the existing record back. */
   async createExecution(
     taskId: string,
-    input: { executionNo: number; processVersion: number; startedBy: string },
+    input: { executionNo: number; processVersion: number; startedBy: string; startAudit?: PendingAudit },
   ): Promise<WriteResult<Execution>> {
     const now = this.now();
     const record = ExecutionSchema.parse({
+      startAudit: input.startAudit,
       taskId,
       executionNo: input.executionNo,
       executionId: executionIdFor(taskId, input.executionNo),

@@ -3,7 +3,9 @@ import type { AuditLog } from "../audit/audit-log";
 import type { TaskStatus } from "../domain/status";
 import { executionIdFor, type Execution, type Task } from "../domain/records";
 import { classifyAwsError } from "../errors/classify";
-import { RecordNotFoundError } from "../errors/taxonomy";
+import { RecordNotFoundError, TransientError } from "../errors/taxonomy";
+import { confirmAudit } from "../audit/pending-audit";
+import { startAudit } from "../domain/audit-promises";
 import type { TaskStore } from "../store/task-store";
 import type { ExecutionRunInput } from "./contracts";
 
@@ -32,7 +34,7 @@ export interface StartExecutionRunRequest {
 export async function startExecutionRun(
   deps: StartExecutionRunDeps,
   request: StartExecutionRunRequest,
-): Promise<{ task: Task; execution: Execution }> {
+): Promise<{ task: Task; execution: Execution; auditConfirmed: boolean }> {
   const { task, executionNo } = await deps.store.allocateExecution(request.taskId, {
     from: request.from,
     maxExecutions: request.maxExecutions,
@@ -40,19 +42,13 @@ export async function startExecutionRun(
   if (task.approvedProcessVersion === undefined) {
     throw new RecordNotFoundError(`task ${task.taskId} has no approved Process`, { details: { taskId: task.taskId } });
   }
+  // The run's audit entry is promised by the record that makes the run possible, before StartExecution; it is
+  // confirmed after (below), and StartSession, the failure path and the reconciler confirm it again if that is lost.
   const { record: execution } = await deps.store.createExecution(task.taskId, {
     executionNo,
     processVersion: task.approvedProcessVersion,
     startedBy: request.actorId,
-  });
-  await deps.audit.record({
-    teamId: task.thread.teamId,
-    taskId: task.taskId,
-    action: "execution.started",
-    subject: `execution#${executionNo}`,
-    actor: request.actorId,
-    layer: "L4",
-    details: { executionNo, processVersion: execution.processVersion, rerun: executionNo > 1 },
+    startAudit: startAudit(executionNo, task.approvedProcessVersion, request.actorId, new Date().toISOString()),
   });
   const input: ExecutionRunInput = { taskId: task.taskId, executionNo };
   try {
@@ -64,8 +60,22 @@ export async function startExecutionRun(
       }),
     );
   } catch (err) {
-    if (err instanceof Error && err.name === "ExecutionAlreadyExists") return { task, execution };
-    throw classifyAwsError(err, "StartExecution(ExecutionRun)") ?? err;
+    if (!(err instanceof Error && err.name === "ExecutionAlreadyExists")) throw classifyAwsError(err, "StartExecution(ExecutionRun)") ?? err;
   }
-  return { task, execution };
+  return { task, execution, auditConfirmed: await confirmStart(deps, task, execution) };
+}
+
+/**
+ * The confirmation after the effect. A transient failure here does not undo or fail the start (the run is
+ * started, and its first step writes the same entry): the caller is told, so it can log it.
+ */
+async function confirmStart(deps: StartExecutionRunDeps, task: Task, execution: Execution): Promise<boolean> {
+  if (execution.startAudit === undefined) return true;
+  try {
+    await confirmAudit(deps.audit, { teamId: task.thread.teamId, taskId: task.taskId }, execution.startAudit);
+    return true;
+  } catch (err) {
+    if (err instanceof TransientError) return false;
+    throw err;
+  }
 }

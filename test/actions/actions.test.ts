@@ -125,6 +125,33 @@ describe("approve / reject (CONTRACTS Approval)", () => {
   });
 });
 
+describe("issue 14 defect 2: a repeated click repairs a lost audit confirmation", () => {
+  it("approve: the decision write promises the entry; nothing resumed wrote it; the second click writes it (once)", async () => {
+    const { deps, store } = makeDeps(table);
+    const task = await taskAwaitingPrompt(store);
+    const target = { taskId: task.taskId, kind: "prompt" as const, version: 1 };
+    expect((await approve(deps, requester, target)).outcome).toBe("applied");
+    const version = await store.getVersionOrThrow("prompt", task.taskId, 1);
+    expect(version.decisionAudit).toMatchObject({ action: "prompt.approved", subject: "prompt#1", actor: "UREQ", at: version.decision?.decidedAt });
+    expect((await store.loadHistory(task.taskId)).audit).toEqual([]);
+    expect((await approve(deps, requester, target)).outcome).toBe("noop");
+    expect((await approve(deps, requester, target)).outcome).toBe("noop");
+    const audit = (await store.loadHistory(task.taskId)).audit;
+    expect(audit.map((a) => [a.action, a.actor, a.at])).toEqual([["prompt.approved", "UREQ", version.decision?.decidedAt]]);
+  });
+
+  it("cancel: the cancel write promises execution.cancelled; a second click writes it (once)", async () => {
+    const { deps, store } = makeDeps(table);
+    const task = await taskWithExecution(store, "running");
+    expect((await cancelExecution(deps, requester, { taskId: task.taskId, executionNo: 1 })).outcome).toBe("applied");
+    expect((await store.getExecutionOrThrow(task.taskId, 1)).cancelAudit).toMatchObject({ action: "execution.cancelled", actor: "UREQ" });
+    expect((await store.loadHistory(task.taskId)).audit).toEqual([]);
+    await cancelExecution(deps, requester, { taskId: task.taskId, executionNo: 1 });
+    await cancelExecution(deps, requester, { taskId: task.taskId, executionNo: 1 });
+    expect((await store.loadHistory(task.taskId)).audit.map((a) => a.action)).toEqual(["execution.cancelled"]);
+  });
+});
+
 describe("a decision the pipeline did not hear is not lost", () => {
   it("SendTaskSuccess throttled: the version is pending again with its token, the error is audited; the next click resumes", async () => {
     const { deps, store, sfnMock } = makeDeps(table);

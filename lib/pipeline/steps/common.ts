@@ -4,6 +4,8 @@ import { TransientError } from "../../errors/taxonomy";
 import type { CardSubject } from "../../domain/card-refresher";
 import { redactString } from "../../observability/redact";
 import type { PipelineDeps } from "../ports";
+import { confirmAudit } from "../../audit/pending-audit";
+import { decisionAudit } from "../../domain/audit-promises";
 
 /** What a Catch block puts at its ResultPath: `{ Error, Cause }`. */
 export const CaughtErrorSchema = z.object({ Error: z.string().min(1), Cause: z.unknown().optional() });
@@ -72,19 +74,12 @@ export async function refreshWithTaskCard(deps: PipelineDeps, task: Task, subjec
 export async function auditDecision(
   deps: PipelineDeps,
   task: Pick<Task, "taskId"> & { thread: Pick<Task["thread"], "teamId"> },
-  decided: { kind: "prompt" | "process"; version: number; decision: { decision: "approved" | "rejected"; actorId: string; reason?: string } },
+  decided: { kind: "prompt" | "process"; version: number; decision: { decision: "approved" | "rejected"; actorId: string; reason?: string; decidedAt?: string } },
   refresh = true,
 ): Promise<void> {
   const { kind, version, decision } = decided;
-  await deps.audit.record({
-    teamId: task.thread.teamId,
-    taskId: task.taskId,
-    action: `${kind}.${decision.decision}`,
-    subject: `${kind}#${version}`,
-    actor: decision.actorId,
-    layer: kind === "prompt" ? "L2" : "L3",
-    details: { version, ...(decision.reason === undefined ? {} : { reason: decision.reason }) },
-  });
+  // The entry the decision write promised (version.decisionAudit): same key, so it is stored once.
+  await confirmAudit(deps.audit, { teamId: task.thread.teamId, taskId: task.taskId }, decisionAudit(kind, version, { ...decision, decidedAt: decision.decidedAt ?? nowIso(deps) }));
   if (refresh) await refreshCard(deps, task as Task, { kind });
 }
 

@@ -5,6 +5,7 @@ import { failureMessageFor } from "../../messages/ja";
 import { logLayerError } from "../../observability/logger";
 import type { CardSubject } from "../../domain/card-refresher";
 import type { PipelineDeps } from "../ports";
+import { confirmAllAudits } from "../../audit/pending-audit";
 import { CaughtErrorSchema, errorFromCatch, nowIso, refreshWithTaskCard } from "./common";
 
 export const PipelineFailureInputSchema = z.object({
@@ -76,6 +77,8 @@ export async function recordPipelineFailureStep(deps: PipelineDeps, input: Pipel
     actor: "system:pipeline",
     error,
   });
+  // A decision (or run start) whose resumed step died before it wrote the promised audit entry: written now.
+  await confirmAllAudits(deps.audit, { teamId: task.thread.teamId, taskId: task.taskId }, await deps.store.loadHistory(task.taskId, { cardsOnly: true }));
   deps.metrics.failure(input.layer, errorName);
   if (failedTask.status === "failed" && task.status !== "failed") deps.metrics.taskEnded("failed");
   await refreshWithTaskCard(deps, failedTask, CARD_OF_LAYER[input.layer]);
@@ -92,6 +95,8 @@ async function failVersion(deps: PipelineDeps, task: Task, kind: "prompt" | "pro
   } catch (err) {
     // The version was never created (its createVersion is what failed): nothing to mark.
     if (err instanceof RecordNotFoundError) return;
+    // Already decided (a step after the decision failed, e.g. HandleRejection): the decision stands as it is.
+    if (err instanceof StateConflictError && !(err instanceof IllegalTransitionError)) return;
     throw err;
   }
 }

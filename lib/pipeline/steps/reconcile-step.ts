@@ -8,6 +8,7 @@ import type { CardSubject } from "../../domain/card-refresher";
 import { ExecutionRunInputSchema } from "../../workflow/contracts";
 import type { PipelineDeps } from "../ports";
 import { nowIso } from "./common";
+import { confirmAllAudits } from "../../audit/pending-audit";
 import { agentFailureDetails } from "./run-steps";
 
 /**
@@ -121,6 +122,7 @@ async function reconcileRun(deps: PipelineDeps, event: ExecutionStatusChange, re
     });
     if (applied) repaired.push("error.L4 audited");
   }
+  repaired.push(...(await confirmAllAudits(deps.audit, { teamId: task.thread.teamId, taskId }, { prompts: [], processes: [], executions: [execution] })));
   await refreshAll(deps, task, [{ kind: "execution", executionNo }, { kind: "task" }]);
   return { machine: "ExecutionRun", taskId, repaired };
 }
@@ -201,6 +203,8 @@ async function reconcilePipeline(deps: PipelineDeps, event: ExecutionStatusChang
     if (applied) repaired.push(`error.${layer} audited`);
     if (CARD_OF[layer].kind !== "task") subjects.push(CARD_OF[layer]);
   }
+  // Decisions whose resumed step never ran (or died before it wrote the entry the decision write promised).
+  repaired.push(...(await confirmAllAudits(deps.audit, { teamId: task.thread.teamId, taskId }, await deps.store.loadHistory(taskId, { cardsOnly: true }))));
   await refreshAll(deps, task, dedupe(subjects));
   return { machine: "TaskPipeline", taskId, repaired };
 }

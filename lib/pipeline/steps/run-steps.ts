@@ -5,6 +5,8 @@ import { logLayerError } from "../../observability/logger";
 import { allowedToolsForSteps } from "../../tools/registry";
 import { ExecutionRunInputSchema } from "../../workflow/contracts";
 import type { PipelineDeps } from "../ports";
+import { confirmAllAudits, confirmAudit } from "../../audit/pending-audit";
+import { cancelAudit } from "../../domain/audit-promises";
 import { CaughtErrorSchema, errorFromCatch, nowIso, refreshCard, refreshWithTaskCard } from "./common";
 
 export { ExecutionRunInputSchema };
@@ -33,6 +35,8 @@ export async function startSessionStep(deps: PipelineDeps, input: z.infer<typeof
     }));
     if (applied && executionNo > 1) deps.metrics.rerun();
   }
+  // The start's promised entry (its click or StartRun may have lost the confirmation).
+  if (execution.startAudit !== undefined) await confirmAudit(deps.audit, { teamId: task.thread.teamId, taskId }, execution.startAudit);
   if (execution.sessionId !== undefined) {
     return { sessionId: execution.sessionId, elapsedSeconds: 0, state: "running" };
   }
@@ -172,17 +176,10 @@ async function finalizeCancel(deps: PipelineDeps, taskAtPoll: Task, execution: E
     deps.metrics.cancel();
     deps.metrics.taskEnded("cancelled");
   }
-  // The click acked after its one write (lib/actions/cancel.ts): the cancel is audited here, under the key the
-  // click's long path uses, so it is written once.
-  await deps.audit.record({
-    teamId: task.thread.teamId,
-    taskId: task.taskId,
-    action: "execution.cancelled",
-    subject: `execution#${execution.executionNo}`,
-    actor: execution.cancelledBy ?? "system:pipeline", // set by every cancel path; a pre-field item has none
-    layer: "L4",
-    details: { executionNo: execution.executionNo },
-  });
+  // The click acked after its one write (lib/actions/cancel.ts), which promised this entry: it is confirmed here
+  // under the same key, so it is written once. A pre-field item has no promise: the same entry is built here.
+  const promised = execution.cancelAudit ?? cancelAudit(execution.executionNo, execution.cancelledBy ?? "system:pipeline", execution.cancelledAt ?? nowIso(deps));
+  await confirmAudit(deps.audit, { teamId: task.thread.teamId, taskId: task.taskId }, promised);
   await refreshWithTaskCard(deps, task, { kind: "execution", executionNo: execution.executionNo });
   return { sessionId: input.sessionId, elapsedSeconds: input.elapsedSeconds, state: "cancelled" };
 }
@@ -252,6 +249,8 @@ export async function recordRunFailureStep(deps: PipelineDeps, input: RunFailure
     error,
     details: { executionStatus: execution.status, ...agentFailureDetails(execution) },
   });
+  // The run's promised entries (its start, a cancel) whose confirmation a dying step may have lost.
+  await confirmAllAudits(deps.audit, { teamId: task.thread.teamId, taskId }, { prompts: [], processes: [], executions: [execution] });
   await refreshWithTaskCard(deps, current, { kind: "execution", executionNo });
   return { status: execution.status, errorName };
 }

@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startFaultProxy, type FaultProxy, type ProxiedRequest } from "../../dev/chaos/fault-proxy";
+import { ev } from "../../dev/fakes/anthropic";
+import { cancelExecution, rerunExecution } from "../../lib/actions";
+import { DYNAMODB_CALL } from "../../lib/config/client-budgets";
+import { BadRequestError } from "../../lib/errors/taxonomy";
+import { path, retriesOf, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
+import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "./fixtures";
+
+/**
+ * Issue 14 defect 2, "no effect without its audit": approve, reject, cancel and rerun each promise their audit entry
+ * in the write that makes the effect possible (the decision write, the cancel write, the Execution's creation),
+ * before SendTaskSuccess / the run's next poll / StartExecution; the entry is written under its deterministic key
+ * after the effect, and a lost write is repaired on retry (the step's own retry, the failure path, a repeated
+ * click). Each action runs here with its audit write failing once, at the DynamoDB wire (a fault proxy in front of
+ * dynalite answers ProvisionedThroughputExceeded to every SDK attempt of that one call).
+ */
+let h: PipelineHarness;
+let proxy: FaultProxy;
+beforeAll(async () => {
+  let target = "";
+  proxy = await startFaultProxy({ dependency: "DynamoDB", target: () => target, phases: () => [] });
+  h = await startPipelineHarness({
+    dynamo: { endpoint: proxy.url, calls: [], forwardTo: (t) => void (target = t), close: () => proxy.close() },
+  });
+});
+afterAll(async () => {
+  await h.close();
+  await proxy.close();
+});
+beforeEach(() => h.slack.reset());
+
+const isAuditPut = (taskId: string, auditKey: string) => (r: ProxiedRequest) =>
+  r.headers["x-amz-target"] === "DynamoDB_20120810.PutItem" && r.body.includes(taskId) && r.body.includes(`"auditKey":{"S":"${auditKey}"}`);
+
+/** The next write of this entry fails once as the code sees it (every SDK attempt of one call throttled). */
+function failAuditWriteOnce(taskId: string, auditKey: string): () => number {
+  proxy.arm({ when: isAuditPut(taskId, auditKey), kind: "throttle", times: DYNAMODB_CALL.attempts });
+  const before = proxy.hits.length;
+  return () => proxy.hits.length - before;
+}
+
+const entries = async (taskId: string, action: string) => (await h.store.loadHistory(taskId)).audit.filter((a) => a.action === action);
+
+async function untilPromptApproval() {
+  h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
+  const started = h.startTask();
+  await h.local.waitFor(() => h.local.pendingTokens().find((p) => p.executionName === started.taskId && p.stateName === "AwaitPromptApproval"), 10_000, "prompt approval");
+  return started;
+}
+
+describe("approve", () => {
+  it("the decision write promises prompt.approved; its write fails once in the resumed step → retried, stored once", async () => {
+    const { taskId, execution } = await untilPromptApproval();
+    const failed = failAuditWriteOnce(taskId, "prompt.approved#prompt#1");
+    await decide(h, taskId, "prompt", 1, "approve");
+    const version = await h.store.getVersionOrThrow("prompt", taskId, 1);
+    expect(version.decisionAudit).toMatchObject({ action: "prompt.approved", subject: "prompt#1", actor: h.actor.userId, at: version.decision?.decidedAt });
+    await h.local.waitFor(() => h.local.pendingTokens().find((p) => p.executionName === taskId && p.stateName === "AwaitProcessApproval"), 10_000, "process approval");
+    expect(failed()).toBe(DYNAMODB_CALL.attempts);
+    expect(retriesOf(execution, "GenerateProcess")).toBeGreaterThanOrEqual(1);
+    expect(await entries(taskId, "prompt.approved")).toMatchObject([{ actor: h.actor.userId, at: version.decision?.decidedAt }]);
+    execution.abort();
+  });
+
+  it("the resumed step dies before it writes the entry → the failure path writes the promised one", async () => {
+    const { taskId, execution } = await untilPromptApproval();
+    h.failInvocation("generate-process", new BadRequestError("scripted: GenerateProcess died before its first write"));
+    await decide(h, taskId, "prompt", 1, "approve");
+    await execution.done;
+    expect(path(execution)).toContain("RecordPipelineFailure");
+    expect((await h.store.getTaskOrThrow(taskId)).status).toBe("failed");
+    expect(await entries(taskId, "prompt.approved")).toHaveLength(1);
+  });
+});
+
+describe("reject", () => {
+  it("the rejection's entry fails once in HandleRejection → retried, stored once with the reason; v2 is generated", async () => {
+    const { taskId, execution } = await untilPromptApproval();
+    const failed = failAuditWriteOnce(taskId, "prompt.rejected#prompt#1");
+    h.anthropic.enqueue(l2Ok());
+    await decide(h, taskId, "prompt", 1, { reject: "金額の確認を追加して" });
+    expect((await h.store.getVersionOrThrow("prompt", taskId, 1)).decisionAudit).toMatchObject({ action: "prompt.rejected", details: { reason: "金額の確認を追加して" } });
+    await h.local.waitFor(() => h.local.pendingTokens().find((p) => p.executionName === taskId && (p.payload as { version?: number }).version === 2), 10_000, "prompt v2");
+    expect(failed()).toBe(DYNAMODB_CALL.attempts);
+    expect(await entries(taskId, "prompt.rejected")).toMatchObject([{ details: { reason: "金額の確認を追加して" } }]);
+    execution.abort();
+  });
+
+  it("HandleRejection never runs → the failure path writes the promised rejection", async () => {
+    const { taskId, execution } = await untilPromptApproval();
+    h.failInvocation("handle-rejection", new BadRequestError("scripted: HandleRejection died"));
+    await decide(h, taskId, "prompt", 1, { reject: "部署コードも指定して" });
+    await execution.done;
+    // The failure path itself used to fail here (StateConflictError: the version it failed was already rejected).
+    expect(path(execution).slice(-2)).toEqual(["RecordPipelineFailure", "TaskFailed"]);
+    expect(execution.error).toBe("BadRequestError");
+    expect(await entries(taskId, "prompt.rejected")).toMatchObject([{ details: { reason: "部署コードも指定して" } }]);
+  });
+});
+
+async function untilRunning(polls: { events: unknown[] }[] = [{ events: [ev.running()] }]) {
+  h.agents.scriptNextSession({ polls } as never);
+  const { taskId, execution } = await untilPromptApproval();
+  await decide(h, taskId, "prompt", 1, "approve");
+  await decide(h, taskId, "process", 1, "approve");
+  await execution.done;
+  const run = await runExecution(h, taskId);
+  await h.local.waitFor(() => run.events.some((e) => e.type === "StateExited" && (e as { state: { name: string } }).state.name === "PollSession"), 10_000, "first poll");
+  return { taskId, run };
+}
+
+describe("cancel", () => {
+  it("the cancel write promises execution.cancelled; its write fails once in the poll → retried, stored once", async () => {
+    const { taskId, run } = await untilRunning();
+    const failed = failAuditWriteOnce(taskId, "execution.cancelled#execution#1");
+    expect((await cancelExecution(h.actions, h.actor, { taskId, executionNo: 1 })).outcome).toBe("applied");
+    expect((await h.store.getExecutionOrThrow(taskId, 1)).cancelAudit).toMatchObject({ action: "execution.cancelled", actor: h.actor.userId });
+    await run.done;
+    expect(path(run).at(-1)).toBe("RunCancelled");
+    expect(failed()).toBe(DYNAMODB_CALL.attempts);
+    expect(await entries(taskId, "execution.cancelled")).toMatchObject([{ actor: h.actor.userId }]);
+  });
+
+  it("the poll's audit write fails through all its retries → RecordRunFailure writes the promised entry", async () => {
+    const { taskId, run } = await untilRunning();
+    const retry = (h.machines.executionRun.States.PollSession?.Retry ?? []) as { ErrorEquals: string[]; MaxAttempts: number }[];
+    const attempts = 1 + (retry.find((r) => r.ErrorEquals.includes("ThrottledError"))?.MaxAttempts ?? 0);
+    proxy.arm({ when: isAuditPut(taskId, "execution.cancelled#execution#1"), kind: "throttle", times: attempts * DYNAMODB_CALL.attempts });
+    expect((await cancelExecution(h.actions, h.actor, { taskId, executionNo: 1 })).outcome).toBe("applied");
+    await run.done;
+    expect(path(run)).toContain("RecordRunFailure");
+    expect(await entries(taskId, "execution.cancelled")).toHaveLength(1);
+  });
+});
+
+describe("rerun", () => {
+  it("execution.started is promised on Execution 2 before StartExecution; its write fails once → the click still starts one run, the run's first step writes it", async () => {
+    const { taskId, run } = await untilRunning([{ events: [ev.sessionError("api_error", "terminal")] }]);
+    await run.done;
+    const failed = failAuditWriteOnce(taskId, "execution.started#execution#2");
+    expect((await rerunExecution(h.actions, h.actor, { taskId, executionNo: 1 })).outcome).toBe("applied");
+    const second = await runExecution(h, taskId, 2);
+    await second.done;
+    expect(second.status).toBe("SUCCEEDED");
+    expect(failed()).toBe(DYNAMODB_CALL.attempts);
+    const execution = await h.store.getExecutionOrThrow(taskId, 2);
+    expect(execution.startAudit).toMatchObject({ action: "execution.started", actor: h.actor.userId, details: { rerun: true } });
+    expect(await entries(taskId, "execution.started")).toHaveLength(2);
+    expect((await entries(taskId, "execution.started")).find((a) => a.auditKey === "execution.started#execution#2")?.at).toBe(execution.startAudit?.at);
+  });
+});
