@@ -2,7 +2,7 @@ import { RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
 import { confirmAudit } from "../audit/pending-audit";
 import { cancelAudit } from "../domain/audit-promises";
 import { mayActOn } from "./permissions";
-import { refreshQuietly } from "./refresh";
+import { refreshQuietly, rerenderStale } from "./refresh";
 import { ActionMessages, type ActionDeps, type ActionResult, type Actor } from "./types";
 
 export interface ExecutionTarget {
@@ -46,7 +46,11 @@ export async function cancelExecution(deps: ActionDeps, actor: Actor, target: Ex
     }
     cancelled = result.record;
   } catch (err) {
-    if (err instanceof StateConflictError || err instanceof RecordNotFoundError) return { outcome: "refused", message: ActionMessages.cancelOnlyRunning };
+    if (err instanceof StateConflictError || err instanceof RecordNotFoundError) {
+      // The card offered 中止 for a run that is no longer running: it was stale. Show the truth (and [再実行]).
+      await rerenderStale(deps, task.taskId, [{ kind: "execution", executionNo: target.executionNo }]);
+      return { outcome: "refused", message: ActionMessages.staleCancel };
+    }
     throw err;
   }
   const executions = state.executions.map((e) => (e.executionNo === cancelled.executionNo ? cancelled : e));

@@ -6,7 +6,7 @@ import { decisionAudit } from "../domain/audit-promises";
 import { writeDecision } from "../store/decision";
 import { resumeApproval } from "../workflow/resume-approval";
 import { loadOwnedTask, mayActOn } from "./permissions";
-import { refreshQuietly } from "./refresh";
+import { refreshQuietly, rerenderStale } from "./refresh";
 import { ActionMessages, REASON_MAX_LENGTH, type ActionDeps, type ActionResult, type Actor } from "./types";
 
 export interface VersionTarget {
@@ -57,6 +57,8 @@ async function decide(deps: ActionDeps, actor: Actor, target: VersionTarget, out
       case "already_decided":
         // A repeated click repairs a lost confirmation: the entry the decision promised is written (once).
         if (result.promised !== undefined) await confirmAudit(deps.audit, { teamId: actor.teamId, taskId: target.taskId }, result.promised);
+        // Its card still offered the buttons: show the decision (the resumed step's refresh may have failed).
+        await rerenderStale(deps, target.taskId, [{ kind: target.kind }], false);
         return { outcome: "noop", message: ActionMessages.alreadyDecided };
       default:
         return { outcome: "noop", message: ActionMessages.alreadyDecided };

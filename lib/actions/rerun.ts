@@ -3,7 +3,7 @@ import { limitMessageFor } from "../messages/ja";
 import { startExecutionRun } from "../workflow/start-execution-run";
 import type { ExecutionTarget } from "./cancel";
 import { loadOwnedTask, mayActOn } from "./permissions";
-import { refreshQuietly } from "./refresh";
+import { refreshQuietly, rerenderStale } from "./refresh";
 import { ActionMessages, type ActionDeps, type ActionResult, type Actor } from "./types";
 
 /**
@@ -33,7 +33,11 @@ export async function rerunExecution(deps: ActionDeps, actor: Actor, target: Exe
     return { outcome: "applied" };
   } catch (err) {
     if (err instanceof LimitReachedError) return { outcome: "refused", message: limitMessageFor("reruns", deps.limits.maxReruns) };
-    if (err instanceof StateConflictError) return { outcome: "refused", message: ActionMessages.cannotRerun };
+    if (err instanceof StateConflictError) {
+      // [再実行] on a card whose run is no longer the one to rerun (another run is live or done): stale card.
+      await rerenderStale(deps, task.taskId, [{ kind: "execution", executionNo: target.executionNo }]);
+      return { outcome: "refused", message: ActionMessages.staleRerun };
+    }
     throw err;
   }
 }

@@ -51,4 +51,7 @@ export const ActionMessages = {
   reasonRequired: "却下理由を入力してください。",
   reasonTooLong: ActionReplyMessages.reasonTooLong(REASON_MAX_LENGTH),
   cardRefreshed: ActionReplyMessages.cardRefreshed,
+  /** A 中止 / 再実行 on a card that no longer told the truth: the rule, and that the card now shows the state. */
+  staleCancel: `実行中のタスクのみ中止できます。${ActionReplyMessages.cardRefreshed}`,
+  staleRerun: `この状態では再実行できません。${ActionReplyMessages.cardRefreshed}`,
 } as const;

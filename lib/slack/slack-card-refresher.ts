@@ -6,7 +6,7 @@ import { AppError } from "../errors/taxonomy";
 import type { TaskStore } from "../store/task-store";
 import type { BotTokenResolver } from "./bot-token";
 import type { CardRefresher, CardState, CardSubject } from "../domain/card-refresher";
-import { renderCard } from "./cards";
+import { renderCard, type Card } from "./cards";
 import { classifySlackError, slackErrorCode } from "./web-client";
 
 export interface SlackCardRefresherDeps {
@@ -58,11 +58,16 @@ export class SlackCardRefresher implements CardRefresher {
           if (slackErrorCode(err) !== "message_not_found") throw err;
         }
       }
+      // Two refreshes of a card nobody posted yet (the rerun click and StartSession) both post; one claims the
+      // slot and the other deletes its message. Until it does, that duplicate must not offer a live button, so a
+      // first post carries no buttons; the holder of the slot then shows them (one chat.update, first post only).
+      const live = hasButtons(card);
+      const first = live ? withoutButtons(card) : card;
       const posted = await client.chat.postMessage({
         channel: task.thread.channelId,
         thread_ts: task.thread.messageTs,
-        text: card.text,
-        blocks: card.blocks,
+        text: first.text,
+        blocks: first.blocks,
       });
       if (typeof posted.ts !== "string") {
         this.deps.log.warn("chat.postMessage returned no ts; the card cannot be updated in place", { taskId, subject });
@@ -75,6 +80,8 @@ export class SlackCardRefresher implements CardRefresher {
       if (held !== posted.ts) {
         // Another refresh of the same card posted first and holds the slot: keep one card in the thread.
         await client.chat.delete({ channel: task.thread.channelId, ts: posted.ts });
+        await client.chat.update({ channel: task.thread.channelId, ts: held, text: card.text, blocks: card.blocks });
+      } else if (live) {
         await client.chat.update({ channel: task.thread.channelId, ts: held, text: card.text, blocks: card.blocks });
       }
     } catch (err) {
@@ -90,4 +97,13 @@ export class SlackCardRefresher implements CardRefresher {
       });
     }
   }
+}
+
+function hasButtons(card: Card): boolean {
+  return card.blocks.some((b) => (b as { type?: string }).type === "actions");
+}
+
+/** The card as a duplicate may show it for a moment: everything but its buttons. */
+function withoutButtons(card: Card): Card {
+  return { text: card.text, blocks: card.blocks.filter((b) => (b as { type?: string }).type !== "actions") };
 }

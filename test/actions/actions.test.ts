@@ -195,12 +195,14 @@ describe("cancel (seed §6.2)", () => {
     expect(refreshed).toEqual([{ taskId: task.taskId, subject: { kind: "execution", executionNo: 1 } }]);
   });
 
-  it.each(["pending", "completed", "failed"] as const)("§6.2 実行中のみ: a %s execution cannot be cancelled", async (status) => {
-    const { deps, store } = makeDeps(table);
+  it.each(["pending", "completed", "failed"] as const)("§6.2 実行中のみ: a %s execution cannot be cancelled; its stale card is drawn again from the table", async (status) => {
+    const { deps, store, refreshed } = makeDeps(table);
     const task = await taskWithExecution(store, status);
     const result = await cancelExecution(deps, requester, { taskId: task.taskId, executionNo: 1 });
-    expect(result).toEqual({ outcome: "refused", message: ActionMessages.cancelOnlyRunning });
+    expect(result).toEqual({ outcome: "refused", message: ActionMessages.staleCancel });
+    expect(ActionMessages.staleCancel).toContain(ActionMessages.cancelOnlyRunning);
     expect((await store.getExecutionOrThrow(task.taskId, 1)).status).toBe(status);
+    expect(refreshed.map((r) => r.subject)).toEqual([{ kind: "execution", executionNo: 1 }, { kind: "task" }]);
   });
 
   it("§6.2 即時反映: a double cancel click cancels once", async () => {
@@ -277,7 +279,7 @@ describe("rerun (seed §5.2)", () => {
   it("a running or completed task cannot be rerun into a second concurrent run", async () => {
     const { deps, store } = makeDeps(table);
     const done = await taskWithExecution(store, "completed");
-    expect(await rerunExecution(deps, requester, { taskId: done.taskId, executionNo: 1 })).toEqual({ outcome: "refused", message: ActionMessages.cannotRerun });
+    expect(await rerunExecution(deps, requester, { taskId: done.taskId, executionNo: 1 })).toEqual({ outcome: "refused", message: ActionMessages.staleRerun });
     expect((await store.loadHistory(done.taskId)).executions).toHaveLength(1);
   });
 

@@ -104,3 +104,24 @@ it("the store gives the slot to the first claimant and the winner's ts to the lo
   expect(await store.setCardTs(task.taskId, "process", "1800000001.000003", "1800000001.000001")).toBe("1800000001.000003");
   expect(await store.setCardTs(task.taskId, "process", "1800000001.000004", "1800000001.000001")).toBe("1800000001.000003");
 });
+
+it("issue 14 defect 4, the rerun race: two first refreshes of 実行 #2 leave one card, and a duplicate never shows a live button", async () => {
+  const task = await newTask();
+  await store.createExecution(task.taskId, { executionNo: 1, processVersion: 1, startedBy: "U1" });
+  await store.createExecution(task.taskId, { executionNo: 2, processVersion: 1, startedBy: "U1" });
+  await store.transitionExecution(task.taskId, 2, "running");
+  // The rerun click and StartSession refresh the new run's card at the same moment; neither finds a ts yet.
+  await Promise.all([refresher.refresh(task.taskId, { kind: "execution", executionNo: 2 }), refresher.refresh(task.taskId, { kind: "execution", executionNo: 2 })]);
+  const posts = slack.callsTo("chat.postMessage");
+  expect(posts).toHaveLength(2);
+  // Whatever Slack showed for a moment: no posted message carried a button.
+  for (const post of posts) expect(JSON.stringify(post.body.blocks)).not.toContain('"type":"actions"');
+  const cards = slack.workspace.messages.filter((m) => m.threadTs === task.thread.messageTs && m.text.startsWith("実行 #2"));
+  expect(cards).toHaveLength(1);
+  const held = (await store.getExecutionOrThrow(task.taskId, 2)).cardTs;
+  expect(cards[0]!.ts).toBe(held);
+  // The one card left shows the live [中止], whose value names the run by ids only.
+  const blocks = JSON.stringify(cards[0]!.blocks);
+  expect(blocks).toContain('"type":"actions"');
+  expect(blocks).toContain(JSON.stringify(JSON.stringify({ taskId: task.taskId, executionNo: 2 })).slice(1, -1));
+});

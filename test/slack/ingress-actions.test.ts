@@ -28,6 +28,13 @@ beforeEach(() => {
   slack.reset();
 });
 
+/** Draw the run's card now, as the pipeline would (the ingress's own refresher), and return the message. */
+async function refreshNow(taskId: string, executionNo: number) {
+  await h.ingressCards.refresh(taskId, { kind: "execution", executionNo });
+  const ts = (await h.store.getExecutionOrThrow(taskId, executionNo)).cardTs;
+  return ts === undefined ? undefined : slack.workspace.message(ts);
+}
+
 const successes = () => h.sfnMock.commandCalls(SendTaskSuccessCommand).map((c) => c.args[0].input);
 const click = (userId: string, actionId: string, value: unknown, teamId = "T1") => h.send(signedInteraction(blockAction(teamId, userId, actionId, value)));
 
@@ -164,7 +171,54 @@ describe("cancel / rerun over HTTP", () => {
   it("§6.2 実行中のみ: cancel of a finished run → ephemeral explanation", async () => {
     const task = await taskWithExecution(h.store, "completed");
     await click("UREQ", ActionIds.cancel, { taskId: task.taskId, executionNo: 1 });
-    expect(slack.callsTo("chat.postEphemeral")[0]!.body.text).toBe(ActionMessages.cancelOnlyRunning);
+    expect(slack.callsTo("chat.postEphemeral")[0]!.body.text).toBe(ActionMessages.staleCancel);
+  });
+
+  it("issue 14 defect 1/4: Slack was down while the failure was recorded (card at 実行中 with a live [中止]) → the stale 中止 draws the truth: 失敗 + [再実行]", async () => {
+    const task = await taskWithExecution(h.store, "running");
+    // The card as Slack last showed it: 実行中 with [中止] (the refresh after the failure never reached Slack).
+    const posted = await refreshNow(task.taskId, 1);
+    expect(JSON.stringify(posted?.blocks)).toContain(ActionIds.cancel);
+    await h.store.transitionExecution(task.taskId, 1, "failed", { set: { errorName: "AgentRunFailedError" } });
+    await h.store.transitionTask(task.taskId, "failed");
+    slack.calls.length = 0; // the card message stays; only the calls are counted afresh
+    await click("UREQ", ActionIds.cancel, { taskId: task.taskId, executionNo: 1 });
+    const card = slack.workspace.message(posted!.ts);
+    expect(card?.text).toContain(SlackMessages.l4Failed);
+    expect(JSON.stringify(card?.blocks)).toContain(ActionIds.rerun);
+    expect(JSON.stringify(card?.blocks)).not.toContain(ActionIds.cancel);
+    expect(slack.callsTo("chat.postEphemeral").map((c) => c.body.text)).toEqual([ActionMessages.staleCancel]);
+  });
+
+  it("issue 14 defect 4: a 中止 from a card message that no longer exists (the duplicate of a race) resolves by ids and cancels", async () => {
+    const task = await taskWithExecution(h.store, "running");
+    const held = await refreshNow(task.taskId, 1);
+    // blockAction's message ts (1800000000.000001) is no card of this run: only the value's ids count.
+    expect(held?.ts).not.toBe("1800000000.000001");
+    await click("UREQ", ActionIds.cancel, { taskId: task.taskId, executionNo: 1 });
+    expect((await h.store.getExecutionOrThrow(task.taskId, 1)).status).toBe("cancelled");
+    expect(JSON.stringify(slack.workspace.message(held!.ts)?.blocks)).toContain("中止中...");
+  });
+
+  it("issue 14 defect 4: a failed card update is retried (Slack rate limited the first chat.update)", async () => {
+    const task = await taskWithExecution(h.store, "running");
+    const held = await refreshNow(task.taskId, 1);
+    slack.calls.length = 0;
+    slack.failNext("chat.update", { status: 429, retryAfterSeconds: 1 });
+    await click("UREQ", ActionIds.cancel, { taskId: task.taskId, executionNo: 1 });
+    expect(slack.callsTo("chat.update")).toHaveLength(2);
+    expect(JSON.stringify(slack.workspace.message(held!.ts)?.blocks)).toContain("中止中...");
+  });
+
+  it("issue 14 defect 4: 承認 on a card whose version was already decided draws the decided card", async () => {
+    const task = await taskAwaitingPrompt(h.store);
+    await click("UREQ", ActionIds.approve, { taskId: task.taskId, kind: "prompt", version: 1 });
+    slack.calls.length = 0;
+    await click("UREQ", ActionIds.approve, { taskId: task.taskId, kind: "prompt", version: 1 });
+    const drawn = [...slack.callsTo("chat.postMessage"), ...slack.callsTo("chat.update")].map((c) => JSON.stringify(c.body.blocks));
+    expect(drawn).toHaveLength(1);
+    expect(drawn[0]).not.toContain(ActionIds.approve);
+    expect(slack.callsTo("chat.postEphemeral").map((c) => c.body.text)).toEqual([ActionMessages.alreadyDecided]);
   });
 
   it("§5.2 rerun click → new Execution started; past the limit → the rerun limit message", async () => {

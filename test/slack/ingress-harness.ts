@@ -1,3 +1,4 @@
+import { createCardRefresher } from "../../lib/slack/factory";
 import { SendTaskSuccessCommand, SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { TaskPipelineInputSchema } from "../../lib/workflow/contracts";
@@ -54,7 +55,9 @@ export async function startIngress(table: TestTable, slack: FakeSlack, extraEnv:
   const send = async (event: FunctionUrlEvent): Promise<HttpResponse> => ingress(fromFunctionUrlEvent(event));
   // Interactions carry trigger_ids Slack issued at delivery (the fake holds them to its 3 s and single use).
   issueTriggerId = () => slack.issueTriggerId();
-  return { ingress, send, store, sfnMock, installations, env, slack };
+  // The pipeline's own refresher, over the same table and Slack: to draw a card as a step would.
+  const ingressCards = createCardRefresher(store, table.doc, env);
+  return { ingress, send, store, sfnMock, installations, env, slack, ingressCards };
 }
 
 let issueTriggerId: () => string = () => "1234.5678.abcdef";
