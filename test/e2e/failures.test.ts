@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { SlackMessages } from "../../lib/messages/ja";
+import { AgentFailureMessages, SlackMessages } from "../../lib/messages/ja";
 import { ev } from "../../dev/fakes/anthropic";
 import { messageReply } from "../../dev/fakes/anthropic";
 import { l1Ok, l2Ok, l3Ok } from "../pipeline/fixtures";
@@ -98,7 +98,8 @@ describe("e2e: failures", { timeout: 60_000 }, () => {
       "execution.session_created",
       "execution.completed",
     ]);
-    expect(texts(user.thread(ts)).slice(-2)).toEqual([`実行 #1: ${SlackMessages.l4Failed}`, "実行 #2 (再実行): 完了"]);
+    // The session's failure reason (issue 14 defect 5) follows the §9.1 message.
+    expect(texts(user.thread(ts)).slice(-2)).toEqual([`実行 #1: ${SlackMessages.l4Failed} (${AgentFailureMessages.session_error})`, "実行 #2 (再実行): 完了"]);
   });
 
   it("rerun limit: after 3 reruns the 4th [再実行] shows the §9.1 limit message and starts nothing", async () => {
