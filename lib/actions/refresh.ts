@@ -12,7 +12,9 @@ const RETRY_PAUSE_MS = 250;
 export async function refreshQuietly(deps: Pick<ActionDeps, "cards" | "log">, taskId: string, subject: CardSubject, known?: CardState): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await deps.cards.refresh(taskId, subject, known);
+      // The retry reads the table again: the state held from the click may be older than a step's refresh
+      // that landed meanwhile (a cancel's 中止中... must not overwrite the run's 中止).
+      await deps.cards.refresh(taskId, subject, attempt === 1 ? known : undefined);
       return;
     } catch (err) {
       if (err instanceof TransientError && attempt === 1) {
