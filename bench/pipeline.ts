@@ -110,7 +110,7 @@ async function runTask(h: PipelineHarness, ingress: IngressHandler, dynamo: Coun
   h.agents.scriptNextSession({
     polls: [
       ...Array.from({ length: 1 + extraPolls }, () => ({ events: [ev.running()] })),
-      { events: [ev.agentMessage("すべてのステップを実行しました。"), ev.idle("end_turn")], usage: { input_tokens: 2400, output_tokens: 310, cache_read_input_tokens: 1800 } },
+      { events: [ev.agentMessage("すべてのステップを実行しました。\n[result:done]"), ev.idle("end_turn")], usage: { input_tokens: 2400, output_tokens: 310, cache_read_input_tokens: 1800 } },
     ],
   });
   dynamo.reset();

@@ -5,6 +5,7 @@ import { FREEE_CLIENT_DEFAULTS } from "../lib/freee/client";
 import { FREEE_TOKEN_DEFAULTS } from "../lib/freee/token-manager";
 import { LAYER_DEFAULTS, type LayerName } from "../lib/layers/settings";
 import { WRITE_CALL_DEFAULTS } from "../lib/mcp/write-call";
+import { MAX_PREVIEW_READS, PREVIEW_CLIENT, PREVIEW_READ_CONCURRENCY } from "../lib/preview/reader";
 import type { StepFunctionName } from "./state-machines/functions";
 
 /**
@@ -57,11 +58,31 @@ function freeeToolCall(): BudgetItem[] {
     { what: `freee requests × ${requests}`, ms: times(requests, f.requestTimeoutMs) },
     { what: `429 waits × ${f.maxRateLimitRetries}`, ms: times(f.maxRateLimitRetries, f.maxRetryAfterSeconds * 1000) },
     { what: "5xx backoff", ms: backoff },
+    ...tokenRefresh(),
+    ...bookkeeping(),
+  ];
+}
+
+/** One freee token refresh: the lease, the token endpoint, storing (or parking) the new tokens. */
+function tokenRefresh(): BudgetItem[] {
+  return [
     { what: "token refresh (lease + token endpoint)", ms: FREEE_TOKEN_DEFAULTS.refreshLeaseMs + 10_000 },
     {
       what: `refreshed-token writes × ${FREEE_TOKEN_DEFAULTS.storeAttempts} + parking`,
       ms: times(FREEE_TOKEN_DEFAULTS.storeAttempts + 1, worstCallMs(DYNAMODB_CALL)) + FREEE_TOKEN_DEFAULTS.storeBackoffMs * (2 ** (FREEE_TOKEN_DEFAULTS.storeAttempts - 1) - 1),
     },
+  ];
+}
+
+/**
+ * The preview: at most MAX_PREVIEW_READS freee GETs, PREVIEW_READ_CONCURRENCY at a time, each at most its request
+ * timeout (the client retries nothing: Step Functions does), plus one token refresh under its lease.
+ */
+function previewReads(): BudgetItem[] {
+  const rounds = Math.ceil(MAX_PREVIEW_READS / PREVIEW_READ_CONCURRENCY);
+  return [
+    { what: `freee reads × ${MAX_PREVIEW_READS} (${PREVIEW_READ_CONCURRENCY} at a time)`, ms: times(rounds, PREVIEW_CLIENT.requestTimeoutMs) },
+    ...tokenRefresh(),
     ...bookkeeping(),
   ];
 }
@@ -71,6 +92,7 @@ export const LAMBDA_BUDGETS: Record<BudgetedFunction, () => BudgetItem[]> = {
   "analyze-task": () => layer("L1"),
   "generate-prompt": () => layer("L2"),
   "generate-process": () => layer("L3"),
+  "preview-process": previewReads,
   "await-approval": () => bookkeeping(),
   "handle-rejection": () => bookkeeping(),
   "expire-approval": () => bookkeeping(),

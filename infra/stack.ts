@@ -22,11 +22,13 @@ export interface SlackMcpAgentStackProps extends StackProps {
 
 /** What each step Lambda needs beyond the table and Slack (least privilege: nothing else is granted). Timeouts are
  * derived from each function's worst-case work (infra/lambda-budgets.ts). */
-const STEP_NEEDS: Record<StepFunctionName, { layers?: boolean; agent?: boolean; startsRun?: boolean }> = {
+const STEP_NEEDS: Record<StepFunctionName, { layers?: boolean; agent?: boolean; startsRun?: boolean; freee?: boolean }> = {
   "create-task": {},
   "analyze-task": { layers: true },
   "generate-prompt": { layers: true },
   "generate-process": { layers: true },
+  // Reads freee with the workspace's connection: the token key (a refresh re-encrypts) and the app credentials.
+  "preview-process": { freee: true },
   "await-approval": {},
   "handle-rejection": {},
   "expire-approval": {},
@@ -80,9 +82,16 @@ export class SlackMcpAgentStack extends Stack {
       if (needs.agent) {
         Object.assign(env, secretEnv("ANTHROPIC_API_KEY", "MCP_BEARER_SECRET"), { MCP_SERVER_URL: freeeMcpUrl.url, AGENT_MODEL: settings.agentModel });
       }
+      if (needs.freee) Object.assign(env, { TOKEN_KMS_KEY_ID: data.tokenKey.keyArn }, secretEnv("FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET"));
       steps[name] = make(name, pascal(name), env, lambdaTimeoutSeconds(name));
       grantTableAccess(data, steps[name].fn, TABLE_ACCESS[name]);
       if (opensInstallations) data.tokenKey.grantDecrypt(steps[name].fn);
+      if (needs.freee) {
+        // freee tokens: opened for reads, sealed again after a refresh.
+        data.tokenKey.grantEncryptDecrypt(steps[name].fn);
+        data.secrets.FREEE_CLIENT_ID.grantRead(steps[name].fn);
+        data.secrets.FREEE_CLIENT_SECRET.grantRead(steps[name].fn);
+      }
       if (needs.layers) data.secrets.ANTHROPIC_API_KEY.grantRead(steps[name].fn);
       if (needs.agent) {
         data.secrets.ANTHROPIC_API_KEY.grantRead(steps[name].fn);

@@ -30,6 +30,8 @@ export const TABLE_ACCESS: Record<AccessName, TableAccess> = {
   "analyze-task": step,
   "generate-prompt": step,
   "generate-process": step,
+  // Reads from freee what each write will change: the workspace's freee connection and its refresh (`TEAM#`).
+  "preview-process": { partitions: { ...step.partitions, [TEAM]: ["GetItem", "UpdateItem"] } },
   "await-approval": step,
   "handle-rejection": step,
   "expire-approval": step,

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { FakeSlack } from "../fakes/slack/fake-slack";
-import { blockActionsPayload, messageEnvelope, viewSubmissionPayload, type SlackWho } from "./slack-payloads";
+import { blockActionsPayload, messageEnvelope, viewBlockActionsPayload, viewSubmissionPayload, type SlackWho } from "./slack-payloads";
 import { deliverEvent, deliverInteraction } from "./slack-signature";
 
 /**
@@ -11,7 +11,8 @@ import { deliverEvent, deliverInteraction } from "./slack-signature";
  *   GET  /sandbox                     the page
  *   GET  /sandbox/api/state           { labels, messages, openView }
  *   POST /sandbox/api/message         { text }                         → a message event
- *   POST /sandbox/api/action          { action_id, block_id, value, ts } → block_actions
+ *   POST /sandbox/api/action          { action_id, block_id, value, ts } → block_actions (a card's button)
+ *                                     { action_id, block_id, value, viewId } → block_actions (a modal's button)
  *   POST /sandbox/api/view_submission { viewId, values }               → view_submission (its ack comes back)
  *   POST /sandbox/api/view_closed     { viewId }                       → the modal is dismissed
  */
@@ -61,6 +62,23 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
         return json(200, { ts: message.ts, status: delivery.status });
       }
       case "/sandbox/api/action": {
+        const viewId = str("viewId");
+        if (viewId !== undefined) {
+          // A button inside the open modal (the full plan's 「入力 JSON」).
+          const open = recorder.openView;
+          const inModal = str("action_id");
+          if (open === undefined || open.id !== viewId || inModal === undefined) return json(409, { error: "that modal is no longer open" });
+          const click = {
+            triggerId: slack.issueTriggerId(),
+            actionId: inModal,
+            ...(str("block_id") === undefined ? {} : { blockId: str("block_id") }),
+            ...(str("value") === undefined ? {} : { value: str("value") }),
+            ...(str("text") === undefined ? {} : { text: str("text") }),
+          };
+          const view = { id: open.id, callbackId: String(open.view.callback_id ?? ""), privateMetadata: String(open.view.private_metadata ?? "") };
+          const delivery = await deliverInteraction(eventsUrl, viewBlockActionsPayload(who, click, view), signingSecret);
+          return json(200, { status: delivery.status });
+        }
         const actionId = str("action_id");
         const ts = str("ts");
         const message = ts === undefined ? undefined : recorder.message(ts);
@@ -97,7 +115,8 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
         );
         // Slack keeps the modal open when the ack carries errors; otherwise it closes.
         const ack = parseJsonObject(delivery.text);
-        if (delivery.status === 200 && ack?.response_action !== "errors") recorder.closeView(open.id);
+        if (delivery.status === 200 && ack?.response_action === "update" && typeof ack.view === "object" && ack.view !== null) recorder.replaceView(open.id, ack.view as Record<string, unknown>);
+        else if (delivery.status === 200 && ack?.response_action !== "errors") recorder.closeView(open.id);
         return json(200, ack ?? { status: delivery.status });
       }
       case "/sandbox/api/view_closed": {

@@ -34,6 +34,16 @@ export function messageEnvelope(who: SlackWho, message: { ts: string; text: stri
   };
 }
 
+/** A button clicked inside a modal: Slack sends the view and a view container, no channel or message. */
+export function viewBlockActionsPayload(who: SlackWho, click: { triggerId: string; actionId: string; blockId?: string; value?: string; text?: string }, view: { id: string; callbackId: string; privateMetadata: string }) {
+  const { channel: _channel, message: _message, container: _container, response_url: _url, ...rest } = blockActionsPayload(who, { ...click, messageTs: "0" });
+  return {
+    ...rest,
+    container: { type: "view", view_id: view.id },
+    view: { id: view.id, team_id: who.teamId, type: "modal", callback_id: view.callbackId, private_metadata: view.privateMetadata, state: { values: {} }, hash: "sandbox" },
+  };
+}
+
 export function blockActionsPayload(
   who: SlackWho,
   click: { triggerId: string; actionId: string; blockId?: string; value?: string; messageTs: string; threadTs?: string; text?: string },

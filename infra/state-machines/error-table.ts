@@ -73,6 +73,11 @@ export const RETRIES = {
   layer: [TRANSIENT, UPSTREAM_TIMEOUT, SILENT_FAILURE, MALFORMED],
   /** L3: the same, but MalformedOutputError goes through the Catch loop that carries the validation error. */
   layerL3: [TRANSIENT, UPSTREAM_TIMEOUT, SILENT_FAILURE],
+  /**
+   * The preview's freee reads (the client's own retries are off): freee 429 / 5xx / network and DynamoDB
+   * throttling 3 times, a freee timeout 2 times. AuthError (the connection) and everything else are caught.
+   */
+  preview: [TRANSIENT, UPSTREAM_TIMEOUT],
   /** L4 session create. */
   sessionCreate: [TRANSIENT_SESSION_CREATE, UPSTREAM_TIMEOUT],
   /** L4 poll. */

@@ -14,7 +14,7 @@ export interface ExecutionRunDefinitionProps {
 
 /**
  * ExecutionRun (DESIGN §2, one per Execution): StartSession → Wait → PollSession → Choice, looping while the run
- * is `running`. PollSession carries the elapsed seconds in the state and throws RunTimeoutError past the run
+ * is `running` (a rerun with nothing left to do ends right after StartSession). PollSession carries the elapsed seconds in the state and throws RunTimeoutError past the run
  * timeout; that and every other failure go to RecordRunFailure (timed_out / failed + [再実行]).
  */
 export function buildExecutionRunDefinition(scope: Construct, props: ExecutionRunDefinitionProps): sfn.IChainable {
@@ -50,5 +50,10 @@ export function buildExecutionRunDefinition(scope: Construct, props: ExecutionRu
     .when(sfn.Condition.stringEquals("$.run.state", "cancelled"), new sfn.Succeed(scope, "RunCancelled"))
     .otherwise(new sfn.Fail(scope, "UnknownRunState", { error: "IllegalTransitionError", cause: "poll returned an unknown run state" }));
 
-  return startSession.next(wait).next(poll).next(state);
+  // A rerun whose every step an earlier run completed ends at once (no session is created).
+  const started = new sfn.Choice(scope, "SessionStarted")
+    .when(sfn.Condition.stringEquals("$.run.state", "completed"), new sfn.Succeed(scope, "NothingLeftToRun"))
+    .otherwise(wait);
+  wait.next(poll).next(state);
+  return startSession.next(started);
 }

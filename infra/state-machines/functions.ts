@@ -9,6 +9,7 @@ export const PIPELINE_FUNCTIONS = [
   "analyze-task",
   "generate-prompt",
   "generate-process",
+  "preview-process",
   "await-approval",
   "handle-rejection",
   "expire-approval",

@@ -13,7 +13,7 @@ export interface TaskPipelineDefinitionProps {
 }
 
 /**
- * TaskPipeline (DESIGN §2): CreateTask → L1 → L2 → prompt approval → L3 → process approval → StartRun.
+ * TaskPipeline (DESIGN §2): CreateTask → L1 → L2 → prompt approval → L3 → preview → process approval → StartRun.
  * Rejection loops back to regeneration (the limit is checked by HandleRejection); an approval that times out
  * closes the task; every other failure goes to RecordPipelineFailure with the layer that failed.
  * State names are part of the contract with the local runner and the tests.
@@ -49,6 +49,7 @@ export function buildTaskPipelineDefinition(scope: Construct, props: TaskPipelin
     version: J.numberAt("$.process.version"),
     error: J.objectAt("$.process.malformed"),
   });
+  const previewFailed = failed("PreviewFailed", { layer: "L3", taskId, kind: "process", version: J.numberAt("$.process.version"), error: J.objectAt("$.error") });
   const startRunFailed = failed("StartRunFailed", { layer: "L4", taskId, error: J.objectAt("$.error") });
   const catchAll = (state: tasks.LambdaInvoke, handler: sfn.IChainable) => state.addCatch(handler, { errors: [sfn.Errors.ALL], resultPath: "$.error" });
 
@@ -127,6 +128,10 @@ export function buildTaskPipelineDefinition(scope: Construct, props: TaskPipelin
     .otherwise(retryWithError);
   generateProcess.addCatch(malformedOnce, { errors: ["MalformedOutputError"], resultPath: "$.process.malformed" });
   catchAll(generateProcess, l3Failed);
+  // What each write will change, read from freee before the card asks for approval (every L3 version passes here).
+  const previewProcess = invoke("PreviewProcess", "preview-process", { taskId, version: J.numberAt("$.process.version") }, "$.preview");
+  addRetries(previewProcess, RETRIES.preview);
+  catchAll(previewProcess, previewFailed);
   const awaitProcess = approvalWait("AwaitProcessApproval", "process", l3Failed);
   const processRejected = rejection("ProcessRejected", "process", l3Failed);
   const nextProcess = new sfn.Pass(scope, "NextProcess", {
@@ -154,7 +159,7 @@ export function buildTaskPipelineDefinition(scope: Construct, props: TaskPipelin
     .next(awaitPrompt)
     .next(
       new sfn.Choice(scope, "PromptDecision")
-        .when(approved("$.approval.decision"), firstProcess.next(generateProcess).next(awaitProcess).next(
+        .when(approved("$.approval.decision"), firstProcess.next(generateProcess).next(previewProcess).next(awaitProcess).next(
           new sfn.Choice(scope, "ProcessDecision")
             .when(approved("$.approval.decision"), startRun.next(done))
             .otherwise(processRejected.next(new sfn.Choice(scope, "RegenerateProcess?").when(regenerate, nextProcess).otherwise(taskClosed))),

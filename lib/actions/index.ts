@@ -1,5 +1,6 @@
 export * from "./types";
-export { approve, reject, type VersionTarget } from "./decide";
+export { approve, reject, type ApprovalSource, type VersionTarget } from "./decide";
+export { loadForFullReview, loadForInput, type Loaded } from "./review";
 export { cancelExecution, type ExecutionTarget } from "./cancel";
 export { rerunExecution } from "./rerun";
 export { mayActOn } from "./permissions";

@@ -6,9 +6,17 @@ import { AGENT_DECIDE, effectOfStep } from "../tools/registry";
  * changes so a new agent is created (the version is part of the setup fingerprint).
  * The step marker `[step:<stepId>]` is how the Execution card knows which step is running.
  */
-export const AGENT_SYSTEM_PROMPT_VERSION = "2026-12-01.1";
+export const AGENT_SYSTEM_PROMPT_VERSION = "2026-12-01.2";
 
 export const STEP_MARKER = /\[step:([A-Za-z0-9_.-]+)\]/g;
+
+/**
+ * The result line that ends the agent's final message (the L4 completion contract, lib/pipeline/run-completion.ts):
+ * `[result:done]` only when every step was carried out, `[result:incomplete]` otherwise. A final message without
+ * one — cut off, or a turn that ends with a question — is not a completed run.
+ */
+export const RESULT_DONE = "[result:done]";
+export const RESULT_INCOMPLETE = "[result:incomplete]";
 
 export const AGENT_SYSTEM_PROMPT = [
   "あなたは freee（人事労務・会計）を操作する実行エージェントです。",
@@ -22,21 +30,28 @@ export const AGENT_SYSTEM_PROMPT = [
   "- 書き込みの結果が不明というエラーが返ったら、同じ書き込みを繰り返さず、そのステップを未完了として報告してください。",
   "- ツールがエラーを返したら、入力を見直して 1 回だけやり直すか、そのステップを飛ばして理由を記録してください。",
   "- 全ステップが終わったら、何を実行し、何が成功し、何が失敗したかを日本語で簡潔にまとめて最後のメッセージにしてください。",
+  `- 最後のメッセージの最終行には、すべてのステップを実行できたときだけ \`${RESULT_DONE}\`、1 つでも実行できなかったときは \`${RESULT_INCOMPLETE}\` と書いてください。`,
+  "- ユーザーに質問して返事を待つことはできません。情報が足りないステップは実行せず、理由を書いて未完了として報告してください。",
 ].join("\n");
 
-/** The task sent as the session's first user.message: the approved steps, in order. */
-export function buildTaskMessage(steps: readonly ProcessStep[]): string {
+/**
+ * The task sent as the session's first user.message: the approved steps still to do, in order. On a rerun the
+ * write steps an earlier run completed (the MCP server's ledger) are left out and named, so they are not redone.
+ */
+export function buildTaskMessage(steps: readonly ProcessStep[], done: readonly string[] = []): string {
   const ordered = [...steps].sort((a, b) => a.order - b.order);
   const lines = ordered.map((step, index) => {
     const tool = step.tool === AGENT_DECIDE ? `agent_decide（読み取りで判断: ${scopeText(step)}）` : effectOfStep(step) === "write" ? `${step.tool}（書き込み）` : step.tool;
     return `${index + 1}. [step:${step.stepId}] ツール: ${tool}\n   入力: ${JSON.stringify(step.toolInput)}`;
   });
+  const earlier = done.length === 0 ? [] : ["", `ステップ ${done.join(", ")} は前回の実行で freee への書き込みが完了しているため、このリストにはありません。実行しないでください。`];
   return [
-    `承認済みの実行ステップ（全 ${ordered.length} 件）を、次の順番で実行してください。`,
+    done.length === 0 ? `承認済みの実行ステップ（全 ${ordered.length} 件）を、次の順番で実行してください。` : `承認済みの実行ステップのうち、まだ完了していない ${ordered.length} 件を、次の順番で実行してください。`,
+    ...earlier,
     "",
     ...lines,
     "",
-    "各ステップの開始時に [step:<ステップID>] と書き、最後に結果の要約を日本語で書いてください。",
+    `各ステップの開始時に [step:<ステップID>] と書き、最後に結果の要約を日本語で書き、最終行に ${RESULT_DONE} または ${RESULT_INCOMPLETE} と書いてください。`,
   ].join("\n");
 }
 

@@ -9,7 +9,10 @@ export interface StartRunInput {
   teamId: string;
   taskId: string;
   executionId: string;
+  /** The approved steps this session is to do (on a rerun, without the writes an earlier run completed). */
   steps: readonly ProcessStep[];
+  /** Write steps an earlier run of this Task completed (the MCP server's ledger): named to the agent, not sent. */
+  doneStepIds?: readonly string[];
   /** freee tools enabled and always_allow'ed for this session; nothing else is. */
   allowedTools: readonly string[];
 }

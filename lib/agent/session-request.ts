@@ -44,6 +44,6 @@ export function buildSessionCreateParams(args: {
       [SESSION_METADATA_KEYS.executionId]: input.executionId,
       [SESSION_METADATA_KEYS.teamId]: input.teamId,
     },
-    initial_events: [{ type: "user.message", content: [{ type: "text", text: buildTaskMessage(input.steps) }] }],
+    initial_events: [{ type: "user.message", content: [{ type: "text", text: buildTaskMessage(input.steps, input.doneStepIds) }] }],
   };
 }

@@ -1,2 +1,3 @@
 export * from "./status";
 export * from "./records";
+export * from "./preview";

@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { ProcessPreviewSchema } from "./preview";
 import { EXECUTION_STATUSES, TASK_STATUSES, VERSION_STATUSES } from "./status";
 
 /**
@@ -84,6 +85,8 @@ export const DecisionSchema = z.object({
   decision: z.enum(["approved", "rejected"]),
   reason: z.optional(z.string()),
   actorId: z.string().check(z.minLength(1)),
+  /** A Process approval: where the approver saw the plan whole. */
+  via: z.optional(z.enum(["card", "full_plan"])),
   decidedAt: isoTime,
 });
 export type Decision = z.infer<typeof DecisionSchema>;
@@ -149,10 +152,19 @@ export const ProcessVersionSchema = z.object({
   kind: z.literal("process"),
   basedOnPromptVersion: z.int().check(z.positive()),
   steps: z.optional(z.array(ProcessStepSchema).check(z.minLength(1))),
+  /** What each write step will change, read from freee before the card asks for approval (lib/preview). */
+  preview: z.optional(ProcessPreviewSchema),
+  /**
+   * Where the approver can see this plan whole, so where it may be approved from (stored with the preview; the
+   * decision write requires the click's place): the card, the full-plan modal, both or neither.
+   */
+  approvableVia: z.optional(z.array(z.enum(["card", "full_plan"]))),
 });
 export type ProcessVersion = z.infer<typeof ProcessVersionSchema>;
 
 export type VersionKind = "prompt" | "process";
+/** Where a Process approval was clicked: the card's [承認], or the submit of the full-plan modal. */
+export type ApprovalSource = "card" | "full_plan";
 export type AnyVersion = PromptVersion | ProcessVersion;
 
 export const TokenUsageSchema = z.object({
@@ -176,6 +188,20 @@ export const ExecutionProgressSchema = z.object({
 });
 export type ExecutionProgress = z.infer<typeof ExecutionProgressSchema>;
 
+export const ExecutionCompletionSchema = z.object({
+  /** Approved write steps with a recorded successful tool call (the MCP server's write ledger). */
+  writeStepsDone: z.array(z.string()),
+  /** Approved write steps without one (what a rerun does). */
+  writeStepsMissing: z.array(z.string()),
+  /**
+   * What the agent's final message said: `[result:done]`, `[result:incomplete]`, or no result line; `no_session`
+   * for a rerun that found every step already done.
+   */
+  reported: z.enum(["done", "incomplete", "missing", "no_session"]),
+  judgedAt: isoTime,
+});
+export type ExecutionCompletion = z.infer<typeof ExecutionCompletionSchema>;
+
 export const ExecutionSchema = z.object({
   taskId: z.string().check(z.minLength(1)),
   executionNo: z.int().check(z.positive()),
@@ -195,6 +221,13 @@ export const ExecutionSchema = z.object({
   /** `execution.cancelled`, promised by the cancel write, before the run sees it. */
   cancelAudit: z.optional(PendingAuditSchema),
   progress: z.optional(ExecutionProgressSchema),
+  /**
+   * A failure the freee MCP server saw during the run that no tool result can recover from: the workspace's freee
+   * connection failed (AuthError — refresh refused, not connected). The next poll ends the run with it.
+   */
+  fault: z.optional(z.object({ errorName: z.literal("AuthError"), at: isoTime, tool: z.string().check(z.minLength(1)), reason: z.optional(z.string()) })),
+  /** The L4 completion contract's verdict (lib/pipeline/run-completion.ts): which approved writes the MCP server recorded done. */
+  completion: z.optional(ExecutionCompletionSchema),
   resultSummary: z.optional(z.string()),
   errorName: z.optional(z.string()),
   errorMessage: z.optional(z.string()),

@@ -22,8 +22,11 @@ export interface ToolCallDeps {
   /** Write steps run once per Task (lib/mcp/write-once.ts). */
   writes: Pick<WriteOnceLedger, "claim" | "takeOver" | "complete" | "markUnknown" | "release">;
   metrics: Pick<PipelineMetrics, "toolRefused" | "writeOutcomeUnknown">;
-  /** Re-read right before a write leaves for freee: a cancel may have landed since the request began. */
-  taskStore: Pick<TaskStore, "getExecution">;
+  /**
+   * Re-read right before a write leaves for freee (a cancel may have landed since the request began); and where a
+   * failed freee connection is stamped on the run, which ends it (the L4 completion contract).
+   */
+  taskStore: Pick<TaskStore, "getExecution" | "recordRunFault">;
   logger: Logger;
   clock?: () => Date;
   sleep?: (ms: number) => Promise<void>;
@@ -82,7 +85,21 @@ export class ToolCall {
       ...(isAppError(err) ? { errorDetails: err.details } : {}),
       ...extra,
     });
+    // A failed freee connection cannot be fixed by the agent: the run ends as AuthError with the §9.1 freee
+    // message, rather than the agent reading it as tool text and ending its turn as if done.
+    if (err instanceof AuthError) await this.recordAuthFault(err);
     return errorResult(agentTextForError(err));
+  }
+
+  private async recordAuthFault(err: AuthError): Promise<void> {
+    const s = this.scope;
+    const reason = typeof err.details.reason === "string" ? err.details.reason : undefined;
+    try {
+      await this.deps.taskStore.recordRunFault(s.taskId, s.executionNo, { errorName: "AuthError", at: (this.deps.clock ?? (() => new Date()))().toISOString(), tool: this.toolName, ...(reason === undefined ? {} : { reason }) });
+    } catch (failure) {
+      // The tool result still says the connection failed; the completion contract finds the writes missing.
+      this.deps.logger.error("could not stamp the freee auth fault on the run", { executionId: s.executionId, error: failure instanceof Error ? failure : String(failure) });
+    }
   }
 
   /** freee answered: success text, or its refusal as error text (seed §7.1 403 / 404 / 4xx). */

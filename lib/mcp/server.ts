@@ -16,7 +16,7 @@ import { runToolCall, type ToolCallDeps } from "./tool-call";
  * approved Process decides which tools may run.
  */
 export interface FreeeMcpDeps extends ToolCallDeps {
-  taskStore: Pick<TaskStore, "getTask" | "getExecution" | "getVersion">;
+  taskStore: Pick<TaskStore, "getTask" | "getExecution" | "getVersion" | "recordRunFault">;
   bearerSecret: () => Promise<string>;
   now?: () => Date;
 }

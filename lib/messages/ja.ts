@@ -140,6 +140,8 @@ export function failureMessageFor(layer: "L1" | "L2" | "L3" | "L4", errorName?: 
     case "L2":
       return SlackMessages.l2Failed;
     case "L3":
+      // The preview reads freee with the workspace's connection before the Process card asks for approval.
+      if (errorName === "AuthError") return SlackMessages.freeeConnectionFailed;
       return SlackMessages.l3Failed;
     case "L4":
       if (errorName === "RunTimeoutError") return SlackMessages.l4TimedOut;

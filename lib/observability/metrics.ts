@@ -29,7 +29,7 @@ export const MetricNames = {
   writeOutcomesUnknown: "WriteOutcomesUnknown",
 } as const;
 
-const SILENT_FAILURES = new Set(["EmptyResponseError", "TruncatedResponseError", "RefusedResponseError"]);
+const SILENT_FAILURES = new Set(["EmptyResponseError", "TruncatedResponseError", "RefusedResponseError", "IncompleteRunError"]);
 
 export type TaskOutcome = "completed" | "failed" | "cancelled" | "closed";
 

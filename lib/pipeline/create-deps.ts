@@ -1,13 +1,23 @@
+import type { Logger } from "@aws-lambda-powertools/logger";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { createSfnClient } from "../workflow/sfn-client";
 import { AuditLog } from "../audit/audit-log";
 import type { AgentRunner } from "../agent/agent-runner";
 import { createAgentRunner } from "../agent/create-agent-runner";
-import { requireEnv, type Env } from "../config/env";
+import { intEnv, requireEnv, type Env } from "../config/env";
 import { loadLimits } from "../config/limits";
 import { FatalConfigError } from "../errors/taxonomy";
+import { FreeeClient } from "../freee/client";
+import { loadFreeeAppCredentials, loadFreeeEndpoints } from "../freee/config";
+import { FreeeConnectionStore } from "../freee/connection-store";
+import { PendingTokenStore } from "../freee/pending-tokens";
+import { createTokenCipher } from "../freee/token-cipher";
+import { FreeeTokenEndpoint } from "../freee/token-endpoint";
 import { createAnthropicClientFromEnv } from "../layers/anthropic-client";
 import { loadLayerSettings } from "../layers/settings";
+import { WriteOnceLedger } from "../mcp/write-once";
 import { createLogger } from "../observability/logger";
+import { PREVIEW_CLIENT, type PreviewClient } from "../preview/reader";
 import { PipelineMetrics } from "../observability/metrics";
 import { createCardRefresher } from "../slack/factory";
 import { createDocumentClient } from "../store/dynamo-client";
@@ -22,6 +32,8 @@ export interface DepsNeeds {
   agent?: boolean;
   /** StartExecution(ExecutionRun): the Lambda that starts the first run. */
   executionRun?: boolean;
+  /** freee reads with the workspace's connection (the preview). */
+  freee?: boolean;
 }
 
 /**
@@ -42,12 +54,29 @@ export async function createPipelineDeps(service: string, needs: DepsNeeds, env:
     cards: createCardRefresher(store, doc, env),
     layers: needs.layers ? new AnthropicLayers(() => createAnthropicClientFromEnv(env), loadLayerSettings(env), { metrics }) : notWired<PipelineLayers>(service, "layers"),
     agent: needs.agent ? await createAgentRunner(env, { doc, logger: log }) : notWired<AgentRunner>(service, "agent"),
+    freee: needs.freee ? await freeeReadClients(doc, requireEnv("TABLE_NAME", env), log, env) : () => notWired<PreviewClient>(service, "freee"),
+    writes: new WriteOnceLedger(doc, requireEnv("TABLE_NAME", env)),
     sfn: createSfnClient(env),
     limits: loadLimits(env),
     executionRunArn: needs.executionRun ? requireEnv("EXECUTION_RUN_ARN", env) : undefined,
     metrics,
     clock: () => new Date(),
   };
+}
+
+/**
+ * FreeeClients for reads, built as the MCP server builds them (lib/mcp/create-from-env.ts) — the same
+ * connection, token refresh and lease — but with the client's own retries off: the preview is a state of the
+ * pipeline, and its Retry rows are the only retry policy (DESIGN §2).
+ */
+async function freeeReadClients(doc: DynamoDBDocumentClient, tableName: string, logger: Logger, env: Env): Promise<(teamId: string) => PreviewClient> {
+  const cipher = createTokenCipher(env);
+  const connections = new FreeeConnectionStore(doc, tableName, cipher);
+  const pending = new PendingTokenStore(doc, tableName, cipher);
+  const endpoints = loadFreeeEndpoints(env);
+  const tokenEndpoint = new FreeeTokenEndpoint(endpoints.oauthBaseUrl, await loadFreeeAppCredentials(env));
+  const requestTimeoutMs = intEnv("FREEE_READ_TIMEOUT_MS", PREVIEW_CLIENT.requestTimeoutMs, env);
+  return (teamId) => new FreeeClient({ teamId, store: connections, pending, tokenEndpoint, apiBaseUrl: endpoints.apiBaseUrl, logger, ...PREVIEW_CLIENT, requestTimeoutMs });
 }
 
 function notWired<T extends object>(service: string, port: string): T {

@@ -6,6 +6,8 @@ import type { Limits } from "../config/limits";
 import type { ProcessStep, Task, TaskSpec } from "../domain/records";
 import type { PipelineMetrics } from "../observability/metrics";
 import type { CardRefresher } from "../domain/card-refresher";
+import type { PreviewClient } from "../preview/reader";
+import type { WriteOnceLedger } from "../mcp/write-once";
 import type { TaskStore } from "../store/task-store";
 
 /**
@@ -33,6 +35,10 @@ export interface PipelineDeps {
   cards: CardRefresher;
   layers: PipelineLayers;
   agent: AgentRunner;
+  /** The workspace's freee connection, read path only: the preview reads what each write will change. */
+  freee: (teamId: string) => PreviewClient;
+  /** The freee MCP server's write ledger, read by the L4 completion contract and by a rerun (steps already done). */
+  writes: Pick<WriteOnceLedger, "listForTask">;
   sfn: Pick<SFNClient, "send">;
   limits: Limits;
   /** Only the Lambda that starts the first run has it (EXECUTION_RUN_ARN). */

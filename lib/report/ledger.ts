@@ -25,7 +25,14 @@ export interface Ledger {
   failuresByClass: Array<{ layer: string; errorClass: string; count: number }>;
   /** MCP tool calls the approved Process did not permit (`freee.tool_refused`), by reason. */
   refusalsByReason: Array<{ reason: string; count: number }>;
+  /**
+   * Runs whose session ended but that the L4 completion contract did not accept as 完了 (lib/pipeline/run-completion.ts),
+   * by why: steps left undone or a final message that fails its contract, the freee connection, a write to check.
+   */
+  runsNotCompleted: Record<(typeof RUN_VERDICTS)[number], number>;
 }
+
+const RUN_VERDICTS = ["IncompleteRunError", "AuthError", "WriteOutcomeUnknownError"] as const;
 
 const OUTCOME_OF_ACTION: Array<[RegExp, LedgerOutcome]> = [
   [/^execution\.completed$/, "completed"],
@@ -47,7 +54,10 @@ export function buildLedger(entries: readonly AuditEntry[], window: { since: str
   const rows = new Map<string, TaskLedgerRow>();
   const failures = new Map<string, { layer: string; errorClass: string; count: number }>();
   const refusals = new Map<string, number>();
+  const runsNotCompleted = Object.fromEntries(RUN_VERDICTS.map((v) => [v, 0])) as Ledger["runsNotCompleted"];
   for (const entry of sorted) {
+    const verdict = RUN_VERDICTS.find((v) => v === entry.errorType);
+    if (entry.action === "error.L4" && verdict !== undefined) runsNotCompleted[verdict] += 1;
     if (entry.action === "freee.tool_refused") {
       const reason = typeof entry.details.reason === "string" ? entry.details.reason : "unspecified";
       refusals.set(reason, (refusals.get(reason) ?? 0) + 1);
@@ -78,6 +88,7 @@ export function buildLedger(entries: readonly AuditEntry[], window: { since: str
     tasks: [...rows.values()].sort((a, b) => a.lastAt.localeCompare(b.lastAt)),
     byOutcome,
     failuresByClass: [...failures.values()].sort((a, b) => b.count - a.count || a.layer.localeCompare(b.layer)),
+    runsNotCompleted,
     refusalsByReason: [...refusals.entries()].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason)),
   };
 }
@@ -93,6 +104,9 @@ export function renderLedger(ledger: Ledger): string {
   lines.push("Failures by layer and class");
   if (ledger.failuresByClass.length === 0) lines.push("  (none)");
   for (const f of ledger.failuresByClass) lines.push(`  ${f.layer.padEnd(6)} ${f.errorClass.padEnd(28)} ${String(f.count).padStart(6)}`);
+  lines.push("");
+  lines.push("Runs not accepted as completed (L4 completion contract)");
+  for (const [verdict, count] of Object.entries(ledger.runsNotCompleted)) lines.push(`  ${verdict.padEnd(28)} ${String(count).padStart(6)}`);
   lines.push("");
   lines.push("Tool calls refused (not in the approved Process)");
   if (ledger.refusalsByReason.length === 0) lines.push("  (none)");

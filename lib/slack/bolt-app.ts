@@ -7,6 +7,8 @@ import {
   ActionMessages,
   approve,
   cancelExecution,
+  loadForFullReview,
+  loadForInput,
   reject,
   rerunExecution,
   type ActionDeps,
@@ -27,6 +29,7 @@ import { mayUseApp } from "./org-boundary";
 import type { DynamoInstallationStore } from "./installation-store";
 import { taskInputFromMessage, type MessageLike } from "./message-filter";
 import { buildRejectModal, reasonFromState, REASON_BLOCK_ID, REASON_MAX_LENGTH, REJECT_CALLBACK_ID, RejectMetadataSchema } from "./reject-modal";
+import { APPROVE_PLAN_CALLBACK_ID, buildFullPlanModal, buildStepInputModal, PlanMetadataSchema } from "./plan-modal";
 
 export interface BoltDeps {
   signingSecret: string;
@@ -41,6 +44,7 @@ export interface BoltDeps {
 }
 
 const VersionValueSchema = z.object({ taskId: z.string().check(z.minLength(1), z.maxLength(200)), kind: z.enum(["prompt", "process"]), version: z.int().check(z.positive()) });
+const StepInputValueSchema = z.object({ taskId: z.string().check(z.minLength(1), z.maxLength(200)), version: z.int().check(z.positive()), stepIds: z.array(z.string().check(z.minLength(1), z.maxLength(100))).check(z.minLength(1), z.maxLength(200)) });
 const ExecutionValueSchema = z.object({ taskId: z.string().check(z.minLength(1), z.maxLength(200)), executionNo: z.int().check(z.positive()) });
 
 /** The body fields of an interaction this app reads, checked before use (payloads are untrusted input). */
@@ -49,6 +53,8 @@ const InteractionSchema = z.object({
   team: z.nullish(z.object({ id: z.string().check(z.minLength(1)), enterprise_id: z.optional(z.string()) })),
   channel: z.optional(z.object({ id: z.string().check(z.minLength(1)) })),
   trigger_id: z.optional(z.string()),
+  /** Present when the click came from inside a modal (the full plan): the raw input is pushed over it. */
+  view: z.optional(z.looseObject({ id: z.string() })),
   /** The card's thread: refusals are shown there, next to the button that was clicked. */
   container: z.optional(z.looseObject({ thread_ts: z.optional(z.string()) })),
   message: z.optional(z.looseObject({ thread_ts: z.optional(z.string()) })),
@@ -106,7 +112,7 @@ export function createBoltApp(deps: BoltDeps): { app: App; receiver: AwsLambdaRe
     };
     if (!(await mayUseApp(deps.home.settings, facts))) {
       deps.log.info("request from another organisation refused", { teamId, layer: "ingress" });
-      await tellUser(client, deps.log, { actor: { teamId, userId: input.requesterId }, value: undefined, channelId: input.thread.channelId }, { outcome: "refused", message: AccessMessages.externalUser });
+      await tellUser(client, deps.log, { actor: { teamId, userId: input.requesterId }, value: undefined, inModal: false, channelId: input.thread.channelId }, { outcome: "refused", message: AccessMessages.externalUser });
       return;
     }
     // Bolt passes the X-Slack-Retry-Num header through as a string.
@@ -170,6 +176,41 @@ export function createBoltApp(deps: BoltDeps): { app: App; receiver: AwsLambdaRe
       return ack({ response_action: "errors", errors: { [REASON_BLOCK_ID]: result.message } });
     }
     return ack();
+  });
+
+  // ---- Process review (issue 13): the raw input of a step, and the whole plan in the modal that approves it.
+  app.action(ActionIds.showInput, async ({ ack, body, action, client }) => {
+    await ack();
+    const parsed = parseButton(body, action, StepInputValueSchema);
+    if (parsed === undefined || parsed.triggerId === undefined) return;
+    const loaded = await loadForInput(deps.actions, parsed.actor, parsed.value);
+    if (!loaded.ok) return tellUser(client, deps.log, parsed, loaded.result);
+    const view = buildStepInputModal(loaded.version, parsed.value.stepIds);
+    if (parsed.inModal) await client.views.push({ trigger_id: parsed.triggerId, view });
+    else await client.views.open({ trigger_id: parsed.triggerId, view });
+  });
+
+  app.action(ActionIds.reviewPlan, async ({ ack, body, action, client }) => {
+    await ack();
+    const parsed = parseButton(body, action, VersionValueSchema);
+    if (parsed === undefined || parsed.value.kind !== "process" || parsed.triggerId === undefined) return;
+    const loaded = await loadForFullReview(deps.actions, parsed.actor, parsed.value);
+    if (!loaded.ok) return tellUser(client, deps.log, parsed, loaded.result);
+    await client.views.open({ trigger_id: parsed.triggerId, view: buildFullPlanModal(loaded.task, loaded.version) });
+  });
+
+  app.view(APPROVE_PLAN_CALLBACK_ID, async ({ ack, body, view }) => {
+    const meta = safeJson(view.private_metadata, PlanMetadataSchema);
+    const userId = body.user?.id;
+    const teamId = body.team?.id ?? body.user?.team_id;
+    if (meta === undefined || userId === undefined || teamId === undefined) return ack();
+    const result = await approve(deps.actions, { teamId, userId, ...(body.enterprise?.id ? { enterpriseId: body.enterprise.id } : {}) }, meta, "full_plan");
+    if (result.outcome === "applied" || result.message === undefined) return ack();
+    // The modal has no input to hang an error on: it is replaced by the reason, with nothing to submit.
+    return ack({
+      response_action: "update",
+      view: { type: "modal", title: { type: "plain_text", text: "承認できません" }, close: { type: "plain_text", text: "閉じる" }, blocks: [{ type: "section", text: { type: "mrkdwn", text: result.message } }] },
+    });
   });
 
   app.action(ActionIds.cancel, async ({ ack, body, action, client }) => {
@@ -250,6 +291,7 @@ interface ParsedButton<T> {
   /** The clicking user's own workspace (`user.team_id`), for the Slack Connect check. */
   userTeamId?: string;
   value: T;
+  inModal: boolean;
   channelId?: string;
   threadTs?: string;
   triggerId?: string;
@@ -266,6 +308,7 @@ function parseButton<T>(body: unknown, action: unknown, schema: z.ZodMiniType<T>
     actor: { teamId, userId: interaction.data.user.id, ...(enterpriseId === undefined ? {} : { enterpriseId }) },
     ...(interaction.data.user.team_id === undefined ? {} : { userTeamId: interaction.data.user.team_id }),
     value,
+    inModal: interaction.data.view !== undefined,
     ...(interaction.data.channel === undefined ? {} : { channelId: interaction.data.channel.id }),
     ...(interaction.data.trigger_id === undefined ? {} : { triggerId: interaction.data.trigger_id }),
     ...threadOf(interaction.data),

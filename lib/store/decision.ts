@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { PendingAuditSchema, type Decision, type PendingAudit, type VersionKind } from "../domain/records";
+import { PendingAuditSchema, type ApprovalSource, type Decision, type PendingAudit, type VersionKind } from "../domain/records";
 import { decisionAudit } from "../domain/audit-promises";
 import { isConditionFailure, translateDynamoError } from "./conditional";
 import { Keys } from "./table";
@@ -13,6 +13,8 @@ export interface DecisionWrite {
   decision: Decision;
   /** Admins may decide any task of their workspace; everyone else only their own (DESIGN §6). */
   asAdmin: boolean;
+  /** A Process approval: where it was clicked, which the version's `approvableVia` must list. */
+  via?: ApprovalSource;
 }
 
 export type DecisionResult =
@@ -20,6 +22,8 @@ export type DecisionResult =
   | { applied: false; reason: "not_found" | "not_requester" }
   /** `promised`: the audit entry the earlier decision promised (a repeated click confirms it again). */
   | { applied: false; reason: "already_decided"; promised?: PendingAudit }
+  /** The approver could not have seen the plan whole from there; `old` says why (lib/review/plan.ts). */
+  | { applied: false; reason: "not_approvable"; old: Record<string, unknown> | undefined }
   /** Written before versions carried their owner: the caller checks ownership on the task item instead. */
   | { applied: false; reason: "unowned" };
 
@@ -32,6 +36,7 @@ export type DecisionResult =
  */
 export async function writeDecision(doc: DynamoDBDocumentClient, tableName: string, w: DecisionWrite): Promise<DecisionResult> {
   const owner = w.asAdmin ? "" : " AND requesterId = :actor";
+  const seen = w.via === undefined ? "" : " AND contains(approvableVia, :via)";
   try {
     const out = await doc.send(
       new UpdateCommand({
@@ -40,7 +45,7 @@ export async function writeDecision(doc: DynamoDBDocumentClient, tableName: stri
         // The decision's audit entry is promised in the same write (no extra call on the ack path): the resumed
         // step writes it, the failure path / reconciler / a repeated click repair it (lib/audit/pending-audit.ts).
         UpdateExpression: "SET #status = :to, decision = :decision, decisionAudit = :audit, updatedAt = :now REMOVE taskToken",
-        ConditionExpression: `#status = :pending AND teamId = :team${owner}`,
+        ConditionExpression: `#status = :pending AND teamId = :team${owner}${seen}`,
         ExpressionAttributeNames: { "#status": "status" },
         ExpressionAttributeValues: {
           ":to": w.decision.decision,
@@ -50,6 +55,7 @@ export async function writeDecision(doc: DynamoDBDocumentClient, tableName: stri
           ":pending": "pending_approval",
           ":team": w.teamId,
           ...(w.asAdmin ? {} : { ":actor": w.decision.actorId }),
+          ...(w.via === undefined ? {} : { ":via": w.via }),
         },
         ReturnValues: "ALL_OLD",
       }),
@@ -66,15 +72,17 @@ export async function writeDecision(doc: DynamoDBDocumentClient, tableName: stri
     throw translateDynamoError(err, "writeDecision (refused: reading why)");
   }
   const reason = whyNot(old, w);
+  if (reason === "not_approvable") return { applied: false, reason, old };
   if (reason !== "already_decided") return { applied: false, reason };
   const promised = PendingAuditSchema.safeParse(old?.decisionAudit);
   return { applied: false, reason, ...(promised.success ? { promised: promised.data } : {}) };
 }
 
-function whyNot(old: Record<string, unknown> | undefined, w: DecisionWrite): "not_found" | "already_decided" | "not_requester" | "unowned" {
+function whyNot(old: Record<string, unknown> | undefined, w: DecisionWrite): "not_found" | "already_decided" | "not_requester" | "unowned" | "not_approvable" {
   if (old === undefined) return "not_found";
   if (old.teamId === undefined) return "unowned";
   if (old.teamId !== w.teamId) return "not_found";
   if (old.status !== "pending_approval") return "already_decided";
-  return "not_requester";
+  if (!w.asAdmin && old.requesterId !== w.decision.actorId) return "not_requester";
+  return "not_approvable";
 }

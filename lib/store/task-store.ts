@@ -26,6 +26,7 @@ import {
   TaskSchema,
   taskIdFor,
   type AuditEntry,
+  type ApprovalSource,
   type Execution,
   type ExecutionProgress,
   type PendingAudit,
@@ -36,6 +37,7 @@ import {
   type Task,
   type VersionKind,
 } from "../domain/records";
+import type { ProcessPreview } from "../domain/preview";
 import { LimitReachedError, MalformedOutputError, RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
 import { Keys, TABLE_KEYS } from "./table";
 import { isConditionFailure, translateDynamoError } from "./conditional";
@@ -311,6 +313,40 @@ export class TaskStore {
   }
 
   /**
+   * Store the preview of a Process version still `generating` (lib/preview): the steps with the ids their names
+   * resolved to, and what each write will change. Idempotent: a preview already stored (a retried Lambda after
+   * a successful write) is returned as is, and freee is not read again.
+   */
+  async saveProcessPreview(
+    taskId: string,
+    version: number,
+    content: { steps: ProcessStep[]; preview: ProcessPreview; approvableVia: ApprovalSource[] },
+  ): Promise<WriteResult<ProcessVersion>> {
+    try {
+      const out = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: Keys.version(taskId, "process", version),
+          UpdateExpression: "SET steps = :steps, preview = :preview, approvableVia = :via, updatedAt = :now",
+          ConditionExpression: "#status = :generating AND attribute_exists(steps) AND attribute_not_exists(preview)",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: { ":steps": content.steps, ":preview": content.preview, ":via": content.approvableVia, ":generating": "generating", ":now": this.now() },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      return { record: this.parseVersion("process", out.Attributes) as ProcessVersion, applied: true };
+    } catch (err) {
+      if (!isConditionFailure(err)) throw translateDynamoError(err, "saveProcessPreview");
+      const existing = await this.getVersionOrThrow("process", taskId, version);
+      if (existing.preview !== undefined) return { record: existing, applied: false };
+      throw new StateConflictError(`process v${version} is ${existing.status}${existing.steps === undefined ? " without steps" : ""}: no preview can be stored`, {
+        cause: err,
+        details: { taskId, version, status: existing.status },
+      });
+    }
+  }
+
+  /**
    * Open the approval of a version: `generating → pending_approval` with the Step Functions task token. A
    * retried approval task gets a new token; it replaces the old one while the version is still pending.
    */
@@ -515,7 +551,7 @@ export class TaskStore {
   async recordProgress(
     taskId: string,
     executionNo: number,
-    patch: { progress: ExecutionProgress; sessionId?: string; usage?: Execution["usage"]; agentFailure?: Execution["agentFailure"] },
+    patch: { progress: ExecutionProgress; sessionId?: string; usage?: Execution["usage"]; agentFailure?: Execution["agentFailure"]; completion?: Execution["completion"] },
   ): Promise<WriteResult<Execution>> {
     const { expression, names, values } = buildSet({ ...patch, updatedAt: this.now() });
     try {
@@ -533,6 +569,51 @@ export class TaskStore {
       return { record: parseRecord(ExecutionSchema, out.Attributes, "execution"), applied: true };
     } catch (err) {
       if (!isConditionFailure(err)) throw translateDynamoError(err, "recordProgress");
+      return { record: await this.getExecutionOrThrow(taskId, executionNo), applied: false };
+    }
+  }
+
+  /**
+   * The freee MCP server saw a fault no tool result can recover from (the connection failed, AuthError): it is
+   * stamped on the Execution while the run is live, once, for the next poll to end the run with it. False when the
+   * run is no longer live or a fault is already recorded.
+   */
+  async recordRunFault(taskId: string, executionNo: number, fault: NonNullable<Execution["fault"]>): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: Keys.execution(taskId, executionNo),
+          UpdateExpression: "SET fault = :fault, updatedAt = :now",
+          ConditionExpression: "#status IN (:pending, :running) AND attribute_not_exists(fault)",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: { ":fault": fault, ":pending": "pending", ":running": "running", ":now": this.now() },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw translateDynamoError(err, "recordRunFault");
+    }
+  }
+
+  /** The completion contract's verdict on a running Execution (before it is completed or failed). */
+  async recordCompletion(taskId: string, executionNo: number, completion: NonNullable<Execution["completion"]>): Promise<WriteResult<Execution>> {
+    try {
+      const out = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: Keys.execution(taskId, executionNo),
+          UpdateExpression: "SET completion = :completion, updatedAt = :now",
+          ConditionExpression: "#status = :running",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: { ":completion": completion, ":running": "running", ":now": this.now() },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      return { record: parseRecord(ExecutionSchema, out.Attributes, "execution"), applied: true };
+    } catch (err) {
+      if (!isConditionFailure(err)) throw translateDynamoError(err, "recordCompletion");
       return { record: await this.getExecutionOrThrow(taskId, executionNo), applied: false };
     }
   }

@@ -24,5 +24,7 @@ export const ApprovalOutcomeSchema = z.object({
   decision: z.enum(["approved", "rejected"]),
   reason: z.optional(z.string()),
   actorId: z.string().check(z.minLength(1)),
+  /** A Process approval: where the approver saw the plan whole (the card, or the full-plan modal). */
+  via: z.optional(z.enum(["card", "full_plan"])),
 });
 export type ApprovalOutcome = z.infer<typeof ApprovalOutcomeSchema>;

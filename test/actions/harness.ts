@@ -1,3 +1,4 @@
+import { approvableVia } from "../../lib/review/plan";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { AuditLog } from "../../lib/audit/audit-log";
@@ -6,6 +7,8 @@ import { createLogger } from "../../lib/observability/logger";
 import type { CardRefresher, CardSubject } from "../../lib/domain/card-refresher";
 import { TaskStore } from "../../lib/store/task-store";
 import type { TestTable } from "../support/dynamo";
+import type { ProcessPreview } from "../../lib/domain/preview";
+import type { ProcessVersion } from "../../lib/domain/records";
 
 /** Action dependencies over a real (dynalite) table, a mocked Step Functions client and a recording card refresher. */
 export function makeDeps(table: TestTable, patch: Partial<ActionDeps> = {}) {
@@ -86,5 +89,38 @@ export async function taskWithExecution(store: TaskStore, status: "pending" | "r
       }
     }
   }
+  return task;
+}
+
+/** A write step and its preview, for the review tests (the preview as the pipeline stores it). */
+export function payStep(order: number, amount = 300_000) {
+  const step = { stepId: `s${order}`, order, tool: "freee_hr_update_basic_pay_rule", toolInput: { year: 2027, month: 1, employee_id: 1, pay_calc_type: "monthly", pay_amount: amount } };
+  const preview: ProcessPreview["steps"][number] = {
+    stepId: step.stepId,
+    tool: step.tool,
+    title: "基本給の変更",
+    summary: `山田 太郎 基本給 280,000円 → ${amount.toLocaleString("en-US")}円（2027年1月支給分から）`,
+    details: [],
+    changes: [],
+    current: "read",
+    resolved: [],
+    warnings: [],
+    problems: [],
+  };
+  return { step, preview };
+}
+
+/** A task whose Process v1 (these steps and preview) waits for approval with a task token. */
+export async function taskAwaitingProcess(store: TaskStore, steps: ReturnType<typeof payStep>[], opts: { status?: ProcessPreview["status"]; token?: string } = {}) {
+  const { record: task } = await store.createTask({ thread: newThread(), requesterId: "UREQ", requestText: "基本給を変更して", pipelineExecutionName: "p" });
+  await store.transitionTask(task.taskId, "prompt_review");
+  await store.transitionTask(task.taskId, "process_review");
+  await store.createVersion("process", task.taskId, 1, { basedOnPromptVersion: 1 });
+  await store.saveVersionContent("process", task.taskId, 1, { steps: steps.map((s) => s.step) });
+  const preview: ProcessPreview = { status: opts.status ?? "ready", previewedAt: new Date().toISOString(), steps: steps.map((s) => s.preview), reads: steps.length * 2 };
+  const version = await store.getVersionOrThrow("process", task.taskId, 1);
+  const planned = { ...version, kind: "process" as const, steps: steps.map((s) => s.step), preview };
+  await store.saveProcessPreview(task.taskId, 1, { steps: planned.steps, preview, approvableVia: approvableVia(planned as ProcessVersion) });
+  await store.openApproval("process", task.taskId, 1, opts.token ?? "TOKEN-process-1");
   return task;
 }

@@ -46,6 +46,7 @@ describe("e2e: review", { timeout: 60_000 }, () => {
       "prompt.approval_requested",
       "prompt.approved",
       "process.generated",
+      "process.previewed",
       "process.approval_requested",
       "process.approved",
       "execution.started",

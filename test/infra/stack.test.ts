@@ -73,6 +73,13 @@ describe("Lambdas", () => {
     expect(readsSecret("ingress", "FREEE_CLIENT_SECRET")).toBe(false);
     expect(startsPipeline("web")).toBe(false);
     expect(tokenKeyActions("poll-session")).toEqual(["kms:Decrypt"]);
+    // The preview reads freee with the workspace's connection: its token key and the freee app, nothing of L1–L4.
+    expect(tokenKeyActions("preview-process")).toEqual(expect.arrayContaining(["kms:Encrypt", "kms:Decrypt"]));
+    expect(readsSecret("preview-process", "FREEE_CLIENT_SECRET")).toBe(true);
+    expect(readsSecret("preview-process", "FREEE_CLIENT_ID")).toBe(true);
+    for (const secret of ["ANTHROPIC_API_KEY", "MCP_BEARER_SECRET", "SLACK_SIGNING_SECRET"] as const) expect(readsSecret("preview-process", secret), secret).toBe(false);
+    expect(startsPipeline("preview-process")).toBe(false);
+    for (const name of ["generate-process", "await-approval"] as const) expect(readsSecret(name, "FREEE_CLIENT_SECRET"), name).toBe(false);
   });
 
   it("settings reach the functions (DESIGN §5 defaults)", () => {

@@ -81,6 +81,7 @@ export async function startMcpStack(options: McpStackOptions = {}): Promise<McpS
   const observedStore = {
     getTask: store.getTask.bind(store),
     getVersion: store.getVersion.bind(store) as TaskStore["getVersion"],
+    recordRunFault: store.recordRunFault.bind(store),
     getExecution: async (taskId: string, executionNo: number) => {
       await stack.beforeExecutionRead?.(++executionReads);
       return store.getExecution(taskId, executionNo);

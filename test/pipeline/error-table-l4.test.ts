@@ -54,7 +54,7 @@ describe("§3.4 L4: Managed Agent Session", () => {
     const { taskId, run } = await untilRun();
     await run.done;
     expect(run.status).toBe("SUCCEEDED");
-    expect(path(run)).toEqual(["StartSession", "WaitForProgress", "PollSession", "RunState", "WaitForProgress", "PollSession", "RunState", "RunCompleted"]);
+    expect(path(run)).toEqual(["StartSession", "SessionStarted", "WaitForProgress", "PollSession", "RunState", "WaitForProgress", "PollSession", "RunState", "RunCompleted"]);
     const history = await h.store.loadHistory(taskId);
     expect(history.executions[0]?.status).toBe("completed");
     expect(history.task.status).toBe("completed");
@@ -106,11 +106,11 @@ describe("§3.4 L4: Managed Agent Session", () => {
     expect(retriesOf(run, "PollSession")).toBe(0);
   });
 
-  it("§3.4 ツール実行エラー: returned to the agent, the run goes on; the card shows progress", async () => {
+  it("§3.4 ツール実行エラー: returned to the agent, the run goes on; the card shows progress (the agent retries and finishes)", async () => {
     h.agents.scriptNextSession({
       polls: [
         { events: [ev.running(), ev.mcpToolUse("freee_hr_list_employees", { year: 2026, month: 12 }), ev.mcpToolResult({ text: "403 Forbidden", isError: true })] },
-        { events: [ev.agentMessage("権限不足のため一覧を取得できませんでした。"), ev.idle("end_turn")] },
+        { events: [ev.agentMessage("1 回目は権限不足でしたが、やり直して一覧を取得しました。\n[result:done]"), ev.idle("end_turn")] },
       ],
     });
     const { taskId, run } = await untilRun();
@@ -118,8 +118,21 @@ describe("§3.4 L4: Managed Agent Session", () => {
     expect(run.status).toBe("SUCCEEDED");
     const execution = (await h.store.loadHistory(taskId)).executions[0];
     expect(execution?.status).toBe("completed");
+    expect(execution?.resultSummary).toBe("1 回目は権限不足でしたが、やり直して一覧を取得しました。");
     expect(execution?.progress?.toolErrors).toHaveLength(1);
     expect(h.slack.callsTo("chat.update").length + h.slack.callsTo("chat.postMessage").length).toBeGreaterThan(2);
+  });
+
+  it("§3.4 ツール実行エラー, and the agent reports the step undone: IncompleteRunError + [再実行], not 完了", async () => {
+    h.agents.scriptNextSession({
+      polls: [
+        { events: [ev.running(), ev.mcpToolUse("freee_hr_list_employees", { year: 2026, month: 12 }), ev.mcpToolResult({ text: "403 Forbidden", isError: true })] },
+        { events: [ev.agentMessage("権限不足のため一覧を取得できませんでした。\n[result:incomplete]"), ev.idle("end_turn")] },
+      ],
+    });
+    const { taskId, run } = await untilRun();
+    await expectRunFailure(taskId, run, { status: "failed", errorName: "IncompleteRunError", message: SlackMessages.l4Failed });
+    expect((await h.store.loadHistory(taskId)).executions[0]?.completion).toMatchObject({ reported: "incomplete", writeStepsMissing: [] });
   });
 
   it("§2 transient during polling (503 once): PollSession retried, the run completes", async () => {

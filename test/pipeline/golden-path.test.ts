@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-it("runs a whole task locally: L1 → L2 → approve → L3 → approve → ExecutionRun → completed", async () => {
+it("runs a whole task locally: L1 → L2 → approve → L3 → preview → approve → ExecutionRun → completed", async () => {
   h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
   const { execution, taskId } = h.startTask();
   await decide(h, taskId, "prompt", 1, "approve");
@@ -24,6 +24,7 @@ it("runs a whole task locally: L1 → L2 → approve → L3 → approve → Exec
     "PromptDecision",
     "FirstProcess",
     "GenerateProcess",
+    "PreviewProcess",
     "AwaitProcessApproval",
     "ProcessDecision",
     "StartRun",
@@ -37,6 +38,6 @@ it("runs a whole task locally: L1 → L2 → approve → L3 → approve → Exec
   expect(history.task.status).toBe("completed");
   expect(history.executions[0]?.status).toBe("completed");
   expect(history.audit.map((a) => a.action)).toEqual(
-    expect.arrayContaining(["task.created", "task.analyzed", "prompt.generated", "prompt.approved", "process.generated", "process.approved", "execution.started", "execution.completed"]),
+    expect.arrayContaining(["task.created", "task.analyzed", "prompt.generated", "prompt.approved", "process.generated", "process.previewed", "process.approved", "execution.started", "execution.completed"]),
   );
 });

@@ -3,6 +3,7 @@ import { MetricNames } from "../../lib/observability/metrics";
 import { messageReply } from "../../dev/fakes/anthropic";
 import { startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
 import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "./fixtures";
+import { ev } from "../../dev/fakes/anthropic";
 
 // The setup turns EMF output off for the other suites; these tests read it.
 process.env.POWERTOOLS_METRICS_DISABLED = "false";
@@ -65,4 +66,21 @@ it("a rejection counts a regeneration", async () => {
   await decide(h, taskId, "prompt", 1, { reject: "金額が違います" });
   await h.local.waitFor(() => find(MetricNames.regenerations, { Kind: "prompt" }).length > 0 || undefined, 10_000, "a regeneration metric");
   expect(find(MetricNames.regenerations, { Kind: "prompt" })).toHaveLength(1);
+});
+
+it("issue 13: a run whose agent ends its turn with a question counts as a failure of L4 and a silent failure (IncompleteRunError), not a completion", async () => {
+  captureEmf();
+  h.agents.scriptNextSession({ polls: [{ events: [ev.running()] }, { events: [ev.agentMessage("どの従業員ですか？"), ev.idle("end_turn")] }] });
+  h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
+  const { execution, taskId } = h.startTask();
+  await decide(h, taskId, "prompt", 1, "approve");
+  await decide(h, taskId, "process", 1, "approve");
+  await execution.done;
+  const run = await runExecution(h, taskId);
+  await run.done;
+  expect(run.error).toBe("IncompleteRunError");
+  expect(find(MetricNames.failures, { Layer: "L4", ErrorClass: "IncompleteRunError" })).toHaveLength(1);
+  expect(find(MetricNames.silentFailures, { ErrorClass: "IncompleteRunError" })).toHaveLength(1);
+  expect(find(MetricNames.tasksEnded, { Outcome: "completed" })).toHaveLength(0);
+  expect(find(MetricNames.tasksEnded, { Outcome: "failed" })).toHaveLength(1);
 });

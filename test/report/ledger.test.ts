@@ -57,4 +57,25 @@ describe("ledger report from the audit log", () => {
     expect(text).toContain("completed");
     expect(text).toMatch(/L2\s+EmptyResponseError\s+1/);
   });
+
+  it("issue 13: runs the completion contract refused count by why (steps undone, freee connection), and each task is failed, not completed", () => {
+    const runs = [
+      e("G", "execution.started", "2026-11-07T00:01:00Z"),
+      e("G", "error.L4", "2026-11-07T00:02:00Z", { layer: "L4", errorType: "IncompleteRunError" }),
+      e("H", "execution.started", "2026-11-08T00:01:00Z"),
+      e("H", "error.L4", "2026-11-08T00:02:00Z", { layer: "L4", errorType: "AuthError" }),
+      e("I", "error.L3", "2026-11-09T00:02:00Z", { layer: "L3", errorType: "AuthError" }),
+    ];
+    const ledger = buildLedger(runs, { since: "2026-11-01", until: "2026-11-30" });
+    expect(ledger.runsNotCompleted).toEqual({ IncompleteRunError: 1, AuthError: 1, WriteOutcomeUnknownError: 0 });
+    expect(ledger.tasks.filter((t) => t.outcome === "failed").map((t) => [t.taskId, t.errorClass])).toEqual([
+      ["G", "IncompleteRunError"],
+      ["H", "AuthError"],
+      ["I", "AuthError"],
+    ]);
+    expect(ledger.byOutcome.completed).toBe(0);
+    const text = renderLedger(ledger);
+    expect(text).toMatch(/IncompleteRunError\s+1/);
+    expect(text).toMatch(/L4\s+AuthError\s+1/);
+  });
 });

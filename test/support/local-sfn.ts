@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { StartExecutionCommand, type SFNClient } from "@aws-sdk/client-sfn";
 import { AuditLog } from "../../lib/audit/audit-log";
 import { AdminDirectory, TeamSettingsStore, type ActionDeps, type Actor } from "../../lib/actions";
@@ -23,6 +24,9 @@ import { startFakeAnthropic, type FakeAnthropic } from "../../dev/fakes/anthropi
 import { startFakeManagedAgents, type FakeAnthropic as FakeManagedAgents } from "../../dev/fakes/anthropic";
 import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import type { RecordingDynamo } from "./recording-dynamo";
+import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
+import { FreeeConnectionStore } from "../../lib/freee/connection-store";
+import { LocalTokenCipher } from "../../lib/freee/token-cipher";
 
 export const ANTHROPIC_TEST_KEY = "sk-ant-test-pipeline";
 export const MCP_BEARER_SECRET = "test-mcp-bearer-secret-0123456789abcdef";
@@ -42,6 +46,12 @@ export interface PipelineHarness {
   anthropic: FakeAnthropic;
   agents: FakeManagedAgents;
   slack: FakeSlack;
+  /** The strict freee the preview reads; workspace T0001 is connected to its company 101. */
+  freee: FakeFreee;
+  /** (Re)connect a workspace to the fake with fresh tokens. */
+  connectFreee(teamId?: string): Promise<void>;
+  /** The settings every step Lambda was built with (table, Slack, freee): what a freee MCP server beside them needs. */
+  env: Record<string, string>;
   store: TaskStore;
   actions: ActionDeps;
   /** Start a TaskPipeline as the ingress does (execution name = task id). */
@@ -75,17 +85,32 @@ export interface PipelineHarnessOptions {
 export async function startPipelineHarness(options: PipelineHarnessOptions = {}): Promise<PipelineHarness> {
   process.env.LOG_LEVEL ??= "SILENT";
   const machines = synthesizeMachines(options.context);
-  const [table, anthropic, agents, slack] = await Promise.all([
+  const [table, anthropic, agents, slack, freee] = await Promise.all([
     startTestTable(),
     startFakeAnthropic({ apiKey: ANTHROPIC_TEST_KEY }),
     // Bundles share one ANTHROPIC_API_KEY (one process env), so both fakes accept the same key then.
     startFakeManagedAgents(options.bundles === undefined ? {} : { apiKey: ANTHROPIC_TEST_KEY }),
     // The bot token Slack issued: the default, or the one the caller's env names.
     startFakeSlack({ botTokens: ["xoxb-test-pipeline", ...(options.env?.SLACK_BOT_TOKEN === undefined ? [] : [options.env.SLACK_BOT_TOKEN])] }),
+    startFakeFreee(),
   ]);
   options.dynamo?.forwardTo(table.endpoint);
   const dynamoEnv: Record<string, string> = options.dynamo === undefined ? {} : { DYNAMODB_ENDPOINT: options.dynamo.endpoint };
-  const common = { ...table.env, ...dynamoEnv, ...limitsEnvironment(machines.settings), SLACK_API_URL: slack.url, SLACK_BOT_TOKEN: "xoxb-test-pipeline", ...options.env };
+  const freeeKey = randomBytes(32).toString("base64");
+  const freeeEnv = { FREEE_API_BASE_URL: freee.url, FREEE_OAUTH_BASE_URL: freee.url, FREEE_CLIENT_ID: FAKE_CLIENT_ID, FREEE_CLIENT_SECRET: FAKE_CLIENT_SECRET, FREEE_TOKEN_LOCAL_KEY: freeeKey };
+  const common = { ...table.env, ...dynamoEnv, ...limitsEnvironment(machines.settings), SLACK_API_URL: slack.url, SLACK_BOT_TOKEN: "xoxb-test-pipeline", ...freeeEnv, ...options.env };
+  const connections = new FreeeConnectionStore(table.doc, table.tableName, new LocalTokenCipher(freeeKey));
+  const connectFreee = async (teamId = "T0001") => {
+    const pair = freee.issueTokens();
+    await connections.save({
+      teamId,
+      tokens: { ...pair, accessTokenExpiresAt: new Date(Date.now() + 3_600_000).toISOString(), scope: "read write" },
+      companyId: 101,
+      companyName: "テスト株式会社",
+      connectedBy: REQUESTER,
+    });
+  };
+  await connectFreee();
   const layerEnv = { ...common, ANTHROPIC_BASE_URL: anthropic.baseURL, ANTHROPIC_API_KEY: ANTHROPIC_TEST_KEY, L1_TIMEOUT_MS: "400", L2_TIMEOUT_MS: "400", L3_TIMEOUT_MS: "400", ...options.env };
   const agentEnv = { ...common, ANTHROPIC_BASE_URL: agents.url, ANTHROPIC_API_KEY: agents.apiKey, MCP_SERVER_URL: "https://mcp.example.test/mcp", MCP_BEARER_SECRET, ...options.env };
 
@@ -149,6 +174,9 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     anthropic,
     agents,
     slack,
+    freee,
+    connectFreee,
+    env: common,
     store,
     actions,
     actor: { teamId: "T0001", userId: REQUESTER },
@@ -165,7 +193,7 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
       for (const execution of local.executions.values()) if (execution.status === "RUNNING") execution.abort();
       await Promise.all([...local.executions.values()].map((e) => e.done));
       await closeBundled();
-      await Promise.all([anthropic.close(), agents.close(), slack.close()]);
+      await Promise.all([anthropic.close(), agents.close(), slack.close(), freee.stop()]);
       await table.close();
     },
   };

@@ -1,3 +1,4 @@
+import { RESULT_DONE, RESULT_INCOMPLETE } from "../../../lib/agent/agent-prompt";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -78,7 +79,9 @@ export function createAutoplay(options: { stepDelayMs?: number } = {}): Autoplay
       }
       await sleep(stepDelayMs);
       if (session.interrupted) return;
-      say(`全 ${steps.length} ステップを実行しました（スクリプトのモデル）。\n${results.join("\n")}`);
+      // The agent's side of the L4 completion contract (lib/agent/agent-prompt.ts): the result line last.
+      const failed = results.some((r) => r.includes(" 失敗"));
+      say(`全 ${steps.length} ステップを実行しました（スクリプトのモデル）。\n${results.join("\n")}\n${failed ? RESULT_INCOMPLETE : RESULT_DONE}`);
       session.usage = { ...session.usage, input_tokens: session.usage.input_tokens + 500, output_tokens: session.usage.output_tokens + 120 };
       api.push(session, [{ type: "session.status_idle", stop_reason: { type: "end_turn" }, stop_details: null }]);
     } finally {

@@ -94,7 +94,7 @@ export const ev = {
 export const DEFAULT_SESSION_SCRIPT: SessionScript = {
   polls: [
     { events: [] },
-    { events: [ev.agentMessage("すべてのステップを実行しました。"), ev.idle("end_turn")], usage: { input_tokens: 100, output_tokens: 20 } },
+    { events: [ev.agentMessage("すべてのステップを実行しました。\n[result:done]"), ev.idle("end_turn")], usage: { input_tokens: 100, output_tokens: 20 } },
   ],
 };
 

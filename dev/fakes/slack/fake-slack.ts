@@ -272,19 +272,23 @@ export class FakeSlack {
         target.updates += 1;
         return { ok: true, channel: target.channel, ts: target.ts, text: target.text, message: messageView(target, bot) };
       }
-      case "views.open": {
+      case "views.open":
+      case "views.push": {
         const triggerId = str("trigger_id");
         const trigger = triggerId === undefined ? undefined : this.triggers.get(triggerId);
         if (triggerId === undefined || trigger === undefined) return { ok: false, error: "invalid_trigger_id" };
         if (trigger.used) return { ok: false, error: "exchanged_trigger_id" };
         if (this.clock() - trigger.issuedAt > this.triggerTtlMs) return { ok: false, error: "expired_trigger_id" };
+        // views.push stacks over an open modal, at most 3 deep (Slack: push_limit_reached).
+        if (name === "views.push" && ws.modalDepth === 0) return { ok: false, error: "not_found" };
+        if (name === "views.push" && ws.modalDepth >= 3) return { ok: false, error: "push_limit_reached" };
         const errors = checkView(body.view);
         if (errors.length > 0) return viewError(errors);
         trigger.used = true;
         this.viewSeq += 1;
         const open = { id: `V${String(this.viewSeq).padStart(10, "0")}`, triggerId, hash: randomBytes(6).toString("hex"), view: body.view as Record<string, unknown> };
-        ws.views.set(open.id, open);
-        ws.openView = open;
+        if (name === "views.push") ws.pushModal(open);
+        else ws.openModal(open);
         return { ok: true, view: viewView(open, bot) };
       }
       case "views.update": {

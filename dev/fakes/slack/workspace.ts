@@ -43,11 +43,32 @@ export class Workspace {
   readonly views = new Map<string, OpenView>();
   /** The App Home tab as last published, by user. */
   readonly homeViews = new Map<string, Record<string, unknown>>();
-  /** The modal views.open showed last, until it is submitted or closed. */
-  openView: OpenView | undefined;
   /** Who users.info knows; anyone else is `user_not_found`. */
   readonly users = new Map<string, SlackUser>();
+  /** The modals open, bottom first: views.open starts the stack, views.push adds to it (Slack allows 3). */
+  private readonly stack: OpenView[] = [];
   private seq = 0;
+
+  /** The modal on top, until it is submitted or closed (closing a pushed one shows the one under it). */
+  get openView(): OpenView | undefined {
+    return this.stack.at(-1);
+  }
+
+  /** views.open: a new stack of one. */
+  openModal(view: OpenView): void {
+    for (const v of this.stack) this.views.delete(v.id);
+    this.stack.length = 0;
+    this.pushModal(view);
+  }
+
+  pushModal(view: OpenView): void {
+    this.views.set(view.id, view);
+    this.stack.push(view);
+  }
+
+  get modalDepth(): number {
+    return this.stack.length;
+  }
 
   constructor(private readonly clock: () => number) {}
 
@@ -75,7 +96,14 @@ export class Workspace {
 
   closeView(id: string): void {
     this.views.delete(id);
-    if (this.openView?.id === id) this.openView = undefined;
+    const at = this.stack.findIndex((v) => v.id === id);
+    if (at >= 0) this.stack.splice(at, 1);
+  }
+
+  /** response_action "update" of a view_submission: the view is replaced in place. */
+  replaceView(id: string, view: Record<string, unknown>): void {
+    const open = this.views.get(id);
+    if (open !== undefined) open.view = view;
   }
 
   /** A member of `teamId` (default: a plain member of the fake's team, set by the fake). */
@@ -92,6 +120,6 @@ export class Workspace {
     this.messages.length = 0;
     this.views.clear();
     this.homeViews.clear();
-    this.openView = undefined;
+    this.stack.length = 0;
   }
 }

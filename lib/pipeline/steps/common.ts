@@ -74,7 +74,7 @@ export async function refreshWithTaskCard(deps: PipelineDeps, task: Task, subjec
 export async function auditDecision(
   deps: PipelineDeps,
   task: Pick<Task, "taskId"> & { thread: Pick<Task["thread"], "teamId"> },
-  decided: { kind: "prompt" | "process"; version: number; decision: { decision: "approved" | "rejected"; actorId: string; reason?: string; decidedAt?: string } },
+  decided: { kind: "prompt" | "process"; version: number; decision: { decision: "approved" | "rejected"; actorId: string; reason?: string; via?: "card" | "full_plan"; decidedAt?: string } },
   refresh = true,
 ): Promise<void> {
   const { kind, version, decision } = decided;

@@ -76,7 +76,7 @@ export async function generateProcessStep(deps: PipelineDeps, input: GeneratePro
       if (prev.steps === undefined || regeneratedFor === undefined) {
         throw new RecordNotFoundError(`process v${version - 1} has no steps or rejection reason to regenerate from`, { details: { taskId, version } });
       }
-      previous = { steps: prev.steps, rejectionReason: regeneratedFor };
+      previous = { steps: prev.steps, rejectionReason: withPreviewProblems(regeneratedFor, prev) };
     }
     const raw = await deps.layers.generateProcess({
       task,
@@ -102,4 +102,13 @@ export async function generateProcessStep(deps: PipelineDeps, input: GeneratePro
     details: { version, basedOnPromptVersion, regenerated: version > 1, retriedAfterMalformed: malformed !== undefined },
   });
   return { taskId, version };
+}
+
+/**
+ * What L3 is told was wrong with the previous version: the approver's reason, and the names its preview could not
+ * resolve (the card showed them; the reason usually answers them, and L3 needs both to get the names right).
+ */
+function withPreviewProblems(reason: string, previous: ProcessVersion): string {
+  const problems = (previous.preview?.steps ?? []).flatMap((s) => s.problems.map((p) => `${s.stepId}: ${p.message}`));
+  return problems.length === 0 ? reason : `${reason}\n\n前の版のプレビューで見つかった問題（freee で名前を確かめた結果）:\n${problems.join("\n")}`;
 }

@@ -7,12 +7,15 @@ import { ExecutionRunInputSchema } from "../../workflow/contracts";
 import type { PipelineDeps } from "../ports";
 import { confirmAllAudits, confirmAudit } from "../../audit/pending-audit";
 import { cancelAudit } from "../../domain/audit-promises";
+import { asIncomplete, faultError } from "../run-completion";
 import { CaughtErrorSchema, errorFromCatch, nowIso, refreshCard, refreshWithTaskCard } from "./common";
+import { judgeCompletion, stepsToRun } from "./complete-run";
 
 export { ExecutionRunInputSchema };
 export type RunState = "running" | "completed" | "cancelled";
 export interface RunStateOutput {
-  sessionId: string;
+  /** Absent only when a rerun found nothing left to do (no session was needed): ExecutionRun ends at once. */
+  sessionId?: string;
   elapsedSeconds: number;
   state: RunState;
 }
@@ -40,17 +43,22 @@ export async function startSessionStep(deps: PipelineDeps, input: z.infer<typeof
   if (execution.sessionId !== undefined) {
     return { sessionId: execution.sessionId, elapsedSeconds: 0, state: "running" };
   }
-  await refreshWithTaskCard(deps, task, { kind: "execution", executionNo });
+  // A retried start after a rerun found nothing to do: it is done already.
+  if (execution.status === "completed") return { elapsedSeconds: 0, state: "completed" };
   const process = await deps.store.getVersionOrThrow("process", taskId, execution.processVersion);
   if (process.steps === undefined) {
     throw new RecordNotFoundError(`process v${execution.processVersion} has no steps`, { details: { taskId } });
   }
+  const { remaining, done } = await stepsToRun(deps, execution, process.steps);
+  if (remaining.length === 0) return completeWithoutSession(deps, task, execution, done);
+  await refreshWithTaskCard(deps, task, { kind: "execution", executionNo });
   const started = await deps.agent.start({
     teamId: task.thread.teamId,
     taskId,
     executionId: execution.executionId,
-    steps: process.steps,
-    allowedTools: allowedToolsForSteps(process.steps),
+    steps: remaining,
+    doneStepIds: done,
+    allowedTools: allowedToolsForSteps(remaining),
   });
   await deps.store.recordProgress(taskId, executionNo, {
     sessionId: started.sessionId,
@@ -63,9 +71,32 @@ export async function startSessionStep(deps: PipelineDeps, input: z.infer<typeof
     subject: `execution#${executionNo}`,
     actor: "system:pipeline",
     layer: "L4",
-    details: { sessionId: started.sessionId, processVersion: execution.processVersion },
+    details: { sessionId: started.sessionId, processVersion: execution.processVersion, steps: remaining.map((s) => s.stepId), alreadyDone: done },
   });
   return { sessionId: started.sessionId, elapsedSeconds: 0, state: "running" };
+}
+
+/** A rerun whose every approved step an earlier run completed: nothing to send to an agent, the run is done. */
+async function completeWithoutSession(deps: PipelineDeps, task: Task, execution: Execution, done: string[]): Promise<RunStateOutput> {
+  const { taskId, executionNo } = execution;
+  const completion = { writeStepsDone: done, writeStepsMissing: [], reported: "no_session" as const, judgedAt: nowIso(deps) };
+  await deps.store.transitionExecution(taskId, executionNo, "completed", {
+    from: ["running"],
+    set: { completion, resultSummary: "承認済みのステップは前回までの実行ですべて完了しています（freee には再送していません）。", endedAt: nowIso(deps) },
+  });
+  const { record: finished, applied } = await deps.store.transitionTask(taskId, "completed", { from: ["executing"] });
+  if (applied) deps.metrics.taskEnded("completed");
+  await deps.audit.record({
+    teamId: task.thread.teamId,
+    taskId,
+    action: "execution.completed",
+    subject: `execution#${executionNo}`,
+    actor: "system:pipeline",
+    layer: "L4",
+    details: { withoutSession: true, writeStepsDone: done },
+  });
+  await refreshWithTaskCard(deps, finished, { kind: "execution", executionNo });
+  return { elapsedSeconds: 0, state: "completed" };
 }
 
 export const PollSessionInputSchema = z.object({
@@ -86,12 +117,22 @@ export async function pollSessionStep(deps: PipelineDeps, input: PollSessionInpu
   const execution = await deps.store.getExecutionOrThrow(taskId, executionNo);
   if (execution.status === "cancelled") return finalizeCancel(deps, task, execution, input);
   if (execution.status === "completed") return { sessionId, elapsedSeconds: input.elapsedSeconds, state: "completed" };
+  // The freee MCP server found the workspace's freee connection failed: no step can succeed, the run ends now.
+  if (execution.fault !== undefined) throw faultError(execution.fault);
   const outcome = await pollOrRecordFailure(deps, execution, sessionId);
   if (outcome.state === "completed") {
+    const judged = await judgeCompletion(deps, execution, outcome);
+    if (judged.kind === "cancelled") return finalizeCancel(deps, task, judged.execution, input);
     try {
       await deps.store.transitionExecution(taskId, executionNo, "completed", {
         from: ["running"],
-        set: { progress: outcome.progress, resultSummary: outcome.resultSummary, usage: outcome.usage, endedAt: nowIso(deps) },
+        set: {
+          progress: outcome.progress,
+          ...(judged.summary === "" ? {} : { resultSummary: judged.summary }),
+          completion: judged.completion,
+          usage: outcome.usage,
+          endedAt: nowIso(deps),
+        },
       });
     } catch (err) {
       // A cancel landed between our read and this write: the user's cancel wins.
@@ -141,7 +182,7 @@ async function pollOrRecordFailure(deps: PipelineDeps, execution: Execution, ses
   try {
     return await deps.agent.poll(sessionId, progress);
   } catch (err) {
-    if (!(err instanceof AgentRunFailedError)) throw err;
+    if (!(err instanceof AgentRunFailedError)) throw asIncomplete(err);
     await deps.store.recordProgress(execution.taskId, execution.executionNo, { progress, agentFailure: { reason: err.reason, details: err.details } });
     throw err;
   }

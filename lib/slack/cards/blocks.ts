@@ -1,3 +1,4 @@
+import { escapeMrkdwn } from "../../messages/mrkdwn";
 import type { KnownBlock } from "@slack/web-api";
 
 /** Small Block Kit builders shared by the cards. Buttons carry ids only (never task tokens). */
@@ -13,6 +14,10 @@ export const ActionIds = {
   reject: "reject_version",
   cancel: "cancel_execution",
   rerun: "rerun_execution",
+  /** Opens the raw input of some steps (a modal; pushed over the full-plan modal when clicked there). */
+  showInput: "show_step_input",
+  /** Opens the whole plan in a modal whose submit approves (a plan that does not fit a card). */
+  reviewPlan: "review_full_plan",
 } as const;
 export type ActionId = (typeof ActionIds)[keyof typeof ActionIds];
 
@@ -21,6 +26,12 @@ export interface VersionRef {
   taskId: string;
   kind: "prompt" | "process";
   version: number;
+}
+/** What a 「入力 JSON」 button says: which steps of which Process version. */
+export interface StepInputRef {
+  taskId: string;
+  version: number;
+  stepIds: string[];
 }
 /** What an execution button says. */
 export interface ExecutionRef {
@@ -42,6 +53,18 @@ export function section(markdown: string): KnownBlock {
   return { type: "section", text: { type: "mrkdwn", text: truncate(markdown) } };
 }
 
+/**
+ * A section whose text the caller has already split to fit (lib/review/plan.ts): never truncated,
+ * because what it shows is what an approver approves. Optionally with one button on the right.
+ */
+export function wholeSection(markdown: string, button?: ButtonSpec): KnownBlock {
+  return {
+    type: "section",
+    text: { type: "mrkdwn", text: markdown },
+    ...(button === undefined ? {} : { accessory: buttonElement(button) }),
+  };
+}
+
 export function context(markdown: string): KnownBlock {
   return { type: "context", elements: [{ type: "mrkdwn", text: truncate(markdown) }] };
 }
@@ -49,7 +72,7 @@ export function context(markdown: string): KnownBlock {
 export interface ButtonSpec {
   actionId: ActionId;
   text: string;
-  value: VersionRef | ExecutionRef;
+  value: VersionRef | ExecutionRef | StepInputRef;
   style?: "primary" | "danger";
 }
 
@@ -57,20 +80,21 @@ export function actions(blockId: string, buttons: ButtonSpec[]): KnownBlock {
   return {
     type: "actions",
     block_id: blockId,
-    elements: buttons.map((b) => ({
-      type: "button" as const,
-      action_id: b.actionId,
-      text: { type: "plain_text" as const, text: b.text, emoji: true },
-      value: JSON.stringify(b.value),
-      ...(b.style === undefined ? {} : { style: b.style }),
-    })),
+    elements: buttons.map(buttonElement),
   };
 }
 
-/** Slack mrkdwn escaping of user / model text (&, <, >). */
-export function escapeMrkdwn(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+function buttonElement(b: ButtonSpec) {
+  return {
+    type: "button" as const,
+    action_id: b.actionId,
+    text: { type: "plain_text" as const, text: b.text, emoji: true },
+    value: JSON.stringify(b.value),
+    ...(b.style === undefined ? {} : { style: b.style }),
+  };
 }
+
+export { escapeMrkdwn };
 
 export function quote(text: string): string {
   return escapeMrkdwn(text)

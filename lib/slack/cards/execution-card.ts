@@ -62,6 +62,12 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
       blocks.push(section(`:warning: ${message}`));
       const why = execution.status === "failed" ? agentFailureMessageFor(execution.agentFailure?.reason) : undefined;
       if (why !== undefined) blocks.push(context(`原因: ${why}`));
+      const missing = execution.completion?.writeStepsMissing ?? [];
+      if (missing.length > 0) {
+        // The MCP server's ledger, not the agent's word: what a rerun will do (the done writes are not repeated).
+        const done = execution.completion?.writeStepsDone ?? [];
+        blocks.push(section(`完了していない書き込みステップ: ${missing.map(escapeMrkdwn).join(", ")}${done.length > 0 ? `（完了済み: ${done.map(escapeMrkdwn).join(", ")}。再実行では繰り返しません）` : ""}`));
+      }
       blocks.push(...rerunBlocks());
       text = why === undefined ? `${title}: ${message}` : `${title}: ${message} (${why})`;
       break;

@@ -1,7 +1,9 @@
-import type { ProcessVersion, PromptVersion, VersionKind } from "../../domain/records";
+import type { ProcessVersion, PromptVersion, Task, VersionKind } from "../../domain/records";
 import { failureMessageFor, limitMessageFor } from "../../messages/ja";
 import type { CardState as TaskHistory } from "../../domain/card-refresher";
-import { ActionIds, actions, context, escapeMrkdwn, header, quote, section, truncate, user, type Card } from "./blocks";
+import { ActionIds, actions, context, escapeMrkdwn, header, quote, section, truncate, user, wholeSection, type Card } from "./blocks";
+import { chunk } from "../../review/plan";
+import { processApprovalBlocks, processContentBlocks } from "./process-card";
 
 const TITLE: Record<VersionKind, string> = { prompt: "実行方針", process: "実行ステップ" };
 const LAYER: Record<VersionKind, "L2" | "L3"> = { prompt: "L2", process: "L3" };
@@ -35,7 +37,12 @@ export function renderVersionCard(history: TaskHistory, kind: VersionKind): Card
       }
       break;
     case "pending_approval":
-      blocks.push(...contentBlocks(record));
+      blocks.push(...contentBlocks(task, record));
+      if (record.kind === "process") {
+        blocks.push(...processApprovalBlocks(task, record));
+        text = `${title} ${v}: 承認待ち`;
+        break;
+      }
       blocks.push(section(`*承認待ち (${v})*`));
       blocks.push(
         actions(`${kind}_approval_${record.version}`, [
@@ -46,12 +53,12 @@ export function renderVersionCard(history: TaskHistory, kind: VersionKind): Card
       text = `${title} ${v}: 承認待ち`;
       break;
     case "approved":
-      blocks.push(...contentBlocks(record));
+      blocks.push(...contentBlocks(task, record));
       blocks.push(section(`:white_check_mark: *承認済み (${v})*${record.decision ? ` — ${user(record.decision.actorId)}` : ""}`));
       text = `${title} ${v}: 承認済み`;
       break;
     case "rejected": {
-      blocks.push(...contentBlocks(record));
+      blocks.push(...contentBlocks(task, record));
       const reason = record.decision?.reason;
       blocks.push(section(`:x: *却下 (${v})*${record.decision ? ` — ${user(record.decision.actorId)}` : ""}${reason ? `\n${quote(reason)}` : ""}`));
       if (task.status === "closed" && task.closedReason === "regeneration_limit") {
@@ -69,7 +76,7 @@ export function renderVersionCard(history: TaskHistory, kind: VersionKind): Card
       text = failureMessageFor(LAYER[kind], record.errorName);
       break;
     case "expired":
-      blocks.push(...contentBlocks(record));
+      blocks.push(...contentBlocks(task, record));
       blocks.push(section(`:hourglass: ${APPROVAL_EXPIRED_TEXT}`));
       text = `${title} ${v}: 承認期限切れ`;
       break;
@@ -80,13 +87,10 @@ export function renderVersionCard(history: TaskHistory, kind: VersionKind): Card
   return { text, blocks };
 }
 
-function contentBlocks(record: PromptVersion | ProcessVersion): Card["blocks"] {
+function contentBlocks(task: Task, record: PromptVersion | ProcessVersion): Card["blocks"] {
   if (record.kind === "prompt") {
-    return record.text === undefined ? [] : [section(escapeMrkdwn(record.text))];
+    // The approver approves this text: long text continues in the next section, never cut.
+    return record.text === undefined ? [] : chunk(escapeMrkdwn(record.text)).map((text) => wholeSection(text));
   }
-  if (record.steps === undefined) return [];
-  const lines = [...record.steps]
-    .sort((a, b) => a.order - b.order)
-    .map((s) => `${s.order}. \`${escapeMrkdwn(s.tool)}\` ${escapeMrkdwn(truncate(JSON.stringify(s.toolInput), 200))}`);
-  return [section(lines.join("\n"))];
+  return processContentBlocks(task, record);
 }

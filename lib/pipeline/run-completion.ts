@@ -1,0 +1,112 @@
+import { RESULT_DONE, RESULT_INCOMPLETE } from "../agent/agent-prompt";
+import type { ExecutionCompletion, ProcessStep } from "../domain/records";
+import { judgeReply, type ResponseContract } from "../errors/response-contract";
+import { AuthError, IncompleteRunError, SilentFailureError, TruncatedResponseError, WriteOutcomeUnknownError } from "../errors/taxonomy";
+import type { WriteRecord, WriteStepRef } from "../mcp/write-once";
+import { effectOfStep } from "../tools/registry";
+
+/**
+ * The L4 completion contract (DESIGN §3, seed 001 one layer down): a session that ended its turn is a completed
+ * run only when
+ * - every approved write step has a recorded successful tool call — the freee MCP server's write ledger, not the
+ *   agent's word (lib/mcp/write-once.ts);
+ * - the agent's final message exists, is not empty, cut off or refused (the response-contract judge), and ends
+ *   with `[result:done]`: a message without a result line was cut off or ended the turn with a question.
+ * Otherwise the run fails with a name: WriteOutcomeUnknownError (a write freee may have taken: check freee),
+ * IncompleteRunError (steps left undone; [再実行] does only those), AuthError (the freee connection failed).
+ */
+
+/** Managed Agents' turn end, as the provider-neutral judge reads it: `refusal` is a refused reply. */
+export const managedAgentsContract: ResponseContract = {
+  provider: "anthropic-managed-agents",
+  truncatedStopReasons: new Set(),
+  refusedStopReasons: new Set(["refusal"]),
+};
+
+export type LedgerEntry = WriteRecord & WriteStepRef;
+
+export interface CompletionVerdict {
+  completion: ExecutionCompletion;
+  /** The final message without its result line (what the card shows). */
+  summary: string;
+  /** Why the run is not completed; undefined when it is. */
+  error?: Error;
+}
+
+/** The approved write steps of this Process version and where each stands in the ledger. */
+export function writeStepStates(steps: readonly ProcessStep[], processVersion: number, ledger: readonly LedgerEntry[]): { done: string[]; missing: string[]; unknown: string[] } {
+  const byStep = new Map(ledger.filter((w) => w.processVersion === processVersion).map((w) => [w.stepId, w]));
+  const out = { done: [] as string[], missing: [] as string[], unknown: [] as string[] };
+  for (const step of [...steps].sort((a, b) => a.order - b.order)) {
+    if (effectOfStep(step) !== "write") continue;
+    const state = byStep.get(step.stepId)?.state;
+    if (state === "done") out.done.push(step.stepId);
+    else if (state === "unknown") out.unknown.push(step.stepId);
+    else out.missing.push(step.stepId);
+  }
+  return out;
+}
+
+export function judgeRunCompletion(input: { steps: readonly ProcessStep[]; processVersion: number; ledger: readonly LedgerEntry[]; finalMessage: string; now: Date }): CompletionVerdict {
+  const writes = writeStepStates(input.steps, input.processVersion, input.ledger);
+  const { reported, summary, messageError } = readFinalMessage(input.finalMessage);
+  const completion: ExecutionCompletion = {
+    writeStepsDone: writes.done,
+    writeStepsMissing: [...writes.unknown, ...writes.missing],
+    reported,
+    judgedAt: input.now.toISOString(),
+  };
+  const details = { writeStepsDone: writes.done, writeStepsMissing: writes.missing, writeStepsUnknown: writes.unknown, reported };
+  if (writes.unknown.length > 0) {
+    return { completion, summary, error: new WriteOutcomeUnknownError(`freee writes of steps ${writes.unknown.join(", ")} may have landed and were not confirmed`, { details }) };
+  }
+  if (writes.missing.length > 0) {
+    return {
+      completion,
+      summary,
+      error: new IncompleteRunError(`the session ended its turn, but approved write steps have no recorded successful tool call: ${writes.missing.join(", ")}`, { details }),
+    };
+  }
+  if (messageError !== undefined) return { completion, summary, error: messageError };
+  return { completion, summary };
+}
+
+const RESULT_LINE = /\[result:(done|incomplete)\]\s*$/;
+
+function readFinalMessage(text: string): { reported: ExecutionCompletion["reported"]; summary: string; messageError?: Error } {
+  let judged: string;
+  try {
+    judged = judgeReply({ stopReason: "end_turn", stopDetails: null, texts: [text] }, managedAgentsContract);
+  } catch (err) {
+    return { reported: "missing", summary: "", messageError: asIncomplete(err) as Error };
+  }
+  const match = RESULT_LINE.exec(judged);
+  if (match === null) {
+    const asked = /[?？]\s*$/.test(judged);
+    const cause = new TruncatedResponseError(asked ? "the final message ends with a question, not a result line" : "the final message has no result line (cut off?)", {
+      details: { expected: [RESULT_DONE, RESULT_INCOMPLETE], endsWithQuestion: asked },
+    });
+    return { reported: "missing", summary: judged.trim(), messageError: new IncompleteRunError(`the agent's final message does not meet the contract: ${cause.message}`, { cause, details: { endsWithQuestion: asked } }) };
+  }
+  const summary = judged.slice(0, match.index).trim();
+  if (match[1] === "incomplete") {
+    return { reported: "incomplete", summary, messageError: new IncompleteRunError("the agent reported that it could not carry out every step", { details: { reported: "incomplete" } }) };
+  }
+  return { reported: "done", summary };
+}
+
+/**
+ * A poll that failed with a silent failure (the turn ended with no text, a refusal, a cut-off reply) is an
+ * incomplete run: the subclass stays as the cause.
+ */
+export function asIncomplete(err: unknown): unknown {
+  if (!(err instanceof SilentFailureError) || err instanceof IncompleteRunError) return err;
+  return new IncompleteRunError(`the session ended its turn without a usable final message (${err.name})`, { cause: err, details: { cause: err.name } });
+}
+
+/** The fault the freee MCP server stamped on the run (the connection failed): the run ends as AuthError. */
+export function faultError(fault: { errorName: "AuthError"; tool: string; reason?: string | undefined; at: string }): AuthError {
+  return new AuthError(`the freee connection failed during the run (${fault.tool}${fault.reason === undefined ? "" : `: ${fault.reason}`})`, {
+    details: { tool: fault.tool, at: fault.at, ...(fault.reason === undefined ? {} : { reason: fault.reason }) },
+  });
+}

@@ -1,0 +1,54 @@
+import type { Execution, ExecutionCompletion, ProcessStep } from "../../domain/records";
+import { RecordNotFoundError } from "../../errors/taxonomy";
+import type { PollOutcome } from "../../agent/agent-runner";
+import { effectOfStep } from "../../tools/registry";
+import type { PipelineDeps } from "../ports";
+import { faultError, judgeRunCompletion, writeStepStates } from "../run-completion";
+
+/**
+ * The L4 completion contract applied where a run ends (lib/pipeline/run-completion.ts), and the rerun's share of
+ * it: which steps are left to do.
+ */
+
+export type Judged = { kind: "completed"; summary: string; completion: ExecutionCompletion } | { kind: "cancelled"; execution: Execution };
+
+/**
+ * The session ended its turn: read the run once more (a freee fault the MCP server stamped meanwhile), the write
+ * ledger and the approved steps, and judge. A verdict against the run is stored on it, then thrown by name for
+ * ExecutionRun's Catch (IncompleteRunError / WriteOutcomeUnknownError / AuthError). A cancel that landed first
+ * wins.
+ */
+export async function judgeCompletion(deps: PipelineDeps, execution: Execution, outcome: Extract<PollOutcome, { state: "completed" }>): Promise<Judged> {
+  const { taskId, executionNo } = execution;
+  const [latest, ledger, steps] = await Promise.all([
+    deps.store.getExecutionOrThrow(taskId, executionNo),
+    deps.writes.listForTask(taskId),
+    approvedSteps(deps, taskId, execution.processVersion),
+  ]);
+  if (latest.status === "cancelled") return { kind: "cancelled", execution: latest };
+  if (latest.fault !== undefined) throw faultError(latest.fault);
+  const verdict = judgeRunCompletion({ steps, processVersion: execution.processVersion, ledger, finalMessage: outcome.resultSummary, now: deps.clock() });
+  if (verdict.error !== undefined) {
+    const { record, applied } = await deps.store.recordProgress(taskId, executionNo, { progress: outcome.progress, usage: outcome.usage, completion: verdict.completion });
+    if (!applied && record.status === "cancelled") return { kind: "cancelled", execution: record };
+    throw verdict.error;
+  }
+  return { kind: "completed", summary: verdict.summary, completion: verdict.completion };
+}
+
+/**
+ * What a run is to do: every approved step, except — on a rerun — the write steps an earlier run of this Task
+ * completed (the MCP server refuses them anyway; the prompt does not ask for them).
+ */
+export async function stepsToRun(deps: PipelineDeps, execution: Execution, steps: readonly ProcessStep[]): Promise<{ remaining: ProcessStep[]; done: string[] }> {
+  if (execution.executionNo === 1) return { remaining: [...steps], done: [] };
+  const { done } = writeStepStates(steps, execution.processVersion, await deps.writes.listForTask(execution.taskId));
+  const doneSet = new Set(done);
+  return { remaining: steps.filter((s) => !(effectOfStep(s) === "write" && doneSet.has(s.stepId))), done };
+}
+
+async function approvedSteps(deps: PipelineDeps, taskId: string, version: number): Promise<ProcessStep[]> {
+  const process = await deps.store.getVersionOrThrow("process", taskId, version);
+  if (process.steps === undefined) throw new RecordNotFoundError(`process v${version} has no steps`, { details: { taskId } });
+  return process.steps;
+}

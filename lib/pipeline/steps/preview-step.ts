@@ -1,0 +1,49 @@
+import { z } from "zod";
+import { RecordNotFoundError } from "../../errors/taxonomy";
+import { buildPreview, isWriteStep } from "../../preview/build";
+import { FreeeReader } from "../../preview/reader";
+import { approvableVia } from "../../review/plan";
+import type { PipelineDeps } from "../ports";
+
+export const PreviewProcessInputSchema = z.object({
+  taskId: z.string().min(1),
+  version: z.number().int().positive(),
+});
+export type PreviewProcessInput = z.infer<typeof PreviewProcessInputSchema>;
+
+/**
+ * The preview state (DESIGN §1), between L3 and the Process card: read from freee what each write step will
+ * change, resolve the request's names to the ids the writes will use, and store both on the Process version.
+ * A plan without write steps reads nothing. freee's AuthError and transient errors leave this step by name, for
+ * the state's Retry / Catch rows (the §9.1 freee message on AuthError); a value freee will not give is stored as
+ * unreadable and shown so. Retried after a stored preview, it reads nothing again.
+ */
+export async function previewProcessStep(deps: PipelineDeps, input: PreviewProcessInput): Promise<{ taskId: string; version: number; status: "ready" | "blocked" }> {
+  const { taskId, version } = input;
+  const task = await deps.store.getTaskOrThrow(taskId);
+  let record = await deps.store.getVersionOrThrow("process", taskId, version);
+  if (record.steps === undefined) throw new RecordNotFoundError(`process v${version} has no steps to preview`, { details: { taskId, version } });
+  if (record.preview === undefined) {
+    const outcome = await buildPreview(record.steps, new FreeeReader(deps.freee(task.thread.teamId)), deps.clock());
+    const via = approvableVia({ ...record, steps: outcome.steps, preview: outcome.preview });
+    ({ record } = await deps.store.saveProcessPreview(taskId, version, { ...outcome, approvableVia: via }));
+  }
+  const preview = record.preview!;
+  await deps.audit.record({
+    teamId: task.thread.teamId,
+    taskId,
+    action: "process.previewed",
+    subject: `process#${version}`,
+    actor: "system:pipeline",
+    layer: "L3",
+    details: {
+      version,
+      status: preview.status,
+      writeSteps: record.steps!.filter(isWriteStep).length,
+      unreadable: preview.steps.filter((s) => s.current === "unreadable").map((s) => s.stepId),
+      problems: preview.steps.flatMap((s) => s.problems.map((p) => ({ stepId: s.stepId, kind: p.kind, field: p.field }))),
+      reads: preview.reads,
+    },
+  });
+  return { taskId, version, status: preview.status };
+}

@@ -1,0 +1,208 @@
+import type { PreviewChange, PreviewStep } from "../domain/preview";
+import { clockTime, dealTypeLabel, monthOf, payCalcLabel, quoted, yearMonth, yen } from "./format";
+import type { FreeeReader, FreeeWorkRecord, Read } from "./reader";
+
+/**
+ * Before → after of one write step, in the words the approver reads (DESIGN §1, Preview): current values read
+ * from freee, ids shown as names. A value that cannot be read is said to be so (`current: "unreadable"`), never
+ * left out. One describer per write tool of the registry; a write tool without one is shown as its raw input.
+ */
+
+export type Described = Pick<PreviewStep, "title" | "summary" | "details" | "changes" | "current" | "currentNote" | "warnings">;
+type Describer = (input: Record<string, unknown>, reader: FreeeReader) => Promise<Described>;
+
+const num = (v: unknown): number => (typeof v === "number" ? v : Number(v));
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+/** An employee's name for the month, or a plain statement that freee did not confirm the id. */
+async function employeeName(reader: FreeeReader, id: number, year: number, month: number, warnings: string[]): Promise<string> {
+  const read = await reader.employee(id, year, month);
+  if (read.ok) return read.value.display_name;
+  warnings.push(`従業員 ID ${id} を freee で確認できませんでした（${read.reason}）。`);
+  return `従業員 ID ${id}`;
+}
+
+function unreadable(what: string, read: Extract<Read<unknown>, { ok: false }>): string {
+  return `現在の${what}を freee から読み取れませんでした（${read.reason}）。`;
+}
+
+const basicPayRule: Describer = async (input, reader) => {
+  const id = num(input.employee_id);
+  const year = num(input.year);
+  const month = num(input.month);
+  const type = String(input.pay_calc_type);
+  const amount = num(input.pay_amount);
+  const warnings: string[] = [];
+  const who = await employeeName(reader, id, year, month, warnings);
+  const from = `（${yearMonth(year, month)}支給分から）`;
+  const rule = await reader.basicPayRule(id, year, month);
+  const title = "基本給の変更";
+  if (!rule.ok) {
+    const after = type === "monthly" ? yen(amount) : `${payCalcLabel(type)} ${yen(amount)}`;
+    return { title, summary: `${who} 基本給 （現在の値は読み取れませんでした） → ${after}${from}`, details: [], changes: [{ label: "基本給", after }], current: "unreadable", currentNote: unreadable("基本給", rule), warnings };
+  }
+  const current = rule.value;
+  const changes: PreviewChange[] = [];
+  const details: string[] = [];
+  let summary: string;
+  if (current === null) {
+    const after = `${payCalcLabel(type)} ${yen(amount)}`;
+    summary = `${who} 基本給 未設定 → ${after}${from}`;
+    changes.push({ label: "基本給", before: "未設定", after });
+  } else if (current.pay_calc_type === type) {
+    // Monthly pay is what 基本給 usually means: the type is named only when it is not monthly.
+    const unit = type === "monthly" ? "" : `（${payCalcLabel(type)}）`;
+    summary = `${who} 基本給${unit} ${yen(current.pay_amount)} → ${yen(amount)}${from}`;
+    changes.push({ label: `基本給${unit}`, before: yen(current.pay_amount), after: yen(amount) });
+    if (current.pay_amount === amount) details.push("現在と同じ金額です（変更はありません）。");
+  } else {
+    const before = `${payCalcLabel(current.pay_calc_type)} ${yen(current.pay_amount)}`;
+    const after = `${payCalcLabel(type)} ${yen(amount)}`;
+    summary = `${who} 基本給 ${before} → ${after}${from}`;
+    changes.push({ label: "給与形態", before: payCalcLabel(current.pay_calc_type), after: payCalcLabel(type) }, { label: "基本給", before: yen(current.pay_amount), after: yen(amount) });
+  }
+  return { title, summary, details, changes, current: "read", warnings };
+};
+
+function ranges(list: readonly { clock_in_at: string; clock_out_at: string }[] | null | undefined): string {
+  if (list === null || list === undefined || list.length === 0) return "なし";
+  return list.map((r) => `${clockTime(r.clock_in_at)}–${clockTime(r.clock_out_at)}`).join("、");
+}
+
+const workRecord: Describer = async (input, reader) => {
+  const id = num(input.employee_id);
+  const date = String(input.date);
+  const month = monthOf(date);
+  const warnings: string[] = [];
+  const who = month === undefined ? `従業員 ID ${id}` : await employeeName(reader, id, month.year, month.month, warnings);
+  const read = await reader.workRecord(id, date);
+  const now: FreeeWorkRecord | undefined = read.ok ? read.value : undefined;
+  const changes: PreviewChange[] = [];
+  const field = (label: string, given: boolean, before: () => string, after: string) => {
+    if (!given) return;
+    changes.push({ label, ...(now === undefined ? {} : { before: before() }), after });
+  };
+  field("出勤", input.clock_in_at !== undefined, () => clockTime(now?.clock_in_at), clockTime(str(input.clock_in_at)));
+  field("退勤", input.clock_out_at !== undefined, () => clockTime(now?.clock_out_at), clockTime(str(input.clock_out_at)));
+  field("休憩", input.break_records !== undefined, () => ranges(now?.break_records), ranges(input.break_records as { clock_in_at: string; clock_out_at: string }[]));
+  field("備考", input.note !== undefined, () => quoted(now?.note ?? ""), quoted(String(input.note)));
+  const shown = changes.map((c) => `${c.label} ${c.before ?? "?"} → ${c.after}`).join("、");
+  return {
+    title: "勤怠の更新",
+    summary: `${who} ${date} の勤怠 ${shown === "" ? "（変更する項目がありません）" : shown}`,
+    details: [],
+    changes,
+    current: read.ok ? "read" : "unreadable",
+    ...(read.ok ? {} : { currentNote: unreadable("勤怠", read) }),
+    warnings,
+  };
+};
+
+interface DealDetail {
+  account_item_id: unknown;
+  tax_code: unknown;
+  amount: unknown;
+  description?: unknown;
+}
+
+const createDeal: Describer = async (input, reader) => {
+  const warnings: string[] = [];
+  const details = (Array.isArray(input.details) ? input.details : []) as DealDetail[];
+  const [items, taxes, partners] = await Promise.all([
+    reader.accountItems(),
+    reader.taxCodes(),
+    input.partner_id === undefined ? Promise.resolve(undefined) : reader.partners(),
+  ]);
+  const accountName = (id: number): string => {
+    if (!items.ok) return `勘定科目 ID ${id}`;
+    const found = items.value.find((a) => a.id === id);
+    if (found === undefined) warnings.push(`勘定科目 ID ${id} は freee に見つかりません。`);
+    return found?.name ?? `勘定科目 ID ${id}`;
+  };
+  if (!items.ok) warnings.push(`勘定科目の名前を freee から読み取れませんでした（${items.reason}）。`);
+  const taxName = (code: number): string => {
+    const found = taxes.ok ? taxes.value.find((t) => t.code === code) : undefined;
+    if (found !== undefined) return found.name_ja ?? found.name;
+    // freee's code 0 (対象外) is not in its tax code list.
+    return code === 0 ? "対象外" : `税区分 ${code}`;
+  };
+  if (!taxes.ok) warnings.push(`税区分の名前を freee から読み取れませんでした（${taxes.reason}）。`);
+  let partner: string | undefined;
+  if (input.partner_id !== undefined) {
+    const id = num(input.partner_id);
+    const found = partners?.ok ? partners.value.find((p) => p.id === id) : undefined;
+    if (partners !== undefined && !partners.ok) warnings.push(`取引先の名前を freee から読み取れませんでした（${partners.reason}）。`);
+    else if (found === undefined) warnings.push(`取引先 ID ${id} は freee に見つかりません。`);
+    partner = found?.name ?? `取引先 ID ${id}`;
+  }
+  const type = dealTypeLabel(String(input.type));
+  const date = String(input.issue_date);
+  const lines = details.map((d, i) => {
+    const account = accountName(num(d.account_item_id));
+    const description = typeof d.description === "string" && d.description !== "" ? ` ${quoted(d.description)}` : "";
+    return { account, amount: num(d.amount), text: `明細 ${i + 1}: ${account} ${yen(num(d.amount))}（${taxName(num(d.tax_code))}）${description}` };
+  });
+  const total = lines.reduce((sum, l) => sum + l.amount, 0);
+  const partnerText = partner === undefined ? "" : ` 取引先 ${partner}`;
+  const summary =
+    lines.length === 1
+      ? `取引 作成: ${date} ${type} ${lines[0]!.account} ${yen(lines[0]!.amount)}${partnerText}`
+      : `取引 作成: ${date} ${type} 合計 ${yen(total)}（明細 ${lines.length} 件）${partnerText}`;
+  const extra = input.due_date === undefined ? [] : [`支払期日: ${String(input.due_date)}`];
+  return {
+    title: "取引の作成",
+    summary,
+    details: [...lines.map((l) => l.text), ...extra],
+    changes: lines.map((l, i) => ({ label: `明細 ${i + 1}`, after: `${l.account} ${yen(l.amount)}` })),
+    current: "none",
+    warnings,
+  };
+};
+
+export const DESCRIBERS: Readonly<Record<string, Describer>> = {
+  freee_hr_update_basic_pay_rule: basicPayRule,
+  freee_hr_update_work_record: workRecord,
+  freee_accounting_create_deal: createDeal,
+};
+
+/** A write tool the preview does not know yet: its whole input is what the approver must read. */
+export function undescribed(tool: string, description: string | undefined): Described {
+  return {
+    title: description ?? tool,
+    summary: `${description ?? tool}（このツールは変更内容の事前確認に対応していません。入力をそのまま確認してください）`,
+    details: [],
+    changes: [],
+    current: "unreadable",
+    currentNote: "このツールの現在の値は事前に読み取れません。",
+    warnings: [],
+  };
+}
+
+/** The input keys each describer puts into words (for a deal, also the keys of each line). */
+const COVERED: Readonly<Record<string, { keys: readonly string[]; details?: readonly string[] }>> = {
+  freee_hr_update_basic_pay_rule: { keys: ["employee_id", "year", "month", "pay_calc_type", "pay_amount"] },
+  freee_hr_update_work_record: { keys: ["employee_id", "date", "clock_in_at", "clock_out_at", "break_records", "note"] },
+  freee_accounting_create_deal: { keys: ["issue_date", "type", "partner_id", "due_date", "details"], details: ["account_item_id", "tax_code", "amount", "description"] },
+};
+
+/**
+ * The part of a write step's input its summary does not put into words (everything, for a tool without a
+ * describer): the card shows it as it is, so no value of an approved write is ever left unseen.
+ */
+export function uncoveredInput(tool: string, input: Record<string, unknown>): Record<string, unknown> | undefined {
+  const covered = COVERED[tool];
+  if (covered === undefined) return Object.keys(input).length === 0 ? undefined : input;
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) if (!covered.keys.includes(key)) rest[key] = value;
+  if (covered.details !== undefined && Array.isArray(input.details)) {
+    input.details.forEach((line, i) => {
+      if (line === null || typeof line !== "object") return;
+      for (const [key, value] of Object.entries(line as Record<string, unknown>)) if (!covered.details!.includes(key)) rest[`details.${i}.${key}`] = value;
+    });
+  }
+  return Object.keys(rest).length === 0 ? undefined : rest;
+}
+
+export function hasDescriber(tool: string): boolean {
+  return tool in DESCRIBERS;
+}
