@@ -4,14 +4,23 @@
  * strict fake. Recognised from the request's words; ids are the sandbox company's (dev/fakes/freee/state.ts).
  */
 
-export type Scenario = "invoice" | "settled_expense" | "minus_line" | "attendance";
+export type Scenario = "invoice" | "settled_expense" | "minus_line" | "attendance" | "bulk_deals";
 
 export function scenarioOf(request: string): Scenario | undefined {
   if (/請求書/.test(request)) return "invoice";
+  // 「備品購入 25 件をまとめて取引登録して」: a plan of many writes (issue 13: the approver sees every one).
+  if (bulkCountOf(request) !== undefined) return "bulk_deals";
   if (/勤怠|出勤|退勤|打刻/.test(request)) return "attendance";
   if (/マイナス|控除|手数料/.test(request)) return "minus_line";
   if (/(支払|決済|精算)済/.test(request)) return "settled_expense";
   return undefined;
+}
+
+/** 「N 件」 with 取引 in a request: N deals (2–200), else undefined. */
+function bulkCountOf(request: string): number | undefined {
+  const hit = /(\d{1,3})\s*件/.exec(request);
+  const n = hit === null ? Number.NaN : Number(hit[1]);
+  return /取引/.test(request) && n >= 2 && n <= 200 ? n : undefined;
 }
 
 /** The numbers the request names: a time range `9:30〜18:30`, or an amount (万円 / 円). */
@@ -29,6 +38,8 @@ export function planLines(scenario: Scenario): string[] {
       return ["目的: 依頼に沿って支払済みの経費を取引として登録する。", "1. 勘定科目の一覧を取得する。", "2. 支払（日付・口座・金額）を付けた支出の取引を 1 件登録する。"];
     case "minus_line":
       return ["目的: 依頼に沿って控除（マイナス）行のある収入の取引を登録する。", "1. 勘定科目の一覧を取得する。", "2. 売上の行と手数料のマイナス行を持つ取引を 1 件登録する。"];
+    case "bulk_deals":
+      return ["目的: 依頼に沿って備品購入の取引をまとめて登録する。", "1. 備品購入 1 件ごとに支出の取引を登録する（消耗品費と旅費交通費の 2 行、取引先 株式会社サンプル商事）。"];
     case "attendance":
       return ["目的: 依頼に沿って従業員の勤怠（出退勤の時間帯）を更新する。", "1. 対象日の現在の勤怠を取得する。", "2. 出勤・退勤の時間帯（work_record_segments）と休憩を更新する。"];
   }
@@ -86,6 +97,21 @@ export function plannedSteps(scenario: Scenario, request: string, today: string,
           ],
         }),
       ];
+    }
+    case "bulk_deals": {
+      // Long inputs on purpose: two lines each, amounts that differ per deal, a description per deal.
+      const deals = Array.from({ length: bulkCountOf(request) ?? 2 }, (_, k) =>
+        step(k + 1, "freee_accounting_create_deal", "write", {
+          issue_date: today,
+          type: "expense",
+          partner_id: 12,
+          details: [
+            { account_item_id: 23, tax_code: 136, amount: 4_800_000 + (k + 1) * 1_000, description: `備品購入 ${k + 1} 件目（事務机・椅子・収納棚の一式、設置費込み）` },
+            { account_item_id: 21, tax_code: 136, amount: 12_000 + k + 1, description: `備品購入 ${k + 1} 件目の引き取り交通費` },
+          ],
+        }),
+      );
+      return deals;
     }
     case "attendance": {
       const { from, to } = timesOf(request);
