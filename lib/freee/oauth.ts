@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "@aws-lambda-powertools/logger";
 import { z } from "zod";
-import type { AdminCheck } from "../actions/admins";
 import { AuditLog } from "../audit/audit-log";
 import { intEnv, optionalEnv, requireEnv, type Env } from "../config/env";
 import { resolveSecret } from "../config/secrets";
@@ -35,7 +34,7 @@ export interface FreeeOAuthDeps {
   tokenEndpoint: Pick<FreeeTokenEndpoint, "exchangeCode">;
   audit: Pick<AuditLog, "record">;
   /** Who is an admin of a workspace now (lib/actions/admins.ts): asked at the start and in the callback. */
-  admins: Pick<AdminCheck, "isAdmin">;
+  admins: { isAdmin(actor: { teamId: string; userId: string }): Promise<boolean> };
   logger: Logger;
   apiBaseUrl: string;
   oauthBaseUrl: string;

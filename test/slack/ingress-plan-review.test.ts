@@ -24,6 +24,9 @@ beforeAll(async () => {
   h = await startIngress(table, slack);
   await install(h, "T1", "xoxb-T1-token");
   await install(h, "T2");
+  // Members Slack knows (users.info answers for them): the requester and a member who is no admin.
+  slack.workspace.addUser({ id: "UREQ", teamId: "T1" });
+  slack.workspace.addUser({ id: "USTRANGER", teamId: "T1" });
 });
 // Slack refused nothing the test did not script: a call the real Slack would refuse fails the test.
 afterEach(() => expect(slack.takeRefused()).toEqual([]));
