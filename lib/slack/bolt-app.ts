@@ -204,13 +204,17 @@ export function createBoltApp(deps: BoltDeps): { app: App; receiver: AwsLambdaRe
     const userId = body.user?.id;
     const teamId = body.team?.id ?? body.user?.team_id;
     if (meta === undefined || userId === undefined || teamId === undefined) return ack();
+    // The modal has no input to hang an error on: a refusal replaces it by the reason, with nothing to submit.
+    const refusal = (message: string) => ({
+      response_action: "update" as const,
+      view: { type: "modal" as const, title: { type: "plain_text" as const, text: "承認できません" }, close: { type: "plain_text" as const, text: "閉じる" }, blocks: [{ type: "section", text: { type: "mrkdwn", text: message } }] },
+    });
+    // A member of another organisation (Slack Connect) approves nothing, from the card or from here.
+    const facts = { installedTeamId: teamId, ...(body.enterprise?.id ? { installedEnterpriseId: body.enterprise.id } : {}), userTeamIds: [body.user?.team_id] };
+    if (!(await mayUseApp(deps.home.settings, facts))) return ack(refusal(AccessMessages.externalUser));
     const result = await approve(deps.actions, { teamId, userId, ...(body.enterprise?.id ? { enterpriseId: body.enterprise.id } : {}) }, meta, "full_plan");
     if (result.outcome === "applied" || result.message === undefined) return ack();
-    // The modal has no input to hang an error on: it is replaced by the reason, with nothing to submit.
-    return ack({
-      response_action: "update",
-      view: { type: "modal", title: { type: "plain_text", text: "承認できません" }, close: { type: "plain_text", text: "閉じる" }, blocks: [{ type: "section", text: { type: "mrkdwn", text: result.message } }] },
-    });
+    return ack(refusal(result.message));
   });
 
   app.action(ActionIds.cancel, async ({ ack, body, action, client }) => {

@@ -7,7 +7,8 @@ import { externalTeamOf } from "../../lib/slack/org-boundary";
 import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { signedInteraction, signedJson } from "../support/slack-signing";
-import { taskAwaitingPrompt, taskWithExecution } from "../actions/harness";
+import { payStep, taskAwaitingProcess, taskAwaitingPrompt, taskWithExecution } from "../actions/harness";
+import { APPROVE_PLAN_CALLBACK_ID } from "../../lib/slack/plan-modal";
 import { blockAction, install, messageEvent, rejectSubmission, startIngress } from "./ingress-harness";
 
 /** Issue 15 item 3: users of another organisation in a Slack Connect channel are refused, unless an admin allowed their workspace. */
@@ -97,6 +98,19 @@ describe("clicks", () => {
     const res = await h.send(signedInteraction({ ...submission, user: { ...submission.user, team_id: "TOTHER" } }));
     expect(JSON.parse(res.body ?? "{}")).toMatchObject({ response_action: "errors", errors: { reason: AccessMessages.externalUser } });
     expect((await h.store.getVersionOrThrow("prompt", task.taskId, 1)).status).toBe("pending_approval");
+  });
+});
+
+describe("the full-plan modal", () => {
+  it("its approve submitted by another organisation's user is refused in the modal; nothing resumes", async () => {
+    const task = await taskAwaitingProcess(h.store, Array.from({ length: 60 }, (_, i) => payStep(i + 1, 300_000 + i)));
+    const view = { id: "VPLAN", team_id: "T1", type: "modal", callback_id: APPROVE_PLAN_CALLBACK_ID, private_metadata: JSON.stringify({ taskId: task.taskId, kind: "process", version: 1 }), blocks: [], state: { values: {} }, hash: "h", title: { type: "plain_text", text: "実行ステップ v1" }, app_id: "A0001", bot_id: "BBOT" };
+    const res = await h.send(
+      signedInteraction({ type: "view_submission", team: { id: "T1", domain: "example" }, user: { id: "UREQ", username: "u", team_id: "TOTHER" }, api_app_id: "A0001", token: "legacy", trigger_id: "1234.5678.abcdef", view }),
+    );
+    expect(JSON.stringify(JSON.parse(res.body ?? "{}"))).toContain(AccessMessages.externalUser);
+    expect(h.sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(0);
+    expect((await h.store.getVersionOrThrow("process", task.taskId, 1)).status).toBe("pending_approval");
   });
 });
 
