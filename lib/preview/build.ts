@@ -2,6 +2,7 @@ import type { ProcessStep } from "../domain/records";
 import type { PreviewStep, ProcessPreview } from "../domain/preview";
 import { effectOfStep, getTool } from "../tools/registry";
 import { DESCRIBERS, undescribed, type Described } from "./describe";
+import { describeGeneric } from "./generic";
 import { jstMonth, monthOf } from "./format";
 import { resolveNames, type StepWithNames } from "./names";
 import type { FreeeReader } from "./reader";
@@ -40,11 +41,12 @@ async function previewWrite(step: StepWithNames, reader: FreeeReader, now: Date)
   const names = await resolveNames(step, reader, monthFor(step.toolInput, now));
   const resolvedStep: ProcessStep = { ...step, toolInput: names.toolInput };
   const tool = getTool(step.tool);
+  const title = tool?.method === undefined ? (tool?.description ?? step.tool) : `${tool.method} ${String(step.toolInput.path)}`;
   let described: Described;
   if (names.problems.length > 0) {
     described = {
-      title: tool?.description ?? step.tool,
-      summary: `${tool?.description ?? step.tool}（名前を freee の ID に解決できないため、内容を確定できません）`,
+      title,
+      summary: `${title}（名前を freee の ID に解決できないため、内容を確定できません）`,
       details: [],
       changes: [],
       current: "unreadable",
@@ -53,7 +55,8 @@ async function previewWrite(step: StepWithNames, reader: FreeeReader, now: Date)
     };
   } else {
     const describe = DESCRIBERS[step.tool];
-    described = describe === undefined ? undescribed(step.tool, tool?.description) : await describe(names.toolInput, reader);
+    if (tool?.method !== undefined) described = await describeGeneric(tool.method, names.toolInput, reader);
+    else described = describe === undefined ? undescribed(step.tool, tool?.description) : await describe(names.toolInput, reader);
   }
   return { step: resolvedStep, preview: { stepId: step.stepId, tool: step.tool, ...described, resolved: names.resolved, problems: names.problems } };
 }

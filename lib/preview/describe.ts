@@ -1,5 +1,6 @@
 import type { PreviewChange, PreviewStep } from "../domain/preview";
 import { clockTime, dealTypeLabel, monthOf, payCalcLabel, quoted, yearMonth, yen } from "./format";
+import { getTool } from "../tools/registry";
 import type { FreeeReader, FreeeWorkRecord, Read } from "./reader";
 
 /**
@@ -82,6 +83,8 @@ const workRecord: Describer = async (input, reader) => {
     if (!given) return;
     changes.push({ label, ...(now === undefined ? {} : { before: before() }), after });
   };
+  // freee's current attendance input: the segments (clock_in_at / clock_out_at alone are deprecated).
+  field("出退勤", input.work_record_segments !== undefined, () => ranges(now?.work_record_segments), ranges(input.work_record_segments as { clock_in_at: string; clock_out_at: string }[]));
   field("出勤", input.clock_in_at !== undefined, () => clockTime(now?.clock_in_at), clockTime(str(input.clock_in_at)));
   field("退勤", input.clock_out_at !== undefined, () => clockTime(now?.clock_out_at), clockTime(str(input.clock_out_at)));
   field("休憩", input.break_records !== undefined, () => ranges(now?.break_records), ranges(input.break_records as { clock_in_at: string; clock_out_at: string }[]));
@@ -149,6 +152,19 @@ const createDeal: Describer = async (input, reader) => {
       ? `取引 作成: ${date} ${type} ${lines[0]!.account} ${yen(lines[0]!.amount)}${partnerText}`
       : `取引 作成: ${date} ${type} 合計 ${yen(total)}（明細 ${lines.length} 件）${partnerText}`;
   const extra = input.due_date === undefined ? [] : [`支払期日: ${String(input.due_date)}`];
+  const payments = (Array.isArray(input.payments) ? input.payments : []) as { date?: unknown; from_walletable_id?: unknown; amount?: unknown }[];
+  if (payments.length > 0) {
+    const wallets = await reader.namedList("/api/1/walletables", "walletables");
+    if (!wallets.ok) warnings.push(`口座の名前を freee から読み取れませんでした（${wallets.reason}）。`);
+    payments.forEach((p, i) => {
+      const id = num(p.from_walletable_id);
+      const wallet = wallets.ok ? wallets.value.find((w) => w.id === id)?.name : undefined;
+      if (wallets.ok && wallet === undefined) warnings.push(`口座 ID ${id} は freee に見つかりません。`);
+      extra.push(`支払 ${i + 1}: ${String(p.date)} ${wallet ?? `口座 ID ${id}`} ${yen(num(p.amount))}`);
+    });
+    const paid = payments.reduce((sum, p) => sum + num(p.amount), 0);
+    extra.push(paid >= total ? "決済済みの取引として登録されます。" : `未決済残高 ${yen(total - paid)} が残ります。`);
+  }
   return {
     title: "取引の作成",
     summary,
@@ -181,8 +197,8 @@ export function undescribed(tool: string, description: string | undefined): Desc
 /** The input keys each describer puts into words (for a deal, also the keys of each line). */
 const COVERED: Readonly<Record<string, { keys: readonly string[]; details?: readonly string[] }>> = {
   freee_hr_update_basic_pay_rule: { keys: ["employee_id", "year", "month", "pay_calc_type", "pay_amount"] },
-  freee_hr_update_work_record: { keys: ["employee_id", "date", "clock_in_at", "clock_out_at", "break_records", "note"] },
-  freee_accounting_create_deal: { keys: ["issue_date", "type", "partner_id", "due_date", "details"], details: ["account_item_id", "tax_code", "amount", "description"] },
+  freee_hr_update_work_record: { keys: ["employee_id", "date", "work_record_segments", "clock_in_at", "clock_out_at", "break_records", "note"] },
+  freee_accounting_create_deal: { keys: ["issue_date", "type", "partner_id", "due_date", "details", "payments"], details: ["account_item_id", "tax_code", "amount", "description"] },
 };
 
 /**
@@ -190,6 +206,8 @@ const COVERED: Readonly<Record<string, { keys: readonly string[]; details?: read
  * describer): the card shows it as it is, so no value of an approved write is ever left unseen.
  */
 export function uncoveredInput(tool: string, input: Record<string, unknown>): Record<string, unknown> | undefined {
+  // A generic write's preview puts every field of its path, query and body into words (lib/preview/generic.ts).
+  if (getTool(tool)?.method !== undefined) return undefined;
   const covered = COVERED[tool];
   if (covered === undefined) return Object.keys(input).length === 0 ? undefined : input;
   const rest: Record<string, unknown> = {};
@@ -204,5 +222,5 @@ export function uncoveredInput(tool: string, input: Record<string, unknown>): Re
 }
 
 export function hasDescriber(tool: string): boolean {
-  return tool in DESCRIBERS;
+  return tool in DESCRIBERS || getTool(tool)?.method !== undefined;
 }

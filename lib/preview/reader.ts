@@ -39,6 +39,7 @@ const WorkRecordSchema = z.object({
   clock_in_at: z.string().nullish(),
   clock_out_at: z.string().nullish(),
   break_records: z.array(Range).nullish(),
+  work_record_segments: z.array(Range).nullish(),
   note: z.string().nullish(),
 });
 export type FreeeWorkRecord = z.infer<typeof WorkRecordSchema>;
@@ -98,6 +99,16 @@ export class FreeeReader {
   partners(keyword?: string): Promise<Read<FreeeNamed[]>> {
     const input = keyword === undefined ? { limit: 3000 } : { keyword, limit: 3000 };
     return this.tool("freee_accounting_list_partners", input, z.object({ partners: z.array(NamedSchema) }), (d) => d.partners);
+  }
+
+  /** A record as the generic GET reads it: the current resource of a PUT or DELETE (issue 18). */
+  resource(path: string): Promise<Read<Record<string, unknown>>> {
+    return this.tool("freee_api_get", { path }, z.record(z.string(), z.unknown()), (d) => d);
+  }
+
+  /** A list of named records (walletables, sections, tags, items) by its GET path and the array its answer holds. */
+  namedList(path: string, key: string): Promise<Read<FreeeNamed[]>> {
+    return this.tool("freee_api_get", { path }, z.object({ [key]: z.array(NamedSchema) }), (d) => d[key] as FreeeNamed[]);
   }
 
   /** Tax codes have no registry tool of their own: the same GET the free-form tool would send. */
