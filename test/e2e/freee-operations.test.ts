@@ -10,7 +10,7 @@ import { waitFor } from "./support";
  * Issue 18 in the sandbox (`npm run dev`, no credentials): the requests a freee team makes every week — an invoice
  * in freee請求書, a settled expense with its payment, a deal with a minus line, an attendance segment update — are
  * planned by the scripted model with freee's own formats, pass the schema check before the Process card, are
- * approved through the page's API and run through the MCP server against the strict freee fake.
+ * previewed (names resolved, before → after), approved through the page's API and run through the MCP server against the strict freee fake.
  */
 interface PageMessage {
   ts: string;
@@ -71,6 +71,10 @@ describe("sandbox: issue 18's requests validate, get approved and run against th
     expect(written(h)).toEqual(["freee_accounting_list_partners", "freee_api_post"]);
     expect(company().invoices.length).toBe(before + 1);
     expect(company().invoices.at(-1)).toMatchObject({ partner_id: 12, subject: "業務委託料のご請求", amount_excluding_tax: 300_000, total_amount: 330_000, memo: `sma:${h.task.taskId}:p1:s2` });
+    // What the approver saw before approving: the invoice in words, the partner by name.
+    const shown = h.processes[0]?.preview?.steps[0];
+    expect(shown).toMatchObject({ stepId: "s2", title: "請求書の作成", current: "none" });
+    expect(shown?.details).toContain("取引先: 株式会社サンプル商事（ID 12）");
   });
 
   it("a settled expense: one deal with its payment from the wallet", async () => {
@@ -79,6 +83,7 @@ describe("sandbox: issue 18's requests validate, get approved and run against th
     const deal = company().deals.find((d) => d.ref_number === `sma:${h.task.taskId}:p1:s2`)!;
     expect(deal).toMatchObject({ type: "expense", amount: 5_500, status: "settled", due_amount: 0 });
     expect(deal.payments).toMatchObject([{ from_walletable_id: 32, amount: 5_500 }]);
+    expect(h.processes[0]?.preview?.steps[0]?.details).toContain("決済済みの取引として登録されます。");
   });
 
   it("a deal with a minus line (振込手数料 deducted)", async () => {
@@ -94,6 +99,7 @@ describe("sandbox: issue 18's requests validate, get approved and run against th
     const date = String(update?.toolInput.date);
     expect(update?.toolInput.work_record_segments).toEqual([{ clock_in_at: `${date} 09:30:00`, clock_out_at: `${date} 18:30:00` }]);
     expect(written(h)).toEqual(["freee_hr_get_work_record", "freee_hr_update_work_record"]);
+    expect(h.processes[0]?.preview?.steps[0]?.changes).toContainEqual({ label: "出退勤", before: "なし", after: "09:30–18:30" });
     const record = company().workRecords.get(`2|${date}`)!;
     expect(record.work_record_segments).toEqual([{ clock_in_at: `${date}T09:30:00.000+09:00`, clock_out_at: `${date}T18:30:00.000+09:00` }]);
   });
