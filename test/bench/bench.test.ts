@@ -1,6 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { INGRESS_BUNDLE_OPTIONS, LAMBDA_BUNDLE_OPTIONS } from "../../bench/bundle";
 import { esbuildOptions, INGRESS_ABSENT_MODULE, INGRESS_BUNDLING, LAMBDA_BUNDLING, nodejsBundlingOptions } from "../../infra/bundling";
@@ -57,6 +57,8 @@ it("bundles with the options the stack gives every Lambda (one definition: infra
     "--alias:raw-body": INGRESS_ABSENT_MODULE,
     "--alias:path-to-regexp": INGRESS_ABSENT_MODULE,
     "--alias:@slack/oauth": INGRESS_ABSENT_MODULE,
+    // The Lambda environment's credentials instead of the SDK's whole chain (lambdas/ingress/env-credentials.ts).
+    "--alias:@aws-sdk/credential-provider-node": join(dirname(INGRESS_ABSENT_MODULE), "env-credentials.ts"),
   });
 });
 
