@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { PendingAuditSchema, type ApprovalSource, type Decision, type PendingAudit, type VersionKind } from "../domain/records";
 import { decisionAudit } from "../domain/audit-promises";
@@ -28,8 +29,7 @@ export type DecisionResult =
   | { applied: false; reason: "unowned" };
 
 /**
- * CONTRACTS "Approval" in one request: `pending_approval → approved|rejected` with the decision, the token
- * removed, conditional on the clicking workspace owning the task and (unless an admin decides) on the clicker
+ * CONTRACTS "Approval" in one request: `pending_approval → approved|rejected` with the decision, conditional on the clicking workspace owning the task and (unless an admin decides) on the clicker
  * being its requester. The old item comes back (ReturnValues ALL_OLD) with the task token to resume with. Only a
  * refused write reads the item again, to say why (a double click, a stranger, another workspace). The ack path
  * of an applied click is this write and SendTaskSuccess, nothing else (DESIGN §6).
@@ -37,6 +37,8 @@ export type DecisionResult =
 export async function writeDecision(doc: DynamoDBDocumentClient, tableName: string, w: DecisionWrite): Promise<DecisionResult> {
   const owner = w.asAdmin ? "" : " AND requesterId = :actor";
   const seen = w.via === undefined ? "" : " AND contains(approvableVia, :via)";
+  // Names this write: the SDK resends the same request (same id) when a reply is lost; another click has its own.
+  const writeId = randomUUID();
   try {
     const out = await doc.send(
       new UpdateCommand({
@@ -44,7 +46,9 @@ export async function writeDecision(doc: DynamoDBDocumentClient, tableName: stri
         Key: Keys.version(w.taskId, w.kind, w.version),
         // The decision's audit entry is promised in the same write (no extra call on the ack path): the resumed
         // step writes it, the failure path / reconciler / a repeated click repair it (lib/audit/pending-audit.ts).
-        UpdateExpression: "SET #status = :to, decision = :decision, decisionAudit = :audit, updatedAt = :now REMOVE taskToken",
+        // The task token stays on the decided item (dead once Step Functions has its answer; never sent anywhere):
+        // if this write's reply is lost, the SDK's retry finds the decision made and resumes with it (below).
+        UpdateExpression: "SET #status = :to, decision = :decision, decisionAudit = :audit, decisionWriteId = :write, updatedAt = :now",
         ConditionExpression: `#status = :pending AND teamId = :team${owner}${seen}`,
         ExpressionAttributeNames: { "#status": "status" },
         ExpressionAttributeValues: {
@@ -52,6 +56,7 @@ export async function writeDecision(doc: DynamoDBDocumentClient, tableName: stri
           ":decision": w.decision,
           ":audit": decisionAudit(w.kind, w.version, w.decision),
           ":now": w.decision.decidedAt,
+          ":write": writeId,
           ":pending": "pending_approval",
           ":team": w.teamId,
           ...(w.asAdmin ? {} : { ":actor": w.decision.actorId }),
@@ -70,6 +75,11 @@ export async function writeDecision(doc: DynamoDBDocumentClient, tableName: stri
     old = (await doc.send(new GetCommand({ TableName: tableName, Key: Keys.version(w.taskId, w.kind, w.version), ConsistentRead: true }))).Item;
   } catch (err) {
     throw translateDynamoError(err, "writeDecision (refused: reading why)");
+  }
+  // Our own write, applied, whose reply was lost (the SDK retried it and the retry found it made).
+  if (old !== undefined && old.decisionWriteId === writeId) {
+    const token = old?.taskToken;
+    return { applied: true, taskToken: typeof token === "string" ? token : undefined };
   }
   const reason = whyNot(old, w);
   if (reason === "not_approvable") return { applied: false, reason, old };

@@ -25,7 +25,6 @@ describe("approve / reject (CONTRACTS Approval)", () => {
     expect(JSON.parse(calls[0]!.args[0].input.output!)).toEqual({ decision: "approved", actorId: "UREQ" });
     const version = await store.getVersionOrThrow("prompt", task.taskId, 1);
     expect(version.status).toBe("approved");
-    expect(version.taskToken).toBeUndefined();
     expect(version.decision).toMatchObject({ decision: "approved", actorId: "UREQ" });
     // The ack path is the write and SendTaskSuccess: the resumed step audits the decision and refreshes the card.
     expect((await store.loadHistory(task.taskId)).audit).toEqual([]);
