@@ -17,7 +17,7 @@ if (templateFile === undefined) {
 }
 const resources = Object.entries(JSON.parse(readFileSync(join(out, templateFile), "utf8")).Resources);
 const bundles = resources
-  .filter(([id, r]) => r.Type === "AWS::Lambda::Function" && !/^(Ingress|FreeeMcp)/.test(id) && typeof r.Metadata?.["aws:asset:path"] === "string")
+  .filter(([id, r]) => r.Type === "AWS::Lambda::Function" && !/^(Ingress|Web|FreeeMcp)/.test(id) && typeof r.Metadata?.["aws:asset:path"] === "string")
   .map(([, r]) => join(out, r.Metadata["aws:asset:path"], "index.mjs"))
   .filter((file) => existsSync(file));
 let steps = 0;
