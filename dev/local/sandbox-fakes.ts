@@ -13,7 +13,7 @@ import { FakeSlack } from "../fakes/slack/fake-slack";
  */
 export const SANDBOX_COMPANY = { id: 1001, name: "サンドボックス株式会社" } as const;
 export const SANDBOX_BOT = { teamId: "T0SANDBOX", botUserId: "USANDBOXBOT", botId: "BSANDBOX" } as const;
-export const SANDBOX_BOT_TOKEN = "xoxb-sandbox";
+export const SANDBOX_BOT_TOKEN = "sandbox-slack-bot-token";
 /** The sandbox page's user: the workspace's owner, so App Home shows them the admin surface (freee connect). */
 export const SANDBOX_USER_ID = "USANDBOXUSER";
 export const SCRIPTED_MODEL_API_KEY = "sandbox-scripted-model";

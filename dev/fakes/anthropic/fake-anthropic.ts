@@ -12,7 +12,7 @@ import { agentIdOf, applyStatus, decodeCursor, DEFAULT_SESSION_SCRIPT, encodeCur
  * required; events and lists paginate with opaque cursors and the API's default page size.
  */
 
-export const FAKE_ANTHROPIC_API_KEY = "sk-ant-test-fake";
+export const FAKE_ANTHROPIC_API_KEY = "fake-anthropic-api-key";
 export const MANAGED_AGENTS_BETA = "managed-agents-2026-04-01";
 /** Anthropic's list endpoints answer 20 items unless `limit` says otherwise. */
 export const DEFAULT_PAGE_SIZE = 20;

@@ -14,7 +14,7 @@ import { Workspace, type ChannelMessage } from "./workspace";
  * threads, modals, Home tabs) lives in `workspace`, which the sandbox page renders.
  */
 
-export const FAKE_SLACK_BOT_TOKEN = "xoxb-fake-bot-token";
+export const FAKE_SLACK_BOT_TOKEN = "fake-slack-bot-token";
 export const FAKE_SLACK_TEAM = { teamId: "T0001", botUserId: "UBOT", botId: "BBOT" } as const;
 
 export interface RecordedCall {
