@@ -84,19 +84,30 @@ async function completeWithoutSession(deps: PipelineDeps, task: Task, execution:
     from: ["running"],
     set: { completion, resultSummary: "承認済みのステップは前回までの実行ですべて完了しています（freee には再送していません）。", endedAt: nowIso(deps) },
   });
-  const { record: finished, applied } = await deps.store.transitionTask(taskId, "completed", { from: ["executing"] });
-  if (applied) deps.metrics.taskEnded("completed");
+  await completeTask(deps, task, executionNo, { withoutSession: true, writeStepsDone: done });
+  return { elapsedSeconds: 0, state: "completed" };
+}
+
+/**
+ * The Execution is completed: the task too (counted once, by the write that applied), its audit entry, and the
+ * Execution and Task cards. `onCompleted` adds what only the caller knows to the metrics.
+ */
+async function completeTask(deps: PipelineDeps, task: Task, executionNo: number, details: Record<string, unknown>, onCompleted?: () => void): Promise<void> {
+  const { record: done, applied } = await deps.store.transitionTask(task.taskId, "completed", { from: ["executing"] });
+  if (applied) {
+    deps.metrics.taskEnded("completed");
+    onCompleted?.();
+  }
   await deps.audit.record({
     teamId: task.thread.teamId,
-    taskId,
+    taskId: task.taskId,
     action: "execution.completed",
     subject: `execution#${executionNo}`,
     actor: "system:pipeline",
     layer: "L4",
-    details: { withoutSession: true, writeStepsDone: done },
+    details,
   });
-  await refreshWithTaskCard(deps, finished, { kind: "execution", executionNo });
-  return { elapsedSeconds: 0, state: "completed" };
+  await refreshWithTaskCard(deps, done, { kind: "execution", executionNo });
 }
 
 export const PollSessionInputSchema = z.object({
@@ -139,22 +150,10 @@ export async function pollSessionStep(deps: PipelineDeps, input: PollSessionInpu
       if (!(err instanceof StateConflictError) || err instanceof IllegalTransitionError) throw err;
       return finalizeCancel(deps, task, await deps.store.getExecutionOrThrow(taskId, executionNo), input);
     }
-    const { record: done, applied } = await deps.store.transitionTask(taskId, "completed", { from: ["executing"] });
-    if (applied) {
-      deps.metrics.taskEnded("completed");
+    await completeTask(deps, task, executionNo, { usage: outcome.usage, completedSteps: outcome.progress.completedSteps }, () => {
       const started = execution.startedAt === undefined ? undefined : Date.parse(execution.startedAt);
       deps.metrics.executionFinished(started === undefined ? 0 : Math.max(0, (deps.clock().getTime() - started) / 1000), outcome.usage);
-    }
-    await deps.audit.record({
-      teamId: task.thread.teamId,
-      taskId,
-      action: "execution.completed",
-      subject: `execution#${executionNo}`,
-      actor: "system:pipeline",
-      layer: "L4",
-      details: { usage: outcome.usage, completedSteps: outcome.progress.completedSteps },
     });
-    await refreshWithTaskCard(deps, done, { kind: "execution", executionNo });
     return { sessionId, elapsedSeconds: input.elapsedSeconds, state: "completed" };
   }
   const { record, applied } = await deps.store.recordProgress(taskId, executionNo, { progress: outcome.progress, usage: outcome.usage });
