@@ -1,4 +1,4 @@
-import type { TeamSettings, TeamSettingsStore } from "./team-settings";
+import type { TeamSettings, TeamSettingsStore } from "../store/team-settings";
 import type { Actor } from "./types";
 
 /** What Slack says of a member's role in a workspace (users.info): lib/slack/user-roles.ts reads it. */

@@ -4,5 +4,5 @@ export { loadForFullReview, loadForInput, type Loaded } from "./review";
 export { cancelExecution, type ExecutionTarget } from "./cancel";
 export { rerunExecution } from "./rerun";
 export { mayActOn } from "./permissions";
-export { SLACK_TEAM_ID, TeamSettingsStore, TeamSettingsSchema, type TeamSettings } from "./team-settings";
+export { SLACK_TEAM_ID, TeamSettingsStore, TeamSettingsSchema, type TeamSettings } from "../store/team-settings";
 export { AdminDirectory, type AdminCheck, type SlackRole, type SlackRoleLookup } from "./admins";

@@ -6,6 +6,7 @@ import type { Limits } from "../config/limits";
 import type { CardRefresher } from "../domain/card-refresher";
 import type { TaskStore } from "../store/task-store";
 import type { AdminCheck } from "./admins";
+import type { TeamSettingsStore } from "../store/team-settings";
 import { ActionReplyMessages } from "../messages/ja";
 
 /** The reject modal's `max_length` (lib/slack/reject-modal.ts uses it): checked again on the server. */

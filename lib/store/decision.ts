@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { PendingAuditSchema, type ApprovalSource, type Decision, type PendingAudit, type VersionKind } from "../domain/records";
 import { decisionAudit } from "../domain/audit-promises";
-import { isConditionFailure, translateDynamoError } from "./conditional";
+import { ItemTable } from "./item-table";
 import { Keys } from "./table";
 
 export interface DecisionWrite {
@@ -29,20 +29,21 @@ export type DecisionResult =
   | { applied: false; reason: "unowned" };
 
 /**
- * CONTRACTS "Approval" in one request: `pending_approval → approved|rejected` with the decision, conditional on the clicking workspace owning the task and (unless an admin decides) on the clicker
- * being its requester. The old item comes back (ReturnValues ALL_OLD) with the task token to resume with. Only a
- * refused write reads the item again, to say why (a double click, a stranger, another workspace). The ack path
- * of an applied click is this write and SendTaskSuccess, nothing else (DESIGN §6).
+ * CONTRACTS "Approval" in one request: `pending_approval → approved|rejected` with the decision, conditional on
+ * the clicking workspace owning the task and (unless an admin decides) on the clicker being its requester. The old
+ * item comes back (ReturnValues ALL_OLD) with the task token to resume with. A refused write says why (a double
+ * click, a stranger, another workspace) from the item the refusal carries, read again only where the table does
+ * not return it (item-table.ts). The ack path of an applied click is this write and SendTaskSuccess, nothing else
+ * (DESIGN §6).
  */
 export async function writeDecision(doc: DynamoDBDocumentClient, tableName: string, w: DecisionWrite): Promise<DecisionResult> {
   const owner = w.asAdmin ? "" : " AND requesterId = :actor";
   const seen = w.via === undefined ? "" : " AND contains(approvableVia, :via)";
   // Names this write: the SDK resends the same request (same id) when a reply is lost; another click has its own.
   const writeId = randomUUID();
-  try {
-    const out = await doc.send(
-      new UpdateCommand({
-        TableName: tableName,
+  const write = await new ItemTable(doc, tableName).writeIf(
+    {
+      update: {
         Key: Keys.version(w.taskId, w.kind, w.version),
         // The decision's audit entry is promised in the same write (no extra call on the ack path): the resumed
         // step writes it, the failure path / reconciler / a repeated click repair it (lib/audit/pending-audit.ts).
@@ -63,22 +64,18 @@ export async function writeDecision(doc: DynamoDBDocumentClient, tableName: stri
           ...(w.via === undefined ? {} : { ":via": w.via }),
         },
         ReturnValues: "ALL_OLD",
-      }),
-    );
-    const token = out.Attributes?.taskToken;
+      },
+    },
+    "writeDecision",
+  );
+  if (write.applied) {
+    const token = write.attributes?.taskToken;
     return { applied: true, taskToken: typeof token === "string" ? token : undefined };
-  } catch (err) {
-    if (!isConditionFailure(err)) throw translateDynamoError(err, "writeDecision");
   }
-  let old: Record<string, unknown> | undefined;
-  try {
-    old = (await doc.send(new GetCommand({ TableName: tableName, Key: Keys.version(w.taskId, w.kind, w.version), ConsistentRead: true }))).Item;
-  } catch (err) {
-    throw translateDynamoError(err, "writeDecision (refused: reading why)");
-  }
+  const old = await write.current();
   // Our own write, applied, whose reply was lost (the SDK retried it and the retry found it made).
   if (old !== undefined && old.decisionWriteId === writeId) {
-    const token = old?.taskToken;
+    const token = old.taskToken;
     return { applied: true, taskToken: typeof token === "string" ? token : undefined };
   }
   const reason = whyNot(old, w);

@@ -1,6 +1,6 @@
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { TeamSettingsStore } from "../../lib/actions";
+import { TeamSettingsStore } from "../../lib/store/team-settings";
 import { AuditLog } from "../../lib/audit/audit-log";
 import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
 import { createFreeeOAuth, type FreeeOAuth } from "../../lib/freee/oauth";

@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { mockClient } from "aws-sdk-client-mock";
 import { expect } from "vitest";
-import { TeamSettingsStore } from "../../lib/actions";
+import { TeamSettingsStore } from "../../lib/store/team-settings";
 import { issueMcpBearer } from "../../lib/agent/mcp-bearer";
 import { FreeeConnectionStore } from "../../lib/freee/connection-store";
 import { LocalTokenCipher } from "../../lib/freee/token-cipher";

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { TeamSettingsStore } from "../../lib/actions";
+import { TeamSettingsStore } from "../../lib/store/team-settings";
 import { AuditLog } from "../../lib/audit/audit-log";
 import { createLogger } from "../../lib/observability/logger";
 import { HomeActionIds, buildHomeView } from "../../lib/slack/home";

@@ -1,8 +1,8 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod/mini";
 import { MalformedOutputError } from "../errors/taxonomy";
-import { translateDynamoError } from "../store/conditional";
-import { Keys } from "../store/table";
+import { translateDynamoError } from "./conditional";
+import { Keys } from "./table";
 
 /** A Slack workspace id (T…) or an Enterprise Grid organisation id (E…). */
 export const SLACK_TEAM_ID = /^[TE][A-Z0-9]{2,}$/;

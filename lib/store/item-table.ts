@@ -1,0 +1,127 @@
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+  type PutCommandInput,
+  type QueryCommandInput,
+  type UpdateCommandInput,
+} from "@aws-sdk/lib-dynamodb";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
+import type { z } from "zod/mini";
+import { MalformedOutputError } from "../errors/taxonomy";
+import { isConditionFailure, translateDynamoError } from "./conditional";
+
+export type Item = Record<string, unknown>;
+export type ItemKey = { pk: string; sk: string };
+
+/** Result of a conditional write: `applied` is false when an earlier identical write had already done it. */
+export interface WriteResult<T> {
+  record: T;
+  applied: boolean;
+}
+
+/** A Put or an Update whose condition may refuse it. */
+export type ConditionalWrite = { put: Omit<PutCommandInput, "TableName"> } | { update: Omit<UpdateCommandInput, "TableName"> };
+
+/**
+ * What a conditional write did. When the condition refused it, `current()` is the item as the condition saw it:
+ * taken from the refusal itself (`ReturnValuesOnConditionCheckFailure: ALL_OLD`, which DynamoDB and DynamoDB
+ * Local answer), read once more only where the refusal carries no item (dynalite ignores the parameter; and
+ * DynamoDB sends none when there is no item, which the read then confirms).
+ */
+export type WriteOutcome =
+  | { applied: true; attributes: Item | undefined }
+  | { applied: false; refusal: unknown; current: () => Promise<Item | undefined> };
+
+/** The single table as the item kinds of lib/store use it: one place for reads, queries and conditional writes. */
+export class ItemTable {
+  constructor(
+    readonly doc: DynamoDBDocumentClient,
+    readonly tableName: string,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  now(): string {
+    return this.clock().toISOString();
+  }
+
+  async get(key: ItemKey, where: string): Promise<Item | undefined> {
+    try {
+      const out = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
+      return out.Item;
+    } catch (err) {
+      throw translateDynamoError(err, where);
+    }
+  }
+
+  /** The one conditional-write helper: errors other than a refused condition leave as taxonomy errors. */
+  async writeIf(write: ConditionalWrite, where: string): Promise<WriteOutcome> {
+    const key = ("put" in write ? keyOf(write.put.Item) : write.update.Key) as ItemKey;
+    try {
+      const out =
+        "put" in write
+          ? await this.doc.send(new PutCommand({ ...write.put, TableName: this.tableName, ReturnValuesOnConditionCheckFailure: "ALL_OLD" }))
+          : await this.doc.send(new UpdateCommand({ ...write.update, TableName: this.tableName, ReturnValuesOnConditionCheckFailure: "ALL_OLD" }));
+      return { applied: true, attributes: out.Attributes };
+    } catch (err) {
+      if (!isConditionFailure(err)) throw translateDynamoError(err, where);
+      const old = (err as { Item?: Parameters<typeof unmarshall>[0] }).Item;
+      return { applied: false, refusal: err, current: async () => (old === undefined ? this.get(key, where) : unmarshall(old)) };
+    }
+  }
+
+  /** Every item a query matches (paged past 1 MB), or the first `limit`. */
+  async query(input: Omit<QueryCommandInput, "TableName">, limit?: number): Promise<Item[]> {
+    const items: Item[] = [];
+    let startKey: Item | undefined;
+    do {
+      try {
+        const out = await this.doc.send(
+          new QueryCommand({
+            ...input,
+            TableName: this.tableName,
+            ExclusiveStartKey: startKey,
+            ...(limit === undefined ? {} : { Limit: limit - items.length }),
+          }),
+        );
+        items.push(...(out.Items ?? []));
+        startKey = out.LastEvaluatedKey;
+      } catch (err) {
+        throw translateDynamoError(err, "query");
+      }
+    } while (startKey !== undefined && (limit === undefined || items.length < limit));
+    return items;
+  }
+}
+
+function keyOf(item: Item | undefined): ItemKey {
+  return { pk: String(item?.pk), sk: String(item?.sk) };
+}
+
+/** `SET #p0 = :p0, ...` for the defined fields (undefined ones are left out). */
+export function buildSet(fields: Record<string, unknown>, prefix = "f") {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const assignments: string[] = [];
+  Object.entries(fields).forEach(([field, value], i) => {
+    if (value === undefined) return;
+    names[`#${prefix}${i}`] = field;
+    values[`:${prefix}${i}`] = value;
+    assignments.push(`#${prefix}${i} = :${prefix}${i}`);
+  });
+  return { names, values, assignments, expression: `SET ${assignments.join(", ")}` };
+}
+
+/** A stored item that does not match its schema is a MalformedOutputError, never a half-read record. */
+export function parseRecord<T>(schema: z.ZodMiniType<T>, item: unknown, what: string): T {
+  const parsed = schema.safeParse(item);
+  if (!parsed.success) {
+    throw new MalformedOutputError(`stored ${what} does not match its schema`, {
+      cause: parsed.error,
+      details: { issues: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".")}: ${i.message}`) },
+    });
+  }
+  return parsed.data;
+}

@@ -1,0 +1,129 @@
+import { TaskSchema, taskIdFor, type SlackThread, type Task } from "../domain/records";
+import type { TaskStatus } from "../domain/status";
+import { RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
+import { buildSet, parseRecord, type ItemTable, type WriteResult } from "./item-table";
+import { Keys, TABLE_KEYS } from "./table";
+import { transition, type TransitionOptions } from "./transition";
+
+export interface NewTaskInput {
+  thread: SlackThread;
+  requesterId: string;
+  requestText: string;
+  pipelineExecutionName: string;
+}
+
+export function taskNotFound(taskId: string, cause?: unknown): RecordNotFoundError {
+  return new RecordNotFoundError(`task ${taskId} not found`, { ...(cause === undefined ? {} : { cause }), details: { taskId } });
+}
+
+/** The task item (`TASK#id` / `META`): the request, its status, the current version pointers and card refs. */
+export class TaskItems {
+  constructor(private readonly table: ItemTable) {}
+
+  /** One message → one task: the id derives from (team, channel, ts) and the put is conditional. */
+  async create(input: NewTaskInput): Promise<WriteResult<Task>> {
+    const now = this.table.now();
+    const taskId = taskIdFor(input.thread);
+    const task: Task = TaskSchema.parse({
+      taskId,
+      thread: input.thread,
+      requesterId: input.requesterId,
+      requestText: input.requestText,
+      status: "analyzing",
+      currentPromptVersion: 0,
+      currentProcessVersion: 0,
+      executionCount: 0,
+      cards: {},
+      pipelineExecutionName: input.pipelineExecutionName,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const item = {
+      ...Keys.task(taskId),
+      [TABLE_KEYS.byTeamPartitionKey]: Keys.teamTasksIndex(input.thread.teamId),
+      [TABLE_KEYS.byTeamSortKey]: `${now}#${taskId}`,
+      ...task,
+    };
+    const write = await this.table.writeIf({ put: { Item: item, ConditionExpression: "attribute_not_exists(pk)" } }, "createTask");
+    if (write.applied) return { record: task, applied: true };
+    const existing = await write.current();
+    if (existing === undefined) throw taskNotFound(taskId);
+    return { record: parseRecord(TaskSchema, existing, "task"), applied: false };
+  }
+
+  async get(taskId: string): Promise<Task | undefined> {
+    const item = await this.table.get(Keys.task(taskId), "getTask");
+    return item === undefined ? undefined : parseRecord(TaskSchema, item, "task");
+  }
+
+  async getOrThrow(taskId: string): Promise<Task> {
+    const task = await this.get(taskId);
+    if (task === undefined) throw taskNotFound(taskId);
+    return task;
+  }
+
+  transition(taskId: string, to: TaskStatus, options: TransitionOptions = {}): Promise<WriteResult<Task>> {
+    return transition(this.table, "task", Keys.task(taskId), to, options, TaskSchema);
+  }
+
+  /** Non-status fields (L1 spec, card refs). Conditional on existence only. */
+  async update(taskId: string, set: Record<string, unknown>): Promise<Task> {
+    const { expression, names, values } = buildSet({ ...set, updatedAt: this.table.now() });
+    const write = await this.table.writeIf(
+      {
+        update: {
+          Key: Keys.task(taskId),
+          UpdateExpression: expression,
+          ConditionExpression: "attribute_exists(pk)",
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: "ALL_NEW",
+        },
+      },
+      "updateTask",
+    );
+    if (!write.applied) throw new RecordNotFoundError(`task ${taskId} not found`, { cause: write.refusal });
+    return parseRecord(TaskSchema, write.attributes, "task");
+  }
+
+  /**
+   * Claim the ts of one of the task's cards (`cards.task`, `cards.prompt`, `cards.process`). Conditional: the
+   * slot must be empty, or hold `replacing` (a card message that was deleted). Returns the ts the task now holds —
+   * when two refreshes raced, the loser gets the winner's ts back and removes its own duplicate message.
+   */
+  async setCardTs(taskId: string, card: "task" | "prompt" | "process", ts: string, replacing?: string): Promise<string> {
+    const write = await this.table.writeIf(
+      {
+        update: {
+          Key: Keys.task(taskId),
+          UpdateExpression: "SET cards.#card = :ts, updatedAt = :now",
+          ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(cards.#card)${replacing === undefined ? "" : " OR cards.#card = :old"})`,
+          ExpressionAttributeNames: { "#card": card },
+          ExpressionAttributeValues: { ":ts": ts, ":now": this.table.now(), ...(replacing === undefined ? {} : { ":old": replacing }) },
+        },
+      },
+      "setCardTs",
+    );
+    if (write.applied) return ts;
+    const existing = await write.current();
+    if (existing === undefined) throw taskNotFound(taskId);
+    const held = parseRecord(TaskSchema, existing, "task").cards[card];
+    if (held === undefined) throw new StateConflictError(`card ${card} of ${taskId} could not be claimed`, { cause: write.refusal });
+    return held;
+  }
+
+  /** A workspace's most recent tasks, newest first (GSI byTeam). */
+  async listRecent(teamId: string, limit = 20): Promise<Task[]> {
+    const items = await this.table.query(
+      {
+        IndexName: TABLE_KEYS.byTeamIndex,
+        KeyConditionExpression: "#gpk = :gpk",
+        ExpressionAttributeNames: { "#gpk": TABLE_KEYS.byTeamPartitionKey },
+        ExpressionAttributeValues: { ":gpk": Keys.teamTasksIndex(teamId) },
+        ScanIndexForward: false,
+      },
+      limit,
+    );
+    return items.map((item) => parseRecord(TaskSchema, item, "task"));
+  }
+}

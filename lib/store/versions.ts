@@ -1,0 +1,246 @@
+import type { z } from "zod/mini";
+import type { ProcessPreview } from "../domain/preview";
+import {
+  ProcessVersionSchema,
+  PromptVersionSchema,
+  type ApprovalSource,
+  type ProcessStep,
+  type ProcessVersion,
+  type PromptVersion,
+  type VersionKind,
+} from "../domain/records";
+import type { VersionStatus } from "../domain/status";
+import { RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
+import { parseRecord, type Item, type ItemTable, type WriteResult } from "./item-table";
+import { Keys } from "./table";
+import { taskNotFound } from "./tasks";
+import { transition, type TransitionOptions } from "./transition";
+
+type AnyVersion = PromptVersion | ProcessVersion;
+
+function versionNotFound(kind: VersionKind, taskId: string, version: number): RecordNotFoundError {
+  return new RecordNotFoundError(`${kind} v${version} of task ${taskId} not found`, { details: { taskId, kind, version } });
+}
+
+/** The Prompt and Process version items (`PROMPT#n` / `PROCESS#n` in the task's partition), with their approvals. */
+export class VersionItems {
+  constructor(private readonly table: ItemTable) {}
+
+  /**
+   * Start version N of a Prompt or Process (status `generating`) and make it the task's current one.
+   * Version N exists at most once; a retried call gets the existing record back (`applied: false`).
+   */
+  async create(
+    kind: VersionKind,
+    taskId: string,
+    version: number,
+    extra: { regeneratedFor?: string; basedOnPromptVersion?: number } = {},
+  ): Promise<WriteResult<AnyVersion>> {
+    const now = this.table.now();
+    const record =
+      kind === "prompt"
+        ? PromptVersionSchema.parse({ kind, taskId, version, status: "generating", regeneratedFor: extra.regeneratedFor, createdAt: now, updatedAt: now })
+        : ProcessVersionSchema.parse({
+            kind,
+            taskId,
+            version,
+            status: "generating",
+            regeneratedFor: extra.regeneratedFor,
+            basedOnPromptVersion: extra.basedOnPromptVersion,
+            createdAt: now,
+            updatedAt: now,
+          });
+    // The task first (seed §8 "FK"): no version is ever stored for a task that does not exist.
+    const field = kind === "prompt" ? "currentPromptVersion" : "currentProcessVersion";
+    const pointer = await this.table.writeIf(
+      {
+        update: {
+          Key: Keys.task(taskId),
+          UpdateExpression: "SET #field = :v, updatedAt = :now",
+          ConditionExpression: "attribute_exists(pk) AND #field <= :v",
+          ExpressionAttributeNames: { "#field": field },
+          ExpressionAttributeValues: { ":v": version, ":now": now },
+        },
+      },
+      "createVersion",
+    );
+    // Refused: either the task is missing (a bug upstream), or a later version is already current (a stale
+    // retry, which still gets its own version record below).
+    if (!pointer.applied && (await pointer.current()) === undefined) throw taskNotFound(taskId);
+    const put = await this.table.writeIf(
+      { put: { Item: { ...Keys.version(taskId, kind, version), ...record }, ConditionExpression: "attribute_not_exists(pk)" } },
+      "createVersion",
+    );
+    if (put.applied) return { record, applied: true };
+    return { record: this.parseOrThrow(kind, taskId, version, await put.current()), applied: false };
+  }
+
+  async get(kind: VersionKind, taskId: string, version: number): Promise<AnyVersion | undefined> {
+    const item = await this.table.get(Keys.version(taskId, kind, version), "getVersion");
+    return item === undefined ? undefined : parseVersion(kind, item);
+  }
+
+  async getOrThrow(kind: VersionKind, taskId: string, version: number): Promise<AnyVersion> {
+    const record = await this.get(kind, taskId, version);
+    if (record === undefined) throw versionNotFound(kind, taskId, version);
+    return record;
+  }
+
+  /**
+   * Store the generated content of a version that is still `generating`. Idempotent: content already stored
+   * (a retried Lambda after a successful write) is returned as is, and the model is not asked again.
+   */
+  async saveContent(
+    kind: VersionKind,
+    taskId: string,
+    version: number,
+    content: { text: string } | { steps: ProcessStep[] },
+  ): Promise<WriteResult<AnyVersion>> {
+    const field = "text" in content ? "text" : "steps";
+    const value = "text" in content ? content.text : content.steps;
+    const write = await this.table.writeIf(
+      {
+        update: {
+          Key: Keys.version(taskId, kind, version),
+          UpdateExpression: "SET #field = :value, updatedAt = :now",
+          ConditionExpression: "#status = :generating AND attribute_not_exists(#field)",
+          ExpressionAttributeNames: { "#field": field, "#status": "status" },
+          ExpressionAttributeValues: { ":value": value, ":generating": "generating", ":now": this.table.now() },
+          ReturnValues: "ALL_NEW",
+        },
+      },
+      "saveVersionContent",
+    );
+    if (write.applied) return { record: parseVersion(kind, write.attributes), applied: true };
+    const existing = this.parseOrThrow(kind, taskId, version, await write.current());
+    const stored = kind === "prompt" ? (existing as PromptVersion).text : (existing as ProcessVersion).steps;
+    if (stored !== undefined) return { record: existing, applied: false };
+    throw new StateConflictError(`${kind} v${version} is ${existing.status}, not generating`, {
+      cause: write.refusal,
+      details: { taskId, kind, version, status: existing.status },
+    });
+  }
+
+  /**
+   * Store the preview of a Process version still `generating` (lib/preview): the steps with the ids their names
+   * resolved to, what each write will change, and where its approver can see it whole. Idempotent: a preview
+   * already stored (a retried Lambda after a successful write) is returned as is, and freee is not read again.
+   */
+  async saveProcessPreview(
+    taskId: string,
+    version: number,
+    content: { steps: ProcessStep[]; preview: ProcessPreview; approvableVia: ApprovalSource[] },
+  ): Promise<WriteResult<ProcessVersion>> {
+    const write = await this.table.writeIf(
+      {
+        update: {
+          Key: Keys.version(taskId, "process", version),
+          UpdateExpression: "SET steps = :steps, preview = :preview, approvableVia = :via, updatedAt = :now",
+          ConditionExpression: "#status = :generating AND attribute_exists(steps) AND attribute_not_exists(preview)",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: {
+            ":steps": content.steps,
+            ":preview": content.preview,
+            ":via": content.approvableVia,
+            ":generating": "generating",
+            ":now": this.table.now(),
+          },
+          ReturnValues: "ALL_NEW",
+        },
+      },
+      "saveProcessPreview",
+    );
+    if (write.applied) return { record: parseVersion("process", write.attributes) as ProcessVersion, applied: true };
+    const existing = this.parseOrThrow("process", taskId, version, await write.current()) as ProcessVersion;
+    if (existing.preview !== undefined) return { record: existing, applied: false };
+    throw new StateConflictError(`process v${version} is ${existing.status}${existing.steps === undefined ? " without steps" : ""}: no preview can be stored`, {
+      cause: write.refusal,
+      details: { taskId, version, status: existing.status },
+    });
+  }
+
+  /**
+   * Open the approval of a version: `generating → pending_approval` with the Step Functions task token. A
+   * retried approval task gets a new token; it replaces the old one while the version is still pending.
+   * `owner` (the task's workspace and requester) goes on the version item, so a click's decision is one
+   * conditional write on it (lib/store/decision.ts) without reading the task first.
+   */
+  async openApproval(
+    kind: VersionKind,
+    taskId: string,
+    version: number,
+    taskToken: string,
+    owner?: { teamId: string; requesterId: string },
+  ): Promise<WriteResult<AnyVersion>> {
+    const write = await this.table.writeIf(
+      {
+        update: {
+          Key: Keys.version(taskId, kind, version),
+          UpdateExpression: `SET #status = :pending, taskToken = :token, updatedAt = :now${owner === undefined ? "" : ", teamId = :team, requesterId = :requester"}`,
+          ConditionExpression: "#status IN (:generating, :pending) AND (attribute_exists(#text) OR attribute_exists(#steps))",
+          ExpressionAttributeNames: { "#status": "status", "#text": "text", "#steps": "steps" },
+          ExpressionAttributeValues: {
+            ":pending": "pending_approval",
+            ":generating": "generating",
+            ":token": taskToken,
+            ":now": this.table.now(),
+            ...(owner === undefined ? {} : { ":team": owner.teamId, ":requester": owner.requesterId }),
+          },
+          ReturnValues: "ALL_NEW",
+        },
+      },
+      "openApproval",
+    );
+    if (write.applied) return { record: parseVersion(kind, write.attributes), applied: true };
+    const existing = this.parseOrThrow(kind, taskId, version, await write.current());
+    throw new StateConflictError(`${kind} v${version} cannot await approval from ${existing.status}`, {
+      cause: write.refusal,
+      details: { taskId, kind, version, status: existing.status },
+    });
+  }
+
+  /**
+   * Undo a decision whose resume failed (SendTaskSuccess refused for a transient reason): the version goes back
+   * to `pending_approval` with its task token, so the next click resumes the pipeline instead of finding the
+   * step "already decided" while the pipeline still waits. Only the decision this caller wrote (its
+   * `decidedAt`) is undone; this is a compensation, not a transition a user can make.
+   */
+  async reopenApproval(kind: VersionKind, taskId: string, version: number, undo: { taskToken: string; decidedAt: string }): Promise<WriteResult<AnyVersion>> {
+    const write = await this.table.writeIf(
+      {
+        update: {
+          Key: Keys.version(taskId, kind, version),
+          UpdateExpression: "SET #status = :pending, taskToken = :token, updatedAt = :now REMOVE decision",
+          ConditionExpression: "#status IN (:approved, :rejected) AND decision.decidedAt = :decidedAt",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: {
+            ":pending": "pending_approval",
+            ":approved": "approved",
+            ":rejected": "rejected",
+            ":token": undo.taskToken,
+            ":decidedAt": undo.decidedAt,
+            ":now": this.table.now(),
+          },
+          ReturnValues: "ALL_NEW",
+        },
+      },
+      "reopenApproval",
+    );
+    if (write.applied) return { record: parseVersion(kind, write.attributes), applied: true };
+    return { record: this.parseOrThrow(kind, taskId, version, await write.current()), applied: false };
+  }
+
+  transition(kind: VersionKind, taskId: string, version: number, to: VersionStatus, options: TransitionOptions = {}): Promise<WriteResult<AnyVersion>> {
+    const schema = kind === "prompt" ? PromptVersionSchema : ProcessVersionSchema;
+    return transition(this.table, "version", Keys.version(taskId, kind, version), to, options, schema as z.ZodMiniType<AnyVersion>);
+  }
+
+  private parseOrThrow(kind: VersionKind, taskId: string, version: number, item: Item | undefined): AnyVersion {
+    if (item === undefined) throw versionNotFound(kind, taskId, version);
+    return parseVersion(kind, item);
+  }
+}
+
+export function parseVersion(kind: VersionKind, item: unknown): AnyVersion {
+  return kind === "prompt" ? parseRecord(PromptVersionSchema, item, "prompt") : parseRecord(ProcessVersionSchema, item, "process");
+}
