@@ -33,6 +33,13 @@ export interface Cell {
   scenario: ScenarioKind;
   /** Which of the step's requests (default: all of this dependency's requests while the step runs). */
   only?: (request: ProxiedRequest) => boolean;
+  /**
+   * Where the step's effect is made when that is not the step's own requests: an approval's click acks after one
+   * write and SendTaskSuccess; its audit entry and its card come from the step it resumed.
+   */
+  at?: (request: ProxiedRequest) => boolean;
+  /** What the fault is aimed at, for the table ("audit write"). */
+  label?: string;
 }
 
 /**
@@ -61,7 +68,8 @@ export function inStep(step: Step, r: ProxiedRequest): boolean {
     case "poll":
       return from("poll-session") && !has("after:cancel");
     case "cancel":
-      return click("cancel run 1") || (from("poll-session") && has("after:cancel"));
+      // The poll that sees the cancel may run while the click is still answering (before the mark is set).
+      return click("cancel run 1") || (from("poll-session") && (has("after:cancel") || has("ingress:cancel run 1")));
     case "rerun":
       return click("rerun run 1") || (from("start-session") && has("after:rerun"));
     case "failure recording (pipeline)":
@@ -91,13 +99,22 @@ const isChat = (r: ProxiedRequest) => r.path.startsWith("/chat.");
 /** The audit entry's PutItem (sk AUDIT#…): both SDK attempts of one write fail. */
 const isAuditWrite = (r: ProxiedRequest) => r.headers["x-amz-target"] === "DynamoDB_20120810.PutItem" && r.body.includes('"AUDIT#');
 
-const c = (dependency: Dependency, step: Step, fault: FaultKind, scenario: ScenarioKind = "complete", extra: Partial<Pick<Cell, "times" | "only">> = {}): Cell => ({
+/** The audit entry a decision promised (`AUDIT#prompt.approved#prompt#1`), confirmed by the step it resumed. */
+const isDecisionAudit = (kind: "prompt" | "process", version = 1) => (r: ProxiedRequest) => isAuditWrite(r) && r.body.includes(`"AUDIT#${kind}.approved#${kind}#${version}"`);
+/** The decided card's update (「Prompt v1: 承認済み」), drawn by the step the decision resumed. */
+const isApprovedCardUpdate = (r: ProxiedRequest) => r.path.startsWith("/chat.update") && (new URLSearchParams(r.body).get("text") ?? r.body).includes("承認済み");
+/** The step an approval resumes: the Prompt's by L3 (GenerateProcess), the Process's by StartRun. */
+const resumedBy = (consumer: string) => (r: ProxiedRequest) => r.consumer === consumer;
+
+const c = (dependency: Dependency, step: Step, fault: FaultKind, scenario: ScenarioKind = "complete", extra: Partial<Pick<Cell, "times" | "only" | "at" | "label">> = {}): Cell => ({
   dependency,
   step,
   fault,
   scenario,
   times: extra.times ?? (fault === "throttle" ? 3 : fault === "5xx" ? 2 : 1),
   ...(extra.only === undefined ? {} : { only: extra.only }),
+  ...(extra.at === undefined ? {} : { at: extra.at }),
+  ...(extra.label === undefined ? {} : { label: extra.label }),
 });
 
 /** A throttling burst longer than a few seconds (seed 000 §2: "DB ロック" while the failure is written). */
@@ -114,13 +131,13 @@ export const CELLS: readonly Cell[] = [
   c("DynamoDB", "L3", "timeout"),
   c("DynamoDB", "approval (prompt)", "throttle"),
   c("DynamoDB", "approval (prompt)", "lost"),
-  c("DynamoDB", "approval (prompt)", "throttle", "complete", { only: isAuditWrite, times: 2 }),
+  c("DynamoDB", "approval (prompt)", "throttle", "complete", { at: resumedBy("generate-process"), only: isDecisionAudit("prompt"), times: 2, label: "audit write" }),
   c("DynamoDB", "approval (process)", "timeout"),
   c("DynamoDB", "start", "throttle"),
   c("DynamoDB", "poll", "5xx"),
   c("DynamoDB", "cancel", "throttle", "cancel"),
   c("DynamoDB", "cancel", "lost", "cancel"),
-  c("DynamoDB", "cancel", "throttle", "cancel", { only: isAuditWrite, times: 2 }),
+  c("DynamoDB", "cancel", "throttle", "cancel", { only: isAuditWrite, times: 2, label: "audit write" }),
   c("DynamoDB", "rerun", "throttle", "rerun"),
   c("DynamoDB", "failure recording (pipeline)", "throttle", "pipeline-failure", { times: BURST }),
   c("DynamoDB", "failure recording (run)", "throttle", "run-failure", { times: BURST }),
@@ -131,7 +148,7 @@ export const CELLS: readonly Cell[] = [
   c("Slack", "L1", "auth", "complete", { only: isChat }),
   c("Slack", "L2", "throttle", "complete", { only: isChat }),
   c("Slack", "L3", "lost", "complete", { only: isChat }),
-  c("Slack", "approval (prompt)", "5xx", "complete", { only: isChat }),
+  c("Slack", "approval (prompt)", "5xx", "complete", { at: resumedBy("generate-process"), only: isApprovedCardUpdate }),
   c("Slack", "start", "timeout", "complete", { only: isChat }),
   c("Slack", "poll", "throttle", "complete", { only: isChat }),
   c("Slack", "cancel", "5xx", "cancel", { only: isChat }),
@@ -170,7 +187,7 @@ export const CELLS: readonly Cell[] = [
 
 /** freee cells match the MCP server's calls (the agent works between polls), the others by step. */
 export function ruleFor(cell: Cell): FaultRule {
-  const step = cell.dependency === "freee" ? (r: ProxiedRequest) => r.consumer === "mcp" : (r: ProxiedRequest) => inStep(cell.step, r);
+  const step = cell.at ?? (cell.dependency === "freee" ? (r: ProxiedRequest) => r.consumer === "mcp" : (r: ProxiedRequest) => inStep(cell.step, r));
   return {
     kind: cell.fault,
     times: cell.times,
@@ -179,11 +196,11 @@ export function ruleFor(cell: Cell): FaultRule {
   };
 }
 
-export function cellName(cell: Pick<Cell, "dependency" | "step" | "fault" | "times" | "only">): string {
+export function cellName(cell: Pick<Cell, "dependency" | "step" | "fault" | "times" | "label">): string {
   return `${cell.dependency} × ${cell.step} × ${faultLabel(cell)}`;
 }
 
 /** The fault as the table shows it: a long burst with its length, a fault aimed at the audit write says so. */
-export function faultLabel(cell: Pick<Cell, "fault" | "times" | "only">): string {
-  return `${cell.fault}${cell.times > 3 ? `×${cell.times}` : ""}${cell.only === isAuditWrite ? " (audit write)" : ""}`;
+export function faultLabel(cell: Pick<Cell, "fault" | "times" | "label">): string {
+  return `${cell.fault}${cell.times > 3 ? `×${cell.times}` : ""}${cell.label === undefined ? "" : ` (${cell.label})`}`;
 }

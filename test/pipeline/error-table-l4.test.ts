@@ -186,17 +186,26 @@ describe("§6 中止 / §5 再実行", () => {
     expect(slackTexts(h).some((t) => t.includes("中止"))).toBe(true);
   });
 
-  it("§6.2 sessions.cancel (interrupt) fails → the DB is cancelled all the same", async () => {
+  it("§6.2 the interrupt fails (5xx) → the DB is cancelled all the same; the poll is retried, sends it again, and only then 中止", async () => {
     h.agents.scriptNextSession(RUNNING_FOREVER);
     const { taskId, run } = await untilRun();
-    h.agents.failNext({ method: "POST", path: /\/events$/, status: 500, times: 10, when: (b) => JSON.stringify(b).includes("user.interrupt") });
+    h.agents.failNext({ method: "POST", path: /\/events$/, status: 500, times: 2, when: (b) => JSON.stringify(b).includes("user.interrupt") });
     await h.local.waitFor(() => run.events.some((e) => e.type === "StateExited" && (e as { state: { name: string } }).state.name === "PollSession"), 10_000, "first poll");
     await cancelExecution(h.actions, h.actor, { taskId, executionNo: 1 });
     await run.done;
     expect(path(run).at(-1)).toBe("RunCancelled");
-    const execution = (await h.store.loadHistory(taskId)).executions[0];
-    expect(execution?.status).toBe("cancelled");
-    expect(execution?.cancelFinalizedAt).toBeDefined();
+    expect(retriesOf(run, "PollSession")).toBe(2);
+    const history = await h.store.loadHistory(taskId);
+    const execution = history.executions[0]!;
+    expect(execution.status).toBe("cancelled");
+    expect(execution.cancelFinalizedAt).toBeDefined();
+    expect(history.task.status).toBe("cancelled");
+    // Sent until the session took it: the agent stops working.
+    expect(h.agents.requestsTo("POST", `/v1/sessions/${execution.sessionId}/events`).filter((r) => JSON.stringify(r.body).includes("user.interrupt"))).toHaveLength(3);
+    expect(h.agents.sessions.get(execution.sessionId!)?.interrupted).toBe(true);
+    // The failed interrupt reached the audit log once; the cancel itself once.
+    expect(history.audit.filter((a) => a.auditKey === "error.L4#interrupt#execution#1")).toHaveLength(1);
+    expect(history.audit.filter((a) => a.action === "execution.cancelled")).toHaveLength(1);
   });
 
   it("§5.1 rerun after a failure: a new Execution and a new session, same Process, completes", async () => {

@@ -9,6 +9,8 @@ import { AgentFailureMessages, SlackMessages } from "../../lib/messages/ja";
 import { errorReply } from "../../dev/fakes/anthropic";
 import { ev } from "../../dev/fakes/anthropic";
 import { MCP_BEARER_SECRET, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
+import { cancelExecution } from "../../lib/actions";
+import { path } from "../support/local-sfn";
 import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "./fixtures";
 
 /**
@@ -70,6 +72,46 @@ describe("the reconciler", () => {
     // Delivered again (EventBridge / Lambda retries): nothing more to repair, nothing written twice.
     expect(((await reconcile(statusChangeEvent(run))) as { repaired: string[] }).repaired).toEqual([]);
     expect((await h.store.loadHistory(taskId)).audit.filter((a) => a.action === "error.L4")).toHaveLength(1);
+  });
+
+  it("a cancel whose interrupt failed past the poll's retries: run and task cancelled, card 中止中... until the reconciler gets the interrupt through, then 中止 + [再実行]", async () => {
+    h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
+    h.agents.scriptNextSession({ polls: [{ events: [ev.running()] }] });
+    const { execution, taskId } = h.startTask();
+    await decide(h, taskId, "prompt", 1, "approve");
+    await decide(h, taskId, "process", 1, "approve");
+    await execution.done;
+    const run = await runExecution(h, taskId);
+    // The poll's 4 attempts and RecordRunFailure's one more; the reconciler's gets through.
+    h.agents.failNext({ method: "POST", path: /\/events$/, status: 500, times: 5, when: (b) => JSON.stringify(b).includes("user.interrupt") });
+    await h.local.waitFor(() => run.events.some((e) => e.type === "StateExited" && (e as { state: { name: string } }).state.name === "PollSession"), 10_000, "first poll");
+    expect((await cancelExecution(h.actions, h.actor, { taskId, executionNo: 1 })).outcome).toBe("applied");
+    await run.done;
+    expect(run.status).toBe("FAILED");
+    expect(path(run)).toContain("RecordRunFailure");
+    const before = await h.store.loadHistory(taskId);
+    const sessionId = before.executions[0]!.sessionId!;
+    // Seed §6.2: cancelled whatever the interrupt does, so the MCP server refuses the run's calls; the card does
+    // not claim the stop the session has not taken.
+    expect(before.executions[0]).toMatchObject({ status: "cancelled", cancelledBy: h.actor.userId });
+    expect(before.executions[0]?.cancelFinalizedAt).toBeUndefined();
+    expect(LIVE_EXECUTION_STATUSES.has(before.executions[0]!.status)).toBe(false);
+    expect(before.task.status).toBe("cancelled");
+    expect(h.agents.sessions.get(sessionId)?.interrupted).toBe(false);
+    expect(texts().filter((t) => t.startsWith("実行 #1")).at(-1)).toBe("実行 #1: 中止中...");
+    expect(before.audit.filter((a) => a.auditKey === "error.L4#interrupt#execution#1")).toHaveLength(1);
+    expect(before.audit.filter((a) => a.action === "execution.cancelled")).toHaveLength(1);
+
+    const result = (await reconcile(statusChangeEvent(run))) as { repaired: string[] };
+    expect(result.repaired).toEqual(["execution #1 cancel finalised"]);
+    expect(h.agents.sessions.get(sessionId)?.interrupted).toBe(true);
+    const after = await h.store.loadHistory(taskId);
+    expect(after.executions[0]?.cancelFinalizedAt).toBeDefined();
+    expect(after.task.status).toBe("cancelled");
+    const card = h.slack.calls.filter((c) => c.method === "chat.update" && String(c.body.text).startsWith("実行 #1")).at(-1)!;
+    expect(card.body.text).toBe("実行 #1: 中止");
+    expect(JSON.stringify(card.body.blocks)).toContain("rerun_execution");
+    expect(after.audit.filter((a) => a.action === "execution.cancelled")).toHaveLength(1);
   });
 
   it("a pipeline whose failure path died at L2: the Prompt and the task failed, error.L2, the card shows the §9.1 L2 message", async () => {

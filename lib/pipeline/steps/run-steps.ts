@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Execution, ExecutionProgress, Task } from "../../domain/records";
-import { AgentRunFailedError, RecordNotFoundError, RunTimeoutError, StateConflictError, IllegalTransitionError } from "../../errors/taxonomy";
+import { AgentRunFailedError, RecordNotFoundError, RunTimeoutError, StateConflictError, IllegalTransitionError, TransientError } from "../../errors/taxonomy";
 import { logLayerError } from "../../observability/logger";
 import { allowedToolsForSteps } from "../../tools/registry";
 import { ExecutionRunInputSchema } from "../../workflow/contracts";
@@ -200,10 +200,22 @@ function elapsedAfterPoll(deps: PipelineDeps, previous: number, execution: Execu
   return Math.max(counted, wall);
 }
 
-/** Seed §6.2: the DB says cancelled whatever the interrupt does; the run ends `cancelled`. */
+/**
+ * Seed §6.2: the DB says cancelled whatever the interrupt does (the click wrote it, and the MCP server refuses
+ * every call of a run that is not live). The run ends `cancelled` once the session took the interrupt: one it did
+ * not reach (a 5xx, a timeout) keeps the agent working, so the error is audited and thrown and Step Functions
+ * retries this poll, which sends it again; past those retries RecordRunFailure and the reconciler do. Until then
+ * the card says 中止中..., which is what is happening.
+ */
 async function finalizeCancel(deps: PipelineDeps, taskAtPoll: Task, execution: Execution, input: PollSessionInput): Promise<RunStateOutput> {
+  await interruptForCancel(deps, taskAtPoll, execution, input.sessionId ?? execution.sessionId);
+  await settleCancel(deps, taskAtPoll, execution);
+  return { sessionId: input.sessionId, elapsedSeconds: input.elapsedSeconds, state: "cancelled" };
+}
+
+/** The cancelled run's session took the interrupt (or had ended): 中止, the task cancelled, the cancel audited. */
+async function settleCancel(deps: PipelineDeps, taskAtPoll: Task, execution: Execution): Promise<void> {
   let task = taskAtPoll;
-  await interruptBestEffort(deps, task, execution, input.sessionId);
   const { applied } = await deps.store.finalizeCancel(task.taskId, execution.executionNo);
   // The click only cancelled the Execution (its ack path is three calls): the task ends here, with the run.
   try {
@@ -221,7 +233,30 @@ async function finalizeCancel(deps: PipelineDeps, taskAtPoll: Task, execution: E
   const promised = execution.cancelAudit ?? cancelAudit(execution.executionNo, execution.cancelledBy ?? "system:pipeline", execution.cancelledAt ?? nowIso(deps));
   await confirmAudit(deps.audit, { teamId: task.thread.teamId, taskId: task.taskId }, promised);
   await refreshWithTaskCard(deps, task, { kind: "execution", executionNo: execution.executionNo });
-  return { sessionId: input.sessionId, elapsedSeconds: input.elapsedSeconds, state: "cancelled" };
+}
+
+/**
+ * The interrupt of a cancelled run. A session that refuses it (4xx) has ended, which is all a cancel needs; an
+ * interrupt that did not get through is audited (once per run) and thrown as the TransientError it is.
+ */
+async function interruptForCancel(deps: PipelineDeps, task: Task, execution: Execution, sessionId: string | undefined): Promise<void> {
+  if (sessionId === undefined) return;
+  try {
+    await deps.agent.interrupt(sessionId);
+  } catch (err) {
+    logLayerError(deps.log, "L4", err, { taskId: task.taskId, executionNo: execution.executionNo, action: "interrupt" });
+    if (!(err instanceof TransientError)) return;
+    await deps.audit.recordError({
+      teamId: task.thread.teamId,
+      taskId: task.taskId,
+      layer: "L4",
+      subject: `interrupt#execution#${execution.executionNo}`,
+      actor: "system:pipeline",
+      error: err,
+      details: { sessionId, executionStatus: execution.status },
+    });
+    throw err;
+  }
 }
 
 async function interruptBestEffort(deps: PipelineDeps, task: Task, execution: Execution, sessionId: string | undefined): Promise<void> {
@@ -232,6 +267,29 @@ async function interruptBestEffort(deps: PipelineDeps, task: Task, execution: Ex
     // Best effort by design (seed §6.2): logged with the seed §10.1 fields, the status stands.
     logLayerError(deps.log, "L4", err, { taskId: task.taskId, executionNo: execution.executionNo, action: "interrupt" });
   }
+}
+
+/**
+ * RecordRunFailure on a cancelled run whose session had not taken the interrupt: the task follows its run
+ * (cancelled, as the DB has said since the click); the run's card says 中止 once the interrupt gets through,
+ * until then 中止中... — the reconciler, which this machine's failure starts, keeps trying.
+ */
+async function cancelOnFailurePath(deps: PipelineDeps, task: Task, execution: Execution, sessionId: string | undefined): Promise<void> {
+  try {
+    await interruptForCancel(deps, task, execution, sessionId);
+  } catch (err) {
+    if (!(err instanceof TransientError)) throw err;
+    if (task.status !== "executing" || task.executionCount !== execution.executionNo) return;
+    try {
+      const { applied } = await deps.store.transitionTask(task.taskId, "cancelled", { from: ["executing"] });
+      if (applied) deps.metrics.taskEnded("cancelled");
+    } catch (conflict) {
+      // A task that already moved on keeps its own status.
+      if (!(conflict instanceof StateConflictError)) throw conflict;
+    }
+    return;
+  }
+  await settleCancel(deps, task, execution);
 }
 
 /** The failed session's reason, as the poll stored it: for the error.L4 entry (the card reads the record). */
@@ -270,6 +328,9 @@ export async function recordRunFailureStep(deps: PipelineDeps, input: RunFailure
       execution = await deps.store.getExecutionOrThrow(taskId, executionNo);
     }
     await interruptBestEffort(deps, task, execution, input.sessionId ?? execution.sessionId);
+  } else if (execution.status === "cancelled" && execution.cancelFinalizedAt === undefined) {
+    // The poll could not get the interrupt through: once more here, else the reconciler (this machine fails).
+    await cancelOnFailurePath(deps, task, execution, input.sessionId ?? execution.sessionId);
   }
   let current = task;
   if ((execution.status === "failed" || execution.status === "timed_out") && task.status === "executing") {
