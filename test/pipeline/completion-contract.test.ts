@@ -166,6 +166,36 @@ describe("L4 completion contract", () => {
     expect((await h.store.loadHistory(taskId)).audit.find((a) => a.action === "error.L4")?.errorMessage).toContain(why);
   });
 
+  it("freee answers 503 to the approved write and the agent claims done (chaos freee × poll × 5xx): read back, not resent, not 完了 — freee keeps its value", async () => {
+    // A month and amount no other test here writes: what freee shows for it before and after is comparable.
+    const write = { year: 2028, month: 4, employee_id: 1, pay_calc_type: "monthly", pay_amount: 310_000 };
+    const { taskId, run, sessionId, agent } = await untilSession({ steps: [wire(1, "freee_hr_update_basic_pay_rule", write)] });
+    const employee = () => h.freee.companies[0]!.employees.find((e) => e.id === 1)!;
+    const before = JSON.stringify(employee().payRules);
+    const putsBefore = payPuts().length;
+    h.freee.fail({ method: "PUT", path: /\/basic_pay_rule$/ }, { status: 503, body: { status_code: 503, errors: [{ type: "status", messages: ["ただいまメンテナンス中です。"] }] } });
+    const first = await call(agent, "freee_hr_update_basic_pay_rule", write);
+    expect(first.isError).toBe(true);
+    // The agent tries again: the step's outcome is unknown, so the MCP server refuses it without calling freee.
+    const again = await call(agent, "freee_hr_update_basic_pay_rule", write);
+    expect(again.isError).toBe(true);
+    await agent.close();
+    expect(payPuts().length - putsBefore).toBe(1);
+    // Read back after the 503 and again on the retried call (the GET of that month): freee shows no new value.
+    expect(h.freee.apiRequests(/\/basic_pay_rule$/).slice(-2).map((r) => [r.method, r.query.month])).toEqual([["GET", "4"], ["GET", "4"]]);
+    expect(JSON.stringify(employee().payRules)).toBe(before);
+    endTurn(sessionId, "山田さんの基本給を変更しました。\n[result:done]");
+    await run.done;
+    expect(run.status).toBe("FAILED");
+    expect(run.error).toBe("WriteOutcomeUnknownError");
+    const history = await h.store.loadHistory(taskId);
+    expect(history.executions[0]).toMatchObject({ status: "failed", errorName: "WriteOutcomeUnknownError", completion: { writeStepsDone: [], writeStepsMissing: ["s1"], reported: "done" } });
+    expect(history.task.status).toBe("failed");
+    const card = slackTexts(h).filter((t) => t.includes("実行 #1")).at(-1)!;
+    expect(card).not.toContain("完了*");
+    expect(card).toContain("rerun_execution");
+  });
+
   it("freee's refresh answers invalid_grant mid-run: the run ends as AuthError with the §9.1 freee message (not ✅ 完了), the session is interrupted", async () => {
     const { taskId, run, agent } = await untilSession();
     const putsBefore = payPuts().length;
