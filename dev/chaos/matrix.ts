@@ -40,6 +40,8 @@ export interface Cell {
   at?: (request: ProxiedRequest) => boolean;
   /** What the fault is aimed at, for the table ("audit write"). */
   label?: string;
+  /** The self-playing agent claims the run done whatever its tool calls answered (the freee cells). */
+  agentClaimsDone?: boolean;
 }
 
 /**
@@ -171,11 +173,14 @@ export const CELLS: readonly Cell[] = [
   c("Managed Agents", "cancel", "5xx", "cancel", { only: isInterrupt }),
   c("Managed Agents", "cancel", "lost", "cancel", { only: isInterrupt }),
   c("Managed Agents", "rerun", "throttle", "rerun", { only: isSessionCreate }),
-  // freee: the agent's tool calls while the run is polled (any phase: the agent works between polls).
-  c("freee", "poll", "throttle", "complete", { only: isFreeeRead }),
-  c("freee", "poll", "5xx", "complete", { only: isFreeeWrite, times: 1 }),
-  c("freee", "poll", "lost", "complete", { only: isFreeeWrite }),
-  c("freee", "poll", "auth", "complete", { only: isFreeeRead }),
+  // freee: the agent's tool calls while the run is polled (any phase: the agent works between polls). The agent
+  // claims done whatever freee answered: only the MCP server's ledger may mark a write done.
+  ...[
+    c("freee", "poll", "throttle", "complete", { only: isFreeeRead }),
+    c("freee", "poll", "5xx", "complete", { only: isFreeeWrite, times: 1 }),
+    c("freee", "poll", "lost", "complete", { only: isFreeeWrite }),
+    c("freee", "poll", "auth", "complete", { only: isFreeeRead }),
+  ].map((cell) => ({ ...cell, agentClaimsDone: true })),
   // Step Functions: the ingress's StartExecution / SendTaskSuccess and StartRun's StartExecution.
   c("Step Functions", "create", "throttle", "complete", { only: sfnOp("StartExecution") }),
   c("Step Functions", "create", "lost", "complete", { only: sfnOp("StartExecution") }),

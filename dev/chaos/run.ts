@@ -19,7 +19,7 @@ export interface CellResult {
  */
 export async function runCell(cell: Cell): Promise<CellResult> {
   const started = Date.now();
-  const chaos = await startChaosStack({ stepDelayMs: cell.scenario === "cancel" ? 250 : 30 });
+  const chaos = await startChaosStack({ stepDelayMs: cell.scenario === "cancel" ? 250 : 30, ...(cell.agentClaimsDone === true ? { env: { SANDBOX_AGENT_CLAIMS: "done" } } : {}) });
   const fault = faultLabel(cell);
   try {
     const proxy = chaos.proxies[cell.dependency];

@@ -108,7 +108,9 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
   // Slack's Tier 3 window for chat.update (50 a minute per channel), shrunk by suites that shrink time too.
   const slackWindow = get("SANDBOX_SLACK_RATE_WINDOW_MS");
   if (slackWindow !== undefined) slack?.setRateLimit("chat.update", { limit: 50, windowMs: intSetting("SANDBOX_SLACK_RATE_WINDOW_MS", slackWindow, 60_000), per: "channel" });
-  const scripted = modelMode === "scripted" ? sandboxModel(intSetting("SANDBOX_STEP_DELAY_MS", get("SANDBOX_STEP_DELAY_MS"), 400)) : undefined;
+  // SANDBOX_AGENT_CLAIMS=done: the self-playing agent claims every run done (the chaos matrix's freee cells).
+  const claims = get("SANDBOX_AGENT_CLAIMS") === "done" ? "done" : "honest";
+  const scripted = modelMode === "scripted" ? sandboxModel(intSetting("SANDBOX_STEP_DELAY_MS", get("SANDBOX_STEP_DELAY_MS"), 400), claims) : undefined;
   const model = scripted?.api;
   const freee = freeeMode === "scripted" ? sandboxFreee() : undefined;
   if (freee !== undefined) freee.url = `${base}/sandbox/freee`; // the links freee gives (an invoice's report_url)

@@ -1,4 +1,4 @@
-import { createAutoplay } from "../fakes/anthropic/autoplay";
+import { createAutoplay, type AgentClaims } from "../fakes/anthropic/autoplay";
 import { FakeAnthropic } from "../fakes/anthropic/fake-anthropic";
 import { scriptedLayers } from "../fakes/anthropic/scripted-layers";
 import { FakeFreee } from "../fakes/freee/fake-freee";
@@ -25,8 +25,8 @@ export function sandboxSlack(): FakeSlack {
   return slack;
 }
 
-export function sandboxModel(stepDelayMs: number): { api: FakeAnthropic; stop(): Promise<void> } {
-  const autoplay = createAutoplay({ stepDelayMs });
+export function sandboxModel(stepDelayMs: number, claims: AgentClaims = "honest"): { api: FakeAnthropic; stop(): Promise<void> } {
+  const autoplay = createAutoplay({ stepDelayMs, claims });
   const api = new FakeAnthropic({ apiKey: SCRIPTED_MODEL_API_KEY, respond: scriptedLayers, autoplay: (session, fake) => autoplay.play(session, fake) });
   return { api, stop: () => autoplay.stop() };
 }

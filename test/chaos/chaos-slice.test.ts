@@ -10,7 +10,18 @@ import { startChaosStack, type ChaosStack } from "../../dev/chaos/stack";
  * its fault, which must keep every invariant; and the checker itself shown to see a lie (a card that says
  * something else than the table, a second freee write), so a green cell means something.
  */
-const SLICE = ["DynamoDB × create × lost", "Anthropic Messages × L1 × throttle", "Managed Agents × start × lost", "Step Functions × approval (prompt) × throttle"];
+const SLICE = [
+  "DynamoDB × create × lost",
+  "Anthropic Messages × L1 × throttle",
+  "Managed Agents × start × lost",
+  "Step Functions × approval (prompt) × throttle",
+  // The cells that were broken: an approval's effects made by the step it resumes, a cancel's interrupt that
+  // fails, a freee write answered 5xx (a run completed on the agent's word at the old value).
+  "DynamoDB × approval (prompt) × throttle (audit write)",
+  "Slack × approval (prompt) × 5xx",
+  "Managed Agents × cancel × 5xx",
+  "freee × poll × 5xx",
+];
 process.env.LOG_LEVEL = "SILENT";
 
 function cell(name: string): Cell {

@@ -26,8 +26,15 @@ export interface Autoplay {
   stop(): Promise<void>;
 }
 
-export function createAutoplay(options: { stepDelayMs?: number } = {}): Autoplay {
+/**
+ * `honest` (default) ends with the result line the steps earned; `done` always claims `[result:done]`, as a model
+ * that glosses over a failed tool call would: what is then marked done must come from the MCP server's ledger.
+ */
+export type AgentClaims = "honest" | "done";
+
+export function createAutoplay(options: { stepDelayMs?: number; claims?: AgentClaims } = {}): Autoplay {
   const stepDelayMs = options.stepDelayMs ?? 400;
+  const claims = options.claims ?? "honest";
   const running = new Set<Promise<void>>();
   const sessions = new Set<FakeSession>();
 
@@ -80,7 +87,7 @@ export function createAutoplay(options: { stepDelayMs?: number } = {}): Autoplay
       await sleep(stepDelayMs);
       if (session.interrupted) return;
       // The agent's side of the L4 completion contract (lib/agent/agent-prompt.ts): the result line last.
-      const failed = results.some((r) => r.includes(" 失敗"));
+      const failed = claims === "honest" && results.some((r) => r.includes(" 失敗"));
       say(`全 ${steps.length} ステップを実行しました（スクリプトのモデル）。\n${results.join("\n")}\n${failed ? RESULT_INCOMPLETE : RESULT_DONE}`);
       session.usage = { ...session.usage, input_tokens: session.usage.input_tokens + 500, output_tokens: session.usage.output_tokens + 120 };
       api.push(session, [{ type: "session.status_idle", stop_reason: { type: "end_turn" }, stop_details: null }]);
