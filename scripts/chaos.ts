@@ -21,7 +21,7 @@ const only = arg("only");
 const cells = CELLS.filter((c) => only === undefined || cellName(c).toLowerCase().includes(only.toLowerCase()));
 const concurrency = Number(arg("concurrency") ?? Math.min(2, availableParallelism()));
 
-console.log(`chaos: ${cells.length} cells, ${concurrency} at a time (the preview step has no state on main yet: no cells for it)`);
+console.log(`chaos: ${cells.length} cells, ${concurrency} at a time`);
 const started = Date.now();
 const results = await runCells(cells, concurrency, (r, cell) => {
   console.log(`${r.ok ? "ok  " : "FAIL"} ${cellName(cell).padEnd(58)} ${(r.ms / 1000).toFixed(1).padStart(5)} s${r.ok ? "" : `  ${r.detail}`}`);

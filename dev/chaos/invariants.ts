@@ -33,7 +33,7 @@ export async function checkInvariants(chaos: ChaosStack, run: ScenarioRun): Prom
   const task = await chaos.direct.getTask(run.taskId);
   if (task === undefined) return checkUncreated(chaos, run, problems);
   const h = await chaos.direct.loadHistory(run.taskId);
-  const outcome = `task ${h.task.status}; runs ${h.executions.map((e) => e.status).join(",") || "-"}`;
+  const outcome = `task ${h.task.status}; runs ${h.executions.map((e) => `${e.status}${e.errorName === undefined ? "" : `(${e.errorName}: ${(e.errorMessage ?? "").slice(0, 80)})`}`).join(",") || "-"}`;
 
   // --- terminal, each with its audit entry
   if (!ENDED_TASK.has(h.task.status)) problems.push(`task left ${h.task.status}`);

@@ -5,8 +5,7 @@ import { isSessionCreate, type ScenarioKind } from "./scenario";
 
 /**
  * The fault matrix of issue 14: dependency × step of a task × the faults that fit. Each cell is one whole task
- * (scenario) with one fault armed at one dependency's proxy for the requests of one step. The preview step
- * (issue 13) has no state yet: its cells join once the state machine has it.
+ * (scenario) with one fault armed at one dependency's proxy for the requests of one step.
  */
 export const STEPS = [
   "create",
@@ -14,6 +13,7 @@ export const STEPS = [
   "L2",
   "approval (prompt)",
   "L3",
+  "preview",
   "approval (process)",
   "start",
   "poll",
@@ -63,6 +63,8 @@ export function inStep(step: Step, r: ProxiedRequest): boolean {
       return click("approve prompt v1");
     case "L3":
       return from("generate-process") || (from("await-approval") && has("AwaitProcessApproval"));
+    case "preview":
+      return from("preview-process");
     case "approval (process)":
       return click("approve process v1");
     case "start":
@@ -103,10 +105,10 @@ const isAuditWrite = (r: ProxiedRequest) => r.headers["x-amz-target"] === "Dynam
 
 /** The audit entry a decision promised (`AUDIT#prompt.approved#prompt#1`), confirmed by the step it resumed. */
 const isDecisionAudit = (kind: "prompt" | "process", version = 1) => (r: ProxiedRequest) => isAuditWrite(r) && r.body.includes(`"AUDIT#${kind}.approved#${kind}#${version}"`);
-/** The decided card's update (「Prompt v1: 承認済み」), drawn by the step the decision resumed. */
+/** The decided card's update (「実行方針 v1: 承認済み」), drawn by the step the decision resumed. */
 const isApprovedCardUpdate = (r: ProxiedRequest) => r.path.startsWith("/chat.update") && (new URLSearchParams(r.body).get("text") ?? r.body).includes("承認済み");
-/** The step an approval resumes: the Prompt's by L3 (GenerateProcess), the Process's by StartRun. */
-const resumedBy = (consumer: string) => (r: ProxiedRequest) => r.consumer === consumer;
+/** The requests one step Lambda sends (an approval's effects come from the step it resumes: the Prompt's from GenerateProcess). */
+const sentBy = (consumer: string) => (r: ProxiedRequest) => r.consumer === consumer;
 
 const c = (dependency: Dependency, step: Step, fault: FaultKind, scenario: ScenarioKind = "complete", extra: Partial<Pick<Cell, "times" | "only" | "at" | "label">> = {}): Cell => ({
   dependency,
@@ -133,7 +135,9 @@ export const CELLS: readonly Cell[] = [
   c("DynamoDB", "L3", "timeout"),
   c("DynamoDB", "approval (prompt)", "throttle"),
   c("DynamoDB", "approval (prompt)", "lost"),
-  c("DynamoDB", "approval (prompt)", "throttle", "complete", { at: resumedBy("generate-process"), only: isDecisionAudit("prompt"), times: 2, label: "audit write" }),
+  c("DynamoDB", "approval (prompt)", "throttle", "complete", { at: sentBy("generate-process"), only: isDecisionAudit("prompt"), times: 2, label: "audit write" }),
+  c("DynamoDB", "preview", "throttle"),
+  c("DynamoDB", "preview", "lost"),
   c("DynamoDB", "approval (process)", "timeout"),
   c("DynamoDB", "start", "throttle"),
   c("DynamoDB", "poll", "5xx"),
@@ -150,7 +154,7 @@ export const CELLS: readonly Cell[] = [
   c("Slack", "L1", "auth", "complete", { only: isChat }),
   c("Slack", "L2", "throttle", "complete", { only: isChat }),
   c("Slack", "L3", "lost", "complete", { only: isChat }),
-  c("Slack", "approval (prompt)", "5xx", "complete", { at: resumedBy("generate-process"), only: isApprovedCardUpdate }),
+  c("Slack", "approval (prompt)", "5xx", "complete", { at: sentBy("generate-process"), only: isApprovedCardUpdate }),
   c("Slack", "start", "timeout", "complete", { only: isChat }),
   c("Slack", "poll", "throttle", "complete", { only: isChat }),
   c("Slack", "cancel", "5xx", "cancel", { only: isChat }),
@@ -181,6 +185,9 @@ export const CELLS: readonly Cell[] = [
     c("freee", "poll", "lost", "complete", { only: isFreeeWrite }),
     c("freee", "poll", "auth", "complete", { only: isFreeeRead }),
   ].map((cell) => ({ ...cell, agentClaimsDone: true })),
+  // freee: the preview reads what each write will change, before the Process is shown for approval.
+  c("freee", "preview", "5xx", "complete", { at: sentBy("preview-process"), only: isFreeeRead }),
+  c("freee", "preview", "auth", "complete", { at: sentBy("preview-process"), only: isFreeeRead }),
   // Step Functions: the ingress's StartExecution / SendTaskSuccess and StartRun's StartExecution.
   c("Step Functions", "create", "throttle", "complete", { only: sfnOp("StartExecution") }),
   c("Step Functions", "create", "lost", "complete", { only: sfnOp("StartExecution") }),
