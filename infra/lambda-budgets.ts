@@ -1,4 +1,5 @@
 import { DEFAULT_AGENT_TIMEOUT_MS } from "../lib/agent/anthropic-client";
+import { SLACK_FILE_DOWNLOAD_TIMEOUT_MS } from "../lib/mcp/slack-files";
 import { EVENT_PAGE_SIZE, MAX_EVENTS_PER_POLL } from "../lib/agent/managed-agent-runner";
 import { AWS_CONTROL_CALL, DYNAMODB_CALL, SFN_CALL, SLACK_CALL, worstCallMs } from "../lib/config/client-budgets";
 import { FREEE_CLIENT_DEFAULTS } from "../lib/freee/client";
@@ -120,6 +121,8 @@ function freeeMcpCall(): BudgetItem[] {
     { what: "wait before a read back", ms: w.reconcileDelayMs },
     { what: "write read backs × 2", ms: times(2, w.reconcileBudgetMs) },
     { what: "write ledger DynamoDB × 5", ms: times(5, worstCallMs(DYNAMODB_CALL)) },
+    // A file-box upload: the task's attachments, files.info and the file's download from Slack.
+    { what: "upload's Slack file (task read, files.info, download)", ms: worstCallMs(DYNAMODB_CALL) + worstCallMs(SLACK_CALL) + SLACK_FILE_DOWNLOAD_TIMEOUT_MS },
   ];
 }
 

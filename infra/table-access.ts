@@ -55,8 +55,9 @@ export const TABLE_ACCESS: Record<AccessName, TableAccess> = {
   // the workspace (`TEAM#`). No task partition, no index.
   web: { partitions: { [TEAM]: ["GetItem", "PutItem", "UpdateItem"], [INSTALL]: ["GetItem", "PutItem", "UpdateItem"] } },
   // The execution's approved steps, audit and the write-once ledger (`TASK#`); the freee connection and its
-  // refresh lease (`TEAM#`). No Query: it never lists.
-  "freee-mcp": { partitions: { [TASK]: ["GetItem", "PutItem", "UpdateItem"], [TEAM]: ["GetItem", "UpdateItem"] } },
+  // refresh lease (`TEAM#`); the workspace's bot token for a file-box upload's Slack file (`INSTALL#`, read only).
+  // No Query: it never lists.
+  "freee-mcp": { partitions: { [TASK]: ["GetItem", "PutItem", "UpdateItem"], [TEAM]: ["GetItem", "UpdateItem"], [INSTALL]: READ_INSTALLATION } },
 };
 
 /** Reads need the table key's Decrypt; writes also its data-key actions (as CDK's own table grants). */

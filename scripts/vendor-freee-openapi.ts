@@ -62,6 +62,7 @@ const SELECTION: Record<Api, string[]> = {
     "GET /api/1/taxes/codes",
     "GET /api/1/receipts",
     "GET /api/1/receipts/{id}",
+    "POST /api/1/receipts",
   ],
   hr: [
     "GET /api/v1/users/me",

@@ -20,6 +20,22 @@ export const SlackThreadSchema = z.object({
 });
 export type SlackThread = z.infer<typeof SlackThreadSchema>;
 
+/** At most this many files per request (Slack shares up to 10 in one message). */
+export const MAX_ATTACHMENTS = 10;
+
+/**
+ * A file shared with the request message: what the plan may name (its id) and what the approver is shown (name,
+ * size, type). No URL: the MCP server asks Slack for the file by id when the approved step runs.
+ */
+export const SlackFileRefSchema = z.object({
+  fileId: z.string().check(z.regex(/^F[A-Z0-9]{2,}$/)),
+  name: z.string().check(z.minLength(1), z.maxLength(255)),
+  size: z.int().check(z.nonnegative()),
+  mimetype: z.string().check(z.minLength(1)),
+});
+export type SlackFileRef = z.infer<typeof SlackFileRefSchema>;
+export const AttachmentsSchema = z.array(SlackFileRefSchema).check(z.maxLength(MAX_ATTACHMENTS));
+
 /** L1's structured reading of the request (what a planner needs). */
 export const TaskSpecSchema = z.object({
   title: z.string().check(z.minLength(1)),
@@ -42,6 +58,8 @@ export const TaskSchema = z.object({
   thread: SlackThreadSchema,
   requesterId: z.string().check(z.minLength(1)),
   requestText: z.string().check(z.minLength(1)),
+  /** Files shared with the request message (a receipt for the file box). */
+  attachments: z.optional(AttachmentsSchema),
   status: z.enum(TASK_STATUSES),
   spec: z.optional(TaskSpecSchema),
   currentPromptVersion: z.int().check(z.nonnegative()),

@@ -1,10 +1,10 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
-import { AuthError, ConnectionFailedError, RateLimitedError, UpstreamServerError, UpstreamTimeoutError } from "../errors/taxonomy";
+import { AuthError, ConnectionFailedError, FatalConfigError, RateLimitedError, UpstreamServerError, UpstreamTimeoutError } from "../errors/taxonomy";
 import { createLogger } from "../observability/logger";
 import type { FreeeConnection } from "./connection-store";
 import { classifyFreeeResponse, type FreeeAuthReason, type FreeeOutcome } from "./freee-response";
 import { FreeeTokenManager, type FreeeTokenManagerOptions } from "./token-manager";
-import type { FreeeRequest, FreeeResult } from "./types";
+import type { FreeeFile, FreeeRequest, FreeeResult } from "./types";
 import { ambiguousWrite, isWriteRequest, mayHaveBeenSent } from "./write-policy";
 
 /**
@@ -99,6 +99,10 @@ export class FreeeClient {
   }
 
   async request(req: FreeeRequest): Promise<FreeeResult> {
+    if (req.upload !== undefined && req.file === undefined) {
+      // Checked before anything leaves: a programming error, not a write that may have reached freee.
+      throw new FatalConfigError(`freee ${req.method} ${req.path}: the upload's file (${req.upload.slackFileId}) was not fetched before sending`);
+    }
     let conn = await this.tokens.current();
     if (Date.parse(conn.accessTokenExpiresAt) - this.o.refreshSkewMs <= this.clock().getTime()) {
       conn = await this.tokens.refresh(conn.version);
@@ -210,11 +214,17 @@ export class FreeeClient {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
     const headers: Record<string, string> = { authorization: `Bearer ${accessToken}`, accept: "application/json" };
-    if (req.body !== undefined) headers["content-type"] = "application/json";
+    let body: string | FormData | undefined;
+    if (req.upload !== undefined) body = multipartBody(req);
+    else if (req.body !== undefined) {
+      headers["content-type"] = "application/json";
+      body = JSON.stringify(req.body);
+    }
+    // A FormData body sets its own multipart content type, boundary included.
     return (this.o.fetch ?? fetch)(url, {
       method: req.method,
       headers,
-      ...(req.body === undefined ? {} : { body: JSON.stringify(req.body) }),
+      ...(body === undefined ? {} : { body }),
       signal: AbortSignal.timeout(this.o.requestTimeoutMs),
     });
   }
@@ -223,6 +233,18 @@ export class FreeeClient {
     this.log.warn("freee request retried", { method: req.method, path: req.path, why, attempt, waitMs: ms, teamId: this.o.teamId });
     await this.sleep(ms);
   }
+}
+
+/** freee's file box takes a form: each body field as text, and the file under the field the tool names. */
+function multipartBody(req: FreeeRequest): FormData {
+  const upload = req.upload as NonNullable<FreeeRequest["upload"]>;
+  const file = req.file as FreeeFile;
+  const form = new FormData();
+  for (const [key, value] of Object.entries(req.body ?? {})) {
+    if (value !== undefined && value !== null) form.set(key, typeof value === "object" ? JSON.stringify(value) : String(value));
+  }
+  form.set(upload.field, new Blob([file.bytes], { type: file.type }), file.name);
+  return form;
 }
 
 function networkFailure(err: unknown, req: FreeeRequest): Error {

@@ -7,6 +7,19 @@ export interface FreeeRequest {
   path: string;
   query?: Record<string, FreeeQueryValue | undefined>;
   body?: Record<string, unknown>;
+  /**
+   * A file-box upload (multipart/form-data): which Slack file of the request goes in which form field. The tool
+   * names it; the MCP server fetches the bytes for the approved step only and sets `file` before sending.
+   */
+  upload?: { field: string; slackFileId: string };
+  file?: FreeeFile;
+}
+
+/** A file as it is sent to freee: the form field's file name, its MIME type and its bytes. */
+export interface FreeeFile {
+  name: string;
+  type: string;
+  bytes: Uint8Array;
 }
 
 /**

@@ -11,6 +11,7 @@ import { redactString } from "../observability/redact";
 import type { TaskStore } from "../store/task-store";
 import type { ExecutionScope } from "./execution-scope";
 import type { Refusal } from "./refusals";
+import type { SlackFileFetcher } from "./slack-files";
 import type { WriteOnceLedger } from "./write-once";
 
 /** A tool result the agent reads; large freee lists are cut so one call cannot flood the session context. */
@@ -26,7 +27,9 @@ export interface ToolCallDeps {
    * Re-read right before a write leaves for freee (a cancel may have landed since the request began); and where a
    * failed freee connection is stamped on the run, which ends it (the L4 completion contract).
    */
-  taskStore: Pick<TaskStore, "getExecution" | "recordRunFault">;
+  taskStore: Pick<TaskStore, "getExecution" | "recordRunFault" | "getTask">;
+  /** Where an approved file-box upload gets the request's file (lib/mcp/slack-files.ts). */
+  slackFiles?: Pick<SlackFileFetcher, "fetchFile">;
   logger: Logger;
   clock?: () => Date;
   sleep?: (ms: number) => Promise<void>;

@@ -12,13 +12,20 @@ import { createLogger } from "../observability/logger";
 import { PipelineMetrics } from "../observability/metrics";
 import { createDocumentClient } from "../store/dynamo-client";
 import { TaskStore } from "../store/task-store";
+import { createBotTokenResolver } from "../slack/bot-token";
+import { DynamoInstallationStore, INSTALLATION_CACHE_MS, installationCipher } from "../slack/installation-store";
+import { createWebClient } from "../slack/web-client";
+import { optionalEnv } from "../config/env";
 import { createFreeeMcpHandler } from "./server";
+import { SLACK_FILE_HOST, SlackFileFetcher } from "./slack-files";
 import { WriteOnceLedger } from "./write-once";
 
 /**
  * The MCP handler wired from the environment: TABLE_NAME (+ DYNAMODB_ENDPOINT), MCP_BEARER_SECRET(_SECRET_ARN),
  * FREEE_CLIENT_ID, FREEE_CLIENT_SECRET(_SECRET_ARN), FREEE_API_BASE_URL, FREEE_OAUTH_BASE_URL,
- * TOKEN_KMS_KEY_ID (+ KMS_ENDPOINT) or FREEE_TOKEN_LOCAL_KEY for local development.
+ * TOKEN_KMS_KEY_ID (+ KMS_ENDPOINT) or FREEE_TOKEN_LOCAL_KEY for local development; for file-box uploads the
+ * workspace's bot token (its sealed installation, or SLACK_BOT_TOKEN), SLACK_API_URL and SLACK_FILES_ORIGIN
+ * (default https://files.slack.com) for a local Slack.
  * Missing settings fail here, at cold start (FatalConfigError).
  */
 export async function createFreeeMcpHandlerFromEnv(env: Env = process.env): Promise<(req: Request) => Promise<Response>> {
@@ -32,7 +39,14 @@ export async function createFreeeMcpHandlerFromEnv(env: Env = process.env): Prom
   const endpoints = loadFreeeEndpoints(env);
   const tokenEndpoint = new FreeeTokenEndpoint(endpoints.oauthBaseUrl, await loadFreeeAppCredentials(env));
   const bearerSecret = await loadMcpBearerSecret(env);
+  const installations = new DynamoInstallationStore(doc, tableName, { cipher: installationCipher(env), cacheTtlMs: INSTALLATION_CACHE_MS });
+  const slackFiles = new SlackFileFetcher({
+    tokens: createBotTokenResolver(installations, env),
+    clientFor: (token) => createWebClient(token, env),
+    fileOrigins: [new URL(optionalEnv("SLACK_FILES_ORIGIN", env) ?? SLACK_FILE_HOST).origin],
+  });
   return createFreeeMcpHandler({
+    slackFiles,
     taskStore,
     audit: new AuditLog(taskStore, logger),
     logger,

@@ -17,6 +17,7 @@ export const REFUSAL_REASONS = [
   "step_already_done",
   "write_in_flight",
   "write_outcome_unknown",
+  "attachment_unavailable",
 ] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
@@ -51,6 +52,17 @@ export const RefusalTexts = {
     `ステップ ${stepId} の書き込みはすでに完了しています（${completedAt}）。freee には再送していません。このステップは完了として次へ進んでください。前回の結果:\n${resultText}`,
   writeInFlight: (stepId: string) =>
     `ステップ ${stepId} の書き込みは処理中です。freee に二重に書き込まないよう再送しません。しばらくしてから読み取りツールで反映を確認してください。`,
+  attachmentUnavailable: (stepId: string, name: string, why: "not_attached" | "gone" | "changed" | "too_large" | "slack_refused" | "slack_unavailable") =>
+    `ステップ ${stepId} の添付ファイル「${name}」を freee に送れません: ` +
+    {
+      not_attached: "このファイルは依頼メッセージに添付されたものではありません。",
+      gone: "Slack でファイルが削除されたか、取得できない種類のファイルです。",
+      changed: "承認されたときとファイルの内容（サイズ・種類）が変わっています。依頼し直してください。",
+      too_large: "freee のファイルボックスの上限（64MB）を超えています。",
+      slack_refused: "Slack がファイルの取得を拒否しました（アプリに files:read 権限がない可能性があります。管理者がアプリを再インストールしてください）。",
+      slack_unavailable: "Slack に一時的につながりません。少し待ってからもう一度このツールを呼んでください。",
+    }[why] +
+    " freee には何も送っていません。",
   writeOutcomeUnknown: (stepId: string, marker: string | undefined) =>
     `${WriteOutcomeUnknownMessages.agent}（ステップ ${stepId}${marker === undefined ? "" : `、管理番号 ${marker}`}）`,
 } as const;

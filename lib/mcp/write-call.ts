@@ -10,6 +10,7 @@ import { LIVE_EXECUTION_STATUSES } from "./execution-scope";
 import { refusal, RefusalTexts } from "./refusals";
 import { clip, errorResult, type ToolCall } from "./call-context";
 import type { WriteRecord, WriteStepRef } from "./write-once";
+import { attachUpload } from "./upload-file";
 
 type Client = Pick<FreeeClient, "companyId" | "request">;
 
@@ -106,11 +107,23 @@ class StepWrite {
       await this.release(attempt);
       return this.call.refuse(refusal("execution_not_live", RefusalTexts.executionNotLive(status ?? "not_found"), { executionStatus: status, stepId: this.ref.stepId }));
     }
-    await this.call.audit("freee.tool_called", { input: this.input, stepId: this.ref.stepId, marker: this.marker, attempt });
+    let outgoing: FreeeRequest;
+    try {
+      const attached = await attachUpload(this.call, this.request, this.ref.stepId);
+      if ("refused" in attached) {
+        await this.release(attempt);
+        return this.call.refuse(attached);
+      }
+      outgoing = attached;
+    } catch (err) {
+      await this.release(attempt);
+      return this.call.failed(err, { stage: "write_attachment", stepId: this.ref.stepId });
+    }
+    await this.call.audit("freee.tool_called", { input: this.input, stepId: this.ref.stepId, marker: this.marker, attempt, ...(outgoing.file === undefined ? {} : { file: { name: outgoing.file.name, bytes: outgoing.file.bytes.byteLength } }) });
     const started = Date.now();
     let result: FreeeResult;
     try {
-      result = await this.client.request(this.request);
+      result = await this.client.request(outgoing);
     } catch (err) {
       // A taxonomy error other than WriteOutcomeUnknownError means freee refused before acting (401 after the
       // refresh, 429 exhausted) or the request never left; anything else may have landed.

@@ -25,6 +25,8 @@ export const BOT_SCOPES = [
   "im:write",
   // users.info: Slack's own is_admin / is_owner count as workspace admins (lib/slack/user-roles.ts).
   "users:read",
+  // files.info and the file's download: a receipt shared with a request, for its approved file-box upload.
+  "files:read",
 ];
 
 /**

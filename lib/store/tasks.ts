@@ -1,4 +1,4 @@
-import { TaskSchema, taskIdFor, type SlackThread, type Task } from "../domain/records";
+import { TaskSchema, taskIdFor, type SlackFileRef, type SlackThread, type Task } from "../domain/records";
 import type { TaskStatus } from "../domain/status";
 import { RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
 import { buildSet, parseRecord, type ItemTable, type WriteResult } from "./item-table";
@@ -9,6 +9,7 @@ export interface NewTaskInput {
   thread: SlackThread;
   requesterId: string;
   requestText: string;
+  attachments?: SlackFileRef[];
   pipelineExecutionName: string;
 }
 
@@ -29,6 +30,7 @@ export class TaskItems {
       thread: input.thread,
       requesterId: input.requesterId,
       requestText: input.requestText,
+      ...(input.attachments === undefined || input.attachments.length === 0 ? {} : { attachments: input.attachments }),
       status: "analyzing",
       currentPromptVersion: 0,
       currentProcessVersion: 0,

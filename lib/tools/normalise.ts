@@ -42,7 +42,8 @@ export function normaliseToolInput(tool: FreeeToolDefinition, raw: unknown, opti
   if (!read.ok) return { ok: false, reason: "invalid_input", issues: read.issues };
   const input = read.input;
   if (!partial) {
-    const check = checkRequest(tool.toRequest(input, options.companyId ?? PLAN_TIME_COMPANY), { unknownProperties: "reject" });
+    const request = tool.toRequest(input, options.companyId ?? PLAN_TIME_COMPANY);
+    const check = checkRequest({ ...request, ...(request.upload === undefined ? {} : { multipart: { fileFields: [request.upload.field] } }) }, { unknownProperties: "reject" });
     if (!check.ok) {
       const issues = check.reason === "unknown_operation" ? [`${tool.name}: freee API にない操作です`] : check.issues.map((i) => `freee のスキーマ: ${issueText(i)}`);
       return { ok: false, reason: "invalid_input", issues };

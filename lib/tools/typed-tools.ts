@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { operationTool, zodTool, type FreeeToolDefinition } from "./define";
+import { UPLOAD_RECEIPT } from "./upload-tool";
 
 /**
  * The typed tools: a better handle than the generic ones where a request is common (employees, pay rules, deals,
@@ -119,4 +120,5 @@ export const TYPED_TOOLS: readonly FreeeToolDefinition[] = [
     inputShape: {},
     toRequest: (_i, companyId) => ({ method: "GET", path: "/api/1/account_items", query: { company_id: companyId } }),
   }),
+  UPLOAD_RECEIPT,
 ];

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { SlackThreadSchema } from "../domain/records";
+import { AttachmentsSchema, SlackThreadSchema } from "../domain/records";
 
 /**
  * The inputs the two state machines are started with, and the payload an approval resumes them with.
@@ -10,6 +10,7 @@ export const TaskPipelineInputSchema = z.object({
   thread: SlackThreadSchema,
   requesterId: z.string().check(z.minLength(1)),
   requestText: z.string().check(z.minLength(1)),
+  attachments: z.optional(AttachmentsSchema),
 });
 export type TaskPipelineInput = z.infer<typeof TaskPipelineInputSchema>;
 

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { TaskStore } from "../../lib/store/task-store";
-import type { ProcessStep } from "../../lib/domain/records";
+import type { ProcessStep, SlackFileRef } from "../../lib/domain/records";
 
 /**
  * Serves a Function URL handler on 127.0.0.1 the way Lambda would call it: each HTTP request becomes an
@@ -68,11 +68,12 @@ async function toEvent(req: IncomingMessage): Promise<APIGatewayProxyEventV2> {
 }
 
 /** A task whose Process v1 (these steps) is approved, with Execution 1 in `status`. */
-export async function seedExecution(store: TaskStore, teamId: string, messageTs: string, steps: ProcessStep[], status: "running" | "completed" = "running") {
+export async function seedExecution(store: TaskStore, teamId: string, messageTs: string, steps: ProcessStep[], status: "running" | "completed" = "running", attachments?: SlackFileRef[]) {
   const { record: task } = await store.createTask({
     thread: { teamId, channelId: "C1", messageTs },
     requesterId: "U1",
     requestText: "1 月の勤怠を確認して",
+    ...(attachments === undefined ? {} : { attachments }),
     pipelineExecutionName: `p-${messageTs}`,
   });
   await store.createVersion("process", task.taskId, 1, { basedOnPromptVersion: 1 });

@@ -3,7 +3,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { issueMcpBearer } from "../../lib/agent/mcp-bearer";
 import { AuditLog } from "../../lib/audit/audit-log";
-import type { AuditEntry, Execution, ProcessStep } from "../../lib/domain/records";
+import type { AuditEntry, Execution, ProcessStep, SlackFileRef } from "../../lib/domain/records";
+import type { ToolCallDeps } from "../../lib/mcp/call-context";
 import { FreeeClient, type FreeeClientOptions } from "../../lib/freee/client";
 import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
@@ -42,7 +43,7 @@ export interface McpStack {
   reconcileWaits: number[];
   /** Runs before each Execution read the MCP server makes (n = 1, 2, … per test): lets a cancel land mid-call. */
   beforeExecutionRead: ((n: number) => Promise<void>) | undefined;
-  newExecution(steps: ProcessStep[], status?: "running" | "completed"): Promise<{ taskId: string; execution: Execution; bearer: string }>;
+  newExecution(steps: ProcessStep[], status?: "running" | "completed", attachments?: SlackFileRef[]): Promise<{ taskId: string; execution: Execution; bearer: string }>;
   /** Execution n+1 of the same task and approved Process (a rerun): running, with its own bearer. */
   rerun(taskId: string, executionNo: number): Promise<{ execution: Execution; bearer: string }>;
   agent(bearer: string): Promise<Client>;
@@ -57,6 +58,8 @@ export interface McpStackOptions {
   reconcileBudgetMs?: number;
   /** By default the server's waits before a read back are recorded, not waited. */
   reconcileWaitsForReal?: boolean;
+  /** Where a file-box upload fetches the request's file (lib/mcp/slack-files.ts). */
+  slackFiles?: ToolCallDeps["slackFiles"];
 }
 
 export async function startMcpStack(options: McpStackOptions = {}): Promise<McpStack> {
@@ -93,6 +96,7 @@ export async function startMcpStack(options: McpStackOptions = {}): Promise<McpS
     logger,
     bearerSecret: async () => SECRET,
     writes: ledger,
+    ...(options.slackFiles === undefined ? {} : { slackFiles: options.slackFiles }),
     metrics: {
       toolRefused: (value) => counted.push({ metric: "toolRefused", value }),
       writeOutcomeUnknown: (value) => counted.push({ metric: "writeOutcomeUnknown", value }),
@@ -122,8 +126,8 @@ export async function startMcpStack(options: McpStackOptions = {}): Promise<McpS
     counted,
     reconcileWaits,
     dealsWithRef: (marker, companyId = 101) => fake.company(companyId).deals.filter((d) => d.ref_number === marker),
-    async newExecution(steps, status = "running") {
-      const { task, execution } = await seedExecution(store, TEAM, `1700000000.${String(++seq).padStart(6, "0")}`, steps, status);
+    async newExecution(steps, status = "running", attachments) {
+      const { task, execution } = await seedExecution(store, TEAM, `1700000000.${String(++seq).padStart(6, "0")}`, steps, status, attachments);
       return { taskId: task.taskId, execution, bearer: bearerFor(execution.executionId) };
     },
     async rerun(taskId, executionNo) {

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { apiOfPath, checkRequest, checkResponse, type FreeeApi } from "../../../lib/freee/openapi/validator";
 import { json, listen, LOST_REPLY, pathMatches, sleep, type FakeReply, type ListeningFake } from "../http";
 import { badRequestBody, defaultErrorBody, notFoundBody, rateLimitHeaders, tooManyRequestsBody, unauthorizedBody, type RateLimitState, type Unauthorized } from "./errors";
@@ -27,6 +27,8 @@ export interface RecordedRequest {
   body: unknown;
   /** Form fields of a token request. */
   form?: Record<string, string>;
+  /** The files of a multipart/form-data request (the file box), by form field. */
+  files?: Record<string, { name: string; type: string; size: number; sha256: string }>;
   api?: FreeeApi;
   operationId?: string;
   /** The status answered (undefined for a lost reply). */
@@ -176,8 +178,10 @@ export class FakeFreee {
   async handle(request: Request, path?: string): Promise<FakeReply> {
     const url = new URL(request.url);
     const method = request.method.toUpperCase();
-    const raw = method === "GET" || method === "HEAD" ? "" : await request.text();
     const contentType = request.headers.get("content-type") ?? "";
+    const multipart = contentType.startsWith("multipart/form-data");
+    const form = multipart ? await readForm(request) : undefined;
+    const raw = method === "GET" || method === "HEAD" || multipart ? "" : await request.text();
     const recorded: RecordedRequest = {
       method,
       path: path ?? url.pathname,
@@ -190,7 +194,11 @@ export class FakeFreee {
     this.requests.push(recorded);
 
     let parsed: unknown;
-    if (contentType.includes("x-www-form-urlencoded")) recorded.form = Object.fromEntries(new URLSearchParams(raw));
+    if (form !== undefined) {
+      if (form === "malformed") return this.answer(recorded, 400, badRequestBody(api ?? "accounting", ["リクエストの形式が不正です。"]));
+      parsed = form.fields;
+      recorded.files = form.files;
+    } else if (contentType.includes("x-www-form-urlencoded")) recorded.form = Object.fromEntries(new URLSearchParams(raw));
     else if (raw !== "") {
       try {
         parsed = JSON.parse(raw);
@@ -230,7 +238,8 @@ export class FakeFreee {
     const grant = bearer === undefined ? undefined : this.accessTokens.get(bearer);
     if (grant === undefined || grant.expiresAt <= this.clock()) return this.unauthorized(r, "expired_access_token");
 
-    const check = checkRequest({ method: r.method, path: r.path, query: Object.fromEntries(multiQuery(url.searchParams)), body: r.body }, { unknownProperties: this.o.unknownProperties });
+    const multipart = r.files === undefined ? {} : { multipart: { fileFields: Object.keys(r.files) } };
+    const check = checkRequest({ method: r.method, path: r.path, query: Object.fromEntries(multiQuery(url.searchParams)), body: r.body, ...multipart }, { unknownProperties: this.o.unknownProperties });
     if (!check.ok && check.reason === "unknown_operation") return this.answer(r, 404, notFoundBody(api, "Not Found"));
     if (!check.ok) {
       r.operationId = check.operation.operationId;
@@ -252,7 +261,8 @@ export class FakeFreee {
       userId: grant.userId,
       query: url.searchParams,
       pathParams: check.pathParams,
-      body: (r.body ?? {}) as Record<string, unknown>,
+      body: (check.normalised.body ?? r.body ?? {}) as Record<string, unknown>,
+      files: r.files ?? {},
       baseUrl: this.url,
     });
     if (status < 300) {
@@ -342,4 +352,25 @@ function multiQuery(params: URLSearchParams): [string, string | string[]][] {
 
 export async function startFakeFreee(options: FakeFreeeOptions = {}): Promise<FakeFreee> {
   return new FakeFreee(options).start();
+}
+
+/** A multipart/form-data body as freee reads it: text fields, and files by field (size and digest kept). */
+async function readForm(request: Request): Promise<{ fields: Record<string, string>; files: NonNullable<RecordedRequest["files"]> } | "malformed"> {
+  let data: FormData;
+  try {
+    data = await request.formData();
+  } catch (err) {
+    if (err instanceof TypeError) return "malformed";
+    throw err;
+  }
+  const fields: Record<string, string> = {};
+  const files: NonNullable<RecordedRequest["files"]> = {};
+  for (const [key, value] of data.entries()) {
+    if (typeof value === "string") fields[key] = value;
+    else {
+      const bytes = new Uint8Array(await value.arrayBuffer());
+      files[key] = { name: value.name, type: value.type, size: bytes.byteLength, sha256: createHash("sha256").update(bytes).digest("hex") };
+    }
+  }
+  return { fields, files };
 }

@@ -16,6 +16,8 @@ export interface RouteContext {
   query: URLSearchParams;
   pathParams: Record<string, string>;
   body: Record<string, any>;
+  /** The files of a multipart/form-data request, by form field (the file box). */
+  files: Record<string, { name: string; type: string; size: number; sha256: string }>;
   /** Base URL of the fake, for the links freee gives (an invoice's report_url). */
   baseUrl: string;
 }

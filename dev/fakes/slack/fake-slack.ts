@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { json, listen, type ListeningFake } from "../http";
 import { checkBlocks, checkView } from "./block-kit";
+import { SlackFiles } from "./files";
 import { usersInfo } from "./users";
 import { Workspace, type ChannelMessage } from "./workspace";
 
@@ -70,6 +71,7 @@ type Answer = Record<string, unknown>;
 export class FakeSlack {
   readonly calls: RecordedCall[] = [];
   readonly workspace: Workspace;
+  readonly files: SlackFiles;
   readonly team: { teamId: string; botUserId: string; botId: string };
   url = "";
   private readonly tokens = new Map<string, BotIdentity>();
@@ -92,6 +94,7 @@ export class FakeSlack {
     this.triggerTtlMs = options.triggerTtlMs ?? 3000;
     this.client = { id: options.clientId ?? "fake-slack-client-id", secret: options.clientSecret ?? "fake-slack-client-secret" };
     this.workspace = new Workspace(this.clock);
+    this.files = new SlackFiles(this.team.teamId);
     for (const token of options.botTokens ?? [FAKE_SLACK_BOT_TOKEN]) this.addBotToken(token);
     this.setRateLimit("chat.update", { limit: 50, windowMs: 60_000, per: "channel" });
   }
@@ -99,6 +102,7 @@ export class FakeSlack {
   async start(port?: number): Promise<this> {
     this.server = await listen((request) => this.handle(request), port === undefined ? {} : { port });
     this.url = `${this.server.url}/api/`;
+    this.files.origin = this.server.url;
     return this;
   }
 
@@ -175,7 +179,10 @@ export class FakeSlack {
 
   /** Fetch-style entry; `method` overrides the one read from the path (`/api/<method>`) when mounted elsewhere. */
   async handle(request: Request, method?: string): Promise<Response> {
-    const name = method ?? new URL(request.url).pathname.replace(/^\/(api\/)?/, "");
+    const { pathname } = new URL(request.url);
+    const bearer = /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1];
+    if (method === undefined && this.files.isFileUrl(pathname)) return this.files.download(pathname, bearer === undefined ? undefined : this.tokens.get(bearer)?.teamId);
+    const name = method ?? pathname.replace(/^\/(api\/)?/, "");
     const body = parseBody(await request.text(), request.headers.get("content-type"));
     const auth = request.headers.get("authorization");
     const token = auth?.startsWith("Bearer ") ? auth.slice(7) : typeof body.token === "string" ? body.token : undefined;
@@ -312,6 +319,8 @@ export class FakeSlack {
       }
       case "users.info":
         return usersInfo(ws, body, bot.scopes);
+      case "files.info":
+        return this.files.info(body, bot.scopes);
       default:
         return { ok: false, error: "unknown_method" };
     }
@@ -331,7 +340,7 @@ export class FakeSlack {
       ok: true,
       app_id: "A0001",
       authed_user: { id: "UINSTALLER" },
-      scope: "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,im:write,users:read",
+      scope: "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,im:write,users:read,files:read",
       token_type: "bot",
       access_token: token,
       bot_user_id: this.team.botUserId,

@@ -69,7 +69,17 @@ export interface RequestToCheck {
   /** Query values as sent (strings, or arrays for repeated keys); numbers and booleans are accepted too. */
   query?: Record<string, string | number | boolean | readonly string[] | undefined>;
   body?: unknown;
+  /**
+   * A multipart/form-data request (freee's file box): the body holds its text fields, `fileFields` names the
+   * fields that carry a file (checked as present — the bytes are not the schema's business).
+   */
+  multipart?: { fileFields: readonly string[] };
 }
+
+/** What stands for the file in a multipart body while it is checked (the schema says `format: binary`). */
+const FILE_PLACEHOLDER = "(file)";
+const MULTIPART = "multipart/form-data";
+const JSON_TYPE = "application/json";
 
 export interface CheckOptions {
   unknownProperties?: "ignore" | "reject";
@@ -203,7 +213,11 @@ export function checkRequest(request: RequestToCheck, options: CheckOptions = {}
   if (bodySpec === undefined) {
     // freee ignores a body on an operation without one; a plan that sends one has misunderstood the operation.
     if (rejectUnknown && request.body !== undefined) issues.push({ in: "body", at: "", keyword: "body", message: "この操作はリクエストボディを受け付けません" });
-  } else if (request.body === undefined) {
+  } else if (!bodySpec.contentTypes.includes(request.multipart === undefined ? JSON_TYPE : MULTIPART)) {
+    // freee answers 400 to a JSON body where it takes only a form with a file (the file box), and the reverse.
+    const wanted = bodySpec.contentTypes.join(", ");
+    issues.push({ in: "body", at: "", keyword: "contentType", message: `この操作のリクエストは ${wanted} で送ります` });
+  } else if (request.body === undefined && request.multipart === undefined) {
     if (bodySpec.required) issues.push({ in: "body", at: "", keyword: "required", message: "リクエストボディが必要です" });
     else {
       // An absent optional body is validated as `{}`: its own `required` list still applies (freee reads the
@@ -213,10 +227,13 @@ export function checkRequest(request: RequestToCheck, options: CheckOptions = {}
     }
   } else {
     // A clone: Ajv coerces in place, and the caller's value is left alone.
-    const body = structuredClone(request.body);
-    const coerce = options.coerceBody === true;
+    const body = structuredClone(request.body ?? {}) as Record<string, unknown>;
+    for (const field of request.multipart?.fileFields ?? []) body[field] = FILE_PLACEHOLDER;
+    // Form fields arrive as text: a multipart body is read as freee reads it (numbers from their digits).
+    const coerce = options.coerceBody === true || request.multipart !== undefined;
     const fn = validatorFor(`${operation.method} ${operation.path} body${coerce ? " coerce" : ""}`, bodySpec.schema, coerce, rejectUnknown);
     if (!fn(body)) issues.push(...(fn.errors ?? []).map((e) => toIssue("body", e)));
+    for (const field of request.multipart?.fileFields ?? []) delete body[field];
     normalised.body = body;
   }
   return issues.length === 0 ? { ok: true, operation, pathParams, normalised } : { ok: false, reason: "invalid", operation, issues: dedupe(issues) };

@@ -12,6 +12,7 @@ export async function createTaskStep(deps: PipelineDeps, input: CreateTaskInput)
     thread: input.thread,
     requesterId: input.requesterId,
     requestText: input.requestText,
+    ...(input.attachments === undefined ? {} : { attachments: input.attachments }),
     pipelineExecutionName: input.executionName,
   });
   await deps.audit.record({
