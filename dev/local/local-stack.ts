@@ -145,7 +145,12 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
   };
   if (slackMode === "sandbox") {
     Object.assign(env, { SLACK_BOT_TOKEN: SANDBOX_BOT_TOKEN, SLACK_BOT_USER_ID: SANDBOX_WHO.botUserId, SLACK_SIGNING_SECRET: get("SLACK_SIGNING_SECRET") ?? secrets.sandboxSigningSecret });
-    if (slack !== undefined) env.SLACK_API_URL = `${base}/sandbox/slack/api/`;
+    if (slack !== undefined) {
+      env.SLACK_API_URL = `${base}/sandbox/slack/api/`;
+      // Files shared on the page are served under the sandbox's Slack (the MCP server fetches an upload's file there).
+      slack.files.baseUrl = `${base}/sandbox/slack`;
+      env.SLACK_FILES_ORIGIN = new URL(base).origin;
+    }
   }
   if (model !== undefined) Object.assign(env, { ANTHROPIC_BASE_URL: `${base}/sandbox/model`, ANTHROPIC_API_KEY: SCRIPTED_MODEL_API_KEY });
   if (freee !== undefined) {
@@ -220,6 +225,7 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
     if (isSfnRequest(request)) return handleSfnRequest(local, request);
     if (path === "/mcp" || path.startsWith("/mcp/")) return mcp(request);
     if (path.startsWith("/sandbox/slack/api/") && slack !== undefined) return slack.handle(request, path.slice("/sandbox/slack/api/".length));
+    if (path.startsWith("/sandbox/slack/files-pri/") && slack !== undefined) return slack.handle(request);
     if (path.startsWith("/sandbox/model/") && model !== undefined) return model.handle(request, path.slice("/sandbox/model".length));
     if (path.startsWith("/sandbox/freee/") && freee !== undefined) return asResponse(await freee.handle(request, path.slice("/sandbox/freee".length)));
     if ((path === "/sandbox" || path.startsWith("/sandbox/")) && sandboxApi !== undefined) return sandboxApi(request, path);

@@ -10,7 +10,7 @@ import { deliverEvent, deliverInteraction } from "./slack-signature";
  * the app sent to the Slack fake (dev/fakes/slack), which also issues each interaction's trigger_id.
  *   GET  /sandbox                     the page
  *   GET  /sandbox/api/state           { labels, messages, openView }
- *   POST /sandbox/api/message         { text }                         → a message event
+ *   POST /sandbox/api/message         { text, file? }                  → a message event (file: { name, mimetype, base64 })
  *   POST /sandbox/api/action          { action_id, block_id, value, ts } → block_actions (a card's button)
  *                                     { action_id, block_id, value, viewId } → block_actions (a modal's button)
  *   POST /sandbox/api/view_submission { viewId, values }               → view_submission (its ack comes back)
@@ -57,8 +57,11 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
       case "/sandbox/api/message": {
         const text = str("text")?.trim();
         if (text === undefined || text === "") return json(400, { error: "text is required" });
+        const file = sharedFile(body.file);
+        if (file === "invalid") return json(400, { error: "file must be { name, mimetype, base64 } (at most 10 MB)" });
+        const files = file === undefined ? undefined : [slack.files.share({ ...file, user: who.userId })];
         const message = recorder.addUserMessage({ channel: who.channelId, user: who.userId, text });
-        const delivery = await deliverEvent(eventsUrl, messageEnvelope(who, { ts: message.ts, text }), signingSecret);
+        const delivery = await deliverEvent(eventsUrl, messageEnvelope(who, { ts: message.ts, text, ...(files === undefined ? {} : { files }) }), signingSecret);
         return json(200, { ts: message.ts, status: delivery.status });
       }
       case "/sandbox/api/action": {
@@ -143,4 +146,13 @@ function parseJsonObject(text: string): Record<string, unknown> | undefined {
 
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
+}
+
+/** A file attached on the page: `{ name, mimetype, base64 }` (a receipt for the file box). */
+function sharedFile(value: unknown): { name: string; mimetype: string; bytes: Uint8Array } | "invalid" | undefined {
+  if (value === undefined) return undefined;
+  const f = value as { name?: unknown; mimetype?: unknown; base64?: unknown };
+  if (typeof f !== "object" || f === null || typeof f.name !== "string" || f.name === "" || typeof f.mimetype !== "string" || typeof f.base64 !== "string") return "invalid";
+  const bytes = new Uint8Array(Buffer.from(f.base64, "base64"));
+  return bytes.byteLength === 0 || bytes.byteLength > 10 * 1024 * 1024 ? "invalid" : { name: f.name, mimetype: f.mimetype, bytes };
 }

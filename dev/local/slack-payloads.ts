@@ -12,7 +12,7 @@ export interface SlackWho {
   botUserId: string;
 }
 
-export function messageEnvelope(who: SlackWho, message: { ts: string; text: string; threadTs?: string }, eventId = `Ev${randomBytes(6).toString("hex").toUpperCase()}`) {
+export function messageEnvelope(who: SlackWho, message: { ts: string; text: string; threadTs?: string; files?: Record<string, unknown>[] }, eventId = `Ev${randomBytes(6).toString("hex").toUpperCase()}`) {
   return {
     token: "sandbox-verification-token",
     team_id: who.teamId,
@@ -30,6 +30,8 @@ export function messageEnvelope(who: SlackWho, message: { ts: string; text: stri
       ts: message.ts,
       event_ts: message.ts,
       ...(message.threadTs === undefined ? {} : { thread_ts: message.threadTs }),
+      // A message that shares files arrives as subtype file_share with the files' objects.
+      ...(message.files === undefined ? {} : { subtype: "file_share", files: message.files, upload: true }),
     },
   };
 }

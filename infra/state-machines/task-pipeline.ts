@@ -59,7 +59,9 @@ export function buildTaskPipelineDefinition(scope: Construct, props: TaskPipelin
   const createTask = invoke(
     "CreateTask",
     "create-task",
-    { thread, requesterId: J.stringAt("$.requesterId"), requestText: J.stringAt("$.requestText"), executionName: J.stringAt("$$.Execution.Name") },
+    // The whole input as `request` too: a field a newer ingress adds (the message's files) reaches the step
+    // without a JSONPath that would fail (States.Runtime, uncatchable) on an input that lacks it.
+    { thread, requesterId: J.stringAt("$.requesterId"), requestText: J.stringAt("$.requestText"), request: J.objectAt("$"), executionName: J.stringAt("$$.Execution.Name") },
     "$.task",
   );
   addRetries(createTask, RETRIES.bookkeeping);

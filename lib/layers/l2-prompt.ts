@@ -1,8 +1,8 @@
-import type { TaskSpec } from "../domain/records";
+import type { SlackFileRef, TaskSpec } from "../domain/records";
 import { callModelText, type LayerDeps, type ModelResult } from "./call-model";
 import { PROMPT_TEXTS } from "./prompts/prompt-texts.generated";
 import { renderToolCatalogue } from "./tool-catalogue";
-import { requireText, section, todayInTokyo, userMessage } from "./user-message";
+import { attachmentsSection, requireText, section, todayInTokyo, userMessage } from "./user-message";
 
 /** L2 Task → Prompt (DESIGN §1): a Japanese execution plan for a human to approve or reject. */
 
@@ -22,6 +22,8 @@ export interface L2Input {
   task: TaskSpec;
   /** The requester's original message, when available. */
   requestText?: string;
+  /** Files shared with the request (a receipt the plan may upload to the file box). */
+  attachments?: readonly SlackFileRef[];
   regeneration?: PromptRegeneration;
   now?: Date;
 }
@@ -35,6 +37,7 @@ export async function runL2Prompt(deps: LayerDeps, input: L2Input): Promise<Mode
     section("today", todayInTokyo(input.now ?? new Date())),
     section("task", JSON.stringify(input.task, null, 2)),
     input.requestText === undefined ? undefined : section("request", input.requestText),
+    attachmentsSection(input.attachments),
     regeneration && section("previous_prompt", regeneration.previous),
     regeneration && section("rejection_reason", regeneration.reason),
   ]);

@@ -1,12 +1,12 @@
 import { z } from "zod";
-import type { ProcessStep, TaskSpec } from "../domain/records";
+import type { ProcessStep, SlackFileRef, TaskSpec } from "../domain/records";
 import { BadRequestError } from "../errors/taxonomy";
 import { AGENT_DECIDE, FREEE_TOOLS } from "../tools/registry";
 import { callModelJson, outputFormatOf, type JsonOutput, type LayerDeps, type ModelResult } from "./call-model";
 import { L3ReplySchema } from "./process-steps";
 import { PROMPT_TEXTS } from "./prompts/prompt-texts.generated";
 import { renderToolCatalogue } from "./tool-catalogue";
-import { requireText, section, todayInTokyo, userMessage } from "./user-message";
+import { attachmentsSection, requireText, section, todayInTokyo, userMessage } from "./user-message";
 
 /** L3 Prompt → Process (DESIGN §1): the approved plan becomes ordered tool steps. */
 
@@ -49,6 +49,8 @@ export interface L3Input {
   /** The approved Prompt text. */
   promptText: string;
   task?: TaskSpec;
+  /** Files shared with the request: an upload step names one by its fileId. */
+  attachments?: readonly SlackFileRef[];
   regeneration?: ProcessRegeneration;
   /**
    * The previous attempt's validation error (the MalformedOutputError message Step Functions caught), so
@@ -70,6 +72,7 @@ export async function runL3Process(deps: LayerDeps, input: L3Input): Promise<Mod
     section("today", todayInTokyo(input.now ?? new Date())),
     input.task === undefined ? undefined : section("task", JSON.stringify(input.task, null, 2)),
     section("approved_prompt", promptText),
+    attachmentsSection(input.attachments),
     regeneration && section("previous_steps", JSON.stringify({ steps: regeneration.previous }, null, 2)),
     regeneration && section("rejection_reason", regeneration.reason),
     validationError === undefined ? undefined : section("validation_error", validationError),

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { NameRefSchema, ProcessStepSchema, ReadScopeSchema, type NameRef, type ProcessStep, type ReadScope } from "../domain/records";
+import { NameRefSchema, ProcessStepSchema, ReadScopeSchema, type NameRef, type ProcessStep, type ReadScope, type SlackFileRef } from "../domain/records";
+import { UPLOAD_RECEIPT_TOOL } from "../tools/upload-tool";
 import { getPath, normaliseToolInput } from "../tools/normalise";
 import { AGENT_DECIDE, effectOfStep, FREEE_GET_PATH, getTool, isKnownTool, type FreeeToolDefinition } from "../tools/registry";
 
@@ -33,7 +34,12 @@ const RESOLVED_LATER = 1;
 
 type Issue = { message: string; path: PropertyKey[] };
 
-export function checkSteps(raw: unknown): { steps: ProcessStep[] } | { issues: Issue[] } {
+/** What the request gives a plan beyond its text: the files shared with it (undefined: not known here, not checked). */
+export interface StepContext {
+  attachments?: readonly SlackFileRef[];
+}
+
+export function checkSteps(raw: unknown, context: StepContext = {}): { steps: ProcessStep[] } | { issues: Issue[] } {
   const issues: Issue[] = [];
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     return { issues: [{ message: "reply is not a JSON object", path: [] }] };
@@ -80,6 +86,13 @@ export function checkSteps(raw: unknown): { steps: ProcessStep[] } | { issues: I
     }
     const shaped = tool === AGENT_DECIDE ? agentDecideStep(read.value, step.readScope, report) : toolStep(getTool(tool)!, read.value, step.nameRefs, report);
     if (shaped === undefined) return;
+    if (tool === UPLOAD_RECEIPT_TOOL && context.attachments !== undefined) {
+      const problem = attachmentProblem(shaped.toolInput.slack_file_id, context.attachments);
+      if (problem !== undefined) {
+        report(problem, ["toolInput", "slack_file_id"]);
+        return;
+      }
+    }
     const parsed = ProcessStepSchema.safeParse({ stepId: step.stepId, order: step.order, tool, effect, ...shaped });
     if (!parsed.success) {
       for (const i of parsed.error.issues) issues.push({ message: `Step ${String(step.stepId)}: ${i.path.join(".")} ${i.message}`, path: [...path, ...i.path] });
@@ -95,6 +108,13 @@ export function checkSteps(raw: unknown): { steps: ProcessStep[] } | { issues: I
 }
 
 type Report = (message: string, at?: PropertyKey[]) => void;
+
+/** An upload names one of the request's files, by the id the request message gave it. */
+function attachmentProblem(fileId: unknown, attachments: readonly SlackFileRef[]): string | undefined {
+  if (attachments.some((a) => a.fileId === fileId)) return undefined;
+  const listed = attachments.map((a) => `${a.fileId} (${a.name})`).join(", ");
+  return `slack_file_id: ${JSON.stringify(fileId)} is not a file of the request message (${listed === "" ? "the request has no files: do not plan an upload" : `its files: ${listed}`})`;
+}
 type Shaped = Pick<ProcessStep, "toolInput" | "readScope" | "nameRefs">;
 
 function agentDecideStep(input: Record<string, unknown>, recordScope: unknown, report: Report): Shaped | undefined {

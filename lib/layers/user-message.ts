@@ -1,3 +1,4 @@
+import type { SlackFileRef } from "../domain/records";
 import { BadRequestError } from "../errors/taxonomy";
 
 /**
@@ -26,4 +27,13 @@ export function requireText(value: string | undefined, what: string, layer: stri
     throw new BadRequestError(`${layer}: ${what} is empty`, { details: { layer, missing: what } });
   }
   return value;
+}
+
+/**
+ * The files shared with the request, as the planners see them: id, name, type and size — never content or a URL
+ * (the file reaches freee only through an approved upload step). Undefined when there are none.
+ */
+export function attachmentsSection(attachments: readonly SlackFileRef[] | undefined): string | undefined {
+  if (attachments === undefined || attachments.length === 0) return undefined;
+  return section("attachments", JSON.stringify(attachments.map((a) => ({ fileId: a.fileId, name: a.name, mimetype: a.mimetype, size: a.size })), null, 2));
 }

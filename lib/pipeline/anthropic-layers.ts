@@ -33,6 +33,7 @@ export class AnthropicLayers implements PipelineLayers {
       {
         task: input.spec,
         requestText: input.task.requestText,
+        ...(input.task.attachments === undefined ? {} : { attachments: input.task.attachments }),
         regeneration: input.previous && { previousPromptText: input.previous.text, rejectionReason: input.previous.rejectionReason },
         now: this.now(),
       },
@@ -47,6 +48,7 @@ export class AnthropicLayers implements PipelineLayers {
       {
         promptText: input.promptText,
         task: input.spec,
+        ...(input.task.attachments === undefined ? {} : { attachments: input.task.attachments }),
         regeneration: input.previous && { previousSteps: input.previous.steps, rejectionReason: input.previous.rejectionReason },
         previousValidationError: input.validationError,
         now: this.now(),

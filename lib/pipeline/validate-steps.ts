@@ -1,14 +1,15 @@
 import type { ProcessStep } from "../domain/records";
 import { MalformedOutputError } from "../errors/taxonomy";
-import { checkSteps } from "../layers/process-steps";
+import { checkSteps, type StepContext } from "../layers/process-steps";
 
 /**
  * Seed §3.3's `_validate_steps`, applied again by the pipeline right before the steps are stored, whatever
  * produced them (the L3 layer checks the model's reply with the same `checkSteps`; this guards the port).
+ * Here the request is known, so a file-box upload must name one of the files the request message shared.
  * The message names every problem so the retry can carry it into the prompt.
  */
-export function validateSteps(raw: unknown): ProcessStep[] {
-  const result = checkSteps({ steps: raw });
+export function validateSteps(raw: unknown, context: StepContext = {}): ProcessStep[] {
+  const result = checkSteps({ steps: raw }, context);
   if ("issues" in result) {
     const issues = result.issues.slice(0, 10).map((i) => i.message);
     throw new MalformedOutputError(issues.join("; "), { details: { issues } });

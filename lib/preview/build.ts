@@ -1,4 +1,6 @@
-import type { ProcessStep } from "../domain/records";
+import type { ProcessStep, SlackFileRef } from "../domain/records";
+import { UPLOAD_RECEIPT_TOOL } from "../tools/upload-tool";
+import { describeUpload } from "./upload";
 import type { PreviewStep, ProcessPreview } from "../domain/preview";
 import { effectOfStep, getTool } from "../tools/registry";
 import { DESCRIBERS, undescribed, type Described } from "./describe";
@@ -22,9 +24,14 @@ export function isWriteStep(step: Pick<ProcessStep, "tool">): boolean {
   return effectOfStep(step) === "write";
 }
 
-export async function buildPreview(steps: readonly StepWithNames[], reader: FreeeReader, now: Date): Promise<PreviewOutcome> {
+/** What the request gives the preview beyond the steps: the files it shared (an upload shows the one it sends). */
+export interface PreviewContext {
+  attachments?: readonly SlackFileRef[];
+}
+
+export async function buildPreview(steps: readonly StepWithNames[], reader: FreeeReader, now: Date, context: PreviewContext = {}): Promise<PreviewOutcome> {
   const ordered = [...steps].sort((a, b) => a.order - b.order);
-  const out = await Promise.all(ordered.map((step) => (isWriteStep(step) ? previewWrite(step, reader, now) : { step, preview: undefined })));
+  const out = await Promise.all(ordered.map((step) => (isWriteStep(step) ? previewWrite(step, reader, now, context) : { step, preview: undefined })));
   const previewSteps = out.flatMap((o) => (o.preview === undefined ? [] : [o.preview]));
   return {
     steps: out.map((o) => o.step),
@@ -37,7 +44,7 @@ export async function buildPreview(steps: readonly StepWithNames[], reader: Free
   };
 }
 
-async function previewWrite(step: StepWithNames, reader: FreeeReader, now: Date): Promise<{ step: ProcessStep; preview: PreviewStep }> {
+async function previewWrite(step: StepWithNames, reader: FreeeReader, now: Date, context: PreviewContext): Promise<{ step: ProcessStep; preview: PreviewStep }> {
   const names = await resolveNames(step, reader, monthFor(step.toolInput, now));
   const resolvedStep: ProcessStep = { ...step, toolInput: names.toolInput };
   const tool = getTool(step.tool);
@@ -55,7 +62,8 @@ async function previewWrite(step: StepWithNames, reader: FreeeReader, now: Date)
     };
   } else {
     const describe = DESCRIBERS[step.tool];
-    if (tool?.method !== undefined) described = await describeGeneric(tool.method, names.toolInput, reader);
+    if (step.tool === UPLOAD_RECEIPT_TOOL) described = describeUpload(names.toolInput, context.attachments ?? []);
+    else if (tool?.method !== undefined) described = await describeGeneric(tool.method, names.toolInput, reader);
     else described = describe === undefined ? undescribed(step.tool, tool?.description) : await describe(names.toolInput, reader);
   }
   return { step: resolvedStep, preview: { stepId: step.stepId, tool: step.tool, ...described, resolved: names.resolved, problems: names.problems } };

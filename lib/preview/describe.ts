@@ -1,6 +1,8 @@
 import type { PreviewChange, PreviewStep } from "../domain/preview";
 import { clockTime, dealTypeLabel, monthOf, payCalcLabel, quoted, yearMonth, yen } from "./format";
 import { getTool } from "../tools/registry";
+import { UPLOAD_RECEIPT_TOOL } from "../tools/upload-tool";
+import { UPLOAD_COVERED_KEYS } from "./upload";
 import type { FreeeReader, FreeeWorkRecord, Read } from "./reader";
 
 /**
@@ -199,6 +201,7 @@ const COVERED: Readonly<Record<string, { keys: readonly string[]; details?: read
   freee_hr_update_basic_pay_rule: { keys: ["employee_id", "year", "month", "pay_calc_type", "pay_amount"] },
   freee_hr_update_work_record: { keys: ["employee_id", "date", "work_record_segments", "clock_in_at", "clock_out_at", "break_records", "note"] },
   freee_accounting_create_deal: { keys: ["issue_date", "type", "partner_id", "due_date", "details", "payments"], details: ["account_item_id", "tax_code", "amount", "description"] },
+  [UPLOAD_RECEIPT_TOOL]: { keys: UPLOAD_COVERED_KEYS },
 };
 
 /**
@@ -222,5 +225,5 @@ export function uncoveredInput(tool: string, input: Record<string, unknown>): Re
 }
 
 export function hasDescriber(tool: string): boolean {
-  return tool in DESCRIBERS || getTool(tool)?.method !== undefined;
+  return tool in DESCRIBERS || tool === UPLOAD_RECEIPT_TOOL || getTool(tool)?.method !== undefined;
 }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalStack, type LocalStack } from "../../dev/local/local-stack";
 import { SANDBOX_COMPANY } from "../../dev/local/sandbox-fakes";
+import { RECEIPT_FILES } from "../../dev/fakes/freee/routes-more";
 import { waitFor } from "./support";
 
 /**
@@ -52,8 +53,8 @@ async function approve(threadTs: string, kind: "prompt" | "process") {
 }
 
 /** Send the request, approve the plan and the Process, wait for 完了; the task's history. */
-async function runToCompletion(text: string) {
-  const ts = (await post("/sandbox/api/message", { text })).ts as string;
+async function runToCompletion(text: string, file?: { name: string; mimetype: string; base64: string }) {
+  const ts = (await post("/sandbox/api/message", { text, ...(file === undefined ? {} : { file }) })).ts as string;
   await approve(ts, "prompt");
   await approve(ts, "process");
   await waitFor("完了 on the page", async () => (await messages()).find((m) => m.threadTs === ts && m.text === "実行 #1: 完了"), 30_000);
@@ -75,6 +76,23 @@ describe("sandbox: issue 18's requests validate, get approved and run against th
     const shown = h.processes[0]?.preview?.steps[0];
     expect(shown).toMatchObject({ stepId: "s2", title: "請求書の作成", current: "none" });
     expect(shown?.details).toContain("取引先: 株式会社サンプル商事（ID 12）");
+  });
+
+  it("a receipt shared with the request goes to the file box: the card names the file and its size, the MCP server fetches it from Slack for that step", async () => {
+    const bytes = Buffer.from(Array.from({ length: 3000 }, (_, i) => i % 251));
+    const before = company().receipts.length;
+    const h = await runToCompletion("この領収書をファイルボックスに登録して（タクシー代 5,500円）", { name: "taxi-1203.png", mimetype: "image/png", base64: bytes.toString("base64") });
+    expect(h.task.attachments).toMatchObject([{ name: "taxi-1203.png", size: 3000, mimetype: "image/png" }]);
+    const fileId = h.task.attachments![0]!.fileId;
+    expect(h.processes[0]?.steps?.map((s) => [s.tool, s.toolInput.slack_file_id])).toEqual([["freee_accounting_upload_receipt", fileId]]);
+    const shown = h.processes[0]?.preview?.steps[0];
+    expect(shown).toMatchObject({ title: "ファイルボックスへのアップロード", current: "none" });
+    expect(shown?.summary).toContain("「taxi-1203.png」（2.9 KB・image/png）");
+    expect(shown?.details).toContain("金額: 5,500円");
+    expect(written(h)).toEqual(["freee_accounting_upload_receipt"]);
+    expect(company().receipts.length).toBe(before + 1);
+    expect(company().receipts.at(-1)).toMatchObject({ mime_type: "image/png", receipt_metadatum: { amount: 5_500 } });
+    expect(RECEIPT_FILES.get(company().receipts.at(-1)!)).toMatchObject({ name: "taxi-1203.png", size: 3000 });
   });
 
   it("a settled expense: one deal with its payment from the wallet", async () => {

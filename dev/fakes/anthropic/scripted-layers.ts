@@ -4,7 +4,7 @@ import { L3_SYSTEM_PROMPT } from "../../../lib/layers/l3-process";
 import { AGENT_DECIDE } from "../../../lib/tools/registry";
 import { safeParse } from "./autoplay";
 import { messageReply, type ScriptedReply } from "./messages";
-import { planLines, plannedSteps, scenarioOf } from "./scripted-plans";
+import { planLines, plannedSteps, scenarioOf, type ScriptedAttachment } from "./scripted-plans";
 
 /**
  * The fake's Messages responder for the sandbox: L1–L3 answer from the request text, recognised by their
@@ -83,7 +83,8 @@ function textFor(body: Record<string, unknown>): string {
     const scenario = scenarioOf(String(task?.intent ?? ""));
     if (scenario !== undefined) {
       const today = sectionOf(user, "today")?.trim() ?? jstToday();
-      return JSON.stringify({ steps: plannedSteps(scenario, String(task?.intent ?? ""), today, typeof params.amount === "number" ? params.amount : undefined) });
+      const attachments = JSON.parse(sectionOf(user, "attachments") ?? "[]") as ScriptedAttachment[];
+      return JSON.stringify({ steps: plannedSteps(scenario, String(task?.intent ?? ""), today, typeof params.amount === "number" ? params.amount : undefined, attachments) });
     }
     const amount = typeof params.new_basic_pay === "number" ? params.new_basic_pay : 300_000;
     const step = (order: number, tool: string, input: Record<string, unknown>) => ({ stepId: `s${order}`, order, tool, toolInput: JSON.stringify(input) });

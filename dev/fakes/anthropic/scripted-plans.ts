@@ -4,9 +4,14 @@
  * strict fake. Recognised from the request's words; ids are the sandbox company's (dev/fakes/freee/state.ts).
  */
 
-export type Scenario = "invoice" | "settled_expense" | "minus_line" | "attendance" | "bulk_deals";
+export type Scenario = "file_box" | "invoice" | "settled_expense" | "minus_line" | "attendance" | "bulk_deals";
+
+/** A file the request shared, as L3's `<attachments>` lists it. */
+export type ScriptedAttachment = { fileId: string; name: string };
 
 export function scenarioOf(request: string): Scenario | undefined {
+  // 「この領収書をファイルボックスに登録して」 with a file shared: an upload of that file.
+  if (/ファイルボックス|領収書|証憑|レシート/.test(request)) return "file_box";
   if (/請求書/.test(request)) return "invoice";
   // 「備品購入 25 件をまとめて取引登録して」: a plan of many writes (issue 13: the approver sees every one).
   if (bulkCountOf(request) !== undefined) return "bulk_deals";
@@ -32,6 +37,8 @@ function timesOf(request: string): { from: string; to: string } {
 
 export function planLines(scenario: Scenario): string[] {
   switch (scenario) {
+    case "file_box":
+      return ["目的: 依頼メッセージに添付された領収書を freee 会計のファイルボックスに登録する。", "1. 添付ファイルをファイルボックスにアップロードする（メモ・金額は依頼の記載どおり）。"];
     case "invoice":
       return ["目的: 依頼に沿って freee請求書で請求書を作成する。", "1. 取引先の一覧を取得して請求先を確認する。", "2. 請求書を作成する（請求日・取引先・明細・税率を指定）。"];
     case "settled_expense":
@@ -49,8 +56,14 @@ type Step = { stepId: string; order: number; tool: string; effect: "read" | "wri
 const step = (order: number, tool: string, effect: Step["effect"], input: Record<string, unknown>): Step => ({ stepId: `s${order}`, order, tool, effect, toolInput: JSON.stringify(input), nameRefs: [] });
 
 /** L3's steps for the scenario; `today` is the JST date (YYYY-MM-DD) L3 was given. */
-export function plannedSteps(scenario: Scenario, request: string, today: string, amount: number | undefined): Step[] {
+export function plannedSteps(scenario: Scenario, request: string, today: string, amount: number | undefined, attachments: readonly ScriptedAttachment[] = []): Step[] {
   switch (scenario) {
+    case "file_box": {
+      const file = attachments[0];
+      // No file shared: look at today's file box instead of naming a file the request does not have.
+      if (file === undefined) return [step(1, "freee_api_get", "read", { path: "/api/1/receipts", query: { start_date: today, end_date: today } })];
+      return [step(1, "freee_accounting_upload_receipt", "write", { slack_file_id: file.fileId, description: request.replace(/（スクリプトのモデルによる解析）$/, "").slice(0, 100), ...(amount === undefined ? {} : { receipt_metadatum_amount: amount }) })];
+    }
     case "invoice": {
       const yen = amount ?? 300_000;
       return [

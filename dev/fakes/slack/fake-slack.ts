@@ -102,7 +102,7 @@ export class FakeSlack {
   async start(port?: number): Promise<this> {
     this.server = await listen((request) => this.handle(request), port === undefined ? {} : { port });
     this.url = `${this.server.url}/api/`;
-    this.files.origin = this.server.url;
+    this.files.baseUrl = this.server.url;
     return this;
   }
 

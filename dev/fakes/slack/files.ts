@@ -18,12 +18,13 @@ export interface SharedFile {
   deleted: boolean;
 }
 
-const PATH = /^\/files-pri\/([A-Z0-9]+)-(F[A-Z0-9]+)\/(download\/)?[^/]+$/;
+/** The file host's paths, under wherever the fake is mounted (its own server, or the sandbox's `/sandbox/slack`). */
+const PATH = /\/files-pri\/([A-Z0-9]+)-(F[A-Z0-9]+)\/(download\/)?[^/]+$/;
 
 export class SlackFiles {
   private readonly files = new Map<string, SharedFile>();
-  /** Where the file host is (the fake's own origin). */
-  origin = "";
+  /** Where the file host is: the fake's own server, or its mount point in the sandbox. */
+  baseUrl = "";
 
   constructor(private readonly teamId: string) {}
 
@@ -78,7 +79,7 @@ export class SlackFiles {
   }
 
   private view(f: SharedFile): Record<string, unknown> {
-    const base = `${this.origin}/files-pri/${this.teamId}-${f.id}`;
+    const base = `${this.baseUrl}/files-pri/${this.teamId}-${f.id}`;
     return {
       id: f.id,
       created: f.created,

@@ -85,7 +85,7 @@ export async function generateProcessStep(deps: PipelineDeps, input: GeneratePro
       previous,
       validationError: malformed === undefined ? undefined : causeMessage(malformed.Cause),
     });
-    const steps = validateSteps(raw);
+    const steps = validateSteps(raw, { attachments: task.attachments ?? [] });
     await deps.store.saveVersionContent("process", taskId, version, { steps });
   }
   if (task.status === "prompt_review") {

@@ -24,7 +24,7 @@ export async function previewProcessStep(deps: PipelineDeps, input: PreviewProce
   let record = await deps.store.getVersionOrThrow("process", taskId, version);
   if (record.steps === undefined) throw new RecordNotFoundError(`process v${version} has no steps to preview`, { details: { taskId, version } });
   if (record.preview === undefined) {
-    const outcome = await buildPreview(record.steps, new FreeeReader(deps.freee(task.thread.teamId)), deps.clock());
+    const outcome = await buildPreview(record.steps, new FreeeReader(deps.freee(task.thread.teamId)), deps.clock(), { attachments: task.attachments ?? [] });
     const via = approvableVia({ ...record, steps: outcome.steps, preview: outcome.preview });
     ({ record } = await deps.store.saveProcessPreview(taskId, version, { ...outcome, approvableVia: via }));
   }

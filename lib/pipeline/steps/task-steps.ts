@@ -3,16 +3,22 @@ import { TaskPipelineInputSchema } from "../../workflow/contracts";
 import type { PipelineDeps } from "../ports";
 import { refreshCard } from "./common";
 
-export const CreateTaskInputSchema = z.object({ ...TaskPipelineInputSchema.shape, executionName: z.string().min(1) });
+export const CreateTaskInputSchema = z.object({
+  ...TaskPipelineInputSchema.shape,
+  /** The pipeline's whole input: where the fields an older state machine does not pass by name arrive. */
+  request: z.optional(z.object({ attachments: TaskPipelineInputSchema.shape.attachments })),
+  executionName: z.string().min(1),
+});
 export type CreateTaskInput = z.infer<typeof CreateTaskInputSchema>;
 
 /** First state of TaskPipeline: the Task item (conditional create, the second dedupe guard) and its card. */
 export async function createTaskStep(deps: PipelineDeps, input: CreateTaskInput): Promise<{ taskId: string }> {
+  const attachments = input.attachments ?? input.request?.attachments;
   const { record: task } = await deps.store.createTask({
     thread: input.thread,
     requesterId: input.requesterId,
     requestText: input.requestText,
-    ...(input.attachments === undefined ? {} : { attachments: input.attachments }),
+    ...(attachments === undefined ? {} : { attachments }),
     pipelineExecutionName: input.executionName,
   });
   await deps.audit.record({
@@ -22,7 +28,7 @@ export async function createTaskStep(deps: PipelineDeps, input: CreateTaskInput)
     subject: "task",
     actor: task.requesterId,
     layer: "L1",
-    details: { pipelineExecutionName: input.executionName },
+    details: { pipelineExecutionName: input.executionName, ...(attachments === undefined ? {} : { attachments: attachments.length }) },
   });
   await refreshCard(deps, task, { kind: "task" });
   return { taskId: task.taskId };
