@@ -1,0 +1,36 @@
+import type { App } from "@slack/bolt";
+import { HomeActionIds } from "../home";
+import { disconnectFreeeFromHome, publishHome, saveAdminsFromHome, saveExternalTeamsFromHome } from "../home-service";
+import type { BoltDeps } from "./deps";
+import { homeActor } from "./interaction";
+
+/** The App Home tab: published when opened; its changes are admins' (home-service.ts checks, then re-publishes). */
+export function registerHomeListeners(app: App, deps: BoltDeps): void {
+  app.event("app_home_opened", async ({ event, context, client }) => {
+    // Without a user there is no Home tab to publish (Slack refuses views.publish without user_id).
+    if (event.tab !== "home" || context.teamId === undefined || typeof event.user !== "string" || event.user === "") return;
+    await publishHome(client, deps.home, { teamId: context.teamId, userId: event.user, ...(context.enterpriseId === undefined ? {} : { enterpriseId: context.enterpriseId }) });
+  });
+
+  app.action(HomeActionIds.admins, async ({ ack, body, action, client }) => {
+    await ack();
+    const actor = homeActor(body);
+    const selected = (action as { selected_users?: unknown }).selected_users;
+    if (actor === undefined || !Array.isArray(selected)) return;
+    await saveAdminsFromHome(client, deps.home, actor, selected.filter((u): u is string => typeof u === "string"));
+  });
+  app.action(HomeActionIds.externalTeams, async ({ ack, body, action, client }) => {
+    await ack();
+    const actor = homeActor(body);
+    const value = (action as { value?: unknown }).value;
+    if (actor === undefined) return;
+    await saveExternalTeamsFromHome(client, deps.home, actor, typeof value === "string" ? value : "");
+  });
+  app.action(HomeActionIds.freeeDisconnect, async ({ ack, body, client }) => {
+    await ack();
+    const actor = homeActor(body);
+    if (actor !== undefined) await disconnectFreeeFromHome(client, deps.home, actor);
+  });
+  // The connect button is a link; Slack still sends an action, which only needs an ack.
+  app.action(HomeActionIds.freeeConnect, async ({ ack }) => ack());
+}
