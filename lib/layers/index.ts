@@ -4,4 +4,4 @@ export { LAYER_DEFAULTS, loadLayerSettings, type Effort, type LayerName, type La
 export type { LayerDeps, ModelResult } from "./call-model";
 export { runL1Task, type L1Input } from "./l1-task";
 export { runL2Prompt, type L2Input, type PromptRegeneration } from "./l2-prompt";
-export { runL3Process, validationErrorFromCatch, type L3Input, type ProcessRegeneration } from "./l3-process";
+export { runL3Process, type L3Input, type ProcessRegeneration } from "./l3-process";

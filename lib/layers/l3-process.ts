@@ -88,22 +88,3 @@ function requirePreviousSteps(steps: readonly ProcessStep[]): readonly ProcessSt
   }
   return steps;
 }
-
-/**
- * Step Functions hands a caught Lambda error to the next state as `{ Error, Cause }`, where `Cause` is the
- * Lambda's JSON `{ errorType, errorMessage, trace }`. For an L3 retry after a MalformedOutputError this returns
- * the message to pass as `previousValidationError`; other errors are not validation errors (undefined).
- */
-export function validationErrorFromCatch(caught: { Error?: string; Cause?: string } | undefined): string | undefined {
-  if (caught?.Error !== "MalformedOutputError" || caught.Cause === undefined || caught.Cause.trim() === "") return undefined;
-  let cause: unknown;
-  try {
-    cause = JSON.parse(caught.Cause);
-  } catch (notJson) {
-    if (!(notJson instanceof SyntaxError)) throw notJson;
-    // Not the Lambda JSON envelope: the Cause text itself is the best description there is.
-    return caught.Cause;
-  }
-  const message = (cause as { errorMessage?: unknown }).errorMessage;
-  return typeof message === "string" && message.trim() !== "" ? message : caught.Cause;
-}

@@ -187,15 +187,3 @@ describe("seed §4.2 Process regeneration after a rejection", () => {
     expect(h.fake.requests).toHaveLength(0);
   });
 });
-
-describe("validationErrorFromCatch (the L3 Lambda reads the caught error Step Functions passes on)", () => {
-  it("returns the errorMessage of a caught MalformedOutputError, nothing for other errors", async () => {
-    const { validationErrorFromCatch } = await import("../../lib/layers/l3-process");
-    const message = "L3: reply does not match the schema: Unknown tool: freee_hr_delete_employee";
-    const cause = JSON.stringify({ errorType: "MalformedOutputError", errorMessage: message, trace: [] });
-    expect(validationErrorFromCatch({ Error: "MalformedOutputError", Cause: cause })).toBe(message);
-    expect(validationErrorFromCatch({ Error: "MalformedOutputError", Cause: "plain text cause" })).toBe("plain text cause");
-    expect(validationErrorFromCatch({ Error: "UpstreamServerError", Cause: cause })).toBeUndefined();
-    expect(validationErrorFromCatch(undefined)).toBeUndefined();
-  });
-});

@@ -3,7 +3,7 @@ import type { TaskStatus } from "../../domain/status";
 import { FatalConfigError } from "../../errors/taxonomy";
 import { registerSecret } from "../../redaction/secret-registry";
 import { ApprovalOutcomeSchema } from "../../workflow/contracts";
-import type { PipelineDeps } from "../ports";
+import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { startExecutionRun } from "../../workflow/start-execution-run";
 import { auditDecision, refreshCard, refreshWithTaskCard } from "./common";
 
@@ -33,7 +33,7 @@ export async function awaitApprovalStep(deps: PipelineDeps, input: AwaitApproval
     taskId: task.taskId,
     action: `${input.kind}.approval_requested`,
     subject: `${input.kind}#${input.version}`,
-    actor: "system:pipeline",
+    actor: PIPELINE_ACTOR,
     layer: input.kind === "prompt" ? "L2" : "L3",
     details: { version: input.version },
   });
@@ -73,7 +73,7 @@ export async function handleRejectionStep(deps: PipelineDeps, input: HandleRejec
     taskId: task.taskId,
     action: `${input.kind}.regeneration_limit`,
     subject: `${input.kind}#${input.version}`,
-    actor: "system:pipeline",
+    actor: PIPELINE_ACTOR,
     layer: input.kind === "prompt" ? "L2" : "L3",
     details: { maxRegenerations: deps.limits.maxRegenerations, lastRejectedBy: input.approval.actorId },
   });
@@ -97,7 +97,7 @@ export async function expireApprovalStep(deps: PipelineDeps, input: VersionRef):
     taskId: task.taskId,
     action: `${input.kind}.approval_expired`,
     subject: `${input.kind}#${input.version}`,
-    actor: "system:pipeline",
+    actor: PIPELINE_ACTOR,
     layer: input.kind === "prompt" ? "L2" : "L3",
     details: { approvalTimeoutSeconds: deps.limits.approvalTimeoutSeconds },
   });

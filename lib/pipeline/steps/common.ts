@@ -3,7 +3,7 @@ import type { Task } from "../../domain/records";
 import { TransientError } from "../../errors/taxonomy";
 import type { CardSubject } from "../../domain/card-refresher";
 import { redactString } from "../../observability/redact";
-import type { PipelineDeps } from "../ports";
+import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { confirmAudit } from "../../audit/pending-audit";
 import { decisionAudit } from "../../domain/audit-promises";
 
@@ -29,7 +29,8 @@ export function causeMessage(cause: unknown): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(cause);
-  } catch {
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
     // Not Lambda's JSON envelope after all: the raw text is the message (nothing is lost).
     return cause;
   }
@@ -54,7 +55,7 @@ export async function refreshCard(deps: PipelineDeps, task: Task, subject: CardS
       taskId: task.taskId,
       layer: "slack",
       subject: subject.kind === "execution" ? `card#execution#${subject.executionNo}` : `card#${subject.kind}`,
-      actor: "system:pipeline",
+      actor: PIPELINE_ACTOR,
       error: err,
     });
   }

@@ -4,7 +4,7 @@ import { RecordNotFoundError, StateConflictError, IllegalTransitionError, Transi
 import { failureMessageFor } from "../../messages/ja";
 import { logLayerError } from "../../observability/logger";
 import type { CardSubject } from "../../domain/card-refresher";
-import type { PipelineDeps } from "../ports";
+import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { confirmAllAudits } from "../../audit/pending-audit";
 import { CaughtErrorSchema, errorFromCatch, nowIso, refreshWithTaskCard } from "./common";
 
@@ -38,7 +38,7 @@ export async function recordPipelineFailureStep(deps: PipelineDeps, input: Pipel
   if (task === undefined) {
     // The task item was never created: the audit entry goes under the workspace, and with no card to update
     // the user gets the layer's message as a plain reply in the thread (seed E-1: always give feedback).
-    await deps.audit.recordError({ teamId: input.thread.teamId, layer: input.layer, subject: `pipeline#${taskId}`, actor: "system:pipeline", error, details: { taskId } });
+    await deps.audit.recordError({ teamId: input.thread.teamId, layer: input.layer, subject: `pipeline#${taskId}`, actor: PIPELINE_ACTOR, error, details: { taskId } });
     deps.metrics.failure(input.layer, errorName);
     try {
       await deps.cards.notifyThread(input.thread, failureMessageFor(input.layer, errorName));
@@ -74,7 +74,7 @@ export async function recordPipelineFailureStep(deps: PipelineDeps, input: Pipel
     taskId: task.taskId,
     layer: input.layer,
     subject: input.kind !== undefined && input.version !== undefined ? `${input.kind}#${input.version}` : "task",
-    actor: "system:pipeline",
+    actor: PIPELINE_ACTOR,
     error,
   });
   // A decision (or run start) whose resumed step died before it wrote the promised audit entry: written now.

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ProcessVersion, PromptVersion } from "../../domain/records";
 import { RecordNotFoundError } from "../../errors/taxonomy";
-import type { PipelineDeps } from "../ports";
+import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { validateSteps } from "../validate-steps";
 import { auditDecision, CaughtErrorSchema, causeMessage, refreshCard } from "./common";
 
@@ -29,7 +29,7 @@ export async function generatePromptStep(deps: PipelineDeps, input: GenerateProm
     taskId,
     action: "prompt.generated",
     subject: `prompt#${version}`,
-    actor: "system:pipeline",
+    actor: PIPELINE_ACTOR,
     layer: "L2",
     details: { version, regenerated: version > 1 },
   });
@@ -97,7 +97,7 @@ export async function generateProcessStep(deps: PipelineDeps, input: GeneratePro
     taskId,
     action: "process.generated",
     subject: `process#${version}`,
-    actor: "system:pipeline",
+    actor: PIPELINE_ACTOR,
     layer: "L3",
     details: { version, basedOnPromptVersion, regenerated: version > 1, retriedAfterMalformed: malformed !== undefined },
   });

@@ -3,7 +3,7 @@ import { RecordNotFoundError } from "../../errors/taxonomy";
 import { buildPreview, isWriteStep } from "../../preview/build";
 import { FreeeReader } from "../../preview/reader";
 import { approvableVia } from "../../review/plan";
-import type { PipelineDeps } from "../ports";
+import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 
 export const PreviewProcessInputSchema = z.object({
   taskId: z.string().min(1),
@@ -34,7 +34,7 @@ export async function previewProcessStep(deps: PipelineDeps, input: PreviewProce
     taskId,
     action: "process.previewed",
     subject: `process#${version}`,
-    actor: "system:pipeline",
+    actor: PIPELINE_ACTOR,
     layer: "L3",
     details: {
       version,

@@ -6,7 +6,7 @@ import { failureMessageFor } from "../../messages/ja";
 import { logLayerError } from "../../observability/logger";
 import type { CardSubject } from "../../domain/card-refresher";
 import { ExecutionRunInputSchema } from "../../workflow/contracts";
-import type { PipelineDeps } from "../ports";
+import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { nowIso } from "./common";
 import { confirmAllAudits } from "../../audit/pending-audit";
 import { agentFailureDetails } from "./run-steps";
@@ -116,7 +116,7 @@ async function reconcileRun(deps: PipelineDeps, event: ExecutionStatusChange, re
       taskId,
       layer: "L4",
       subject: `execution#${executionNo}`,
-      actor: "system:pipeline",
+      actor: PIPELINE_ACTOR,
       error: execution.errorName === undefined ? error : named(execution.errorName, execution.errorMessage ?? error.message),
       details: { executionStatus: execution.status, ...agentFailureDetails(execution), ...reconcileDetails(event) },
     });
@@ -151,7 +151,7 @@ async function reconcilePipeline(deps: PipelineDeps, event: ExecutionStatusChang
   const found = await deps.store.getTask(taskId);
   if (found === undefined) {
     // Not even created: the failure path's entry (same key) tells whether the user was told already.
-    const { applied } = await deps.audit.recordError({ teamId: thread.teamId, layer: "L1", subject: `pipeline#${taskId}`, actor: "system:pipeline", error, details: { taskId, ...reconcileDetails(event) } });
+    const { applied } = await deps.audit.recordError({ teamId: thread.teamId, layer: "L1", subject: `pipeline#${taskId}`, actor: PIPELINE_ACTOR, error, details: { taskId, ...reconcileDetails(event) } });
     if (applied) {
       deps.metrics.failure("L1", error.name);
       await deps.cards.notifyThread(thread, failureMessageFor("L1", error.name));
@@ -196,7 +196,7 @@ async function reconcilePipeline(deps: PipelineDeps, event: ExecutionStatusChang
       taskId,
       layer,
       subject: kind !== undefined && version !== undefined ? `${kind}#${version}` : "task",
-      actor: "system:pipeline",
+      actor: PIPELINE_ACTOR,
       error,
       details: reconcileDetails(event),
     });

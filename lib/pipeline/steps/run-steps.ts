@@ -4,7 +4,7 @@ import { AgentRunFailedError, RecordNotFoundError, RunTimeoutError, StateConflic
 import { logLayerError } from "../../observability/logger";
 import { allowedToolsForSteps } from "../../tools/registry";
 import { ExecutionRunInputSchema } from "../../workflow/contracts";
-import type { PipelineDeps } from "../ports";
+import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { confirmAllAudits, confirmAudit } from "../../audit/pending-audit";
 import { cancelAudit } from "../../domain/audit-promises";
 import { asIncomplete, faultError } from "../run-completion";
@@ -69,7 +69,7 @@ export async function startSessionStep(deps: PipelineDeps, input: z.infer<typeof
     taskId,
     action: "execution.session_created",
     subject: `execution#${executionNo}`,
-    actor: "system:pipeline",
+    actor: PIPELINE_ACTOR,
     layer: "L4",
     details: { sessionId: started.sessionId, processVersion: execution.processVersion, steps: remaining.map((s) => s.stepId), alreadyDone: done },
   });
@@ -103,7 +103,7 @@ async function completeTask(deps: PipelineDeps, task: Task, executionNo: number,
     taskId: task.taskId,
     action: "execution.completed",
     subject: `execution#${executionNo}`,
-    actor: "system:pipeline",
+    actor: PIPELINE_ACTOR,
     layer: "L4",
     details,
   });
@@ -230,7 +230,7 @@ async function settleCancel(deps: PipelineDeps, taskAtPoll: Task, execution: Exe
   }
   // The click acked after its one write (lib/actions/cancel.ts), which promised this entry: it is confirmed here
   // under the same key, so it is written once. A pre-field item has no promise: the same entry is built here.
-  const promised = execution.cancelAudit ?? cancelAudit(execution.executionNo, execution.cancelledBy ?? "system:pipeline", execution.cancelledAt ?? nowIso(deps));
+  const promised = execution.cancelAudit ?? cancelAudit(execution.executionNo, execution.cancelledBy ?? PIPELINE_ACTOR, execution.cancelledAt ?? nowIso(deps));
   await confirmAudit(deps.audit, { teamId: task.thread.teamId, taskId: task.taskId }, promised);
   await refreshWithTaskCard(deps, task, { kind: "execution", executionNo: execution.executionNo });
 }
@@ -346,7 +346,7 @@ export async function recordRunFailureStep(deps: PipelineDeps, input: RunFailure
     taskId,
     layer: "L4",
     subject: `execution#${executionNo}`,
-    actor: "system:pipeline",
+    actor: PIPELINE_ACTOR,
     error,
     details: { executionStatus: execution.status, ...agentFailureDetails(execution) },
   });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { TaskPipelineInputSchema } from "../../workflow/contracts";
-import type { PipelineDeps } from "../ports";
+import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { refreshCard } from "./common";
 
 export const CreateTaskInputSchema = z.object({
@@ -51,7 +51,7 @@ export async function analyzeTaskStep(deps: PipelineDeps, input: z.infer<typeof 
     taskId: task.taskId,
     action: "task.analyzed",
     subject: "task",
-    actor: "system:pipeline",
+    actor: PIPELINE_ACTOR,
     layer: "L1",
     details: { title: task.spec?.title, domain: task.spec?.domain },
   });
