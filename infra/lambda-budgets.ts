@@ -1,4 +1,4 @@
-import { DEFAULT_AGENT_TIMEOUT_MS } from "../lib/agent/anthropic-client";
+import { ANTHROPIC_TIMEOUT_MS } from "../lib/anthropic/client";
 import { SLACK_FILE_DOWNLOAD_TIMEOUT_MS } from "../lib/mcp/slack-files";
 import { EVENT_PAGE_SIZE, MAX_EVENTS_PER_POLL } from "../lib/agent/managed-agent-runner";
 import { AWS_CONTROL_CALL, DYNAMODB_CALL, SFN_CALL, SLACK_CALL, worstCallMs } from "../lib/config/client-budgets";
@@ -45,7 +45,7 @@ function layer(name: LayerName): BudgetItem[] {
 }
 
 function agentCalls(what: string, calls: number): BudgetItem {
-  return { what: `Managed Agents × ${calls} (${what})`, ms: times(calls, DEFAULT_AGENT_TIMEOUT_MS) };
+  return { what: `Managed Agents × ${calls} (${what})`, ms: times(calls, ANTHROPIC_TIMEOUT_MS.agent) };
 }
 
 const EVENT_PAGES = Math.ceil(MAX_EVENTS_PER_POLL / EVENT_PAGE_SIZE);

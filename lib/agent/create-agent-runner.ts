@@ -7,7 +7,7 @@ import { createDocumentClient } from "../store/dynamo-client";
 import type { AgentRunner } from "./agent-runner";
 import { loadAgentConfig } from "./agent-config";
 import { memoizedAgentSetup } from "./agent-setup";
-import { createManagedAgentsClient } from "./anthropic-client";
+import { createAnthropicClientFromEnv } from "../anthropic/client";
 import { loadMcpBearerSecret } from "./mcp-bearer";
 import { ManagedAgentRunner } from "./managed-agent-runner";
 
@@ -29,7 +29,7 @@ export async function createAgentRunner(env: Env = process.env, deps: AgentRunne
   const config = loadAgentConfig(env);
   const tableName = requireEnv("TABLE_NAME", env);
   const logger = deps.logger ?? createLogger("agent");
-  const client = deps.client ?? (await createManagedAgentsClient(env));
+  const client = deps.client ?? (await createAnthropicClientFromEnv("agent", env));
   const doc = deps.doc ?? createDocumentClient(env);
   let secret: Promise<string> | undefined;
   return new ManagedAgentRunner({

@@ -13,7 +13,7 @@ import { FreeeConnectionStore } from "../freee/connection-store";
 import { PendingTokenStore } from "../freee/pending-tokens";
 import { createTokenCipher } from "../freee/token-cipher";
 import { FreeeTokenEndpoint } from "../freee/token-endpoint";
-import { createAnthropicClientFromEnv } from "../layers/anthropic-client";
+import { createAnthropicClientFromEnv } from "../anthropic/client";
 import { loadLayerSettings } from "../layers/settings";
 import { WriteOnceLedger } from "../mcp/write-once";
 import { createLogger } from "../observability/logger";
@@ -52,7 +52,7 @@ export async function createPipelineDeps(service: string, needs: DepsNeeds, env:
     audit,
     log,
     cards: createCardRefresher(store, doc, env),
-    layers: needs.layers ? new AnthropicLayers(() => createAnthropicClientFromEnv(env), loadLayerSettings(env), { metrics }) : notWired<PipelineLayers>(service, "layers"),
+    layers: needs.layers ? new AnthropicLayers(() => createAnthropicClientFromEnv("layers", env), loadLayerSettings(env), { metrics }) : notWired<PipelineLayers>(service, "layers"),
     agent: needs.agent ? await createAgentRunner(env, { doc, logger: log }) : notWired<AgentRunner>(service, "agent"),
     freee: needs.freee ? await freeeReadClients(doc, requireEnv("TABLE_NAME", env), log, env) : () => notWired<PreviewClient>(service, "freee"),
     writes: new WriteOnceLedger(doc, requireEnv("TABLE_NAME", env)),

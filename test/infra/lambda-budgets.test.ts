@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { LAMBDA_BUDGETS, lambdaTimeoutSeconds, worstCaseMs, type BudgetedFunction } from "../../infra/lambda-budgets";
 import { LAMBDA_RUNTIME_ERRORS } from "../../infra/state-machines/error-table";
-import { DEFAULT_AGENT_TIMEOUT_MS } from "../../lib/agent/anthropic-client";
+import { ANTHROPIC_TIMEOUT_MS } from "../../lib/anthropic/client";
 import { FREEE_CLIENT_DEFAULTS } from "../../lib/freee/client";
 import { LAYER_DEFAULTS } from "../../lib/layers/settings";
 import { WRITE_CALL_DEFAULTS } from "../../lib/mcp/write-call";
@@ -43,7 +43,7 @@ describe("Lambda timeouts are derived from their retry budgets", () => {
 
   it("a poll can make every Managed Agents call it may make, each at the SDK's timeout", () => {
     // retrieve + up to 5 event pages + the last message + interrupt + vault archive
-    expect(worstCaseMs("poll-session")).toBeGreaterThanOrEqual(10 * DEFAULT_AGENT_TIMEOUT_MS);
+    expect(worstCaseMs("poll-session")).toBeGreaterThanOrEqual(10 * ANTHROPIC_TIMEOUT_MS.agent);
   });
 
   it("a layer Lambda outlasts its model call's timeout", () => {

@@ -8,7 +8,7 @@ import {
   UpstreamServerError,
   UpstreamTimeoutError,
 } from "../../lib/errors/taxonomy";
-import { createAnthropicClient } from "../../lib/layers/anthropic-client";
+import { createAnthropicClient } from "../../lib/anthropic/client";
 import { errorReply, messageReply } from "../../dev/fakes/anthropic";
 import { caught, expectLayerRequest, expectOutputConfig, LAYER_CASES, onlyRequest, useLayerHarness } from "./helpers";
 

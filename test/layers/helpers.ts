@@ -4,7 +4,7 @@ import type { TaskSpec } from "../../lib/domain/records";
 import { L1_OUTPUT, L1_SYSTEM_PROMPT, runL1Task } from "../../lib/layers/l1-task";
 import { L2_SYSTEM_PROMPT, runL2Prompt } from "../../lib/layers/l2-prompt";
 import { L3_OUTPUT, L3_SYSTEM_PROMPT, runL3Process } from "../../lib/layers/l3-process";
-import { createAnthropicClient } from "../../lib/layers/anthropic-client";
+import { createAnthropicClient } from "../../lib/anthropic/client";
 import type { LayerDeps } from "../../lib/layers/call-model";
 import { loadLayerSettings, type LayerName, type LayersSettings } from "../../lib/layers/settings";
 import { startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from "../../dev/fakes/anthropic";
