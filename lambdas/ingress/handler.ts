@@ -1,7 +1,8 @@
-import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { freeeHomePortFromEnv } from "../../lib/freee/connect-link";
 import { createSlackEventsFromEnv } from "../../lib/slack/events-env";
 import { fromFunctionUrlEvent, toFunctionUrlResult, type FunctionUrlResult } from "../../lib/slack/http/types";
+import { beginInvocation } from "../../lib/observability/logger";
 import { redactThrown } from "../../lib/observability/redact";
 import { createIngress } from "../../lib/slack/ingress";
 
@@ -12,7 +13,8 @@ import { createIngress } from "../../lib/slack/ingress";
 const freee = freeeHomePortFromEnv(process.env);
 const ingress = createSlackEventsFromEnv(process.env, { freee }).then(({ events, log }) => createIngress({ events, freee, log }));
 
-export async function handler(event: APIGatewayProxyEventV2): Promise<FunctionUrlResult> {
+export async function handler(event: APIGatewayProxyEventV2, context?: Context): Promise<FunctionUrlResult> {
+  beginInvocation(context);
   try {
     return toFunctionUrlResult(await (await ingress)(fromFunctionUrlEvent(event)));
   } catch (err) {

@@ -1,4 +1,5 @@
 import type { Context } from "aws-lambda";
+import { beginInvocation } from "../../lib/observability/logger";
 import { createTokenRefresherFromEnv, refreshAgingTokens, type RefreshRunSummary, type TokenRefresherDeps } from "../../lib/freee/token-refresher";
 
 /**
@@ -8,6 +9,7 @@ import { createTokenRefresherFromEnv, refreshAgingTokens, type RefreshRunSummary
 let wired: Promise<TokenRefresherDeps> | undefined;
 
 export async function handler(_event: unknown, context: Context): Promise<RefreshRunSummary> {
+  beginInvocation(context);
   wired ??= createTokenRefresherFromEnv().catch((err: unknown) => {
     wired = undefined;
     throw err;

@@ -1,5 +1,5 @@
-import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { createLogger } from "../../lib/observability/logger";
+import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
+import { beginInvocation, createLogger } from "../../lib/observability/logger";
 import { redactThrown } from "../../lib/observability/redact";
 import { fromFunctionUrlEvent, toFunctionUrlResult, type FunctionUrlResult } from "../../lib/slack/http/types";
 import { createWebFromEnv } from "../../lib/slack/web-env";
@@ -11,7 +11,8 @@ import { createWebFromEnv } from "../../lib/slack/web-env";
  */
 const web = createWebFromEnv(process.env, { log: createLogger("web") });
 
-export async function handler(event: APIGatewayProxyEventV2): Promise<FunctionUrlResult> {
+export async function handler(event: APIGatewayProxyEventV2, context?: Context): Promise<FunctionUrlResult> {
+  beginInvocation(context);
   try {
     return toFunctionUrlResult(await (await web)(fromFunctionUrlEvent(event)));
   } catch (err) {

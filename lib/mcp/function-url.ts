@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import { withRemainingTime } from "../aws/invocation-deadline";
+import { beginInvocation } from "../observability/logger";
 import { redactThrown } from "../observability/redact";
 
 /**
@@ -52,6 +53,7 @@ export function functionUrlHandler(
   handle: (req: Request) => Promise<Response>,
 ): (event: APIGatewayProxyEventV2, context?: Pick<Context, "getRemainingTimeInMillis">) => Promise<APIGatewayProxyStructuredResultV2> {
   return async (event, context) => {
+    beginInvocation(context as Context | undefined);
     const serve = async () => functionUrlResultFromResponse(await handle(requestFromFunctionUrlEvent(event)));
     try {
       return await (context === undefined ? serve() : withRemainingTime(() => context.getRemainingTimeInMillis(), serve));

@@ -8,6 +8,7 @@ import type { TaskStore } from "../store/task-store";
 import { FREEE_TOOLS } from "../tools/registry";
 import { loadExecutionScope, type ExecutionScope } from "./execution-scope";
 import { runToolCall, type ToolCallDeps } from "./tool-call";
+import { appendInvocationKeys } from "../observability/logger";
 
 /**
  * The freee MCP server (DESIGN §2, §7): Streamable HTTP in stateless mode (no session id, one McpServer per
@@ -42,6 +43,8 @@ export function createFreeeMcpHandler(deps: FreeeMcpDeps): (req: Request) => Pro
       if (err instanceof TransientError) return jsonRpcError(503, -32002, "Temporarily unavailable", { "retry-after": "1" });
       throw err;
     }
+    // The rest of the request's log lines name the run it serves.
+    appendInvocationKeys({ taskId: scope.taskId, executionNo: scope.executionNo });
     const server = buildServer(deps, scope);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {

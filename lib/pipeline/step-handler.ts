@@ -1,7 +1,10 @@
+import type { Context } from "aws-lambda";
 import type { z } from "zod";
 import type { ZodMiniType } from "zod/mini";
+import { taskIdFor, type SlackThread } from "../domain/records";
 import { BadRequestError, ErrorNames } from "../errors/taxonomy";
 import type { Env } from "../config/env";
+import { appendInvocationKeys, beginInvocation } from "../observability/logger";
 import { redactThrown } from "../observability/redact";
 import { createPipelineDeps, type DepsNeeds } from "./create-deps";
 import type { PipelineDeps } from "./ports";
@@ -16,7 +19,7 @@ export interface StepDefinition<I, O> {
 
 const RETRIED: ReadonlySet<string> = new Set([...ErrorNames.transient, ...ErrorNames.timeout, ...ErrorNames.silentRetryOnce, ...ErrorNames.malformed]);
 
-export type StepHandler<O> = (event: unknown) => Promise<O>;
+export type StepHandler<O> = (event: unknown, context?: Context) => Promise<O>;
 
 export interface DefinedStep<O> {
   /** The Lambda entry point: production deps from the environment, built once per cold start. */
@@ -30,10 +33,12 @@ export interface DefinedStep<O> {
 /**
  * A thin Lambda handler: parse the state's input with zod, build deps once, call the step. An input that does
  * not match is a wiring bug between the state machine and the step: BadRequestError, which is never retried.
+ * Every log line of the invocation carries the Lambda context and the task (and execution) it is about.
  */
 export function defineStep<I, O>(definition: StepDefinition<I, O>, env: Env = process.env): DefinedStep<O> {
   const make = (getDeps: () => Promise<PipelineDeps>): StepHandler<O> => {
-    return async (event: unknown) => {
+    return async (event: unknown, context?: Context) => {
+      beginInvocation(context);
       const parsed = definition.schema.safeParse(event);
       if (!parsed.success) {
         throw new BadRequestError(`${definition.service}: input does not match its schema`, {
@@ -41,6 +46,7 @@ export function defineStep<I, O>(definition: StepDefinition<I, O>, env: Env = pr
           details: { issues: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".")}: ${i.message}`) },
         });
       }
+      appendInvocationKeys(subjectOf(parsed.data));
       const deps = await getDeps();
       try {
         return await definition.run(deps, parsed.data);
@@ -68,4 +74,12 @@ export function defineStep<I, O>(definition: StepDefinition<I, O>, env: Env = pr
     handler: make(production),
     withDeps: (deps) => make(typeof deps === "function" ? deps : async () => deps),
   };
+}
+
+/** The task (and execution) a step's input is about: its `taskId`, or the one its Slack thread derives (L1). */
+function subjectOf(input: unknown): { taskId?: string; executionNo?: number } {
+  if (typeof input !== "object" || input === null) return {};
+  const { taskId, executionNo, thread } = input as { taskId?: unknown; executionNo?: unknown; thread?: SlackThread };
+  const id = typeof taskId === "string" ? taskId : thread === undefined ? undefined : taskIdFor(thread);
+  return { ...(id === undefined ? {} : { taskId: id }), ...(typeof executionNo === "number" ? { executionNo } : {}) };
 }

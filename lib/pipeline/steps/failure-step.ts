@@ -44,7 +44,7 @@ export async function recordPipelineFailureStep(deps: PipelineDeps, input: Pipel
       await deps.cards.notifyThread(input.thread, failureMessageFor(input.layer, errorName));
     } catch (err) {
       if (err instanceof TransientError) throw err;
-      logLayerError(deps.log, "slack", err, { taskId, action: "notify thread" });
+      logLayerError(deps.log, "slack", err, { action: "notify thread" });
     }
     return { layer: input.layer, errorName };
   }

@@ -3,7 +3,7 @@ import { SlackThreadSchema, taskIdFor, type Execution, type Task } from "../../d
 import type { TaskStatus } from "../../domain/status";
 import { IllegalTransitionError, StateConflictError, TransientError } from "../../errors/taxonomy";
 import { failureMessageFor } from "../../messages/ja";
-import { logLayerError } from "../../observability/logger";
+import { appendInvocationKeys, logLayerError } from "../../observability/logger";
 import type { CardSubject } from "../../domain/card-refresher";
 import { ExecutionRunInputSchema } from "../../workflow/contracts";
 import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
@@ -69,6 +69,8 @@ const reconcileDetails = (event: ExecutionStatusChange) => ({ reconciled: true, 
 
 async function reconcileRun(deps: PipelineDeps, event: ExecutionStatusChange, ref: { taskId: string; executionNo: number }): Promise<Reconciled> {
   const { taskId, executionNo } = ref;
+  // The event names the run only inside its input: from here on the log lines carry it.
+  appendInvocationKeys({ taskId, executionNo });
   const repaired: string[] = [];
   const error = errorOf(event);
   let task = await deps.store.getTaskOrThrow(taskId);
@@ -135,7 +137,7 @@ async function interrupt(deps: PipelineDeps, task: Task, execution: Execution): 
   } catch (err) {
     if (err instanceof TransientError) throw err;
     // A session that already ended refuses the interrupt: it is not working, which is what we need.
-    logLayerError(deps.log, "L4", err, { taskId: task.taskId, executionNo: execution.executionNo, action: "reconcile interrupt" });
+    logLayerError(deps.log, "L4", err, { action: "reconcile interrupt" });
   }
 }
 
@@ -146,6 +148,7 @@ const CARD_OF: Record<"L1" | "L2" | "L3" | "L4", CardSubject> = { L1: { kind: "t
 
 async function reconcilePipeline(deps: PipelineDeps, event: ExecutionStatusChange, thread: z.infer<typeof SlackThreadSchema>): Promise<Reconciled> {
   const taskId = taskIdFor(thread);
+  appendInvocationKeys({ taskId });
   const repaired: string[] = [];
   const error = errorOf(event);
   const found = await deps.store.getTask(taskId);

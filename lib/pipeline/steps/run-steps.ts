@@ -244,14 +244,14 @@ async function interruptForCancel(deps: PipelineDeps, task: Task, execution: Exe
   try {
     await deps.agent.interrupt(sessionId);
   } catch (err) {
-    logLayerError(deps.log, "L4", err, { taskId: task.taskId, executionNo: execution.executionNo, action: "interrupt" });
+    logLayerError(deps.log, "L4", err, { action: "interrupt" });
     if (!(err instanceof TransientError)) return;
     await deps.audit.recordError({
       teamId: task.thread.teamId,
       taskId: task.taskId,
       layer: "L4",
       subject: `interrupt#execution#${execution.executionNo}`,
-      actor: "system:pipeline",
+      actor: PIPELINE_ACTOR,
       error: err,
       details: { sessionId, executionStatus: execution.status },
     });
@@ -259,13 +259,13 @@ async function interruptForCancel(deps: PipelineDeps, task: Task, execution: Exe
   }
 }
 
-async function interruptBestEffort(deps: PipelineDeps, task: Task, execution: Execution, sessionId: string | undefined): Promise<void> {
+async function interruptBestEffort(deps: PipelineDeps, sessionId: string | undefined): Promise<void> {
   if (sessionId === undefined) return;
   try {
     await deps.agent.interrupt(sessionId);
   } catch (err) {
     // Best effort by design (seed §6.2): logged with the seed §10.1 fields, the status stands.
-    logLayerError(deps.log, "L4", err, { taskId: task.taskId, executionNo: execution.executionNo, action: "interrupt" });
+    logLayerError(deps.log, "L4", err, { action: "interrupt" });
   }
 }
 
@@ -327,7 +327,7 @@ export async function recordRunFailureStep(deps: PipelineDeps, input: RunFailure
       if (!(err instanceof StateConflictError) || err instanceof IllegalTransitionError) throw err;
       execution = await deps.store.getExecutionOrThrow(taskId, executionNo);
     }
-    await interruptBestEffort(deps, task, execution, input.sessionId ?? execution.sessionId);
+    await interruptBestEffort(deps, input.sessionId ?? execution.sessionId);
   } else if (execution.status === "cancelled" && execution.cancelFinalizedAt === undefined) {
     // The poll could not get the interrupt through: once more here, else the reconciler (this machine fails).
     await cancelOnFailurePath(deps, task, execution, input.sessionId ?? execution.sessionId);
