@@ -326,5 +326,6 @@ export function lazyFreeeOAuthFromEnv(env: Env, extras: Parameters<typeof create
     connect: async (request: Request) => (await flow()).connect(request),
     callback: async (request: Request) => (await flow()).callback(request),
     getConnectionStatus: async (teamId: string) => (await flow()).getConnectionStatus(teamId),
+    buildConnectUrl: async (teamId: string, userId: string) => (await flow()).buildConnectUrl(teamId, userId),
   };
 }

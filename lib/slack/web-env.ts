@@ -1,12 +1,15 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Logger } from "@aws-lambda-powertools/logger";
+import { AuditLog } from "../audit/audit-log";
 import { optionalEnv, requireEnv, type Env } from "../config/env";
 import { resolveSecret } from "../config/secrets";
 import { lazyFreeeOAuthFromEnv } from "../freee/oauth";
 import { createLogger } from "../observability/logger";
 import { createDocumentClient } from "../store/dynamo-client";
+import { TaskStore } from "../store/task-store";
 import { createAdminDirectory } from "./admins-env";
 import { createBotTokenResolver } from "./bot-token";
+import { createHomeRefresher, type HomeRefresher } from "./home-refresh";
 import { createIngress, type IngressHandler } from "./ingress";
 import { DynamoInstallationStore, installationCipher } from "./installation-store";
 import { BOT_SCOPES, OAuthRoutes } from "./oauth-routes";
@@ -44,7 +47,9 @@ export async function createInstallRoutesFromEnv(env: Env = process.env, overrid
 
 /**
  * Every page of the web Lambda: the Slack install and the freee connect flow, whose admin check (issue 15) reads
- * the workspace's settings and asks Slack (users.info) with the bot token of its installation.
+ * the workspace's settings and asks Slack (users.info) with the bot token of its installation. After a freee
+ * connect the connecting admin's App Home is republished with the new status (a failure is logged by the connect
+ * flow; the connection stands).
  */
 export async function createWebFromEnv(env: Env = process.env, overrides: WebOverrides = {}): Promise<IngressHandler> {
   const log = overrides.log ?? createLogger("web");
@@ -52,6 +57,12 @@ export async function createWebFromEnv(env: Env = process.env, overrides: WebOve
   const tableName = requireEnv("TABLE_NAME", env);
   const installations = overrides.installations ?? new DynamoInstallationStore(doc, tableName, { cipher: installationCipher(env) });
   const oauth = await createInstallRoutesFromEnv(env, { installations, log });
-  const { admins } = createAdminDirectory(env, { doc, tableName, tokens: createBotTokenResolver(installations, env), log });
-  return createIngress({ ...(oauth === undefined ? {} : { oauth }), freee: lazyFreeeOAuthFromEnv(env, { admins, logger: log }), log });
+  const tokens = createBotTokenResolver(installations, env);
+  const { admins, settings } = createAdminDirectory(env, { doc, tableName, tokens, log });
+  const store = new TaskStore(doc, tableName);
+  // The Home's freee part is this flow's own status and connect link; the hook runs after its callback saved.
+  const refreshHome: HomeRefresher = (teamId, userId) => republish(teamId, userId);
+  const freee = lazyFreeeOAuthFromEnv(env, { admins, logger: log, onConnected: refreshHome });
+  const republish = createHomeRefresher({ tokens, home: { store, settings, admins, freee, audit: new AuditLog(store, log), log }, env });
+  return createIngress({ ...(oauth === undefined ? {} : { oauth }), freee, log });
 }

@@ -87,7 +87,12 @@ export async function exerciseIngress(dynamo: RecordingDynamo, tokenKey: string)
     expect(connect.statusCode).toBe(302);
     const callback = new URLSearchParams({ code: freee.issueCode(), state: new URL(connect.headers!.location!).searchParams.get("state")! });
     const nonce = connect.cookies!.find((c) => c.startsWith("freee_oauth_nonce="))!.split(";")[0]!;
+    const published = slack.callsTo("views.publish").length;
     expect((await page(getRequest("/freee/callback", callback.toString(), { cookie: nonce }))).statusCode).toBe(200);
+    // The web Lambda then republishes the connecting owner's App Home (its lists: the byTeam index).
+    const republished = slack.callsTo("views.publish").slice(published);
+    expect(republished.map((c) => [c.body.user_id, c.error])).toEqual([["UOWNER", undefined]]);
+    expect(JSON.stringify(republished[0]!.body.view)).toContain("テスト株式会社");
     // A member's App Home lists only their own tasks (a filtered query on the byTeam index).
     expect((await send(signedJson({ ...home, event: { ...home.event, user: "UMEMBER" } }))).statusCode).toBe(200);
     // The owner disconnects freee from App Home (the connection item and a parked refresh, UpdateItem only).
