@@ -239,9 +239,9 @@ describe("wiring", () => {
     expect(typeof port.callback).toBe("function");
     expect(typeof port.buildConnectUrl).toBe("function");
     expect(typeof port.getConnectionStatus).toBe("function");
-    // The web Lambda's: its pages and the status; the connect link is App Home's (lib/freee/connect-link.ts).
+    // The web Lambda's: its pages, and the status and connect link of the App Home it republishes after a connect.
     const fromEnv: FreeePort = lazyFreeeOAuthFromEnv({}, { admins: directory.admins });
-    expect(Object.keys(fromEnv).sort()).toEqual(["callback", "connect", "getConnectionStatus"]);
+    expect(Object.keys(fromEnv).sort()).toEqual(["buildConnectUrl", "callback", "connect", "getConnectionStatus"]);
   });
 });
 
