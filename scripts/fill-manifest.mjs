@@ -3,25 +3,48 @@
 //   npx cdk deploy --outputs-file cdk-outputs.json
 //   node scripts/fill-manifest.mjs --outputs cdk-outputs.json --out slack/manifest.filled.yaml
 // Without --outputs, SLACK_EVENTS_URL and SLACK_OAUTH_REDIRECT_URL (or INGRESS_URL) are read from the environment.
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+
+const USAGE = `usage: node scripts/fill-manifest.mjs --outputs cdk-outputs.json [--out slack/manifest.filled.yaml] [--manifest slack/manifest.yaml]
+  --outputs   the file \`npx cdk deploy --outputs-file cdk-outputs.json\` wrote (SlackEventsUrl, SlackOAuthRedirectUrl)
+  --out       write the filled manifest here (default: print it)
+  without --outputs: INGRESS_URL=https://<id>.lambda-url.<region>.on.aws/ (the IngressUrl output), or
+  SLACK_EVENTS_URL and SLACK_OAUTH_REDIRECT_URL, from the environment`;
 
 const args = process.argv.slice(2);
 const arg = (name) => {
   const i = args.indexOf(name);
   return i === -1 ? undefined : args[i + 1];
 };
+/** A problem with the inputs: one line saying what and how to fix it, exit 1 (no stack trace). */
+function fail(message, fix) {
+  process.stderr.write(`fill-manifest: ${message} — ${fix}\n`);
+  process.exit(1);
+}
+
+if (args.includes("--help") || args.includes("-h")) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 
 function fromOutputs(file) {
-  const parsed = JSON.parse(readFileSync(file, "utf8"));
+  if (!existsSync(file)) fail(`${file} does not exist`, "deploy with `npx cdk deploy --outputs-file cdk-outputs.json` first, then pass that file");
+  let parsed;
+  try {
+    parsed = JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
+    fail(`${file} is not JSON (${err.message})`, "pass the file `npx cdk deploy --outputs-file` wrote");
+  }
   // cdk --outputs-file: { "<StackName>": { "SlackEventsUrl": "...", ... } }
-  for (const outputs of Object.values(parsed)) {
+  for (const outputs of Object.values(parsed ?? {})) {
     if (outputs && typeof outputs === "object" && "SlackEventsUrl" in outputs) {
       return { SLACK_EVENTS_URL: outputs.SlackEventsUrl, SLACK_OAUTH_REDIRECT_URL: outputs.SlackOAuthRedirectUrl };
     }
   }
-  throw new Error(`${file} has no stack with a SlackEventsUrl output`);
+  return fail(`${file} has no stack with a SlackEventsUrl output`, "pass the outputs file of the SlackMcpAgent stack (npx cdk deploy --outputs-file …)");
 }
 
 function fromEnv() {
@@ -32,15 +55,23 @@ function fromEnv() {
   };
 }
 
-const values = arg("--outputs") ? fromOutputs(arg("--outputs")) : fromEnv();
+const outputsFile = arg("--outputs");
+if (args.includes("--outputs") && outputsFile === undefined) fail("--outputs needs a file", "node scripts/fill-manifest.mjs --outputs cdk-outputs.json");
+const values = outputsFile ? fromOutputs(outputsFile) : fromEnv();
+if (outputsFile === undefined && Object.values(values).every((v) => v === undefined)) {
+  // Nothing to fill from: say how to call it.
+  process.stderr.write(`${USAGE}\n`);
+  process.exit(2);
+}
 for (const [name, value] of Object.entries(values)) {
   if (typeof value !== "string" || !/^https:\/\//.test(value)) {
-    console.error(`fill-manifest: ${name} is missing or not an https URL (got ${JSON.stringify(value)})`);
-    process.exit(1);
+    fail(`${name} is missing or not an https URL (got ${JSON.stringify(value)})`, "pass --outputs cdk-outputs.json, or set INGRESS_URL to the stack's IngressUrl output");
   }
 }
 const here = dirname(fileURLToPath(import.meta.url));
-const template = readFileSync(arg("--manifest") ?? join(here, "..", "slack", "manifest.yaml"), "utf8");
+const manifestFile = arg("--manifest") ?? join(here, "..", "slack", "manifest.yaml");
+if (!existsSync(manifestFile)) fail(`${manifestFile} does not exist`, "run it from the repository, or pass --manifest slack/manifest.yaml");
+const template = readFileSync(manifestFile, "utf8");
 const filled = template.replace(/\$\{(SLACK_EVENTS_URL|SLACK_OAUTH_REDIRECT_URL)\}/g, (_m, name) => values[name]);
 const out = arg("--out");
 if (out) writeFileSync(out, filled);

@@ -1,31 +1,49 @@
 // The ledger report: `npm run report -- --since 2026-11-01 [--until 2026-11-30] [--team T0123] [--json]`.
-// Reads the audit log of the table named by TABLE_NAME (DYNAMODB_ENDPOINT for a local table).
+// Reads the audit log of the table named by TABLE_NAME (AWS; DYNAMODB_ENDPOINT for another local table), or —
+// with no TABLE_NAME — of the running `npm run dev`, found through .local/dev-stack.json (DEV_STACK_FILE).
 import { parseArgs } from "node:util";
-import { requireEnv } from "../lib/config/env";
+import { devStackAnswers, devStackFile, readDevStackFile } from "../dev/local/dev-stack-file";
+import { optionalEnv, requireEnv } from "../lib/config/env";
 import { buildLedger, renderLedger } from "../lib/report/ledger";
 import { readAuditEntries } from "../lib/report/audit-source";
 import { createDocumentClient } from "../lib/store/dynamo-client";
 import { TaskStore } from "../lib/store/task-store";
+import { runCli, UsageError } from "./cli";
 
-const { values } = parseArgs({
-  options: {
-    since: { type: "string" },
-    until: { type: "string" },
-    team: { type: "string" },
-    json: { type: "boolean", default: false },
-  },
+const USAGE = "npm run report -- --since YYYY-MM-DD [--until YYYY-MM-DD] [--team TEAM_ID] [--json]";
+
+await runCli("npm run report", async () => {
+  const { values } = parseArgs({
+    options: {
+      since: { type: "string" },
+      until: { type: "string" },
+      team: { type: "string" },
+      json: { type: "boolean", default: false },
+    },
+  });
+  if (values.since === undefined || !/^\d{4}-\d{2}-\d{2}/.test(values.since)) throw new UsageError("--since is required (a date)", `usage: ${USAGE}`);
+
+  const env = await tableEnv();
+  const tableName = requireEnv("TABLE_NAME", env);
+  const doc = createDocumentClient(env);
+  try {
+    const store = new TaskStore(doc, tableName);
+    const window = { since: values.since, until: values.until ?? new Date().toISOString().slice(0, 10), teamId: values.team };
+    const entries = await readAuditEntries({ store, doc, tableName }, window);
+    const ledger = buildLedger(entries, window);
+    console.log(values.json ? JSON.stringify(ledger, null, 2) : renderLedger(ledger));
+  } finally {
+    doc.destroy();
+  }
 });
 
-if (values.since === undefined || !/^\d{4}-\d{2}-\d{2}/.test(values.since)) {
-  console.error("usage: npm run report -- --since YYYY-MM-DD [--until YYYY-MM-DD] [--team TEAM_ID] [--json]");
-  process.exit(2);
+/** TABLE_NAME from the environment wins; without it, the table of the `npm run dev` that is running. */
+async function tableEnv(): Promise<Record<string, string | undefined>> {
+  if (optionalEnv("TABLE_NAME") !== undefined) return process.env;
+  const file = devStackFile();
+  const info = readDevStackFile(file);
+  if (info === undefined) throw new UsageError("TABLE_NAME is not set and no `npm run dev` is running (no .local/dev-stack.json)", "start `npm run dev` in another terminal, or set TABLE_NAME and AWS_REGION for a deployed stack");
+  if (!(await devStackAnswers(info))) throw new UsageError(`the npm run dev of ${file} (${info.url}, pid ${info.pid}) does not answer`, "start `npm run dev` again (the report reads its table while it runs), or set TABLE_NAME");
+  process.stderr.write(`report: the table of npm run dev at ${info.url} (${info.tableName})\n`);
+  return { ...process.env, TABLE_NAME: info.tableName, DYNAMODB_ENDPOINT: info.dynamodbEndpoint, AWS_REGION: info.region };
 }
-
-const tableName = requireEnv("TABLE_NAME");
-const doc = createDocumentClient();
-const store = new TaskStore(doc, tableName);
-const window = { since: values.since, until: values.until ?? new Date().toISOString().slice(0, 10), teamId: values.team };
-const entries = await readAuditEntries({ store, doc, tableName }, window);
-const ledger = buildLedger(entries, window);
-console.log(values.json ? JSON.stringify(ledger, null, 2) : renderLedger(ledger));
-doc.destroy();

@@ -1,0 +1,165 @@
+import { spawn, spawnSync } from "node:child_process";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { readDevStackFile } from "../../dev/local/dev-stack-file";
+
+/**
+ * The repo's commands as a newcomer runs them, each as its own process: a configuration problem ends in one
+ * line on stderr that says what is wrong and how to fix it (no stack trace), and `npm run report` finds the
+ * running `npm run dev` by itself (.local/dev-stack.json; DEV_STACK_FILE here, to keep the test's own).
+ */
+const work = mkdtempSync(join(tmpdir(), "commands-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const baseEnv = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? work, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", DEV_STACK_FILE: join(work, "none.json") };
+
+function run(script: string, args: string[], env: Record<string, string> = {}) {
+  const node = script.endsWith(".mjs") ? [script] : ["--import", "tsx", script];
+  const out = spawnSync(process.execPath, [...node, ...args], { cwd: process.cwd(), env: { ...baseEnv, ...env }, encoding: "utf8", timeout: 60_000 });
+  return { status: out.status, stdout: out.stdout, stderr: out.stderr };
+}
+
+/** One line, naming the command, with a fix after the dash; no stack frame. */
+function expectOneLine(stderr: string, command: string, fix: RegExp) {
+  const lines = stderr.trim().split("\n");
+  expect(lines, stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(new RegExp(`^${command.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: .+ — `));
+  expect(lines[0]).toMatch(fix);
+  expect(stderr).not.toMatch(/\n\s+at /);
+}
+
+describe("configuration errors: one line with the fix", () => {
+  it("npm run report with no TABLE_NAME and no npm run dev running", { timeout: 60_000 }, () => {
+    const r = run("scripts/report.ts", ["--since", "2026-11-01"]);
+    expect(r.status).toBe(1);
+    expectOneLine(r.stderr, "npm run report", /start `npm run dev`.*or set TABLE_NAME/);
+  });
+
+  it("npm run report with a stale .local/dev-stack.json (its npm run dev was killed)", { timeout: 60_000 }, () => {
+    const stale = join(work, "stale.json");
+    writeFileSync(stale, JSON.stringify({ url: "http://127.0.0.1:9", tableName: "t", dynamodbEndpoint: "http://127.0.0.1:9", region: "us-east-1", pid: 999_999, startedAt: "2026-12-01T00:00:00Z" }));
+    const r = run("scripts/report.ts", ["--since", "2026-11-01"], { DEV_STACK_FILE: stale });
+    expect(r.status).toBe(1);
+    expectOneLine(r.stderr, "npm run report", /does not answer — start `npm run dev` again/);
+  });
+
+  it("npm run report without --since, and with a flag it does not know", { timeout: 60_000 }, () => {
+    const r = run("scripts/report.ts", []);
+    expectOneLine(r.stderr, "npm run report", /usage: npm run report -- --since YYYY-MM-DD/);
+    const bad = run("scripts/report.ts", ["--since", "2026-11-01", "--tabel", "x"]);
+    expect(bad.status).toBe(1);
+    expectOneLine(bad.stderr, "npm run report", /check the flags/);
+  });
+
+  it("npm run report against AWS with no region names the setting", { timeout: 60_000 }, () => {
+    const r = run("scripts/report.ts", ["--since", "2026-11-01"], { TABLE_NAME: "SlackMcpAgent-Table", AWS_ACCESS_KEY_ID: "x", AWS_SECRET_ACCESS_KEY: "y" });
+    expect(r.status).toBe(1);
+    expectOneLine(r.stderr, "npm run report", /set AWS_REGION/);
+  });
+
+  it("npm run dev with a bad setting, with Slack credentials but no signing secret, and on a port in use", async () => {
+    const bad = run("scripts/dev.ts", [], { PORT: "abc", DATA_DIR: ":memory:" });
+    expect(bad.status).toBe(1);
+    expectOneLine(bad.stderr, "npm run dev", /set PORT in \.env/);
+
+    const slack = run("scripts/dev.ts", [], { PORT: "0", DATA_DIR: ":memory:", SLACK_BOT_TOKEN: "a-bot-token" });
+    expectOneLine(slack.stderr, "npm run dev", /add SLACK_SIGNING_SECRET to \.env/);
+
+    const missing = run("scripts/dev.ts", [], { ENV_FILE: join(work, "no.env") });
+    expectOneLine(missing.stderr, "npm run dev", /point ENV_FILE at your settings file/);
+
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = String((holder.address() as AddressInfo).port);
+      const busy = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+        // Asynchronous: the port's holder lives in this process and must keep answering.
+        const child = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts"], { cwd: process.cwd(), env: { ...baseEnv, PORT: port, DATA_DIR: ":memory:" } });
+        let stderr = "";
+        child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
+        child.once("exit", (status) => resolve({ status, stderr }));
+      });
+      expect(busy.status).toBe(1);
+      expectOneLine(busy.stderr, "npm run dev", /set PORT \(PORT=0 picks a free one\)/);
+    } finally {
+      holder.close();
+    }
+  }, 90_000);
+
+  it("npm run chaos and npm run bench with bad flags", () => {
+    const c = run("scripts/chaos.ts", ["--concurrency", "0"]);
+    expect(c.status).toBe(1);
+    expectOneLine(c.stderr, "npm run chaos", /--concurrency 2/);
+    const only = run("scripts/chaos.ts", ["--only", "no-such-cell"]);
+    expectOneLine(only.stderr, "npm run chaos", /e\.g\. --only freee/);
+    const b = run("bench/run.ts", ["--requests", "0"]);
+    expect(b.status).toBe(1);
+    expectOneLine(b.stderr, "npm run bench", /--quick/);
+  }, 60_000);
+
+  it("fill-manifest prints its usage when it has nothing to fill from, one line for a missing outputs file", { timeout: 60_000 }, () => {
+    const none = run("scripts/fill-manifest.mjs", []);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toMatch(/^usage: node scripts\/fill-manifest\.mjs --outputs cdk-outputs\.json/);
+    expect(none.stderr).toContain("npx cdk deploy --outputs-file cdk-outputs.json");
+    const missing = run("scripts/fill-manifest.mjs", ["--outputs", join(work, "cdk-outputs.json")]);
+    expect(missing.status).toBe(1);
+    expectOneLine(missing.stderr, "fill-manifest", /npx cdk deploy --outputs-file cdk-outputs\.json/);
+    const half = run("scripts/fill-manifest.mjs", [], { SLACK_EVENTS_URL: "https://x.example/slack/events" });
+    expectOneLine(half.stderr, "fill-manifest", /INGRESS_URL/);
+  });
+});
+
+describe("npm run report finds the running npm run dev with no flags", () => {
+  it("npm run dev writes where its table is; the report reads it; the file goes when dev stops", async () => {
+    const stackFile = join(work, "dev-stack.json");
+    const dev = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts"], {
+      cwd: process.cwd(),
+      env: { ...baseEnv, DEV_STACK_FILE: stackFile, PORT: "0", DATA_DIR: ":memory:", LOG_LEVEL: "SILENT", SANDBOX_STEP_DELAY_MS: "5", LOCAL_WAIT_MS: "30" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    dev.stdout.on("data", (c: Buffer) => (output += c.toString("utf8")));
+    dev.stderr.on("data", (c: Buffer) => (output += c.toString("utf8")));
+    const exited = new Promise<number | null>((resolve) => dev.once("exit", resolve));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`npm run dev did not start:\n${output}`)), 60_000);
+        const check = setInterval(() => {
+          const m = /local stack on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+          if (m) {
+            clearInterval(check);
+            clearTimeout(timer);
+            resolve(m[1]!);
+          }
+        }, 50);
+        void exited.then((code) => reject(new Error(`npm run dev exited with ${String(code)}:\n${output}`)));
+      });
+      const info = readDevStackFile(stackFile);
+      expect(info).toMatchObject({ url, tableName: "slack-mcp-agent-local", pid: dev.pid });
+      expect(output).toContain(`table:          slack-mcp-agent-local at ${info!.dynamodbEndpoint}`);
+
+      // Something to count: a request through the sandbox page's API, as a click would make it.
+      const posted = await fetch(`${url}/sandbox/api/message`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "経費の取引を見せて" }) });
+      expect(posted.status).toBe(200);
+      const today = new Date().toISOString().slice(0, 10);
+      let ledger: { tasks: unknown[] } = { tasks: [] };
+      for (let i = 0; i < 10 && ledger.tasks.length === 0; i++) {
+        const r = run("scripts/report.ts", ["--since", today, "--json"], { DEV_STACK_FILE: stackFile });
+        expect(r.status, r.stderr).toBe(0);
+        expect(r.stderr).toContain(`the table of npm run dev at ${url}`);
+        ledger = JSON.parse(r.stdout) as { tasks: unknown[] };
+        if (ledger.tasks.length === 0) await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      expect(ledger.tasks.length).toBeGreaterThanOrEqual(1);
+    } finally {
+      dev.kill("SIGTERM");
+      await exited;
+    }
+    expect(existsSync(stackFile)).toBe(false);
+  }, 180_000);
+});
