@@ -30,11 +30,13 @@ import { startLocalDynamo } from "./local-dynamo";
 import { loadLocalSecrets } from "./local-secrets";
 import { listenFetch, type FetchHandler } from "./node-http";
 import { createSandbox } from "./sandbox-api";
+import { startSandboxFaults, type SandboxFaults } from "../sandbox/fault-panel";
+import { loadLayerSettings } from "../../lib/layers/settings";
 import { handleSfnRequest, isSfnRequest } from "./sfn-http-facade";
 import type { FakeAnthropic } from "../fakes/anthropic/fake-anthropic";
 import type { FakeFreee } from "../fakes/freee/fake-freee";
 import type { FakeSlack } from "../fakes/slack/fake-slack";
-import { asResponse, SANDBOX_BOT, SANDBOX_BOT_TOKEN, SANDBOX_COMPANY, SANDBOX_FREEE_CLIENT, SANDBOX_USER_ID, sandboxFreee, sandboxModel, sandboxSlack, SCRIPTED_MODEL_API_KEY } from "./sandbox-fakes";
+import { asResponse, SANDBOX_NAMES, SANDBOX_BOT, SANDBOX_BOT_TOKEN, SANDBOX_COMPANY, SANDBOX_FREEE_CLIENT, SANDBOX_USER_ID, sandboxFreee, sandboxModel, sandboxSlack, SCRIPTED_MODEL_API_KEY } from "./sandbox-fakes";
 import type { SlackWho } from "./slack-payloads";
 import { synthesizeMachines, type SynthesizedMachines } from "./synth-definitions";
 
@@ -62,6 +64,8 @@ export interface LocalStack {
   sandbox: SlackWho & { signingSecret: string };
   /** The EventBridge rule's stand-in: deliveries of FAILED / ABORTED executions to the reconciler. */
   reconciler: Pick<StatusChangeRule, "idle">;
+  /** The sandbox's fault panel (dev/sandbox): with the Slack fake, the scripted model and the scripted freee. */
+  faults: SandboxFaults | undefined;
   /** Sandbox with the real freee: the link that connects the sandbox workspace to your freee company. */
   freeeConnectUrl: string | undefined;
   close(): Promise<void>;
@@ -81,7 +85,8 @@ export const SANDBOX_WHO = { teamId: SANDBOX_BOT.teamId, userId: SANDBOX_USER_ID
 const DEFAULT_TABLE = "slack-mcp-agent-local";
 
 export async function startLocalStack(input: Env = process.env, options: LocalStackOptions = {}): Promise<LocalStack> {
-  const envOf = (consumer: string, base: Record<string, string>) => options.consumerEnv?.(consumer, base) ?? base;
+  let faults: SandboxFaults | undefined;
+  const envOf = (consumer: string, base: Record<string, string>) => faults?.consumerEnv(consumer, base) ?? options.consumerEnv?.(consumer, base) ?? base;
   const log = createLogger("local-dev");
   const get = (name: string) => optionalEnv(name, input);
   const host = get("HOST") ?? "127.0.0.1";
@@ -110,7 +115,7 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
   if (slackWindow !== undefined) slack?.setRateLimit("chat.update", { limit: 50, windowMs: intSetting("SANDBOX_SLACK_RATE_WINDOW_MS", slackWindow, 60_000), per: "channel" });
   // SANDBOX_AGENT_CLAIMS=done: the self-playing agent claims every run done (the chaos matrix's freee cells).
   const claims = get("SANDBOX_AGENT_CLAIMS") === "done" ? "done" : "honest";
-  const scripted = modelMode === "scripted" ? sandboxModel(intSetting("SANDBOX_STEP_DELAY_MS", get("SANDBOX_STEP_DELAY_MS"), 400), claims) : undefined;
+  const scripted = modelMode === "scripted" ? sandboxModel(intSetting("SANDBOX_STEP_DELAY_MS", get("SANDBOX_STEP_DELAY_MS"), 400), claims, () => faults?.takeSessionFault()) : undefined;
   const model = scripted?.api;
   const freee = freeeMode === "scripted" ? sandboxFreee() : undefined;
   if (freee !== undefined) freee.url = `${base}/sandbox/freee`; // the links freee gives (an invoice's report_url)
@@ -122,6 +127,18 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
     maxReruns: intSetting("MAX_RERUNS", get("MAX_RERUNS"), DEFAULT_LIMITS.maxReruns),
     approvalTimeoutSeconds: intSetting("APPROVAL_TIMEOUT_SECONDS", get("APPROVAL_TIMEOUT_SECONDS"), DEFAULT_LIMITS.approvalTimeoutSeconds),
   };
+  // The fault panel stands in front of the sandbox's own model and freee (dev/chaos brings its own proxies).
+  if (slack !== undefined && model !== undefined && freee !== undefined && options.consumerEnv === undefined) {
+    const layers = loadLayerSettings(input);
+    faults = await startSandboxFaults(
+      { anthropic: `${base}/sandbox/model`, freee: `${base}/sandbox/freee` },
+      {
+        layerTimeoutMs: { L1: layers.L1.timeoutMs, L2: layers.L2.timeoutMs, L3: layers.L3.timeoutMs },
+        runTimeoutSeconds: limits.runTimeoutSeconds,
+        previewReadTimeoutMs: intSetting("FREEE_READ_TIMEOUT_MS", get("FREEE_READ_TIMEOUT_MS"), 10_000),
+      },
+    );
+  }
   const admins = get("ADMIN_USER_IDS");
   const machines = synthesizeMachines({ ...limits, ...(admins === undefined ? {} : { adminUserIds: admins }) });
 
@@ -218,7 +235,7 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
     freee === undefined ? "freee: 実 API" : `freee: スクリプトの会社（${SANDBOX_COMPANY.name}）`,
   ];
   const sandbox = { ...SANDBOX_WHO, signingSecret: requireEnv("SLACK_SIGNING_SECRET", env) };
-  const sandboxApi = slack === undefined ? undefined : createSandbox({ slack, who: SANDBOX_WHO, signingSecret: sandbox.signingSecret, eventsUrl: `${base}/slack/events`, labels });
+  const sandboxApi = slack === undefined ? undefined : createSandbox({ slack, who: SANDBOX_WHO, signingSecret: sandbox.signingSecret, eventsUrl: `${base}/slack/events`, labels, names: SANDBOX_NAMES, ...(faults === undefined ? {} : { faults }) });
 
   const route: FetchHandler = async (request) => {
     const path = new URL(request.url).pathname;
@@ -249,6 +266,7 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
     freee,
     sandbox,
     freeeConnectUrl,
+    faults,
     reconciler: statusRule,
     async close() {
       stopApprovalTimeouts();
@@ -257,6 +275,7 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
       for (const execution of local.executions.values()) if (execution.status === "RUNNING") execution.abort();
       await Promise.all([...local.executions.values()].map((e) => e.done));
       await scripted?.stop();
+      await faults?.close();
       await http.close();
       doc.destroy();
       await dynamo.close();

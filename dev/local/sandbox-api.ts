@@ -1,20 +1,32 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { FakeSlack } from "../fakes/slack/fake-slack";
-import { blockActionsPayload, messageEnvelope, viewBlockActionsPayload, viewSubmissionPayload, type SlackWho } from "./slack-payloads";
-import { deliverEvent, deliverInteraction } from "./slack-signature";
+import { UnknownFaultError, type FaultMode, type SandboxFaults } from "../sandbox/fault-panel";
+import { appHomeOpenedEnvelope, blockActionsPayload, homeBlockActionsPayload, messageEnvelope, viewBlockActionsPayload, viewSubmissionPayload, type SlackWho } from "./slack-payloads";
+import { deliverEvent, deliverInteraction, type SlackDelivery } from "./slack-signature";
 
 /**
  * The sandbox page (dev/sandbox/page.html) and its API. Every user gesture becomes a signed Slack delivery to
  * the stack's own /slack/events over HTTP — the path a real Slack request takes — and the page renders what
  * the app sent to the Slack fake (dev/fakes/slack), which also issues each interaction's trigger_id.
  *   GET  /sandbox                     the page
- *   GET  /sandbox/api/state           { labels, messages, openView }
- *   POST /sandbox/api/message         { text, file? }                  → a message event (file: { name, mimetype, base64 })
+        const file = sharedFile(body.file);
+        if (file === "invalid") return json(400, { error: "file must be { name, mimetype, base64 } (at most 10 MB)" });
+        faults?.onRequest();
+        const files = file === undefined ? undefined : [slack.files.share({ ...file, user: who.userId })];
+        const message = recorder.addUserMessage({ channel: who.channelId, user: who.userId, text });
+        const delivery = await deliverEvent(eventsUrl, messageEnvelope(who, { ts: message.ts, text, ...(files === undefined ? {} : { files }) }), signingSecret);
+        return answered(delivery, { ts: message.ts });
  *   POST /sandbox/api/action          { action_id, block_id, value, ts } → block_actions (a card's button)
  *                                     { action_id, block_id, value, viewId } → block_actions (a modal's button)
+ *                                     { surface: "home", type, action_id, block_id, value | selected_users } → the Home tab's
  *   POST /sandbox/api/view_submission { viewId, values }               → view_submission (its ack comes back)
  *   POST /sandbox/api/view_closed     { viewId }                       → the modal is dismissed
+ *   POST /sandbox/api/home_opened     {}                               → app_home_opened (the app publishes the Home tab)
+ *   GET  /sandbox/api/faults          { catalogue, armed }             the fault panel (dev/sandbox/fault-panel.ts)
+ *   POST /sandbox/api/faults/arm      { id, mode: once | every }       arms one fault
+ *   POST /sandbox/api/faults/clear    {}
+ * A delivery the app answers with an error status comes back as 502 { error, status, body }: the page shows it.
  */
 export interface SandboxOptions {
   slack: FakeSlack;
@@ -23,12 +35,16 @@ export interface SandboxOptions {
   /** The ingress URL (…/slack/events) of this stack. */
   eventsUrl: string;
   labels: string[];
+  /** Display names for the page (Slack shows names, not ids). */
+  names: Record<string, string>;
+  /** The fault panel (sandbox with the scripted model and freee only). */
+  faults?: SandboxFaults;
 }
 
 const PAGE = fileURLToPath(new URL("../sandbox/page.html", import.meta.url));
 
 export function createSandbox(options: SandboxOptions): (request: Request, path: string) => Promise<Response> {
-  const { slack, who, signingSecret, eventsUrl } = options;
+  const { slack, who, signingSecret, eventsUrl, faults } = options;
   const recorder = slack.workspace;
 
   function state(): unknown {
@@ -38,8 +54,11 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
     const open = recorder.openView;
     return {
       labels: options.labels,
+      names: options.names,
       messages: visible.map((m) => ({ ...m, replyCount: replyCount.get(m.ts) ?? 0 })),
       openView: open === undefined ? null : { id: open.id, ...open.view },
+      home: recorder.homeViews.get(who.userId) ?? null,
+      faults: faults === undefined ? null : { armed: faults.armed() ?? null },
     };
   }
 
@@ -48,6 +67,13 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
       return new Response(await readFile(PAGE, "utf8"), { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
     }
     if (request.method === "GET" && path === "/sandbox/api/state") return json(200, state());
+    if (request.method === "GET" && (path === "/sandbox/page.js" || path === "/sandbox/render.js")) {
+      return new Response(await readFile(fileURLToPath(new URL(`../sandbox${path.slice("/sandbox".length)}`, import.meta.url)), "utf8"), { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-store" } });
+    }
+    if (request.method === "GET" && path === "/sandbox/api/faults") {
+      if (faults === undefined) return json(404, { error: "the fault panel needs the scripted model and freee (no ANTHROPIC_API_KEY, no FREEE_CLIENT_ID)" });
+      return json(200, { catalogue: faults.catalogue.map(({ id, family, label, persistent, once }) => ({ id, family, label, persistent, once })), armed: faults.armed() ?? null });
+    }
     if (request.method !== "POST") return json(404, { error: "not found" });
     const body = parseJsonObject(await request.text());
     if (body === undefined) return json(400, { error: "body must be a JSON object" });
@@ -59,12 +85,39 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
         if (text === undefined || text === "") return json(400, { error: "text is required" });
         const file = sharedFile(body.file);
         if (file === "invalid") return json(400, { error: "file must be { name, mimetype, base64 } (at most 10 MB)" });
+        faults?.onRequest();
         const files = file === undefined ? undefined : [slack.files.share({ ...file, user: who.userId })];
         const message = recorder.addUserMessage({ channel: who.channelId, user: who.userId, text });
         const delivery = await deliverEvent(eventsUrl, messageEnvelope(who, { ts: message.ts, text, ...(files === undefined ? {} : { files }) }), signingSecret);
-        return json(200, { ts: message.ts, status: delivery.status });
+        return answered(delivery, { ts: message.ts });
       }
+      case "/sandbox/api/home_opened":
+        return answered(await deliverEvent(eventsUrl, appHomeOpenedEnvelope(who), signingSecret));
+      case "/sandbox/api/faults/arm": {
+        const id = str("id");
+        const mode = str("mode") ?? "every";
+        if (faults === undefined) return json(404, { error: "the fault panel needs the scripted model and freee" });
+        if (id === undefined || (mode !== "once" && mode !== "every")) return json(400, { error: "id and mode (once | every) are required" });
+        try {
+          return json(200, { armed: faults.arm(id, mode as FaultMode) });
+        } catch (err) {
+          if (err instanceof UnknownFaultError) return json(400, { error: err.message });
+          throw err;
+        }
+      }
+      case "/sandbox/api/faults/clear":
+        faults?.clear();
+        return json(200, { armed: null });
       case "/sandbox/api/action": {
+        if (str("surface") === "home") {
+          const home = recorder.homeViews.get(who.userId);
+          const actionId = str("action_id");
+          const type = str("type") ?? "button";
+          if (home === undefined || actionId === undefined || !["button", "plain_text_input", "multi_users_select"].includes(type)) return json(400, { error: "open the Home tab first; action_id and type are required" });
+          const selected = Array.isArray(body.selected_users) ? body.selected_users.filter((u): u is string => typeof u === "string") : undefined;
+          const click = { triggerId: slack.issueTriggerId(), actionId, type: type as "button", ...opt("blockId", str("block_id")), ...opt("value", str("value")), ...opt("text", str("text")), ...(selected === undefined ? {} : { selectedUsers: selected }) };
+          return answered(await deliverInteraction(eventsUrl, homeBlockActionsPayload(who, click, { id: `VHOME${who.userId}`, hash: "sandbox" }), signingSecret));
+        }
         const viewId = str("viewId");
         if (viewId !== undefined) {
           // A button inside the open modal (the full plan's 「入力 JSON」).
@@ -79,8 +132,7 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
             ...(str("text") === undefined ? {} : { text: str("text") }),
           };
           const view = { id: open.id, callbackId: String(open.view.callback_id ?? ""), privateMetadata: String(open.view.private_metadata ?? "") };
-          const delivery = await deliverInteraction(eventsUrl, viewBlockActionsPayload(who, click, view), signingSecret);
-          return json(200, { status: delivery.status });
+          return answered(await deliverInteraction(eventsUrl, viewBlockActionsPayload(who, click, view), signingSecret));
         }
         const actionId = str("action_id");
         const ts = str("ts");
@@ -99,7 +151,7 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
           }),
           signingSecret,
         );
-        return json(200, { status: delivery.status });
+        return answered(delivery);
       }
       case "/sandbox/api/view_submission": {
         const open = recorder.openView;
@@ -118,6 +170,7 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
         );
         // Slack keeps the modal open when the ack carries errors; otherwise it closes.
         const ack = parseJsonObject(delivery.text);
+        if (delivery.status !== 200) return answered(delivery);
         if (delivery.status === 200 && ack?.response_action === "update" && typeof ack.view === "object" && ack.view !== null) recorder.replaceView(open.id, ack.view as Record<string, unknown>);
         else if (delivery.status === 200 && ack?.response_action !== "errors") recorder.closeView(open.id);
         return json(200, ack ?? { status: delivery.status });
@@ -131,6 +184,14 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
         return json(404, { error: "not found" });
     }
   };
+}
+
+const opt = <K extends string>(key: K, value: string | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, string>));
+
+/** The app's answer to a delivery: an error status is a failed click the page must show (Slack would too). */
+function answered(delivery: SlackDelivery, extra: Record<string, unknown> = {}): Response {
+  if (delivery.status >= 200 && delivery.status < 300) return json(200, { ...extra, status: delivery.status });
+  return json(502, { ...extra, error: `アプリが HTTP ${delivery.status} を返しました`, status: delivery.status, body: delivery.text.slice(0, 300) });
 }
 
 function parseJsonObject(text: string): Record<string, unknown> | undefined {

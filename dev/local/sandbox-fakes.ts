@@ -5,6 +5,8 @@ import { FakeFreee } from "../fakes/freee/fake-freee";
 import { seedCompany } from "../fakes/freee/state";
 import { LOST_REPLY, type FakeReply } from "../fakes/http";
 import { FakeSlack } from "../fakes/slack/fake-slack";
+import { playSessionFault } from "../sandbox/fault-panel";
+import type { SessionFault } from "../sandbox/fault-catalogue";
 
 /**
  * The sandbox's upstreams are the same fakes the tests use, in the mode that plays a session by itself: Slack
@@ -18,6 +20,8 @@ export const SANDBOX_BOT_TOKEN = "sandbox-slack-bot-token";
 export const SANDBOX_USER_ID = "USANDBOXUSER";
 export const SCRIPTED_MODEL_API_KEY = "sandbox-scripted-model";
 export const SANDBOX_FREEE_CLIENT = { id: "sandbox-client", secret: "sandbox-secret" } as const;
+/** How the page names the sandbox's members (Slack shows display names, not ids). */
+export const SANDBOX_NAMES: Record<string, string> = { [SANDBOX_USER_ID]: "あなた", [SANDBOX_BOT.botUserId]: "freee エージェント" };
 
 export function sandboxSlack(): FakeSlack {
   const slack = new FakeSlack({ team: { ...SANDBOX_BOT }, botTokens: [SANDBOX_BOT_TOKEN] });
@@ -25,10 +29,28 @@ export function sandboxSlack(): FakeSlack {
   return slack;
 }
 
-export function sandboxModel(stepDelayMs: number, claims: AgentClaims = "honest"): { api: FakeAnthropic; stop(): Promise<void> } {
+/**
+ * `claims`: how the self-playing agent reports its runs (chaos's freee cells make it claim every run done);
+ * `sessionFault`: the fault panel's armed session fault, played instead of the approved steps.
+ */
+export function sandboxModel(stepDelayMs: number, claims: AgentClaims = "honest", sessionFault: () => SessionFault | undefined = () => undefined): { api: FakeAnthropic; stop(): Promise<void> } {
   const autoplay = createAutoplay({ stepDelayMs, claims });
-  const api = new FakeAnthropic({ apiKey: SCRIPTED_MODEL_API_KEY, respond: scriptedLayers, autoplay: (session, fake) => autoplay.play(session, fake) });
-  return { api, stop: () => autoplay.stop() };
+  const faulted = new Set<Promise<void>>();
+  const play = (session: Parameters<typeof autoplay.play>[0], fake: FakeAnthropic) => {
+    const fault = sessionFault();
+    if (fault === undefined) return autoplay.play(session, fake);
+    const done = playSessionFault(fault, session, fake, stepDelayMs);
+    faulted.add(done);
+    void done.finally(() => faulted.delete(done));
+  };
+  const api = new FakeAnthropic({ apiKey: SCRIPTED_MODEL_API_KEY, respond: scriptedLayers, autoplay: play });
+  return {
+    api,
+    stop: async () => {
+      await autoplay.stop();
+      await Promise.all([...faulted]);
+    },
+  };
 }
 
 export function sandboxFreee(): FakeFreee {

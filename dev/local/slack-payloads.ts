@@ -96,3 +96,48 @@ export function viewSubmissionPayload(who: SlackWho, view: { triggerId: string; 
     },
   };
 }
+
+/** The user opened the app's Home tab (Events API `app_home_opened`, tab "home"). */
+export function appHomeOpenedEnvelope(who: SlackWho, eventId = `Ev${randomBytes(6).toString("hex").toUpperCase()}`) {
+  const ts = `${(Date.now() / 1000).toFixed(6)}`;
+  return {
+    token: "sandbox-verification-token",
+    team_id: who.teamId,
+    api_app_id: who.appId,
+    type: "event_callback",
+    event_id: eventId,
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations: [{ team_id: who.teamId, user_id: who.botUserId, is_bot: true, is_enterprise_install: false }],
+    event: { type: "app_home_opened", user: who.userId, channel: `D${who.userId.slice(1)}`, tab: "home", event_ts: ts },
+  };
+}
+
+/**
+ * An element used on the Home tab: Slack sends the home view as the container. A button carries `value`, a
+ * plain_text_input with dispatch_action its typed `value`, a multi_users_select its `selected_users`.
+ */
+export function homeBlockActionsPayload(
+  who: SlackWho,
+  click: { triggerId: string; actionId: string; blockId?: string; type: "button" | "plain_text_input" | "multi_users_select"; value?: string; selectedUsers?: string[]; text?: string },
+  home: { id: string; hash: string },
+) {
+  const action = {
+    type: click.type,
+    action_id: click.actionId,
+    block_id: click.blockId ?? "home",
+    ...(click.type === "multi_users_select" ? { selected_users: click.selectedUsers ?? [] } : click.value === undefined ? {} : { value: click.value }),
+    ...(click.type === "button" ? { text: { type: "plain_text", text: click.text ?? click.actionId } } : {}),
+    action_ts: `${Date.now() / 1000}`,
+  };
+  return {
+    type: "block_actions",
+    user: { id: who.userId, username: who.userId.toLowerCase(), team_id: who.teamId },
+    api_app_id: who.appId,
+    token: "sandbox-verification-token",
+    team: { id: who.teamId, domain: "sandbox" },
+    container: { type: "view", view_id: home.id },
+    trigger_id: click.triggerId,
+    view: { id: home.id, team_id: who.teamId, type: "home", callback_id: "", private_metadata: "", state: { values: {} }, hash: home.hash, app_id: who.appId },
+    actions: [action],
+  };
+}

@@ -12,7 +12,7 @@ import { planLines, plannedSteps, scenarioOf, type ScriptedAttachment } from "./
  */
 type Layer = "L1" | "L2" | "L3";
 
-function layerOf(body: Record<string, unknown>): Layer | undefined {
+export function layerOf(body: Record<string, unknown>): Layer | undefined {
   const system = Array.isArray(body.system) ? (body.system as { text?: string }[]).map((b) => b.text ?? "").join("") : String(body.system ?? "");
   const head = (prompt: string) => prompt.slice(0, 60);
   if (system.startsWith(head(L1_SYSTEM_PROMPT))) return "L1";
@@ -43,6 +43,11 @@ function intentOf(request: string): { domain: "hr" | "accounting"; amount?: numb
   return { domain: hr ? "hr" : "accounting", ...(amount === undefined || !Number.isFinite(amount) ? {} : { amount }) };
 }
 
+/** The person a request names with さん (「来月から山田さんの…」 → 山田): the kanji / katakana run before it. */
+export function employeeNameOf(request: string): string | undefined {
+  return /([一-龯々ァ-ヶー]+)\s*(?:さん|様)/.exec(request)?.[1];
+}
+
 /** The month after `today` (a JST calendar date, YYYY-MM-DD), read from the date itself: no time zone to slip on. */
 export function nextMonth(todayIso: string | undefined): { year: number; month: number } {
   const [y, m] = (todayIso?.trim() ?? jstToday()).split("-").map(Number) as [number, number];
@@ -60,7 +65,7 @@ function textFor(body: Record<string, unknown>): string {
     const request = sectionOf(user, "message") ?? user;
     const { domain, amount } = intentOf(request);
     const parameters: { name: string; value: string | number }[] = [];
-    const who = /([一-龯ぁ-んァ-ヶ]+)さん/.exec(request)?.[1];
+    const who = employeeNameOf(request);
     if (who !== undefined) parameters.push({ name: "employee_name", value: who });
     if (amount !== undefined) parameters.push({ name: domain === "hr" ? "new_basic_pay" : "amount", value: amount });
     return JSON.stringify({ title: request.slice(0, 40), intent: `${request.slice(0, 200)}（スクリプトのモデルによる解析）`, domain, parameters, missingInformation: [] });
@@ -71,7 +76,7 @@ function textFor(body: Record<string, unknown>): string {
     const scenario = scenarioOf(String(task?.intent ?? ""));
     const lines = scenario !== undefined ? planLines(scenario) :
       ((task?.domain as string | undefined) ?? "hr") === "hr"
-        ? ["目的: 依頼に沿って従業員の基本給を変更する。", "1. 対象年月に在籍する従業員の一覧を取得する。", "2. 一覧から対象の従業員を特定する。", "3. 現在の基本給を確認する。", "4. 基本給を新しい金額に更新する。"]
+        ? ["目的: 依頼に沿って従業員の基本給を変更する。", "1. 対象年月に在籍する従業員の一覧を取得する。", "2. 依頼の従業員（名前は承認の前に freee の従業員に照合する）の基本給を、対象年月から新しい金額に更新する。"]
         : ["目的: 依頼に沿って会計の取引を確認する。", "1. 勘定科目の一覧を取得する。", "2. 取引の一覧を取得して内容を確認する。"];
     if (reason !== undefined) lines.push(`（却下理由「${reason.trim().slice(0, 100)}」を反映しました）`);
     return lines.join("\n");
@@ -87,16 +92,19 @@ function textFor(body: Record<string, unknown>): string {
       return JSON.stringify({ steps: plannedSteps(scenario, String(task?.intent ?? ""), today, typeof params.amount === "number" ? params.amount : undefined, attachments) });
     }
     const amount = typeof params.new_basic_pay === "number" ? params.new_basic_pay : 300_000;
-    const step = (order: number, tool: string, input: Record<string, unknown>) => ({ stepId: `s${order}`, order, tool, toolInput: JSON.stringify(input) });
+    const name = typeof params.employee_name === "string" ? params.employee_name : undefined;
+    const step = (order: number, tool: string, effect: "read" | "write", input: Record<string, unknown>, nameRefs: { field: string; name: string }[] = []) => ({ stepId: `s${order}`, order, tool, effect, toolInput: JSON.stringify(input), nameRefs });
+    // As L3's prompt asks of the real model: the employee the request names is not guessed but left to the
+    // preview, which resolves the name against freee (the scripted company) to the id the write will use.
     const steps =
-      (task?.domain ?? "hr") === "hr"
-        ? [
-            step(1, "freee_hr_list_employees", { year, month }),
-            step(2, AGENT_DECIDE, { instruction: "一覧から対象の従業員 ID を特定する", tools: ["freee_hr_get_employee"] }),
-            step(3, "freee_hr_get_basic_pay_rule", { year, month, employee_id: 1 }),
-            step(4, "freee_hr_update_basic_pay_rule", { year, month, employee_id: 1, pay_calc_type: "monthly", pay_amount: amount }),
-          ]
-        : [step(1, "freee_accounting_list_account_items", {}), step(2, "freee_accounting_list_deals", { limit: 20 })];
+      (task?.domain ?? "hr") !== "hr"
+        ? [step(1, "freee_accounting_list_account_items", "read", {}), step(2, "freee_accounting_list_deals", "read", { limit: 20 })]
+        : name === undefined
+          ? [step(1, "freee_hr_list_employees", "read", { year, month }), step(2, AGENT_DECIDE, "read", { instruction: "依頼に対象の従業員の名前がないため、一覧を示して確認を求める", tools: ["freee_hr_get_employee"] })]
+          : [
+              step(1, "freee_hr_list_employees", "read", { year, month }),
+              step(2, "freee_hr_update_basic_pay_rule", "write", { year, month, pay_calc_type: "monthly", pay_amount: amount }, [{ field: "employee_id", name }]),
+            ];
     return JSON.stringify({ steps });
   }
   return "（スクリプトのモデル）この依頼には応答できません。";

@@ -1,0 +1,157 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, describe, expect, it } from "vitest";
+import { SlackMessages } from "../../lib/messages/ja";
+
+/**
+ * Issue 16's "done when", in a real browser: `scripts/dev.ts` as a process (settings from an env file), /sandbox
+ * in headless Chromium. From the page's fault panel, one fault of each family — a layer, the preview, the agent
+ * session, freee during the run — is armed by clicks, and the thread shows its seed §9.1 message; App Home shows
+ * what the app published; mentions, names and JST times are rendered as Slack does; a click that fails is shown.
+ * Needs Debian's chromium at /usr/bin/chromium (.ci/run installs it).
+ */
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = existsSync(CHROMIUM);
+const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+const PAY = "来月から山田さんの基本給を30万円に変更して";
+
+const work = mkdtempSync(join(tmpdir(), "sandbox-faults-browser-"));
+let dev: ChildProcess | undefined;
+let context: BrowserContext | undefined;
+
+afterAll(async () => {
+  await context?.close();
+  if (dev?.pid !== undefined && dev.exitCode === null) {
+    const exited = new Promise((resolve) => dev!.once("exit", resolve));
+    dev.kill("SIGTERM");
+    await exited;
+  }
+  rmSync(work, { recursive: true, force: true });
+});
+
+function startDevServer(): Promise<string> {
+  const envFile = join(work, "dev.env");
+  const settings = [`PORT=0`, `DATA_DIR=${join(work, "data")}`, `SANDBOX_STEP_DELAY_MS=50`, `LOCAL_WAIT_MS=100`, `LOCAL_RETRY_MS=50`, `SANDBOX_SLACK_RATE_WINDOW_MS=2000`, `LOG_LEVEL=SILENT`];
+  writeFileSync(envFile, settings.join("\n"));
+  dev = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts"], {
+    cwd: process.cwd(),
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? work, ENV_FILE: envFile, DEV_STACK_FILE: join(work, "dev-stack.json"), AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`dev server did not start:\n${output}`)), 90_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+      const m = /local stack on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1] as string);
+      }
+    };
+    dev!.stdout!.on("data", onData);
+    dev!.stderr!.on("data", onData);
+    dev!.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`dev server exited with ${String(code)}:\n${output}`));
+    });
+  });
+}
+
+let server: Promise<string> | undefined;
+async function openSandbox(): Promise<Page> {
+  server ??= startDevServer();
+  const url = await server;
+  context ??= await chromium.launchPersistentContext(join(work, "profile"), { executablePath: CHROMIUM, headless: true, args: FLAGS });
+  const page = await context.newPage();
+  await page.goto(`${url}/sandbox`);
+  await expect.poll(() => page.locator("#fault-id option").count(), { timeout: 15_000 }).toBeGreaterThan(20);
+  return page;
+}
+
+/** Choose a fault and a mode in the panel and arm it, as a user would. */
+async function arm(page: Page, label: string, mode: "every" | "once" = "every") {
+  const option = page.locator("#fault-id option", { hasText: label }).first();
+  await page.selectOption("#fault-id", (await option.getAttribute("value"))!);
+  await page.selectOption("#fault-mode", mode);
+  await page.click("#fault-arm");
+  await expect.poll(() => page.locator("#fault-armed").innerText()).toContain(label);
+}
+
+async function send(page: Page, text: string) {
+  await page.fill("#text", text);
+  await page.click("#composer button[type=submit]");
+}
+
+const thread = (page: Page) => page.locator("#thread-messages");
+const approve = (page: Page, kind: "prompt" | "process") => thread(page).locator(`button[data-action*='${kind}']`, { hasText: /^承認$/ }).first().click({ timeout: 40_000 });
+const shows = (page: Page, text: string, timeout = 60_000) => expect.poll(() => thread(page).innerText(), { timeout }).toContain(text);
+
+describe("the sandbox's fault panel and App Home in headless Chromium", () => {
+  if (!hasChromium) console.warn(`browser test skipped: ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run does it)`);
+
+  it.skipIf(!hasChromium)("one fault of each family, armed from the panel, shows its §9.1 message in the thread", async () => {
+    const page = await openSandbox();
+
+    // layer: L2 refuses → no retry, the L2 message.
+    await arm(page, "L2: stop_reason: refusal");
+    await expect.poll(() => page.locator("#fault-expect").innerText()).toContain(SlackMessages.l2Failed);
+    await send(page, PAY);
+    await shows(page, SlackMessages.l2Failed);
+
+    // preview: freee refuses the preview's read → the freee connection message, before any approval of steps.
+    await arm(page, "プレビュー: freee が 401");
+    await send(page, PAY);
+    await approve(page, "prompt");
+    await shows(page, SlackMessages.freeeConnectionFailed);
+
+    // agent session: requires_action → the L4 message and why.
+    await arm(page, "requires_action で停止");
+    await send(page, PAY);
+    await approve(page, "prompt");
+    await approve(page, "process");
+    await shows(page, SlackMessages.l4Failed);
+    await shows(page, "エージェントが確認待ちのまま停止しました。");
+
+    // freee during the run: 403 on a tool call → the agent reports the step failed → the L4 message.
+    await arm(page, "403 forbidden");
+    await send(page, PAY);
+    await approve(page, "prompt");
+    await approve(page, "process");
+    await shows(page, SlackMessages.l4Failed);
+    await expect.poll(() => page.locator("#fault-armed").innerText()).toMatch(/発生 [1-9]/);
+    await page.click("#fault-clear");
+    await expect.poll(() => page.locator("#fault-armed").innerText()).toBe("障害なし");
+  }, 300_000);
+
+  it.skipIf(!hasChromium)("App Home shows what the app published; names and JST times as Slack shows them; a failed click is on the page", async () => {
+    const page = await openSandbox();
+    await page.click("#tab-home");
+    const home = page.locator("#home");
+    await expect.poll(() => home.innerText(), { timeout: 30_000 }).toContain("Slack MCP Agent 管理");
+    expect(await home.innerText()).toContain("freee 接続");
+    expect(await home.innerText()).toContain("最近のタスク");
+    await page.click("#tab-channel");
+
+    // A message by the sandbox user: their name, not USANDBOXUSER; the time in JST, not the raw ts.
+    await send(page, "経費の取引を見せて");
+    const first = page.locator("#channel .msg").last();
+    await expect.poll(() => first.locator(".who").innerText()).toContain("あなた");
+    const when = await first.locator("time").innerText();
+    expect(when).toMatch(/^\d{2}:\d{2}$/);
+    const ts = (await first.getAttribute("data-ts"))!;
+    const jst = new Date(Number(ts) * 1000).toLocaleTimeString("ja-JP", { timeZone: "Asia/Tokyo", hour: "2-digit", minute: "2-digit" });
+    expect(when).toBe(jst);
+    expect(await page.locator("#channel").innerText()).not.toContain("USANDBOXUSER");
+    // Mentions render as @name in whatever the app writes (checked on the renderer the page uses).
+    expect(await page.evaluate(() => (globalThis as unknown as { mrkdwn: (t: string, n: Record<string, string>) => string }).mrkdwn("<@USANDBOXUSER> さんの依頼", { USANDBOXUSER: "あなた" }))).toContain("@あなた");
+
+    // A click the sandbox cannot deliver (its message is gone) comes back as an error the page shows.
+    await page.evaluate(() => (globalThis as unknown as { post: (p: string, b: unknown) => Promise<unknown> }).post("/sandbox/api/action", { action_id: "approve_version", ts: "1.000" }));
+    await expect.poll(() => page.locator("#toast").innerText()).toContain("クリックが失敗しました");
+    expect(await page.locator("#toast").isVisible()).toBe(true);
+  }, 120_000);
+});
