@@ -19,7 +19,7 @@ const baseEnv = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? work, 
 
 function run(script: string, args: string[], env: Record<string, string> = {}) {
   const node = script.endsWith(".mjs") ? [script] : ["--import", "tsx", script];
-  const out = spawnSync(process.execPath, [...node, ...args], { cwd: process.cwd(), env: { ...baseEnv, ...env }, encoding: "utf8", timeout: 60_000 });
+  const out = spawnSync(process.execPath, [...node, ...args], { cwd: process.cwd(), env: { ...baseEnv, ...env }, encoding: "utf8", timeout: 110_000 });
   return { status: out.status, stdout: out.stdout, stderr: out.stderr };
 }
 
@@ -33,13 +33,13 @@ function expectOneLine(stderr: string, command: string, fix: RegExp) {
 }
 
 describe("configuration errors: one line with the fix", () => {
-  it("npm run report with no TABLE_NAME and no npm run dev running", { timeout: 60_000 }, () => {
+  it("npm run report with no TABLE_NAME and no npm run dev running", { timeout: 120_000 }, () => {
     const r = run("scripts/report.ts", ["--since", "2026-11-01"]);
     expect(r.status).toBe(1);
     expectOneLine(r.stderr, "npm run report", /start `npm run dev`.*or set TABLE_NAME/);
   });
 
-  it("npm run report with a stale .local/dev-stack.json (its npm run dev was killed)", { timeout: 60_000 }, () => {
+  it("npm run report with a stale .local/dev-stack.json (its npm run dev was killed)", { timeout: 120_000 }, () => {
     const stale = join(work, "stale.json");
     writeFileSync(stale, JSON.stringify({ url: "http://127.0.0.1:9", tableName: "t", dynamodbEndpoint: "http://127.0.0.1:9", region: "us-east-1", pid: 999_999, startedAt: "2026-12-01T00:00:00Z" }));
     const r = run("scripts/report.ts", ["--since", "2026-11-01"], { DEV_STACK_FILE: stale });
@@ -47,7 +47,7 @@ describe("configuration errors: one line with the fix", () => {
     expectOneLine(r.stderr, "npm run report", /does not answer — start `npm run dev` again/);
   });
 
-  it("npm run report without --since, and with a flag it does not know", { timeout: 60_000 }, () => {
+  it("npm run report without --since, and with a flag it does not know", { timeout: 120_000 }, () => {
     const r = run("scripts/report.ts", []);
     expectOneLine(r.stderr, "npm run report", /usage: npm run report -- --since YYYY-MM-DD/);
     const bad = run("scripts/report.ts", ["--since", "2026-11-01", "--tabel", "x"]);
@@ -55,7 +55,7 @@ describe("configuration errors: one line with the fix", () => {
     expectOneLine(bad.stderr, "npm run report", /check the flags/);
   });
 
-  it("npm run report against AWS with no region names the setting", { timeout: 60_000 }, () => {
+  it("npm run report against AWS with no region names the setting", { timeout: 120_000 }, () => {
     const r = run("scripts/report.ts", ["--since", "2026-11-01"], { TABLE_NAME: "SlackMcpAgent-Table", AWS_ACCESS_KEY_ID: "x", AWS_SECRET_ACCESS_KEY: "y" });
     expect(r.status).toBe(1);
     expectOneLine(r.stderr, "npm run report", /set AWS_REGION/);
@@ -88,20 +88,24 @@ describe("configuration errors: one line with the fix", () => {
     } finally {
       holder.close();
     }
-  }, 90_000);
+  }, 240_000);
 
-  it("npm run chaos and npm run bench with bad flags", () => {
+  // Each loads its whole harness before it reads a flag: slow on a busy machine, hence the long timeouts.
+  it("npm run chaos with a bad --concurrency, and with an --only that matches no cell", { timeout: 180_000 }, () => {
     const c = run("scripts/chaos.ts", ["--concurrency", "0"]);
     expect(c.status).toBe(1);
     expectOneLine(c.stderr, "npm run chaos", /--concurrency 2/);
     const only = run("scripts/chaos.ts", ["--only", "no-such-cell"]);
     expectOneLine(only.stderr, "npm run chaos", /e\.g\. --only freee/);
+  });
+
+  it("npm run bench with a bad --requests", { timeout: 120_000 }, () => {
     const b = run("bench/run.ts", ["--requests", "0"]);
     expect(b.status).toBe(1);
     expectOneLine(b.stderr, "npm run bench", /--quick/);
-  }, 60_000);
+  });
 
-  it("fill-manifest prints its usage when it has nothing to fill from, one line for a missing outputs file", { timeout: 60_000 }, () => {
+  it("fill-manifest prints its usage when it has nothing to fill from, one line for a missing outputs file", { timeout: 120_000 }, () => {
     const none = run("scripts/fill-manifest.mjs", []);
     expect(none.status).toBe(2);
     expect(none.stderr).toMatch(/^usage: node scripts\/fill-manifest\.mjs --outputs cdk-outputs\.json/);
