@@ -29,6 +29,8 @@ export interface TaskCounts {
   ingressInvocations: number;
   dynamoRequests: number;
   dynamoRequestsByOperation: Record<string, number>;
+  /** By operation and the kind of item: what each request read or wrote (docs/bench.md says which step). */
+  dynamoRequestsByItem: Record<string, number>;
   slackApiCalls: number;
   slackApiCallsByMethod: Record<string, number>;
   anthropicRequests: number;
@@ -138,6 +140,10 @@ async function runTask(h: PipelineHarness, ingress: IngressHandler, dynamo: Coun
   const run = await h.local.waitFor(() => h.local.execution("ExecutionRun", `${taskId}-e1`), 10_000, "ExecutionRun");
   await run.done;
   if (run.status !== "SUCCEEDED") throw new Error(`bench pipeline: ExecutionRun ${run.status}: ${String(run.cause)}`);
+  // Counted before the bench's own check below, which is no request of the task's.
+  const dynamoRequests = dynamo.total();
+  const dynamoRequestsByOperation = { ...dynamo.counts };
+  const dynamoRequestsByItem = { ...dynamo.byItem };
   const history = await h.store.loadHistory(taskId);
   if (history.task.status !== "completed") throw new Error(`bench pipeline: task ended ${history.task.status}`);
 
@@ -154,8 +160,9 @@ async function runTask(h: PipelineHarness, ingress: IngressHandler, dynamo: Coun
     lambdaInvocations: stepLambdaInvocations + ingressInvocations,
     stepLambdaInvocations,
     ingressInvocations,
-    dynamoRequests: dynamo.total(),
-    dynamoRequestsByOperation: { ...dynamo.counts },
+    dynamoRequests,
+    dynamoRequestsByOperation,
+    dynamoRequestsByItem,
     slackApiCalls: slackCalls.length,
     slackApiCallsByMethod: tally(slackCalls.map((c) => c.method)),
     anthropicRequests: messages.length + (h.agents.requests.length - agentsBefore),

@@ -77,6 +77,8 @@ export class SlackCardRefresher implements CardRefresher {
         subject.kind === "execution"
           ? await this.deps.store.setExecutionCardTs(taskId, subject.executionNo, posted.ts, existingTs)
           : await this.deps.store.setCardTs(taskId, subject.kind, posted.ts, existingTs);
+      // The caller's state now holds the slot too: its next refresh of this card updates it in place.
+      if (known !== undefined) claimIn(known, subject, held);
       if (held !== posted.ts) {
         // Another refresh of the same card posted first and holds the slot: keep one card in the thread.
         await client.chat.delete({ channel: task.thread.channelId, ts: posted.ts });
@@ -97,6 +99,15 @@ export class SlackCardRefresher implements CardRefresher {
       });
     }
   }
+}
+
+function claimIn(state: CardState, subject: CardSubject, ts: string): void {
+  if (subject.kind !== "execution") {
+    state.task.cards = { ...state.task.cards, [subject.kind]: ts };
+    return;
+  }
+  const execution = state.executions.find((e) => e.executionNo === subject.executionNo);
+  if (execution !== undefined) execution.cardTs = ts;
 }
 
 function hasButtons(card: Card): boolean {

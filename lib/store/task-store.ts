@@ -81,7 +81,7 @@ export class TaskStore {
     taskId: string,
     version: number,
     extra: { regeneratedFor?: string; basedOnPromptVersion?: number } = {},
-  ): Promise<WriteResult<PromptVersion | ProcessVersion>> {
+  ): Promise<WriteResult<PromptVersion | ProcessVersion> & { task?: Task }> {
     return this.versions.create(kind, taskId, version, extra);
   }
   getVersion(kind: "prompt", taskId: string, version: number): Promise<PromptVersion | undefined>;

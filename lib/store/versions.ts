@@ -3,6 +3,8 @@ import type { ProcessPreview } from "../domain/preview";
 import {
   ProcessVersionSchema,
   PromptVersionSchema,
+  TaskSchema,
+  type Task,
   type ApprovalSource,
   type ProcessStep,
   type ProcessVersion,
@@ -29,13 +31,14 @@ export class VersionItems {
   /**
    * Start version N of a Prompt or Process (status `generating`) and make it the task's current one.
    * Version N exists at most once; a retried call gets the existing record back (`applied: false`).
+   * `task`: the task as the pointer write left it (its card is drawn from it), absent when that write was refused.
    */
   async create(
     kind: VersionKind,
     taskId: string,
     version: number,
     extra: { regeneratedFor?: string; basedOnPromptVersion?: number } = {},
-  ): Promise<WriteResult<AnyVersion>> {
+  ): Promise<WriteResult<AnyVersion> & { task?: Task }> {
     const now = this.table.now();
     const record =
       kind === "prompt"
@@ -60,10 +63,12 @@ export class VersionItems {
           ConditionExpression: "attribute_exists(pk) AND #field <= :v",
           ExpressionAttributeNames: { "#field": field },
           ExpressionAttributeValues: { ":v": version, ":now": now },
+          ReturnValues: "ALL_NEW",
         },
       },
       "createVersion",
     );
+    const task = pointer.applied ? { task: parseRecord(TaskSchema, pointer.attributes, "task") } : {};
     // Refused: either the task is missing (a bug upstream), or a later version is already current (a stale
     // retry, which still gets its own version record below).
     if (!pointer.applied && (await pointer.current()) === undefined) throw taskNotFound(taskId);
@@ -71,8 +76,8 @@ export class VersionItems {
       { put: { Item: { ...Keys.version(taskId, kind, version), ...record }, ConditionExpression: "attribute_not_exists(pk)" } },
       "createVersion",
     );
-    if (put.applied) return { record, applied: true };
-    return { record: this.parseOrThrow(kind, taskId, version, await put.current()), applied: false };
+    if (put.applied) return { record, applied: true, ...task };
+    return { record: this.parseOrThrow(kind, taskId, version, await put.current()), applied: false, ...task };
   }
 
   async get(kind: VersionKind, taskId: string, version: number): Promise<AnyVersion | undefined> {

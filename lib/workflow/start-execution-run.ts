@@ -23,6 +23,8 @@ export interface StartExecutionRunRequest {
   actorId: string;
   /** 1 + the rerun limit (DESIGN §5: 3 reruns → 4 executions). */
   maxExecutions: number;
+  /** Task fields set by the same write that claims the run (the first run: which Process version it runs). */
+  set?: Record<string, unknown>;
 }
 
 /**
@@ -38,6 +40,7 @@ export async function startExecutionRun(
   const { task, executionNo } = await deps.store.allocateExecution(request.taskId, {
     from: request.from,
     maxExecutions: request.maxExecutions,
+    ...(request.set === undefined ? {} : { set: request.set }),
   });
   if (task.approvedProcessVersion === undefined) {
     throw new RecordNotFoundError(`task ${task.taskId} has no approved Process`, { details: { taskId: task.taskId } });

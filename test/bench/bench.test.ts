@@ -28,6 +28,12 @@ it("runs a tiny bench and writes JSON with the required keys", async () => {
   expect(json.perTask.ingressInvocations).toBe(3);
   expect(json.perTask.slackApiCalls).toBeGreaterThan(0);
   expect(json.perTask.dynamoRequests).toBeGreaterThan(0);
+  // Every request is in the breakdown by item kind, and the cards read the table only where no step holds their
+  // state (the decided Process card at StartRun, the finished run's two cards): the card range, never AUDIT#/WRITE#.
+  const byItem = json.perTask.dynamoRequestsByItem;
+  expect(Object.values(byItem).reduce((a, b) => a + b, 0)).toBe(json.perTask.dynamoRequests);
+  expect(byItem["Query TASK# EXEC#…PROMPT"]).toBeLessThanOrEqual(3);
+  expect(Object.keys(byItem).filter((k) => /AUDIT#|WRITE#/.test(k) && k.startsWith("Query"))).toEqual([]);
   expect(json.perTask.anthropicMessagesRequests).toBe(3);
   expect(json.perTask.managedAgentsRequests).toBeGreaterThan(0);
   // One poll iteration is Wait → PollSession → Choice.

@@ -125,3 +125,33 @@ it("issue 14 defect 4, the rerun race: two first refreshes of 実行 #2 leave on
   expect(blocks).toContain('"type":"actions"');
   expect(blocks).toContain(JSON.stringify(JSON.stringify({ taskId: task.taskId, executionNo: 2 })).slice(1, -1));
 });
+
+it("a card drawn from the state the caller holds reads nothing; the slot it claims lands in that state", async () => {
+  const task = await newTask();
+  // A store that records every read of the task's items.
+  const reads: string[] = [];
+  const claimOnly = new SlackCardRefresher({
+    store: {
+      loadHistory: async (taskId) => {
+        reads.push(taskId);
+        return store.loadHistory(taskId, { cardsOnly: true });
+      },
+      setCardTs: (...args) => store.setCardTs(...args),
+      setExecutionCardTs: (...args) => store.setExecutionCardTs(...args),
+    },
+    tokens: new StaticBotTokenResolver({ botToken: "xoxb-test" }),
+    clientFor: (token) => createWebClient(token, { SLACK_API_URL: slack.url }),
+    limits: { maxReruns: 3 },
+    log: createLogger("test"),
+  });
+  const held = { task, prompts: [], processes: [], executions: [] };
+  await claimOnly.refresh(task.taskId, { kind: "task" }, held);
+  const stored = await store.getTaskOrThrow(task.taskId);
+  expect(held.task.cards.task).toBe(stored.cards.task);
+  // The next refresh from the same held state updates the card in place: no second post, no duplicate to delete.
+  await claimOnly.refresh(task.taskId, { kind: "task" }, held);
+  expect(slack.callsTo("chat.postMessage")).toHaveLength(1);
+  expect(slack.callsTo("chat.delete")).toHaveLength(0);
+  expect(slack.callsTo("chat.update").map((c) => c.body.ts)).toContain(stored.cards.task);
+  expect(reads).toEqual([]);
+});

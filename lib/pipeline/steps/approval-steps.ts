@@ -5,7 +5,7 @@ import { registerSecret } from "../../redaction/secret-registry";
 import { ApprovalOutcomeSchema } from "../../workflow/contracts";
 import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { startExecutionRun } from "../../workflow/start-execution-run";
-import { auditDecision, refreshCard, refreshWithTaskCard } from "./common";
+import { auditDecision, heldState, refreshCard, refreshWithTaskCard } from "./common";
 
 const VersionKindSchema = z.enum(["prompt", "process"]);
 const reviewStatus = (kind: "prompt" | "process"): TaskStatus => (kind === "prompt" ? "prompt_review" : "process_review");
@@ -27,7 +27,7 @@ export type AwaitApprovalInput = z.infer<typeof AwaitApprovalInputSchema>;
 export async function awaitApprovalStep(deps: PipelineDeps, input: AwaitApprovalInput): Promise<{ awaiting: true }> {
   registerSecret(input.taskToken);
   const task = await deps.store.getTaskOrThrow(input.taskId);
-  await deps.store.openApproval(input.kind, input.taskId, input.version, input.taskToken, { teamId: task.thread.teamId, requesterId: task.requesterId });
+  const { record: pending } = await deps.store.openApproval(input.kind, input.taskId, input.version, input.taskToken, { teamId: task.thread.teamId, requesterId: task.requesterId });
   await deps.audit.record({
     teamId: task.thread.teamId,
     taskId: task.taskId,
@@ -37,7 +37,10 @@ export async function awaitApprovalStep(deps: PipelineDeps, input: AwaitApproval
     layer: input.kind === "prompt" ? "L2" : "L3",
     details: { version: input.version },
   });
-  await refreshCard(deps, task, { kind: input.kind });
+  // Drawn from the task read above and the version this write returned, when the task still points at it.
+  const current = input.kind === "prompt" ? task.currentPromptVersion : task.currentProcessVersion;
+  const known = current !== input.version ? undefined : heldState(task, pending.kind === "prompt" ? { prompts: [pending] } : { processes: [pending] });
+  await refreshCard(deps, task, { kind: input.kind }, known);
   return { awaiting: true };
 }
 
@@ -116,15 +119,19 @@ export type StartRunInput = z.infer<typeof StartRunInputSchema>;
 export async function startRunStep(deps: PipelineDeps, input: StartRunInput): Promise<{ taskId: string; executionNo: number }> {
   const current = await deps.store.getTaskOrThrow(input.taskId);
   await auditDecision(deps, current, { kind: "process", version: input.version, decision: input.approval });
-  if (current.approvedProcessVersion !== input.version) {
-    await deps.store.updateTask(input.taskId, { approvedProcessVersion: input.version });
-  }
   if (deps.executionRunArn === undefined) {
     throw new FatalConfigError("start-run needs EXECUTION_RUN_ARN", { details: { setting: "EXECUTION_RUN_ARN" } });
   }
+  // The approved version is remembered by the write that claims the first run (a retry finds both done).
   const { execution } = await startExecutionRun(
     { store: deps.store, sfn: deps.sfn, audit: deps.audit, executionRunArn: deps.executionRunArn },
-    { taskId: input.taskId, from: ["process_review"], actorId: input.approval.actorId, maxExecutions: 1 + deps.limits.maxReruns },
+    {
+      taskId: input.taskId,
+      from: ["process_review"],
+      actorId: input.approval.actorId,
+      maxExecutions: 1 + deps.limits.maxReruns,
+      ...(current.approvedProcessVersion === input.version ? {} : { set: { approvedProcessVersion: input.version } }),
+    },
   );
   return { taskId: input.taskId, executionNo: execution.executionNo };
 }

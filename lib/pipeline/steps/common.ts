@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Task } from "../../domain/records";
 import { TransientError } from "../../errors/taxonomy";
-import type { CardSubject } from "../../domain/card-refresher";
+import type { CardState, CardSubject } from "../../domain/card-refresher";
 import { redactString } from "../../observability/redact";
 import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { confirmAudit } from "../../audit/pending-audit";
@@ -45,9 +45,9 @@ export function causeMessage(cause: unknown): string {
  * idempotent); any other Slack failure is logged and audited but does not fail the layer (seed §7.3: notifying
  * the user is best effort, the DB state is the truth and the next refresh shows it).
  */
-export async function refreshCard(deps: PipelineDeps, task: Task, subject: CardSubject): Promise<void> {
+export async function refreshCard(deps: PipelineDeps, task: Task, subject: CardSubject, known?: CardState): Promise<void> {
   try {
-    await deps.cards.refresh(task.taskId, subject);
+    await deps.cards.refresh(task.taskId, subject, known);
   } catch (err) {
     if (err instanceof TransientError) throw err;
     await deps.audit.recordError({
@@ -62,9 +62,19 @@ export async function refreshCard(deps: PipelineDeps, task: Task, subject: CardS
 }
 
 /** The task's status changed: refresh the subject's card and the Task card, whose status line shows it. */
-export async function refreshWithTaskCard(deps: PipelineDeps, task: Task, subject: CardSubject): Promise<void> {
-  await refreshCard(deps, task, subject);
-  if (subject.kind !== "task") await refreshCard(deps, task, { kind: "task" });
+export async function refreshWithTaskCard(deps: PipelineDeps, task: Task, subject: CardSubject, known?: CardState): Promise<void> {
+  await refreshCard(deps, task, subject, known);
+  if (subject.kind !== "task") await refreshCard(deps, task, { kind: "task" }, known);
+}
+
+/**
+ * What a step holds right after its own writes (ALL_NEW), as the card refresher's `known` state: the card is
+ * rendered from it instead of reading the task's items again. Only the records the card shows are needed (the
+ * Task card: the task; a version card: the task and its current version; an Execution card: the execution and
+ * its Process version).
+ */
+export function heldState(task: Task, records: Partial<Omit<CardState, "task">> = {}): CardState {
+  return { task, prompts: records.prompts ?? [], processes: records.processes ?? [], executions: records.executions ?? [] };
 }
 
 /**
@@ -77,11 +87,12 @@ export async function auditDecision(
   task: Pick<Task, "taskId"> & { thread: Pick<Task["thread"], "teamId"> },
   decided: { kind: "prompt" | "process"; version: number; decision: { decision: "approved" | "rejected"; actorId: string; reason?: string; via?: "card" | "full_plan"; decidedAt?: string } },
   refresh = true,
+  known?: CardState,
 ): Promise<void> {
   const { kind, version, decision } = decided;
   // The entry the decision write promised (version.decisionAudit): same key, so it is stored once.
   await confirmAudit(deps.audit, { teamId: task.thread.teamId, taskId: task.taskId }, decisionAudit(kind, version, { ...decision, decidedAt: decision.decidedAt ?? nowIso(deps) }));
-  if (refresh) await refreshCard(deps, task as Task, { kind });
+  if (refresh) await refreshCard(deps, task as Task, { kind }, known);
 }
 
 export function nowIso(deps: Pick<PipelineDeps, "clock">): string {

@@ -3,7 +3,7 @@ import type { ProcessVersion, PromptVersion } from "../../domain/records";
 import { RecordNotFoundError } from "../../errors/taxonomy";
 import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { validateSteps } from "../validate-steps";
-import { auditDecision, CaughtErrorSchema, causeMessage, refreshCard } from "./common";
+import { auditDecision, CaughtErrorSchema, causeMessage, heldState, refreshCard } from "./common";
 
 export const GeneratePromptInputSchema = z.object({
   taskId: z.string().min(1),
@@ -17,9 +17,9 @@ export async function generatePromptStep(deps: PipelineDeps, input: GenerateProm
   const { version, regeneratedFor } = input.prompt;
   const task = await deps.store.getTaskOrThrow(taskId);
   if (task.spec === undefined) throw new RecordNotFoundError(`task ${taskId} has no L1 spec`, { details: { taskId } });
-  const { record } = await deps.store.createVersion("prompt", taskId, version, { regeneratedFor });
+  const { record, task: pointed } = await deps.store.createVersion("prompt", taskId, version, { regeneratedFor });
   if ((record as PromptVersion).text === undefined) {
-    await refreshCard(deps, task, { kind: "prompt" });
+    await refreshCard(deps, task, { kind: "prompt" }, pointed && heldState(pointed, { prompts: [record as PromptVersion] }));
     const previous = version > 1 ? await previousPrompt(deps, taskId, version, regeneratedFor) : undefined;
     const text = await deps.layers.generatePrompt({ task, spec: task.spec, previous });
     await deps.store.saveVersionContent("prompt", taskId, version, { text });
@@ -61,15 +61,19 @@ export async function generateProcessStep(deps: PipelineDeps, input: GeneratePro
   const { taskId } = input;
   const { version, basedOnPromptVersion, regeneratedFor, malformed } = input.process;
   let task = await deps.store.getTaskOrThrow(taskId);
-  if (task.spec === undefined) throw new RecordNotFoundError(`task ${taskId} has no L1 spec`, { details: { taskId } });
+  const spec = task.spec;
+  if (spec === undefined) throw new RecordNotFoundError(`task ${taskId} has no L1 spec`, { details: { taskId } });
   const prompt = await deps.store.getVersionOrThrow("prompt", taskId, basedOnPromptVersion);
   if (prompt.text === undefined) throw new RecordNotFoundError(`prompt v${basedOnPromptVersion} has no text`, { details: { taskId } });
-  const { record } = await deps.store.createVersion("process", taskId, version, { regeneratedFor, basedOnPromptVersion });
+  const { record, task: pointed } = await deps.store.createVersion("process", taskId, version, { regeneratedFor, basedOnPromptVersion });
+  if (pointed !== undefined) task = pointed;
   if (version === 1 && malformed === undefined && prompt.decision !== undefined) {
-    await auditDecision(deps, task, { kind: "prompt", version: basedOnPromptVersion, decision: prompt.decision });
+    // The decided Prompt card is drawn from what this step read (the task, the decided version).
+    const decided = task.currentPromptVersion === basedOnPromptVersion ? heldState(task, { prompts: [prompt] }) : undefined;
+    await auditDecision(deps, task, { kind: "prompt", version: basedOnPromptVersion, decision: prompt.decision }, true, decided);
   }
   if ((record as ProcessVersion).steps === undefined) {
-    await refreshCard(deps, task, { kind: "process" });
+    await refreshCard(deps, task, { kind: "process" }, pointed && heldState(task, { processes: [record as ProcessVersion] }));
     let previous: { steps: ProcessVersion["steps"] & object; rejectionReason: string } | undefined;
     if (version > 1) {
       const prev = await deps.store.getVersionOrThrow("process", taskId, version - 1);
@@ -80,7 +84,7 @@ export async function generateProcessStep(deps: PipelineDeps, input: GeneratePro
     }
     const raw = await deps.layers.generateProcess({
       task,
-      spec: task.spec,
+      spec,
       promptText: prompt.text,
       previous,
       validationError: malformed === undefined ? undefined : causeMessage(malformed.Cause),
@@ -90,7 +94,7 @@ export async function generateProcessStep(deps: PipelineDeps, input: GeneratePro
   }
   if (task.status === "prompt_review") {
     ({ record: task } = await deps.store.transitionTask(taskId, "process_review", { from: ["prompt_review"] }));
-    await refreshCard(deps, task, { kind: "task" });
+    await refreshCard(deps, task, { kind: "task" }, heldState(task));
   }
   await deps.audit.record({
     teamId: task.thread.teamId,

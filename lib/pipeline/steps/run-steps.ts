@@ -8,7 +8,7 @@ import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { confirmAllAudits, confirmAudit } from "../../audit/pending-audit";
 import { cancelAudit } from "../../domain/audit-promises";
 import { asIncomplete, faultError } from "../run-completion";
-import { CaughtErrorSchema, errorFromCatch, nowIso, refreshCard, refreshWithTaskCard } from "./common";
+import { CaughtErrorSchema, errorFromCatch, nowIso, refreshCard, heldState, refreshWithTaskCard } from "./common";
 import { judgeCompletion, stepsToRun } from "./complete-run";
 
 export { ExecutionRunInputSchema };
@@ -51,7 +51,8 @@ export async function startSessionStep(deps: PipelineDeps, input: z.infer<typeof
   }
   const { remaining, done } = await stepsToRun(deps, execution, process.steps);
   if (remaining.length === 0) return completeWithoutSession(deps, task, execution, done);
-  await refreshWithTaskCard(deps, task, { kind: "execution", executionNo });
+  // Both cards from what this step holds: the task, the running execution and its Process version.
+  await refreshWithTaskCard(deps, task, { kind: "execution", executionNo }, heldState(task, { executions: [execution], processes: [process] }));
   const started = await deps.agent.start({
     teamId: task.thread.teamId,
     taskId,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { TaskPipelineInputSchema } from "../../workflow/contracts";
 import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
-import { refreshCard } from "./common";
+import { heldState, refreshCard } from "./common";
 
 export const CreateTaskInputSchema = z.object({
   ...TaskPipelineInputSchema.shape,
@@ -30,7 +30,7 @@ export async function createTaskStep(deps: PipelineDeps, input: CreateTaskInput)
     layer: "L1",
     details: { pipelineExecutionName: input.executionName, ...(attachments === undefined ? {} : { attachments: attachments.length }) },
   });
-  await refreshCard(deps, task, { kind: "task" });
+  await refreshCard(deps, task, { kind: "task" }, heldState(task));
   return { taskId: task.taskId };
 }
 
@@ -39,12 +39,12 @@ export const TaskRefSchema = z.object({ taskId: z.string().min(1) });
 /** L1: the request → TaskSpec; task `analyzing → prompt_review`. A retry after the save does not ask the model again. */
 export async function analyzeTaskStep(deps: PipelineDeps, input: z.infer<typeof TaskRefSchema>): Promise<{ taskId: string }> {
   let task = await deps.store.getTaskOrThrow(input.taskId);
-  if (task.spec === undefined) {
-    const spec = await deps.layers.analyzeTask({ task });
-    task = await deps.store.updateTask(task.taskId, { spec });
-  }
+  const spec = task.spec === undefined ? await deps.layers.analyzeTask({ task }) : undefined;
   if (task.status === "analyzing") {
-    ({ record: task } = await deps.store.transitionTask(task.taskId, "prompt_review", { from: ["analyzing"] }));
+    // The spec and the status in one write: a retry finds both, or neither and asks the model again.
+    ({ record: task } = await deps.store.transitionTask(task.taskId, "prompt_review", { from: ["analyzing"], ...(spec === undefined ? {} : { set: { spec } }) }));
+  } else if (spec !== undefined) {
+    task = await deps.store.updateTask(task.taskId, { spec });
   }
   await deps.audit.record({
     teamId: task.thread.teamId,
@@ -55,6 +55,6 @@ export async function analyzeTaskStep(deps: PipelineDeps, input: z.infer<typeof 
     layer: "L1",
     details: { title: task.spec?.title, domain: task.spec?.domain },
   });
-  await refreshCard(deps, task, { kind: "task" });
+  await refreshCard(deps, task, { kind: "task" }, heldState(task));
   return { taskId: task.taskId };
 }
