@@ -34,6 +34,19 @@ export function issueText(issue: ValidationIssue): string {
   return issue.in === "body" ? issue.message : `${issue.in === "path" ? "パス" : "クエリ"} ${issue.message}`;
 }
 
+/**
+ * Reads an input against a JSON Schema in the vendored vocabulary: numbers from their digits, unknown keys refused,
+ * and for a plan-time read step (`partial`) nothing required. The tools whose input is freee's own use it.
+ */
+export function schemaInputReader(name: string, inputSchema: Record<string, unknown>): FreeeToolDefinition["readInput"] {
+  const optional = { ...inputSchema, required: [] };
+  return (raw, partial) => {
+    const input = structuredClone(raw);
+    const issues = checkValue(name + (partial ? " partial" : ""), partial ? optional : inputSchema, input, { coerce: true, closed: true });
+    return issues.length > 0 ? { ok: false, issues: issues.map(issueText) } : { ok: true, input };
+  };
+}
+
 /** A tool whose input is a zod shape (reads, and the pay rule whose flat input is a better handle than freee's). */
 export function zodTool<S extends z.ZodRawShape>(definition: {
   name: string;
@@ -83,18 +96,13 @@ export function operationTool(definition: { name: string; description: string; o
     required: [...pathParams.filter((p) => p.required).map((p) => p.name), ...((body.required ?? []) as string[]).filter((k) => !omit.has(k))],
     additionalProperties: false,
   };
-  const optional = { ...inputSchema, required: [] };
   return {
     name: definition.name,
     description: definition.description,
     readOnly: false,
     operation: definition.operation,
     inputSchema,
-    readInput(raw, partial) {
-      const input = structuredClone(raw);
-      const issues = checkValue(definition.name + (partial ? " partial" : ""), partial ? optional : inputSchema, input, { coerce: true, closed: true });
-      return issues.length > 0 ? { ok: false, issues: issues.map(issueText) } : { ok: true, input };
-    },
+    readInput: schemaInputReader(definition.name, inputSchema),
     toRequest(input, companyId) {
       const fields = { ...input };
       const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => {

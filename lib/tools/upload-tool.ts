@@ -1,6 +1,6 @@
 import { operationByTemplate } from "../freee/openapi/operations";
-import { checkValue, derefSchema } from "../freee/openapi/validator";
-import { issueText, type FreeeToolDefinition } from "./define";
+import { derefSchema } from "../freee/openapi/validator";
+import { schemaInputReader, type FreeeToolDefinition } from "./define";
 
 /**
  * The file box (ファイルボックス) upload: a receipt attached to the request in Slack goes to freee as
@@ -32,7 +32,6 @@ function uploadTool(): FreeeToolDefinition {
     required: ["slack_file_id", ...(body.required ?? []).filter((k) => k !== "company_id" && k !== RECEIPT_FILE_FIELD)],
     additionalProperties: false,
   };
-  const optional = { ...inputSchema, required: [] };
   return {
     name: UPLOAD_RECEIPT_TOOL,
     description:
@@ -40,11 +39,7 @@ function uploadTool(): FreeeToolDefinition {
     readOnly: false,
     operation: RECEIPT_OPERATION,
     inputSchema,
-    readInput(raw, partial) {
-      const input = structuredClone(raw);
-      const issues = checkValue(UPLOAD_RECEIPT_TOOL + (partial ? " partial" : ""), partial ? optional : inputSchema, input, { coerce: true, closed: true });
-      return issues.length > 0 ? { ok: false, issues: issues.map(issueText) } : { ok: true, input };
-    },
+    readInput: schemaInputReader(UPLOAD_RECEIPT_TOOL, inputSchema),
     toRequest(input, companyId) {
       const { slack_file_id, ...form } = input;
       return { method: "POST", path: operation.path, body: { company_id: companyId, ...form }, upload: { field: RECEIPT_FILE_FIELD, slackFileId: String(slack_file_id) } };
