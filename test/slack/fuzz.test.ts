@@ -88,10 +88,16 @@ it("1,000 randomly mutated but validly signed payloads → no 5xx, no state chan
   // The one state change a mutation may legitimately cause: removing bot_id / subtype from the T1 bot message
   // turns it into a real user's message, which starts a task. Oracle independent of the code under test.
   const allowedStarts = new Set<string>();
+  // The workspace is the installation the delivery is for: Slack names it in authorizations[0] and Bolt reads
+  // it from there first, so a mutated envelope team_id still leaves the message T1's.
+  const installationTeam = (p: { team_id?: unknown; authorizations?: unknown }) => {
+    const first = Array.isArray(p.authorizations) ? (p.authorizations[0] as { team_id?: unknown } | undefined) : undefined;
+    return first !== undefined && first !== null && first.team_id !== null ? first.team_id : p.team_id;
+  };
   const noteLegitimateMessage = (payload: unknown) => {
-    const p = payload as { type?: unknown; team_id?: unknown; event?: Record<string, unknown> };
+    const p = payload as { type?: unknown; team_id?: unknown; authorizations?: unknown; event?: Record<string, unknown> };
     const e = p?.event;
-    if (p?.type !== "event_callback" || p.team_id !== "T1" || typeof e !== "object" || e === null) return;
+    if (p?.type !== "event_callback" || installationTeam(p) !== "T1" || typeof e !== "object" || e === null) return;
     if (e.bot_id !== undefined || e.subtype !== undefined || typeof e.channel !== "string" || typeof e.ts !== "string") return;
     allowedStarts.add(`T1-${e.channel.replace(/[^A-Za-z0-9]/g, "")}-${e.ts.replace(".", "_")}`);
   };
