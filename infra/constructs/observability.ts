@@ -91,7 +91,7 @@ export class Observability extends Construct {
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
         title: "Tasks by outcome",
-        left: ["completed", "failed", "cancelled", "closed"].map((o) => count(MetricNames.tasksEnded, { Outcome: o }).with({ label: o })),
+        left: ["completed", "failed", "cancelled", "closed", "answered"].map((o) => count(MetricNames.tasksEnded, { Outcome: o }).with({ label: o })),
       }),
       new cloudwatch.GraphWidget({ title: "Silent failures by class", left: SILENT_CLASSES.map((c) => silentMetric(c).with({ label: c })) }),
       new cloudwatch.GraphWidget({

@@ -13,7 +13,7 @@ export interface TaskPipelineDefinitionProps {
 }
 
 /**
- * TaskPipeline (DESIGN §2): CreateTask → L1 → L2 → prompt approval → L3 → preview → process approval → StartRun.
+ * TaskPipeline (DESIGN §2): CreateTask → L1 (a message that asks for no work ends answered) → L2 → prompt approval → L3 → preview → process approval → StartRun.
  * Rejection loops back to regeneration (the limit is checked by HandleRejection); an approval that times out
  * closes the task; every other failure goes to RecordPipelineFailure with the layer that failed.
  * State names are part of the contract with the local runner and the tests.
@@ -154,9 +154,12 @@ export function buildTaskPipelineDefinition(scope: Construct, props: TaskPipelin
   const approved = (path: string) => sfn.Condition.stringEquals(path, "approved");
   const regenerate = sfn.Condition.stringEquals("$.rejection.action", "regenerate");
 
-  return createTask
-    .next(analyzeTask)
-    .next(startPrompt)
+  // L1 read no request for work on freee: the task is answered (reply in the thread), nothing more runs.
+  const answered = new sfn.Succeed(scope, "TaskAnswered");
+  const isRequest = new sfn.Choice(scope, "IsRequest?").when(sfn.Condition.booleanEquals("$.analysis.isRequest", false), answered).otherwise(startPrompt);
+
+  const pipeline = createTask.next(analyzeTask).next(isRequest);
+  startPrompt
     .next(generatePrompt)
     .next(awaitPrompt)
     .next(
@@ -168,4 +171,5 @@ export function buildTaskPipelineDefinition(scope: Construct, props: TaskPipelin
         ))
         .otherwise(promptRejected.next(new sfn.Choice(scope, "RegeneratePrompt?").when(regenerate, nextPrompt).otherwise(taskClosed))),
     );
+  return pipeline;
 }

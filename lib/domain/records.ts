@@ -73,6 +73,8 @@ export const TaskSchema = z.object({
   failure: z.optional(z.object({ layer: z.enum(["L1", "L2", "L3", "L4"]), errorName: z.string().check(z.minLength(1)), at: isoTime })),
   /** Why the task is `closed`. */
   closedReason: z.optional(z.enum(["regeneration_limit", "approval_expired"])),
+  /** Why the task is `answered`: L1's short reply to a message that asked for no work on freee (no spec, no plan). */
+  reply: z.optional(z.string().check(z.minLength(1))),
   createdAt: isoTime,
   updatedAt: isoTime,
 });

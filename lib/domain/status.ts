@@ -14,6 +14,7 @@ export const TASK_STATUSES = [
   "failed", // a layer failed, or the last Execution failed / timed out (rerun possible while reruns remain)
   "cancelled", // the last Execution was cancelled (rerun possible)
   "closed", // limit reached or approval expired: the user starts a new task
+  "answered", // L1 read no request for work on freee (a greeting, a question): replied in the thread, no plan
 ] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 
@@ -26,7 +27,7 @@ export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 type Transitions<S extends string> = Readonly<Record<S, readonly S[]>>;
 
 export const TASK_TRANSITIONS: Transitions<TaskStatus> = {
-  analyzing: ["prompt_review", "failed"],
+  analyzing: ["prompt_review", "failed", "answered"],
   prompt_review: ["process_review", "failed", "closed"],
   process_review: ["executing", "failed", "closed"],
   executing: ["completed", "failed", "cancelled"],
@@ -34,6 +35,7 @@ export const TASK_TRANSITIONS: Transitions<TaskStatus> = {
   cancelled: ["executing"],
   completed: [],
   closed: [],
+  answered: [],
 };
 
 export const VERSION_TRANSITIONS: Transitions<VersionStatus> = {

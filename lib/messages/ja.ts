@@ -15,6 +15,14 @@ export const SlackMessages = {
   rerunLimit: "最大再実行回数（3 回）に達しました。新しいタスクを作成してください。",
 } as const;
 
+/**
+ * A message L1 read as no request for work on freee (a greeting, a question): the reply is L1's; this line says
+ * that nothing was planned. Not a seed §9.1 row (the seed has no such case).
+ */
+export const NotARequestMessages = {
+  noTask: "freee の操作の依頼ではないため、タスクは作成していません。freee で行いたいことを書いて送ると、実行計画を作って承認をお願いします。",
+} as const;
+
 /** Answers to a click, shown to the clicking user only (ephemeral, or inside the reject modal). */
 export const ActionReplyMessages = {
   reasonTooLong: (max: number) => `却下理由は ${max} 文字以内で入力してください。`,

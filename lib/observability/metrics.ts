@@ -31,7 +31,7 @@ export const MetricNames = {
 
 const SILENT_FAILURES = new Set(["EmptyResponseError", "TruncatedResponseError", "RefusedResponseError", "IncompleteRunError"]);
 
-export type TaskOutcome = "completed" | "failed" | "cancelled" | "closed";
+export type TaskOutcome = "completed" | "failed" | "cancelled" | "closed" | "answered";
 
 /**
  * Powertools Metrics (EMF) for the numbers an operator counts: outcomes, failures by layer and class (each

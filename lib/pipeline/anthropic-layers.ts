@@ -1,6 +1,6 @@
 import type Anthropic from "@anthropic-ai/sdk";
-import type { ProcessStep, TaskSpec } from "../domain/records";
-import { runL1Task } from "../layers/l1-task";
+import type { ProcessStep } from "../domain/records";
+import { runL1Task, type L1Result } from "../layers/l1-task";
 import { runL2Prompt } from "../layers/l2-prompt";
 import { runL3Process } from "../layers/l3-process";
 import type { LayersSettings } from "../layers/settings";
@@ -21,7 +21,7 @@ export class AnthropicLayers implements PipelineLayers {
     return this.options.clock?.() ?? new Date();
   }
 
-  async analyzeTask(input: Parameters<PipelineLayers["analyzeTask"]>[0]): Promise<TaskSpec> {
+  async analyzeTask(input: Parameters<PipelineLayers["analyzeTask"]>[0]): Promise<L1Result> {
     const result = await runL1Task({ client: await this.getClient(), settings: this.settings.L1 }, { text: input.task.requestText, now: this.now() });
     this.options.metrics?.tokens("L1", result.usage);
     return result.value;

@@ -4,6 +4,7 @@ import type { AgentRunner } from "../agent/agent-runner";
 import type { AuditLog } from "../audit/audit-log";
 import type { Limits } from "../config/limits";
 import type { ProcessStep, Task, TaskSpec } from "../domain/records";
+import type { L1Result } from "../layers/l1-task";
 import type { PipelineMetrics } from "../observability/metrics";
 import type { CardRefresher } from "../domain/card-refresher";
 import type { PreviewClient } from "../preview/reader";
@@ -16,7 +17,8 @@ import type { TaskStore } from "../store/task-store";
  * FatalConfigError): their names are what the state machines' Retry/Catch blocks match.
  */
 export interface PipelineLayers {
-  analyzeTask(input: { task: Task }): Promise<TaskSpec>;
+  /** L1: a TaskSpec, or a short reply when the message asks for no work on freee. */
+  analyzeTask(input: { task: Task }): Promise<L1Result>;
   generatePrompt(input: { task: Task; spec: TaskSpec; previous?: { text: string; rejectionReason: string } }): Promise<string>;
   generateProcess(input: {
     task: Task;

@@ -5,7 +5,7 @@ import type { AuditEntry } from "../domain/records";
  * completed only when its latest run ended with `execution.completed`; anything without a terminal entry is
  * "in progress" — nothing reads as done that was not (seed 001).
  */
-export type LedgerOutcome = "completed" | "failed" | "timed_out" | "cancelled" | "limit_reached" | "expired" | "in_progress";
+export type LedgerOutcome = "completed" | "failed" | "timed_out" | "cancelled" | "limit_reached" | "expired" | "not_a_request" | "in_progress";
 
 export interface TaskLedgerRow {
   taskId: string;
@@ -43,6 +43,8 @@ const OUTCOME_OF_ACTION: Array<[RegExp, LedgerOutcome]> = [
   [/limit/, "limit_reached"],
   [/expired/, "expired"],
   [/^execution\.started$/, "in_progress"],
+  // L1 read no request for work on freee: answered in the thread, no plan (a normal end, not a failure).
+  [/^task\.answered$/, "not_a_request"],
 ];
 
 function outcomeOf(action: string): LedgerOutcome | undefined {
@@ -81,7 +83,7 @@ export function buildLedger(entries: readonly AuditEntry[], window: { since: str
     row.lastAt = entry.at;
     rows.set(entry.taskId, row);
   }
-  const byOutcome: Record<LedgerOutcome, number> = { completed: 0, failed: 0, timed_out: 0, cancelled: 0, limit_reached: 0, expired: 0, in_progress: 0 };
+  const byOutcome: Record<LedgerOutcome, number> = { completed: 0, failed: 0, timed_out: 0, cancelled: 0, limit_reached: 0, expired: 0, not_a_request: 0, in_progress: 0 };
   for (const row of rows.values()) byOutcome[row.outcome] += 1;
   return {
     ...window,

@@ -49,6 +49,7 @@ const TASK_STATUS: Record<Task["status"], string> = {
   failed: "失敗",
   cancelled: "中止",
   closed: "終了",
+  answered: "返信済み（依頼ではない）",
 };
 
 const FREEE_STATUS: Record<FreeeStatusView["status"], string> = {
@@ -152,6 +153,7 @@ const OUTCOME_LABEL: Record<LedgerOutcome, string> = {
   cancelled: "中止",
   limit_reached: "上限到達",
   expired: "承認期限切れ",
+  not_a_request: "依頼ではない（返信のみ）",
   in_progress: "進行中",
 };
 

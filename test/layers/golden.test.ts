@@ -15,7 +15,7 @@ const h = useLayerHarness();
 
 it("「来月から山田さんの基本給を30万円に変更して」→ valid Task, Japanese Prompt, Process using freee_hr_update_basic_pay_rule", async () => {
   h.fake.enqueue(
-    jsonReply({
+    jsonReply({ kind: "request", reply: null, task: {
       title: "山田さんの基本給変更",
       intent: "山田さんの基本給を 2026 年 12 月から月額 30 万円に変更する。",
       domain: "hr",
@@ -27,7 +27,7 @@ it("「来月から山田さんの基本給を30万円に変更して」→ vali
         { name: "effective_month", value: 12 },
       ],
       missingInformation: ["山田さんの従業員 ID（同姓の従業員がいる場合の特定）"],
-    }),
+    } }),
     messageReply(PROMPT_TEXT),
     jsonReply({
       steps: [
@@ -53,7 +53,9 @@ it("「来月から山田さんの基本給を30万円に変更して」→ vali
     }),
   );
 
-  const task = await runL1Task(h.deps("L1"), { text: REQUEST_TEXT, now: NOW });
+  const answer = await runL1Task(h.deps("L1"), { text: REQUEST_TEXT, now: NOW });
+  if (answer.value.kind !== "request") throw new Error(`L1 read no request: ${JSON.stringify(answer.value)}`);
+  const task = { value: answer.value.spec };
   expect(TaskSpecSchema.parse(task.value)).toEqual(task.value);
   expect(task.value.domain).toBe("hr");
   expect(task.value.parameters).toMatchObject({ new_basic_pay: 300000, effective_year: 2026, effective_month: 12 });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SlackMessages } from "../../lib/messages/ja";
-import { errorReply, jsonReply, messageReply } from "../../dev/fakes/anthropic";
+import { errorReply, messageReply } from "../../dev/fakes/anthropic";
 import { path, retriesOf, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
-import { L1_REPLY, decide, expectPipelineFailure, l1Ok, l2Ok } from "./fixtures";
+import { L1_REPLY, decide, expectPipelineFailure, l1Answer, l1Ok, l2Ok } from "./fixtures";
 
 /**
  * Error table conformance, TaskPipeline L1 / L2 (seed 000 §2, §3.1, §3.2, §7.2): each fault is injected into the
@@ -53,7 +53,7 @@ describe("§2 分類 / §3.1 L1: Message → Task", () => {
 
   it("§3.1 必須キー欠落: retried once, then caught", async () => {
     const { intent: _drop, ...withoutIntent } = L1_REPLY;
-    h.anthropic.enqueue(jsonReply(withoutIntent), jsonReply(withoutIntent));
+    h.anthropic.enqueue(l1Answer(withoutIntent), l1Answer(withoutIntent));
     const { execution, taskId } = h.startTask();
     await expectPipelineFailure(h, execution, taskId, { state: "AnalyzeTask", retries: 1, errorName: "MalformedOutputError", layer: "L1", message: SlackMessages.l1Failed });
   });

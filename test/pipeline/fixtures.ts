@@ -3,7 +3,7 @@ import type { VersionKind } from "../../lib/domain/records";
 import { jsonReply, messageReply, type ScriptedReply } from "../../dev/fakes/anthropic";
 import type { PipelineHarness } from "../support/local-sfn";
 
-/** L1 structured output (parameters as entries, the structured-output shape). */
+/** The task of an L1 structured output (parameters as entries, the structured-output shape). */
 export const L1_REPLY = {
   title: "山田さんの基本給変更",
   intent: "山田さんの基本給を 2026 年 12 月から月額 30 万円に変更する。",
@@ -23,7 +23,10 @@ export const L3_STEPS = [
   wireStep(2, "agent_decide", { instruction: "一覧から山田さんの従業員 ID を特定する", tools: ["freee_hr_get_employee"] }),
 ];
 
-export const l1Ok = (): ScriptedReply => jsonReply(L1_REPLY);
+/** L1's whole answer: a request and its task, or a short reply to a message that asks for no work. */
+export const l1Answer = (task: Record<string, unknown> = L1_REPLY): ScriptedReply => jsonReply({ kind: "request", reply: null, task });
+export const l1NotARequest = (reply: string): ScriptedReply => jsonReply({ kind: "not_a_request", reply, task: null });
+export const l1Ok = (): ScriptedReply => l1Answer();
 export const l2Ok = (text = PROMPT_TEXT): ScriptedReply => messageReply(text);
 export const l3Ok = (): ScriptedReply => jsonReply({ steps: L3_STEPS });
 

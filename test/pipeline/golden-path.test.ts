@@ -18,6 +18,7 @@ it("runs a whole task locally: L1 → L2 → approve → L3 → preview → appr
   expect(path(execution)).toEqual([
     "CreateTask",
     "AnalyzeTask",
+    "IsRequest?",
     "FirstPrompt",
     "GeneratePrompt",
     "AwaitPromptApproval",

@@ -32,11 +32,15 @@ describe("ledger report from the audit log", () => {
     e("E", "error.L3", "2026-11-05T00:00:05Z", { layer: "L3", errorType: "TruncatedResponseError" }),
     e("F", "task.created", "2026-11-06T00:00:00Z"),
     e("F", "prompt.limit_reached", "2026-11-06T00:00:05Z"),
+    e("G", "task.created", "2026-11-07T00:00:00Z"),
+    e("G", "task.answered", "2026-11-07T00:00:02Z", { layer: "L1", details: { kind: "not_a_request" } }),
   ];
 
   it("counts each task once, by its latest terminal entry", () => {
     const ledger = buildLedger(entries, { since: "2026-11-01", until: "2026-11-30" });
-    expect(ledger.byOutcome).toEqual({ completed: 1, failed: 2, timed_out: 0, cancelled: 1, limit_reached: 1, expired: 0, in_progress: 1 });
+    expect(ledger.byOutcome).toEqual({ completed: 1, failed: 2, timed_out: 0, cancelled: 1, limit_reached: 1, expired: 0, not_a_request: 1, in_progress: 1 });
+    // A greeting answered in the thread is neither a failure nor work in progress (issue 16).
+    expect(ledger.tasks.find((t) => t.taskId === "G")?.outcome).toBe("not_a_request");
   });
 
   it("a rerun that started after a timeout is in progress, not done and not still failed", () => {

@@ -133,7 +133,7 @@ describe("App Home (seed §9.2 mapped)", () => {
 
   it("freee module not wired → status shown as unknown, no connect button", () => {
     const view = JSON.stringify(
-      buildHomeView({ kind: "ok", data: { viewerIsAdmin: false, freee: { status: "unknown" }, adminUserIds: [], allowedExternalTeamIds: [], recentTasks: [], ledger: { byOutcome: { completed: 0, failed: 0, timed_out: 0, cancelled: 0, limit_reached: 0, expired: 0, in_progress: 0 }, failuresByClass: [] } } }),
+      buildHomeView({ kind: "ok", data: { viewerIsAdmin: false, freee: { status: "unknown" }, adminUserIds: [], allowedExternalTeamIds: [], recentTasks: [], ledger: { byOutcome: { completed: 0, failed: 0, timed_out: 0, cancelled: 0, limit_reached: 0, expired: 0, not_a_request: 0, in_progress: 0 }, failuresByClass: [] } } }),
     );
     expect(view).toContain("確認できません");
     expect(view).not.toContain(HomeActionIds.freeeConnect);

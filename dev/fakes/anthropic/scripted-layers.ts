@@ -48,6 +48,18 @@ export function employeeNameOf(request: string): string | undefined {
   return /([一-龯々ァ-ヶー]+)\s*(?:さん|様)/.exec(request)?.[1];
 }
 
+/** Words that ask for work on freee (or name its data): without any, the scripted L1 reads no request. */
+const WORK_WORDS = /給|従業員|勤怠|社員|人事|取引|経費|仕訳|勘定|請求|支払|口座|部門|品目|登録|変更|更新|作成|削除|追加|修正|見せて|一覧|さん|円/;
+const GREETING = /^(こんにちは|こんばんは|おはよう|はじめまして|よろしく|ありがとう|お疲れ|hello|hi\b|hey\b)/i;
+
+/** The scripted L1's reply to a greeting or a question that asks for no work on freee; undefined for a request. */
+function notARequestReply(request: string): string | undefined {
+  const text = request.trim();
+  if (scenarioOf(text) !== undefined || WORK_WORDS.test(text)) return undefined;
+  const how = "freee で行いたいこと（例: 「来月から山田さんの基本給を30万円に変更して」）を書いて送ってください。";
+  return GREETING.test(text) ? `こんにちは。${how}` : `freee の会計・人事労務の操作をお手伝いします。${how}`;
+}
+
 /** The month after `today` (a JST calendar date, YYYY-MM-DD), read from the date itself: no time zone to slip on. */
 export function nextMonth(todayIso: string | undefined): { year: number; month: number } {
   const [y, m] = (todayIso?.trim() ?? jstToday()).split("-").map(Number) as [number, number];
@@ -63,12 +75,15 @@ function textFor(body: Record<string, unknown>): string {
   const user = userText(body);
   if (layer === "L1") {
     const request = sectionOf(user, "message") ?? user;
+    const reply = notARequestReply(request);
+    if (reply !== undefined) return JSON.stringify({ kind: "not_a_request", reply, task: null });
     const { domain, amount } = intentOf(request);
     const parameters: { name: string; value: string | number }[] = [];
     const who = employeeNameOf(request);
     if (who !== undefined) parameters.push({ name: "employee_name", value: who });
     if (amount !== undefined) parameters.push({ name: domain === "hr" ? "new_basic_pay" : "amount", value: amount });
-    return JSON.stringify({ title: request.slice(0, 40), intent: `${request.slice(0, 200)}（スクリプトのモデルによる解析）`, domain, parameters, missingInformation: [] });
+    const task = { title: request.slice(0, 40), intent: `${request.slice(0, 200)}（スクリプトのモデルによる解析）`, domain, parameters, missingInformation: [] };
+    return JSON.stringify({ kind: "request", reply: null, task });
   }
   if (layer === "L2") {
     const task = asObject(sectionOf(user, "task"));

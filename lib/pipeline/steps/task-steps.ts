@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { TaskPipelineInputSchema } from "../../workflow/contracts";
+import type { TaskSpec } from "../../domain/records";
 import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { heldState, refreshCard } from "./common";
 
@@ -36,10 +37,37 @@ export async function createTaskStep(deps: PipelineDeps, input: CreateTaskInput)
 
 export const TaskRefSchema = z.object({ taskId: z.string().min(1) });
 
-/** L1: the request → TaskSpec; task `analyzing → prompt_review`. A retry after the save does not ask the model again. */
-export async function analyzeTaskStep(deps: PipelineDeps, input: z.infer<typeof TaskRefSchema>): Promise<{ taskId: string }> {
+/**
+ * L1: the request → TaskSpec; task `analyzing → prompt_review`. A retry after the save does not ask the model again.
+ * A message that asks for no work on freee (a greeting, a question) ends here: the task is `answered` with L1's
+ * reply (one conditional write, so a retry finds it), the Task card becomes that reply, no plan is made.
+ */
+export async function analyzeTaskStep(deps: PipelineDeps, input: z.infer<typeof TaskRefSchema>): Promise<{ taskId: string; isRequest: boolean }> {
   let task = await deps.store.getTaskOrThrow(input.taskId);
-  const spec = task.spec === undefined ? await deps.layers.analyzeTask({ task }) : undefined;
+  let spec: TaskSpec | undefined;
+  if (task.spec === undefined && task.status !== "answered") {
+    const result = await deps.layers.analyzeTask({ task });
+    if (result.kind === "not_a_request") {
+      const answered = await deps.store.transitionTask(task.taskId, "answered", { from: ["analyzing"], set: { reply: result.reply } });
+      task = answered.record;
+      if (answered.applied) deps.metrics.taskEnded("answered");
+    } else {
+      spec = result.spec;
+    }
+  }
+  if (task.status === "answered") {
+    await deps.audit.record({
+      teamId: task.thread.teamId,
+      taskId: task.taskId,
+      action: "task.answered",
+      subject: "task",
+      actor: PIPELINE_ACTOR,
+      layer: "L1",
+      details: { kind: "not_a_request", replyChars: task.reply?.length },
+    });
+    await refreshCard(deps, task, { kind: "task" }, heldState(task));
+    return { taskId: task.taskId, isRequest: false };
+  }
   if (task.status === "analyzing") {
     // The spec and the status in one write: a retry finds both, or neither and asks the model again.
     ({ record: task } = await deps.store.transitionTask(task.taskId, "prompt_review", { from: ["analyzing"], ...(spec === undefined ? {} : { set: { spec } }) }));
@@ -56,5 +84,5 @@ export async function analyzeTaskStep(deps: PipelineDeps, input: z.infer<typeof 
     details: { title: task.spec?.title, domain: task.spec?.domain },
   });
   await refreshCard(deps, task, { kind: "task" }, heldState(task));
-  return { taskId: task.taskId };
+  return { taskId: task.taskId, isRequest: true };
 }

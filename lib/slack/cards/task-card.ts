@@ -1,5 +1,5 @@
 import type { CardState as TaskHistory } from "../../domain/card-refresher";
-import { failureMessageFor, limitMessageFor } from "../../messages/ja";
+import { failureMessageFor, limitMessageFor, NotARequestMessages } from "../../messages/ja";
 import { context, escapeMrkdwn, header, section, user, type Card } from "./blocks";
 
 const STATUS_LABEL: Record<TaskHistory["task"]["status"], string> = {
@@ -11,11 +11,13 @@ const STATUS_LABEL: Record<TaskHistory["task"]["status"], string> = {
   failed: "失敗",
   cancelled: "中止",
   closed: "終了",
+  answered: "返信済み",
 };
 
 /** The Task card: what was asked, L1's reading of it, and where the task stands. */
 export function renderTaskCard(history: TaskHistory): Card {
   const { task } = history;
+  if (task.status === "answered" && task.reply !== undefined) return renderReply(task.reply);
   const blocks: Card["blocks"] = [header("タスク")];
   blocks.push(section(`*依頼*\n${escapeMrkdwn(task.requestText)}`));
   if (task.spec !== undefined) {
@@ -39,4 +41,9 @@ export function renderTaskCard(history: TaskHistory): Card {
   blocks.push(context(`依頼者: ${user(task.requesterId)}`));
   const text = task.spec === undefined ? `タスク: ${STATUS_LABEL[task.status]}` : `タスク「${task.spec.title}」: ${STATUS_LABEL[task.status]}`;
   return { text, blocks };
+}
+
+/** A message that asked for no work on freee: L1's short reply, and that no task was made (nothing to approve). */
+function renderReply(reply: string): Card {
+  return { text: reply, blocks: [section(escapeMrkdwn(reply)), context(NotARequestMessages.noTask)] };
 }
