@@ -223,6 +223,6 @@ function usageOf(layer: LayerName, outputTokens: number) {
     ? { input_tokens: user, output_tokens: outputTokens, cache_read_input_tokens: plan.prefixTokensEstimate, cache_creation_input_tokens: 0 }
     : { input_tokens: plan.prefixTokensEstimate + user, output_tokens: outputTokens, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
 }
-const l1Reply = (): ScriptedReply => jsonReply(L1_REPLY, { usage: usageOf("L1", 180) });
+const l1Reply = (): ScriptedReply => jsonReply({ kind: "request", reply: null, task: L1_REPLY }, { usage: usageOf("L1", 180) });
 const l2Reply = (): ScriptedReply => messageReply({ texts: [PROMPT_TEXT], usage: usageOf("L2", 400) });
 const l3Reply = (): ScriptedReply => jsonReply({ steps: L3_STEPS }, { usage: usageOf("L3", 300) });
