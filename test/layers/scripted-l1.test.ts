@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeAnthropic, type FakeAnthropic } from "../../dev/fakes/anthropic";
 import { scriptedLayers } from "../../dev/fakes/anthropic/scripted-layers";
-import { createAnthropicClient } from "../../lib/layers/anthropic-client";
+import { createAnthropicClient } from "../../lib/anthropic/client";
 import { runL1Task } from "../../lib/layers/l1-task";
 import { loadLayerSettings } from "../../lib/layers/settings";
 import { NOW, TEST_API_KEY } from "./helpers";
