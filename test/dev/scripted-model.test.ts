@@ -22,7 +22,9 @@ afterAll(() => fake.close());
 const deps = (layer: "L1" | "L3") => ({ client: createAnthropicClient({ apiKey: KEY, baseURL: fake.baseURL, timeoutMs: 5_000 }, {}), settings: LAYER_DEFAULTS[layer] });
 
 async function planAt(now: Date, request: string) {
-  const task = (await runL1Task(deps("L1"), { text: request, now })).value;
+  const answer = (await runL1Task(deps("L1"), { text: request, now })).value;
+  if (answer.kind !== "request") throw new Error(`the scripted L1 read no request in 「${request}」`);
+  const task = answer.spec;
   const steps = (await runL3Process(deps("L3"), { promptText: "基本給を変更する", task, now })).value;
   return { task, steps };
 }
