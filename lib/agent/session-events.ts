@@ -1,7 +1,9 @@
 import type { BetaManagedAgentsSessionEvent } from "@anthropic-ai/sdk/resources/beta/sessions/events";
-import type { ExecutionProgress } from "../domain/records";
+import type { ExecutionProgress, StepProgress } from "../domain/records";
+import { getTool } from "../tools/registry";
 import { AgentRunFailedError, AuthError, RefusedResponseError, type AgentFailureReason } from "../errors/taxonomy";
 import { STEP_MARKER } from "./agent-prompt";
+import { errorNote, okNote, readTableOf } from "./step-results";
 
 /**
  * Reads a batch of new session events (chronological) into card progress and the run's outcome
@@ -35,8 +37,11 @@ export function interpretEvents(
     ...previous,
     seenEventIds: [...previous.seenEventIds],
     toolErrors: [...previous.toolErrors],
+    ...(previous.steps === undefined ? {} : { steps: previous.steps.map((s) => ({ ...s })) }),
   };
   const toolNames = new Map<string, string>();
+  /** Which step each tool call belongs to: the step whose marker came last before it. */
+  const toolSteps = new Map<string, string | undefined>();
   const stepsSentAt = Date.parse(options.stepsSentAt);
   let lastAgentText: string | undefined;
   let completed = false;
@@ -59,18 +64,30 @@ export function interpretEvents(
       }
       case "agent.mcp_tool_use":
         toolNames.set(event.id, event.name);
+        toolSteps.set(event.id, progress.currentStepId);
         progress.currentTool = event.name;
+        stepOf(progress, progress.currentStepId, (step) => (step.state = "running"));
         break;
-      case "agent.mcp_tool_result":
+      case "agent.mcp_tool_result": {
+        const tool = toolNames.get(event.mcp_tool_use_id) ?? progress.currentTool ?? "unknown";
+        // The call has finished: the card must not name it as running any more.
+        if (progress.currentTool === tool) delete progress.currentTool;
+        const text = (event.content ?? []).flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+        const stepId = toolSteps.has(event.mcp_tool_use_id) ? toolSteps.get(event.mcp_tool_use_id) : progress.currentStepId;
         if (event.is_error === true) {
-          const tool = toolNames.get(event.mcp_tool_use_id) ?? progress.currentTool ?? "unknown";
-          const message = (event.content ?? [])
-            .flatMap((block) => (block.type === "text" ? [block.text] : []))
-            .join(" ")
-            .slice(0, MAX_MESSAGE_CHARS);
+          const message = text.replace(/\s+/g, " ").slice(0, MAX_MESSAGE_CHARS);
           progress.toolErrors.push({ tool, message: message === "" ? "(エラー内容なし)" : message });
+          stepOf(progress, stepId, (step) => Object.assign(step, { state: "failed", errorCalls: step.errorCalls + 1, note: errorNote(text) }));
+        } else {
+          const effect = getTool(tool)?.readOnly === true ? "read" : "write";
+          const table = effect === "read" ? readTableOf(text) : undefined;
+          stepOf(progress, stepId, (step) => {
+            Object.assign(step, { state: "done", okCalls: step.okCalls + 1, note: okNote(effect, table) });
+            if (table !== undefined) step.table = table;
+          });
         }
         break;
+      }
       case "session.error":
         throwIfFinal(event);
         break;
@@ -100,6 +117,8 @@ export function interpretEvents(
     }
     if (completed) break;
   }
+  // The turn ended: a step still open (an agent_decide step, which calls no tool of its own) is done.
+  if (completed) for (const step of progress.steps ?? []) if (step.state === "running") closeStep(step);
 
   if (progress.seenEventIds.length > MAX_SEEN_EVENT_IDS) {
     progress.seenEventIds = progress.seenEventIds.slice(-MAX_SEEN_EVENT_IDS);
@@ -108,11 +127,31 @@ export function interpretEvents(
   return { progress, completed, lastAgentText };
 }
 
-/** A new step marker closes the previous step. */
+/** A new step marker closes the previous step and opens this one. */
 function advanceStep(progress: ExecutionProgress, stepId: string): void {
   if (progress.currentStepId === stepId) return;
-  if (progress.currentStepId !== undefined) progress.completedSteps += 1;
+  if (progress.currentStepId !== undefined) {
+    progress.completedSteps += 1;
+    stepOf(progress, progress.currentStepId, (step) => {
+      if (step.state === "running") closeStep(step);
+    });
+  }
   progress.currentStepId = stepId;
+  // A tool the previous step left "running" (its result never came) is not this step's.
+  delete progress.currentTool;
+  const steps = (progress.steps ??= []);
+  if (!steps.some((s) => s.stepId === stepId)) steps.push({ stepId, state: "running", okCalls: 0, errorCalls: 0 });
+}
+
+/** A step left by its marker (or by the end of the turn): done unless its last call failed. */
+function closeStep(step: StepProgress): void {
+  if (step.okCalls === 0 && step.errorCalls === 0) Object.assign(step, { state: "done", note: step.note ?? "判断しました" });
+  else step.state = step.errorCalls > 0 && step.note?.startsWith("エラー") === true ? "failed" : "done";
+}
+
+function stepOf(progress: ExecutionProgress, stepId: string | undefined, change: (step: StepProgress) => void): void {
+  const step = stepId === undefined ? undefined : progress.steps?.find((s) => s.stepId === stepId);
+  if (step !== undefined) change(step);
 }
 
 type SessionErrorEvent = Extract<BetaManagedAgentsSessionEvent, { type: "session.error" }>;

@@ -195,6 +195,33 @@ export const TokenUsageSchema = z.object({
 });
 export type TokenUsage = z.infer<typeof TokenUsageSchema>;
 
+/**
+ * What a read step returned, as a small table for the card (and a CSV in the thread when it is long): the first
+ * list in freee's answer, a few columns, cells cut short. `total` is how many rows freee returned.
+ */
+export const ReadTableSchema = z.object({
+  /** 「取引」「従業員」: what the rows are. */
+  label: z.string().check(z.minLength(1)),
+  columns: z.array(z.string()),
+  rows: z.array(z.array(z.string())),
+  total: z.int().check(z.nonnegative()),
+});
+export type ReadTable = z.infer<typeof ReadTableSchema>;
+
+/**
+ * One approved step as the session events show it (lib/agent/session-events.ts): started at its `[step:…]` marker,
+ * `done` / `failed` by its last tool result. `note` is a one-line Japanese result for the card.
+ */
+export const StepProgressSchema = z.object({
+  stepId: z.string().check(z.minLength(1)),
+  state: z.enum(["running", "done", "failed"]),
+  okCalls: z.int().check(z.nonnegative()),
+  errorCalls: z.int().check(z.nonnegative()),
+  note: z.optional(z.string()),
+  table: z.optional(ReadTableSchema),
+});
+export type StepProgress = z.infer<typeof StepProgressSchema>;
+
 export const ExecutionProgressSchema = z.object({
   /** Events already processed (ids), so a poll never counts one twice. */
   seenEventIds: z.array(z.string()),
@@ -205,6 +232,8 @@ export const ExecutionProgressSchema = z.object({
   toolErrors: z.array(z.object({ tool: z.string(), message: z.string() })),
   /** The steps were sent: only an idle/end_turn after this counts as done. */
   stepsSentAt: z.optional(isoTime),
+  /** Each step the agent started, in the order it started them. */
+  steps: z.optional(z.array(StepProgressSchema)),
 });
 export type ExecutionProgress = z.infer<typeof ExecutionProgressSchema>;
 
@@ -221,6 +250,30 @@ export const ExecutionCompletionSchema = z.object({
   judgedAt: isoTime,
 });
 export type ExecutionCompletion = z.infer<typeof ExecutionCompletionSchema>;
+
+/** A freee record a write step made or changed, with what the card links to (lib/freee/web-links.ts). */
+export const FreeeRecordRefSchema = z.object({
+  stepId: z.string().check(z.minLength(1)),
+  kind: z.enum(["deal", "employee"]),
+  id: z.int().check(z.positive()),
+});
+export type FreeeRecordRef = z.infer<typeof FreeeRecordRefSchema>;
+
+/**
+ * The freee MCP server's write ledger as it stood when the run ended (completed, failed or cancelled): which
+ * approved write steps reached freee, so the card says what was written — and that nothing else was.
+ */
+export const RunWritesSchema = z.object({
+  /** Written by this run. */
+  done: z.array(z.string()),
+  /** Written by an earlier run of the task (a rerun does not repeat them). */
+  earlier: z.array(z.string()),
+  /** May have reached freee; reading back could not tell (WriteOutcomeUnknownError). */
+  unknown: z.array(z.string()),
+  records: z.array(FreeeRecordRefSchema),
+  readAt: isoTime,
+});
+export type RunWrites = z.infer<typeof RunWritesSchema>;
 
 export const ExecutionSchema = z.object({
   taskId: z.string().check(z.minLength(1)),
@@ -249,6 +302,8 @@ export const ExecutionSchema = z.object({
   /** The L4 completion contract's verdict (lib/pipeline/run-completion.ts): which approved writes the MCP server recorded done. */
   completion: z.optional(ExecutionCompletionSchema),
   resultSummary: z.optional(z.string()),
+  /** The write ledger at the end of the run. */
+  writes: z.optional(RunWritesSchema),
   errorName: z.optional(z.string()),
   errorMessage: z.optional(z.string()),
   /**

@@ -23,6 +23,32 @@ export const NotARequestMessages = {
   noTask: "freee の操作の依頼ではないため、タスクは作成していません。freee で行いたいことを書いて送ると、実行計画を作って承認をお願いします。",
 } as const;
 
+/** The Execution card's words (issue 16): step results, what changed in freee, what a stopped run did. */
+export const ExecutionCardTexts = {
+  written: "freee に書き込みました",
+  doneEarlier: "前回の実行で完了（再送していません）",
+  writeUnknown: "書き込まれたか確認できません。freee で確認してください",
+  notRecorded: "freee への書き込みの記録がありません",
+  stoppedByCancel: "中止により中断しました",
+  stoppedByFailure: "途中で終了しました",
+  changedHead: "freee で変わったこと",
+  writtenBeforeStopHead: "止まるまでに freee へ書き込んだこと",
+  noWrites: "freee への書き込みはありません。",
+  nothingElse: "このほかに freee への書き込みはありません。",
+  writesUnreadable: "freee への書き込みの記録を読めませんでした。freee で登録内容を確認してください。",
+  unknownWrites: (stepIds: readonly string[]) => `ステップ ${stepIds.join(", ")} は freee に書き込まれたか確認できません。freee で確認してください。`,
+  openInFreee: "freee で開く",
+  emptyResult: "該当するデータはありません。",
+  restInCsv: (rest: number) => `ほか ${rest} 件はスレッドの CSV ファイルにあります。`,
+  restNotShown: (rest: number) => `ほか ${rest} 件は表示していません。`,
+  moreSteps: (rest: number) => `（ステップの一覧の続き ${rest} セクションは省略しました）`,
+  moreSections: (rest: number) => `（続き ${rest} セクションは省略しました）`,
+  moreTables: (rest: number) => `（ほか ${rest} 件の読み取り結果は省略しました）`,
+  ranSummary: (ran: readonly string[], notRun: readonly string[]) =>
+    `*実行したステップ*: ${ran.length === 0 ? "なし" : ran.join(", ")}\n*実行しなかったステップ*: ${notRun.length === 0 ? "なし" : notRun.join(", ")}`,
+  csvComment: (label: string, total: number) => `読み取り結果「${label}」全 ${total} 件（CSV）`,
+} as const;
+
 /** Answers to a click, shown to the clicking user only (ephemeral, or inside the reject modal). */
 export const ActionReplyMessages = {
   reasonTooLong: (max: number) => `却下理由は ${max} 文字以内で入力してください。`,

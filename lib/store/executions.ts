@@ -196,16 +196,17 @@ export class ExecutionItems {
    * ExecutionRun saw the cancel and sent the interrupt: stamp `cancelFinalizedAt` (the card goes from 中止中... to
    * 中止). Only on a `cancelled` Execution, once: a retried call returns the stamped record with `applied: false`.
    */
-  async finalizeCancel(taskId: string, executionNo: number): Promise<WriteResult<Execution>> {
+  async finalizeCancel(taskId: string, executionNo: number, set: { writes?: Execution["writes"] } = {}): Promise<WriteResult<Execution>> {
     const now = this.table.now();
     const write = await this.table.writeIf(
       {
         update: {
           Key: Keys.execution(taskId, executionNo),
-          UpdateExpression: "SET cancelFinalizedAt = :now, updatedAt = :now",
+          // `writes`: what the run wrote to freee before it stopped (the card says so).
+          UpdateExpression: `SET cancelFinalizedAt = :now, updatedAt = :now${set.writes === undefined ? "" : ", writes = :writes"}`,
           ConditionExpression: "#status = :cancelled AND attribute_not_exists(cancelFinalizedAt)",
           ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":cancelled": "cancelled", ":now": now },
+          ExpressionAttributeValues: { ":cancelled": "cancelled", ":now": now, ...(set.writes === undefined ? {} : { ":writes": set.writes }) },
           ReturnValues: "ALL_NEW",
         },
       },

@@ -176,8 +176,8 @@ export class TaskStore {
   setExecutionCardTs(taskId: string, executionNo: number, ts: string, replacing?: string): Promise<string> {
     return this.executions.setCardTs(taskId, executionNo, ts, replacing);
   }
-  finalizeCancel(taskId: string, executionNo: number): Promise<WriteResult<Execution>> {
-    return this.executions.finalizeCancel(taskId, executionNo);
+  finalizeCancel(taskId: string, executionNo: number, set: { writes?: Execution["writes"] } = {}): Promise<WriteResult<Execution>> {
+    return this.executions.finalizeCancel(taskId, executionNo, set);
   }
 
   // audit entries (audit-entries.ts) and history (history.ts)

@@ -10,6 +10,7 @@ import { cancelAudit } from "../../domain/audit-promises";
 import { asIncomplete, faultError } from "../run-completion";
 import { CaughtErrorSchema, errorFromCatch, nowIso, refreshCard, heldState, refreshWithTaskCard } from "./common";
 import { judgeCompletion, stepsToRun } from "./complete-run";
+import { writesAtEnd } from "./run-writes";
 
 export { ExecutionRunInputSchema };
 export type RunState = "running" | "completed" | "cancelled";
@@ -83,7 +84,7 @@ async function completeWithoutSession(deps: PipelineDeps, task: Task, execution:
   const completion = { writeStepsDone: done, writeStepsMissing: [], reported: "no_session" as const, judgedAt: nowIso(deps) };
   await deps.store.transitionExecution(taskId, executionNo, "completed", {
     from: ["running"],
-    set: { completion, resultSummary: "承認済みのステップは前回までの実行ですべて完了しています（freee には再送していません）。", endedAt: nowIso(deps) },
+    set: { completion, resultSummary: "承認済みのステップは前回までの実行ですべて完了しています（freee には再送していません）。", writes: await writesAtEnd(deps, execution), endedAt: nowIso(deps) },
   });
   await completeTask(deps, task, executionNo, { withoutSession: true, writeStepsDone: done });
   return { elapsedSeconds: 0, state: "completed" };
@@ -142,6 +143,7 @@ export async function pollSessionStep(deps: PipelineDeps, input: PollSessionInpu
           progress: outcome.progress,
           ...(judged.summary === "" ? {} : { resultSummary: judged.summary }),
           completion: judged.completion,
+          writes: await writesAtEnd(deps, execution),
           usage: outcome.usage,
           endedAt: nowIso(deps),
         },
@@ -191,7 +193,8 @@ async function pollOrRecordFailure(deps: PipelineDeps, execution: Execution, ses
 /** What the Execution card shows of the progress (lib/slack/cards/execution-card.ts). */
 function shownProgress(progress: ExecutionProgress | undefined): string {
   if (progress === undefined) return "";
-  return JSON.stringify([progress.currentStepId, progress.currentTool, progress.completedSteps, progress.toolErrors.length]);
+  const steps = (progress.steps ?? []).map((s) => [s.stepId, s.state, s.note]);
+  return JSON.stringify([progress.currentStepId, progress.currentTool, progress.completedSteps, progress.toolErrors.length, steps]);
 }
 
 function elapsedAfterPoll(deps: PipelineDeps, previous: number, execution: Execution): number {
@@ -217,7 +220,13 @@ async function finalizeCancel(deps: PipelineDeps, taskAtPoll: Task, execution: E
 /** The cancelled run's session took the interrupt (or had ended): 中止, the task cancelled, the cancel audited. */
 async function settleCancel(deps: PipelineDeps, taskAtPoll: Task, execution: Execution): Promise<void> {
   let task = taskAtPoll;
+<<<<<<< HEAD
   const { applied } = await deps.store.finalizeCancel(task.taskId, execution.executionNo);
+=======
+  await interruptBestEffort(deps, task, execution, input.sessionId);
+  const writes = execution.cancelFinalizedAt === undefined ? await writesOrNone(deps, task, execution) : undefined;
+  const { applied } = await deps.store.finalizeCancel(task.taskId, execution.executionNo, { writes });
+>>>>>>> a7abcd0 (WIP execution card: per-step progress from session events, write ledger at run end, step lines / changes / read tables)
   // The click only cancelled the Execution (its ack path is three calls): the task ends here, with the run.
   try {
     task = (await deps.store.transitionTask(task.taskId, "cancelled", { from: ["executing"] })).record;
@@ -237,6 +246,7 @@ async function settleCancel(deps: PipelineDeps, taskAtPoll: Task, execution: Exe
 }
 
 /**
+<<<<<<< HEAD
  * The interrupt of a cancelled run. A session that refuses it (4xx) has ended, which is all a cancel needs; an
  * interrupt that did not get through is audited (once per run) and thrown as the TransientError it is.
  */
@@ -261,6 +271,23 @@ async function interruptForCancel(deps: PipelineDeps, task: Task, execution: Exe
 }
 
 async function interruptBestEffort(deps: PipelineDeps, sessionId: string | undefined): Promise<void> {
+=======
+ * The ledger at the end of a cancelled or failed run, for its card. A ledger that cannot be read now must not
+ * stop the run from ending (its status, audit and card matter more): transient errors are retried by the step;
+ * anything else is logged and the card says it could not read the writes.
+ */
+async function writesOrNone(deps: PipelineDeps, task: Task, execution: Execution): Promise<Execution["writes"]> {
+  try {
+    return await writesAtEnd(deps, execution);
+  } catch (err) {
+    if (err instanceof TransientError) throw err;
+    logLayerError(deps.log, "L4", err, { taskId: task.taskId, executionNo: execution.executionNo, action: "read_write_ledger" });
+    return undefined;
+  }
+}
+
+async function interruptBestEffort(deps: PipelineDeps, task: Task, execution: Execution, sessionId: string | undefined): Promise<void> {
+>>>>>>> a7abcd0 (WIP execution card: per-step progress from session events, write ledger at run end, step lines / changes / read tables)
   if (sessionId === undefined) return;
   try {
     await deps.agent.interrupt(sessionId);
@@ -320,9 +347,10 @@ export async function recordRunFailureStep(deps: PipelineDeps, input: RunFailure
     try {
       // `pending → timed_out` is no transition: a run that never started is `failed`.
       const target = execution.status === "pending" ? "failed" : to;
+      const writes = await writesOrNone(deps, task, execution);
       ({ record: execution } = await deps.store.transitionExecution(taskId, executionNo, target, {
         from: [execution.status],
-        set: { errorName, errorMessage: error.message.slice(0, 500), endedAt: nowIso(deps) },
+        set: { errorName, errorMessage: error.message.slice(0, 500), ...(writes === undefined ? {} : { writes }), endedAt: nowIso(deps) },
       }));
     } catch (err) {
       if (!(err instanceof StateConflictError) || err instanceof IllegalTransitionError) throw err;

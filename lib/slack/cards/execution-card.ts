@@ -3,6 +3,7 @@ import { agentFailureMessageFor, failureMessageFor, limitMessageFor } from "../.
 import type { Limits } from "../../config/limits";
 import type { CardState as TaskHistory } from "../../domain/card-refresher";
 import { ActionIds, actions, context, escapeMrkdwn, header, section, user, type Card } from "./blocks";
+import { changeBlocks, ranBlocks, stepBlocks, stepLines, tableBlocks, type StepLine } from "./execution-steps";
 
 export const CANCELLING_TEXT = "中止中...";
 export const CANCELLED_TEXT = "中止";
@@ -17,6 +18,10 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
   }
   const blocks: Card["blocks"] = [header(title)];
   let text: string;
+  const process = history.processes.find((p) => p.version === execution.processVersion);
+  const lines: StepLine[] = process?.steps === undefined ? [] : stepLines(process, execution);
+  const steps = (): Card["blocks"] => (process === undefined ? [] : stepBlocks(process, lines));
+  const changes = (): Card["blocks"] => (process === undefined ? [] : changeBlocks(process, execution));
   const ref = { taskId: task.taskId, executionNo };
   const isLatest = executionNo === task.executionCount;
   const rerunsLeft = 1 + limits.maxReruns - task.executionCount;
@@ -36,7 +41,8 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
       text = `${title}: 準備中...`;
       break;
     case "running":
-      blocks.push(section(`*実行中...*\n${progressLine(history, execution)}`));
+      blocks.push(section(`*実行中...*\n${progressLine(execution, lines)}`));
+      blocks.push(...steps());
       blocks.push(actions(`execution_${executionNo}`, [{ actionId: ActionIds.cancel, text: "中止", style: "danger", value: ref }]));
       text = `${title}: 実行中`;
       break;
@@ -46,6 +52,7 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
         text = `${title}: ${CANCELLING_TEXT}`;
       } else {
         blocks.push(section(`:black_square_for_stop: *${CANCELLED_TEXT}*`));
+        blocks.push(...ranBlocks(lines), ...changes(), ...steps());
         blocks.push(...rerunBlocks());
         text = `${title}: ${CANCELLED_TEXT}`;
       }
@@ -53,6 +60,7 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
       break;
     case "completed":
       blocks.push(section(`:white_check_mark: *完了*${execution.resultSummary ? `\n${escapeMrkdwn(execution.resultSummary)}` : ""}`));
+      blocks.push(...changes(), ...tableBlocks(lines), ...steps());
       text = `${title}: 完了`;
       break;
     case "failed":
@@ -68,6 +76,7 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
         const done = execution.completion?.writeStepsDone ?? [];
         blocks.push(section(`完了していない書き込みステップ: ${missing.map(escapeMrkdwn).join(", ")}${done.length > 0 ? `（完了済み: ${done.map(escapeMrkdwn).join(", ")}。再実行では繰り返しません）` : ""}`));
       }
+      blocks.push(...ranBlocks(lines), ...changes(), ...steps());
       blocks.push(...rerunBlocks());
       text = why === undefined ? `${title}: ${message}` : `${title}: ${message} (${why})`;
       break;
@@ -79,11 +88,10 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
   return { text, blocks };
 }
 
-function progressLine(history: TaskHistory, execution: Execution): string {
-  const process = history.processes.find((p) => p.version === execution.processVersion);
-  const total = process?.steps?.length;
-  const done = execution.progress?.completedSteps ?? 0;
-  const parts = [total === undefined ? `完了ステップ: ${done}` : `進捗: ${done} / ${total} ステップ`];
+function progressLine(execution: Execution, lines: readonly StepLine[]): string {
+  // A run recorded before per-step progress existed has only the count.
+  const done = execution.progress?.steps === undefined ? (execution.progress?.completedSteps ?? 0) : lines.filter((l) => l.state === "done" || l.state === "failed").length;
+  const parts = [lines.length === 0 ? `完了ステップ: ${execution.progress?.completedSteps ?? 0}` : `進捗: ${done} / ${lines.length} ステップ`];
   const tool = execution.progress?.currentTool;
   if (tool !== undefined) parts.push(`実行中のツール: \`${escapeMrkdwn(tool)}\``);
   const errors = execution.progress?.toolErrors.length ?? 0;
