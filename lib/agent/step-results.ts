@@ -73,9 +73,12 @@ function firstList(value: Json | undefined): { key: string; rows: { [k: string]:
   return undefined;
 }
 
-function cell(v: Json | undefined): string {
+/** Amounts read as money (digits grouped); ids and codes stay as freee wrote them. */
+const AMOUNT = /(^|_)amount$/;
+
+function cell(key: string, v: Json | undefined): string {
   if (v === undefined || v === null) return "";
-  const text = typeof v === "number" ? v.toLocaleString("ja-JP") : String(v);
+  const text = typeof v === "number" && AMOUNT.test(key) ? v.toLocaleString("ja-JP") : String(v);
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length <= CELL_MAX_CHARS ? flat : `${flat.slice(0, CELL_MAX_CHARS - 1)}…`;
 }
@@ -90,7 +93,7 @@ export function readTableOf(text: string): ReadTable | undefined {
   return {
     label: LIST_LABEL[list.key] ?? (list.key === "" ? "結果" : list.key),
     columns: ordered.map((k) => COLUMN_LABEL[k] ?? k),
-    rows: list.rows.slice(0, TABLE_MAX_ROWS).map((row) => ordered.map((k) => cell(row[k]))),
+    rows: list.rows.slice(0, TABLE_MAX_ROWS).map((row) => ordered.map((k) => cell(k, row[k]))),
     total: list.rows.length,
   };
 }

@@ -77,3 +77,53 @@ describe("task message and settings", () => {
     expect(loadAgentConfig({ MCP_SERVER_URL: "https://other.example/mcp" }).fingerprint).not.toBe(config.fingerprint);
   });
 });
+
+describe("interpretEvents: per-step progress for the Execution card (issue 16)", () => {
+  const okResult = (useId: string, text: string, s = 1) =>
+    ({ id: `e${++n}`, type: "agent.mcp_tool_result", processed_at: at(s), mcp_tool_use_id: useId, is_error: false, content: [{ type: "text", text }] }) as BetaManagedAgentsSessionEvent;
+  const idle = (s = 5) => ({ id: `e${++n}`, type: "session.status_idle", processed_at: at(s), stop_reason: { type: "end_turn" } }) as BetaManagedAgentsSessionEvent;
+  const employees = JSON.stringify({ employees: [{ id: 7, num: "A1", display_name: "山田 太郎", entry_date: "2020-04-01", birth_date: "1990-01-01" }, { id: 8, display_name: "佐藤 花子" }] });
+
+  it("a finished tool call is no longer the running tool; its step is done with a one-line result and the read's table", () => {
+    const u = use("freee_hr_list_employees");
+    const r = interpretEvents([msg("[step:s1] 一覧を取得します"), u, okResult(u.id, employees)], progress0, { stepsSentAt: SENT });
+    expect(r.progress.currentTool).toBeUndefined();
+    expect(r.progress.steps).toEqual([
+      {
+        stepId: "s1",
+        state: "done",
+        okCalls: 1,
+        errorCalls: 0,
+        note: "従業員 2 件を取得しました",
+        table: { label: "従業員", columns: ["ID", "従業員番号", "表示名", "入社日", "birth_date"], rows: [["7", "A1", "山田 太郎", "2020-04-01", "1990-01-01"], ["8", "", "佐藤 花子", "", ""]], total: 2 },
+      },
+    ]);
+  });
+
+  it("a call still waiting for its result is the running tool, and its step is running", () => {
+    const r = interpretEvents([msg("[step:s1]"), use("freee_hr_list_employees")], progress0, { stepsSentAt: SENT });
+    expect(r.progress.currentTool).toBe("freee_hr_list_employees");
+    expect(r.progress.steps?.[0]?.state).toBe("running");
+  });
+
+  it("an error result fails the step; a retry that succeeds makes it done; the next marker closes an agent_decide step", () => {
+    const u1 = use("freee_hr_get_employee");
+    const u2 = use("freee_hr_get_employee");
+    const first = interpretEvents([msg("[step:s1]"), u1, errResult(u1.id, "freee に該当するデータが見つかりません (404)。\n詳細")], progress0, { stepsSentAt: SENT });
+    expect(first.progress.steps?.[0]).toMatchObject({ state: "failed", errorCalls: 1, note: "エラー: freee に該当するデータが見つかりません (404)。" });
+    const second = interpretEvents([u2, okResult(u2.id, JSON.stringify({ employee: { id: 7 } })), msg("[step:s2] 判断します"), msg("[step:s3]"), idle()], first.progress, { stepsSentAt: SENT });
+    expect(second.progress.steps?.map((s) => [s.stepId, s.state, s.note])).toEqual([
+      ["s1", "done", "取得しました"],
+      ["s2", "done", "判断しました"],
+      ["s3", "done", "判断しました"],
+    ]);
+    expect(second.completed).toBe(true);
+  });
+
+  it("a result that is not JSON (cut short) gives no table, only the line", () => {
+    const u = use("freee_accounting_list_deals");
+    const r = interpretEvents([msg("[step:s1]"), u, okResult(u.id, '{"deals":[{"id":1')], progress0, { stepsSentAt: SENT });
+    expect(r.progress.steps?.[0]).toMatchObject({ state: "done", note: "取得しました" });
+    expect(r.progress.steps?.[0]?.table).toBeUndefined();
+  });
+});
