@@ -115,7 +115,9 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
   if (slackWindow !== undefined) slack?.setRateLimit("chat.update", { limit: 50, windowMs: intSetting("SANDBOX_SLACK_RATE_WINDOW_MS", slackWindow, 60_000), per: "channel" });
   // SANDBOX_AGENT_CLAIMS=done: the self-playing agent claims every run done (the chaos matrix's freee cells).
   const claims = get("SANDBOX_AGENT_CLAIMS") === "done" ? "done" : "honest";
-  const scripted = modelMode === "scripted" ? sandboxModel(intSetting("SANDBOX_STEP_DELAY_MS", get("SANDBOX_STEP_DELAY_MS"), 400), claims, () => faults?.takeSessionFault()) : undefined;
+  // 1.5 s a step: with ExecutionRun's 3 s poll, the card shows each step as it goes (a faster default finished a
+  // whole plan between two polls, so the card went from 0 / N to 完了 in one update).
+  const scripted = modelMode === "scripted" ? sandboxModel(intSetting("SANDBOX_STEP_DELAY_MS", get("SANDBOX_STEP_DELAY_MS"), 1_500), claims, () => faults?.takeSessionFault()) : undefined;
   const model = scripted?.api;
   const freee = freeeMode === "scripted" ? sandboxFreee() : undefined;
   if (freee !== undefined) freee.url = `${base}/sandbox/freee`; // the links freee gives (an invoice's report_url)

@@ -81,7 +81,7 @@ export function createAutoplay(options: { stepDelayMs?: number; claims?: AgentCl
           isError = true;
         }
         if (session.interrupted) return;
-        api.push(session, [{ type: "agent.mcp_tool_result", mcp_tool_use_id: use?.id, content: [{ type: "text", text: output.slice(0, 2000) }], is_error: isError }]);
+        api.push(session, [{ type: "agent.mcp_tool_result", mcp_tool_use_id: use?.id, content: [{ type: "text", text: output }], is_error: isError }]);
         results.push(`${step.stepId}: ${step.tool} ${isError ? "失敗" : "成功"}${isError ? `（${output.slice(0, 120)}）` : ""}`);
       }
       await sleep(stepDelayMs);
