@@ -165,7 +165,7 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
   if (slackMode === "sandbox") {
     Object.assign(env, { SLACK_BOT_TOKEN: SANDBOX_BOT_TOKEN, SLACK_BOT_USER_ID: SANDBOX_WHO.botUserId, SLACK_SIGNING_SECRET: get("SLACK_SIGNING_SECRET") ?? secrets.sandboxSigningSecret });
     if (slack !== undefined) {
-      env.SLACK_API_URL = `${base}/sandbox/slack/api/`;
+      env.SLACK_API_URL = slack.url = `${base}/sandbox/slack/api/`; // also where its upload URLs point
       // Files shared on the page are served under the sandbox's Slack (the MCP server fetches an upload's file there).
       slack.files.baseUrl = `${base}/sandbox/slack`;
       env.SLACK_FILES_ORIGIN = new URL(base).origin;

@@ -169,7 +169,8 @@ describe("what the handlers call is allowed (recorded at the DynamoDB endpoint, 
     await h.local.startExecution(h.machines.taskPipelineArn, taskIdFor(thread), { thread, requesterId: "UREQ", requestText: "" }).done;
 
     expectAllAllowed(dynamo.calls, ["create-task", "analyze-task", "generate-prompt", "generate-process", "await-approval", "handle-rejection", "expire-approval", "start-run", "record-pipeline-failure", "start-session", "poll-session", "record-run-failure", "ingress"]);
-  });
+    // Six whole tasks: ~15 s alone, more than the default 30 s on a machine shared with other suites.
+  }, 120_000);
 
   it("the ingress and the web pages as deployed: install, message, App Home, settings, freee connect, uninstall", async () => {
     dynamo.calls.length = 0;

@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import { json, listen, type ListeningFake } from "../http";
 import { checkBlocks, checkView } from "./block-kit";
 import { SlackFiles } from "./files";
+import { parseBody } from "./body";
+import { FakeUploads } from "./uploads";
 import { usersInfo } from "./users";
 import { Workspace, type ChannelMessage } from "./workspace";
 
@@ -14,6 +16,8 @@ import { Workspace, type ChannelMessage } from "./workspace";
  * `ratelimited` with Retry-After; only the bot's own messages can be updated or deleted. State (messages,
  * threads, modals, Home tabs) lives in `workspace`, which the sandbox page renders.
  */
+
+export { parseBody } from "./body";
 
 export const FAKE_SLACK_BOT_TOKEN = "fake-slack-bot-token";
 export const FAKE_SLACK_TEAM = { teamId: "T0001", botUserId: "UBOT", botId: "BBOT" } as const;
@@ -72,6 +76,8 @@ export class FakeSlack {
   readonly calls: RecordedCall[] = [];
   readonly workspace: Workspace;
   readonly files: SlackFiles;
+  /** Files the app uploads (files.uploadV2). */
+  readonly uploads: FakeUploads;
   readonly team: { teamId: string; botUserId: string; botId: string };
   url = "";
   private readonly tokens = new Map<string, BotIdentity>();
@@ -95,6 +101,7 @@ export class FakeSlack {
     this.client = { id: options.clientId ?? "fake-slack-client-id", secret: options.clientSecret ?? "fake-slack-client-secret" };
     this.workspace = new Workspace(this.clock);
     this.files = new SlackFiles(this.team.teamId);
+    this.uploads = new FakeUploads(this.workspace);
     for (const token of options.botTokens ?? [FAKE_SLACK_BOT_TOKEN]) this.addBotToken(token);
     this.setRateLimit("chat.update", { limit: 50, windowMs: 60_000, per: "channel" });
   }
@@ -183,6 +190,7 @@ export class FakeSlack {
     const bearer = /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1];
     if (method === undefined && this.files.isFileUrl(pathname)) return this.files.download(pathname, bearer === undefined ? undefined : this.tokens.get(bearer)?.teamId);
     const name = method ?? pathname.replace(/^\/(api\/)?/, "");
+    if (name.startsWith("upload/")) return this.uploads.receive(request);
     const body = parseBody(await request.text(), request.headers.get("content-type"));
     const auth = request.headers.get("authorization");
     const token = auth?.startsWith("Bearer ") ? auth.slice(7) : typeof body.token === "string" ? body.token : undefined;
@@ -322,7 +330,7 @@ export class FakeSlack {
       case "files.info":
         return this.files.info(body, bot.scopes);
       default:
-        return { ok: false, error: "unknown_method" };
+        return this.uploads.method(name, body, this.url, bot.userId) ?? { ok: false, error: "unknown_method" };
     }
   }
 
@@ -340,7 +348,7 @@ export class FakeSlack {
       ok: true,
       app_id: "A0001",
       authed_user: { id: "UINSTALLER" },
-      scope: "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,im:write,users:read,files:read",
+      scope: "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,im:write,users:read,files:read,files:write",
       token_type: "bot",
       access_token: token,
       bot_user_id: this.team.botUserId,
@@ -372,27 +380,6 @@ function messageView(m: ChannelMessage, bot: BotIdentity): Answer {
 
 function viewView(open: { id: string; hash: string; view: Record<string, unknown> }, bot: BotIdentity): Answer {
   return { id: open.id, team_id: bot.teamId, ...open.view, state: { values: {} }, hash: open.hash, app_id: "A0001", bot_id: bot.botId };
-}
-
-/** WebClient sends form-encoded bodies whose object values (blocks, view) are JSON strings: decode those too. */
-export function parseBody(raw: string, contentType: string | null): Record<string, unknown> {
-  if (raw === "") return {};
-  if (contentType?.includes("application/json")) {
-    const parsed: unknown = JSON.parse(raw);
-    return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {};
-  }
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of new URLSearchParams(raw)) out[key] = /^[[{]/.test(value) ? jsonOrString(value) : value;
-  return out;
-}
-
-function jsonOrString(value: string): unknown {
-  try {
-    return JSON.parse(value);
-  } catch (err) {
-    if (err instanceof SyntaxError) return value; // a plain string that merely starts with a bracket
-    throw err;
-  }
 }
 
 export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {

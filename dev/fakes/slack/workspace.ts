@@ -17,6 +17,8 @@ export interface ChannelMessage {
   ephemeral?: boolean;
   /** How many times chat.update rewrote it. */
   updates: number;
+  /** Files shared with it (files.completeUploadExternal). */
+  files?: { id: string; name: string; title: string }[];
 }
 
 export interface OpenView {
