@@ -10,6 +10,8 @@ export const TABLE_MAX_ROWS = 100;
 export const TABLE_MAX_COLUMNS = 6;
 export const CELL_MAX_CHARS = 40;
 const NOTE_MAX_CHARS = 120;
+/** Rows of a read result the Execution card shows; a longer one goes to the thread as a CSV file. */
+export const CARD_TABLE_ROWS = 10;
 
 /** What the rows of a freee list are, by the list's key. */
 const LIST_LABEL: Record<string, string> = {
@@ -108,4 +110,10 @@ export function okNote(effect: "read" | "write", table: ReadTable | undefined): 
 export function errorNote(text: string): string {
   const first = text.split("\n").find((l) => l.trim() !== "")?.trim() ?? "(エラー内容なし)";
   return `エラー: ${first.length <= NOTE_MAX_CHARS ? first : `${first.slice(0, NOTE_MAX_CHARS - 1)}…`}`;
+}
+
+/** A table as CSV for Excel: UTF-8 with a BOM, CRLF, every cell quoted. */
+export function tableCsv(table: ReadTable): string {
+  const quote = (v: string) => `"${v.replace(/"/g, '""')}"`;
+  return `\uFEFF${[table.columns, ...table.rows].map((r) => r.map(quote).join(",")).join("\r\n")}\r\n`;
 }

@@ -28,4 +28,16 @@ export interface CardRefresher {
    * itself could not be created. Without it the user would hear nothing.
    */
   notifyThread(thread: SlackThread, text: string): Promise<void>;
+  /**
+   * A file in the request's thread (a long read result as CSV): its Slack file id. Throws the classified Slack
+   * error; the caller decides whether a missing file matters.
+   */
+  attachFile(thread: SlackThread, file: ThreadFile): Promise<string>;
+}
+
+export interface ThreadFile {
+  filename: string;
+  title: string;
+  content: string;
+  comment: string;
 }

@@ -304,6 +304,8 @@ export const ExecutionSchema = z.object({
   resultSummary: z.optional(z.string()),
   /** The write ledger at the end of the run. */
   writes: z.optional(RunWritesSchema),
+  /** Read results too long for the card, attached to the thread as CSV files (by step). */
+  resultFiles: z.optional(z.array(z.object({ stepId: z.string().check(z.minLength(1)), fileId: z.string().check(z.minLength(1)) }))),
   errorName: z.optional(z.string()),
   errorMessage: z.optional(z.string()),
   /**

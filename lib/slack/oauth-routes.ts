@@ -27,6 +27,8 @@ export const BOT_SCOPES = [
   "users:read",
   // files.info and the file's download: a receipt shared with a request, for its approved file-box upload.
   "files:read",
+  // files.uploadV2: a long read result goes to the thread as a CSV file (the Execution card shows its first rows).
+  "files:write",
 ];
 
 /**

@@ -5,7 +5,7 @@ import type { SlackThread } from "../domain/records";
 import { AppError } from "../errors/taxonomy";
 import type { TaskStore } from "../store/task-store";
 import type { BotTokenResolver } from "./bot-token";
-import type { CardRefresher, CardState, CardSubject } from "../domain/card-refresher";
+import type { CardRefresher, CardState, CardSubject, ThreadFile } from "../domain/card-refresher";
 import { renderCard, type Card } from "./cards";
 import { classifySlackError, slackErrorCode } from "./web-client";
 
@@ -35,6 +35,26 @@ export class SlackCardRefresher implements CardRefresher {
       const classified = classifySlackError(err, "thread notice");
       if (classified instanceof AppError) throw classified;
       this.deps.log.error("Slack thread notice failed (best effort)", { layer: "slack", error_type: classified.name, error_message: classified.message, slackError: slackErrorCode(err) });
+    }
+  }
+
+  /** files.uploadV2 (getUploadURLExternal → upload → completeUploadExternal), shared as a reply in the thread. */
+  async attachFile(thread: SlackThread, file: ThreadFile): Promise<string> {
+    const { botToken } = await this.deps.tokens.resolve(thread.teamId, thread.enterpriseId);
+    try {
+      const done = await this.deps.clientFor(botToken).filesUploadV2({
+        channel_id: thread.channelId,
+        thread_ts: thread.messageTs,
+        filename: file.filename,
+        title: file.title,
+        content: file.content,
+        initial_comment: file.comment,
+      });
+      const id = (done.files as { files?: { id?: string }[] }[] | undefined)?.[0]?.files?.[0]?.id;
+      if (id === undefined) throw new Error("files.completeUploadExternal answered without a file id");
+      return id;
+    } catch (err) {
+      throw classifySlackError(err, "thread file");
     }
   }
 

@@ -23,6 +23,9 @@ export function makeDeps(table: TestTable, patch: Partial<ActionDeps> = {}) {
     async notifyThread() {
       throw new Error("actions never post thread notices");
     },
+    async attachFile() {
+      throw new Error("actions never attach files");
+    },
   };
   const log = createLogger("test-actions");
   const settings = new TeamSettingsStore(table.doc, table.tableName);

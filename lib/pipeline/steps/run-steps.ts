@@ -10,7 +10,7 @@ import { cancelAudit } from "../../domain/audit-promises";
 import { asIncomplete, faultError } from "../run-completion";
 import { CaughtErrorSchema, errorFromCatch, nowIso, refreshCard, heldState, refreshWithTaskCard } from "./common";
 import { judgeCompletion, stepsToRun } from "./complete-run";
-import { writesAtEnd } from "./run-writes";
+import { attachReadResults, writesAtEnd } from "./run-writes";
 
 export { ExecutionRunInputSchema };
 export type RunState = "running" | "completed" | "cancelled";
@@ -144,6 +144,7 @@ export async function pollSessionStep(deps: PipelineDeps, input: PollSessionInpu
           ...(judged.summary === "" ? {} : { resultSummary: judged.summary }),
           completion: judged.completion,
           writes: await writesAtEnd(deps, execution),
+          resultFiles: await attachReadResults(deps, task, executionNo, outcome.progress),
           usage: outcome.usage,
           endedAt: nowIso(deps),
         },

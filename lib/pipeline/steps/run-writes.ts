@@ -1,5 +1,9 @@
-import type { Execution, RunWrites } from "../../domain/records";
-import { writtenRecords } from "../../freee/web-links";
+import { CARD_TABLE_ROWS, tableCsv } from "../../agent/step-results";
+import type { Execution, ExecutionProgress, RunWrites, Task } from "../../domain/records";
+import { ExecutionCardTexts } from "../../messages/ja";
+import { logLayerError } from "../../observability/logger";
+import type { FreeeRecordRef, ProcessStep } from "../../domain/records";
+import type { WriteRecord, WriteStepRef } from "../../mcp/write-once";
 import type { PipelineDeps } from "../ports";
 import { writeStepStates } from "../run-completion";
 import { nowIso } from "./common";
@@ -21,4 +25,72 @@ export async function writesAtEnd(deps: Pick<PipelineDeps, "writes" | "store" | 
     records: writtenRecords(steps, ledger, execution.processVersion),
     readAt: nowIso(deps),
   };
+}
+
+
+/**
+ * The read results too long for the card, attached to the thread as CSV files before the run is marked completed
+ * (a retried step after that sees `completed` and attaches nothing again). A file Slack refuses (an installation
+ * without files:write, Slack down) is logged; the card then says the rest is not shown. The run's outcome does not
+ * depend on it.
+ */
+export async function attachReadResults(deps: Pick<PipelineDeps, "cards" | "log" | "audit">, task: Task, executionNo: number, progress: ExecutionProgress): Promise<{ stepId: string; fileId: string }[]> {
+  const attached: { stepId: string; fileId: string }[] = [];
+  for (const step of progress.steps ?? []) {
+    const table = step.table;
+    if (table === undefined || step.state !== "done" || table.total <= CARD_TABLE_ROWS) continue;
+    try {
+      const fileId = await deps.cards.attachFile(task.thread, {
+        filename: `${task.taskId}-e${executionNo}-${step.stepId}.csv`,
+        title: `${table.label}（${step.stepId}）`,
+        content: tableCsv(table),
+        comment: ExecutionCardTexts.csvComment(table.label, table.total),
+      });
+      attached.push({ stepId: step.stepId, fileId });
+    } catch (err) {
+      logLayerError(deps.log, "slack", err, { taskId: task.taskId, executionNo, stepId: step.stepId, action: "attach_read_result" });
+      await deps.audit.recordError({ teamId: task.thread.teamId, taskId: task.taskId, layer: "slack", subject: `file#execution#${executionNo}#${step.stepId}`, actor: "system:pipeline", error: err });
+    }
+  }
+  return attached;
+}
+
+/** HR writes that change one employee's data: the employee is the record. */
+const EMPLOYEE_WRITES = new Set(["freee_hr_update_basic_pay_rule", "freee_hr_update_work_record"]);
+
+const positiveInt = (v: unknown): number | undefined => (typeof v === "number" && Number.isInteger(v) && v > 0 ? v : undefined);
+
+/**
+ * The records the done writes made or changed: the employee a write step names (its approved input), or the
+ * deal freee answered with (the ledger keeps freee's answer). A write whose answer names no record gets none.
+ */
+export function writtenRecords(steps: readonly ProcessStep[], ledger: readonly (WriteRecord & WriteStepRef)[], processVersion: number): FreeeRecordRef[] {
+  const out: FreeeRecordRef[] = [];
+  for (const entry of ledger) {
+    if (entry.state !== "done" || entry.processVersion !== processVersion) continue;
+    const step = steps.find((s) => s.stepId === entry.stepId);
+    if (step === undefined) continue;
+    if (EMPLOYEE_WRITES.has(step.tool)) {
+      const id = positiveInt(step.toolInput.employee_id);
+      if (id !== undefined) out.push({ stepId: step.stepId, kind: "employee", id });
+      continue;
+    }
+    if (step.tool === "freee_accounting_create_deal") {
+      const id = dealIdOf(entry.resultText);
+      if (id !== undefined) out.push({ stepId: step.stepId, kind: "deal", id });
+    }
+  }
+  return out;
+}
+
+function dealIdOf(resultText: string): number | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(resultText);
+  } catch {
+    // freee's answer was cut or not JSON: the write is done, only the link is missing.
+    return undefined;
+  }
+  const deal = (parsed as { deal?: { id?: unknown } } | null)?.deal;
+  return positiveInt(deal?.id);
 }

@@ -60,7 +60,7 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
       break;
     case "completed":
       blocks.push(section(`:white_check_mark: *完了*${execution.resultSummary ? `\n${escapeMrkdwn(execution.resultSummary)}` : ""}`));
-      blocks.push(...changes(), ...tableBlocks(lines), ...steps());
+      blocks.push(...changes(), ...tableBlocks(lines, new Set((execution.resultFiles ?? []).map((f) => f.stepId))), ...steps());
       text = `${title}: 完了`;
       break;
     case "failed":

@@ -1,5 +1,6 @@
 import type { PreviewStep } from "../../domain/preview";
 import type { Execution, ProcessStep, ProcessVersion, ReadTable, StepProgress } from "../../domain/records";
+import { CARD_TABLE_ROWS } from "../../agent/step-results";
 import { freeeRecordUrl } from "../../freee/web-links";
 import { ExecutionCardTexts as T } from "../../messages/ja";
 import { isWriteStep } from "../../preview/build";
@@ -30,8 +31,6 @@ export const BODY_MAX_BLOCKS = 40;
 const STEP_BLOCKS = 12;
 const TABLE_BLOCKS = 6;
 const CHANGE_BLOCKS = 8;
-/** Rows a card shows of one read result. */
-export const CARD_TABLE_ROWS = 10;
 /** A table's text in its section, leaving room for its heading and the note under it. */
 const TABLE_TEXT_MAX = 2400;
 
