@@ -179,3 +179,27 @@ describe("the app manifest", () => {
     expect(validate({ ...filled, display_information: { ...filled.display_information, name: "x".repeat(36) } })).toBe(false);
   });
 });
+
+describe("Slack fake: files upload v2 (files.uploadV2 of the installed @slack/web-api)", () => {
+  it("getUploadURLExternal → the bytes to the upload URL → completeUploadExternal shares the file as a reply in the thread", async () => {
+    const parent = await client.chat.postMessage({ channel: "C1", text: "依頼" });
+    const done = await client.filesUploadV2({ channel_id: "C1", thread_ts: parent.ts!, filename: "deals.csv", title: "取引", content: "\uFEFF\"ID\"\r\n\"1\"\r\n", initial_comment: "取引 1 件（CSV）" });
+    const id = (done.files as { files: { id: string }[] }[])[0]!.files[0]!.id;
+    expect(slack.uploads.files.get(id)).toMatchObject({ filename: "deals.csv", title: "取引", state: "shared" });
+    expect(slack.uploads.files.get(id)?.content?.toString("utf8")).toBe("\uFEFF\"ID\"\r\n\"1\"\r\n");
+    expect(slack.workspace.messages.at(-1)).toMatchObject({ channel: "C1", threadTs: parent.ts, text: "取引 1 件（CSV）", files: [{ id, name: "deals.csv", title: "取引" }] });
+  });
+
+  it("refuses what Slack refuses: no length, a file never uploaded, a reply's ts as thread_ts, bytes that differ from the length", async () => {
+    expect((await refusal(client.files.getUploadURLExternal({ filename: "a.csv", length: 0 }))).error).toBe("invalid_arguments");
+    const { file_id } = await client.files.getUploadURLExternal({ filename: "a.csv", length: 3 });
+    expect((await refusal(client.files.completeUploadExternal({ files: [{ id: file_id! }], channel_id: "C1" }))).error).toBe("file_not_found");
+    const parent = await client.chat.postMessage({ channel: "C1", text: "依頼" });
+    const reply = await client.chat.postMessage({ channel: "C1", text: "返信", thread_ts: parent.ts! });
+    expect((await refusal(client.filesUploadV2({ channel_id: "C1", thread_ts: reply.ts!, filename: "b.csv", content: "abc" }))).error).toBe("invalid_thread_ts");
+    const { upload_url } = await client.files.getUploadURLExternal({ filename: "c.csv", length: 10 });
+    const form = new FormData();
+    form.append("body", new Blob([new Uint8Array(Buffer.from("abc"))]), "c.csv");
+    expect((await fetch(upload_url!, { method: "POST", body: form })).status).toBe(400);
+  });
+});

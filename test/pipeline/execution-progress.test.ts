@@ -57,3 +57,40 @@ it("each poll that changes a step updates the card once; a poll that changes not
   expect(done).toContain("freee への書き込みはありません。");
   expect(h.slack.calls.filter((c) => c.error === "ratelimited")).toEqual([]);
 });
+
+it("a read longer than the card goes to the thread as a CSV (files upload v2); a refused upload is audited and the card says the rest is not shown", async () => {
+  const many = JSON.stringify({ employees: Array.from({ length: 12 }, (_, i) => ({ id: i + 1, display_name: `社員 ${i + 1}` })) });
+  const script = () => ({
+    polls: [{ events: [ev.running(), ev.agentMessage("[step:s1]"), ev.mcpToolUse("freee_hr_list_employees", { year: 2026, month: 12 }), ev.mcpToolResult({ text: many }), ev.agentMessage("[step:s2]\n一覧を確認しました。\n[result:done]"), ev.idle("end_turn")], usage: { input_tokens: 1, output_tokens: 1 } }],
+  });
+  const runOnce = async () => {
+    h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
+    const { execution, taskId, thread } = h.startTask();
+    await decide(h, taskId, "prompt", 1, "approve");
+    await decide(h, taskId, "process", 1, "approve");
+    await execution.done;
+    const run = await runExecution(h, taskId);
+    await run.done;
+    expect(run.status, String(run.cause)).toBe("SUCCEEDED");
+    const history = await h.store.loadHistory(taskId);
+    const card = h.slack.workspace.messages.find((m) => m.ts === history.executions[0]?.cardTs);
+    return { history, thread, card: JSON.stringify(card?.blocks) };
+  };
+
+  h.agents.scriptNextSession(script());
+  const ok = await runOnce();
+  const shared = h.slack.workspace.messages.find((m) => m.threadTs === ok.thread.messageTs && m.files !== undefined);
+  expect(shared?.text).toBe("読み取り結果「従業員」全 12 件（CSV）");
+  const file = h.slack.uploads.files.get(shared!.files![0]!.id)!;
+  expect(file.content?.toString("utf8").split("\r\n")).toHaveLength(14); // header + 12 rows + the final line end
+  expect(ok.history.executions[0]?.resultFiles).toEqual([{ stepId: "s1", fileId: file.id }]);
+  expect(ok.card).toContain("ほか 2 件はスレッドの CSV ファイルにあります。");
+
+  h.slack.failNext("files.getUploadURLExternal", { error: "missing_scope" });
+  h.agents.scriptNextSession(script());
+  const refused = await runOnce();
+  expect(refused.history.executions[0]?.status).toBe("completed");
+  expect(refused.history.executions[0]?.resultFiles).toEqual([]);
+  expect(refused.card).toContain("ほか 2 件は表示していません。");
+  expect(refused.history.audit.find((a) => a.action === "error.slack" && a.auditKey.includes("file#execution#1#s1"))).toBeDefined();
+});

@@ -5,7 +5,7 @@ import type { Workspace } from "./workspace";
  * Slack's file upload as `files.uploadV2` of @slack/web-api does it, and as strict as Slack where the app relies
  * on it: files.getUploadURLExternal (filename, a positive byte length) returns an upload URL on this server; the
  * bytes are POSTed there (multipart, field `body`) and must be exactly that long; files.completeUploadExternal
- * shares uploaded files once, in a channel and — with thread_ts — as a reply to a parent message (never a reply).
+ * shares uploaded files once, in a channel and — with thread_ts — as a reply to a parent message (never to a reply).
  * The shared file is a message in the workspace, its text the initial comment, with the file's name and content.
  */
 export interface UploadedFile {
@@ -58,11 +58,9 @@ export class FakeUploads {
     const channel = typeof body.channel_id === "string" ? body.channel_id : undefined;
     const threadTs = typeof body.thread_ts === "string" ? body.thread_ts : undefined;
     if (threadTs !== undefined && channel === undefined) return { ok: false, error: "invalid_arguments", response_metadata: { messages: ["[ERROR] thread_ts needs channel_id"] } };
-    if (threadTs !== undefined) {
-      const parent = this.workspace.message(threadTs, channel);
-      if (parent === undefined) return { ok: false, error: "invalid_thread_ts" };
-      if (parent.threadTs !== undefined && parent.threadTs !== parent.ts) return { ok: false, error: "invalid_thread_ts" };
-    }
+    // Never a reply's ts (Slack's rule); a parent this fake never saw (a test's own message) is taken as chat.postMessage takes it.
+    const parent = threadTs === undefined ? undefined : this.workspace.message(threadTs, channel);
+    if (parent?.threadTs !== undefined && parent.threadTs !== parent.ts) return { ok: false, error: "invalid_thread_ts" };
     entries.forEach((e, i) => Object.assign(files[i] as UploadedFile, { state: "shared", ...(typeof (e as { title?: unknown }).title === "string" ? { title: (e as { title: string }).title } : {}) }));
     if (channel !== undefined) {
       const text = typeof body.initial_comment === "string" ? body.initial_comment : "";
