@@ -3,7 +3,7 @@ import type { ExecutionProgress, StepProgress } from "../domain/records";
 import { getTool } from "../tools/registry";
 import { AgentRunFailedError, AuthError, RefusedResponseError, type AgentFailureReason } from "../errors/taxonomy";
 import { STEP_MARKER } from "./agent-prompt";
-import { errorNote, okNote, readTableOf } from "./step-results";
+import { errorNote, MAX_TABLES, okNote, readTableOf } from "./step-results";
 
 /**
  * Reads a batch of new session events (chronological) into card progress and the run's outcome
@@ -83,7 +83,9 @@ export function interpretEvents(
           const table = effect === "read" ? readTableOf(text) : undefined;
           stepOf(progress, stepId, (step) => {
             Object.assign(step, { state: "done", okCalls: step.okCalls + 1, note: okNote(effect, table) });
-            if (table !== undefined) step.table = table;
+            // A bounded number of tables per run (the Execution item's size): later reads keep their one line.
+            const kept = (progress.steps ?? []).filter((s) => s.table !== undefined && s !== step).length;
+            if (table !== undefined && kept < MAX_TABLES) step.table = table;
           });
         }
         break;

@@ -5,8 +5,12 @@ import type { ReadTable } from "../domain/records";
  * list — a small table of it. Pure; the text is the MCP server's tool result (freee's JSON answer, or its error).
  */
 
-/** Rows and columns kept on the Execution item (DynamoDB items are bounded; the card shows fewer). */
-export const TABLE_MAX_ROWS = 100;
+/**
+ * Rows and columns kept on the Execution item, and how many read steps keep a table: a DynamoDB item holds at most
+ * 400 KB, so the worst case (every cell 40 Japanese characters) stays near half of it. The card shows fewer rows.
+ */
+export const TABLE_MAX_ROWS = 50;
+export const MAX_TABLES = 6;
 export const TABLE_MAX_COLUMNS = 6;
 export const CELL_MAX_CHARS = 40;
 const NOTE_MAX_CHARS = 120;
@@ -87,7 +91,8 @@ function cell(key: string, v: Json | undefined): string {
 
 /** A read result as a table, or undefined when it holds no list (one record, plain text, a cut-off answer). */
 export function readTableOf(text: string): ReadTable | undefined {
-  const list = firstList(parse(text));
+  const value = parse(text);
+  const list = firstList(value);
   if (list === undefined) return undefined;
   const keys: string[] = [];
   for (const row of list.rows.slice(0, TABLE_MAX_ROWS)) for (const [k, v] of Object.entries(row)) if (isScalar(v) && !keys.includes(k)) keys.push(k);
@@ -96,8 +101,16 @@ export function readTableOf(text: string): ReadTable | undefined {
     label: LIST_LABEL[list.key] ?? (list.key === "" ? "結果" : list.key),
     columns: ordered.map((k) => COLUMN_LABEL[k] ?? k),
     rows: list.rows.slice(0, TABLE_MAX_ROWS).map((row) => ordered.map((k) => cell(k, row[k]))),
-    total: list.rows.length,
+    total: totalOf(value, list.rows.length),
   };
+}
+
+/** freee's own count when it gives one (`meta.total_count`, `total_count`: a page of a longer list), else the rows returned. */
+function totalOf(value: Json | undefined, returned: number): number {
+  if (!isRecord(value)) return returned;
+  const meta = value.meta;
+  const counted = isRecord(meta) ? meta.total_count : value.total_count;
+  return typeof counted === "number" && Number.isInteger(counted) && counted >= returned ? counted : returned;
 }
 
 /** The one line a successful tool result gets on the card. */

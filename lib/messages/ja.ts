@@ -46,7 +46,7 @@ export const ExecutionCardTexts = {
   moreTables: (rest: number) => `（ほか ${rest} 件の読み取り結果は省略しました）`,
   ranSummary: (ran: readonly string[], notRun: readonly string[]) =>
     `*実行したステップ*: ${ran.length === 0 ? "なし" : ran.join(", ")}\n*実行しなかったステップ*: ${notRun.length === 0 ? "なし" : notRun.join(", ")}`,
-  csvComment: (label: string, total: number) => `読み取り結果「${label}」全 ${total} 件（CSV）`,
+  csvComment: (label: string, total: number, rows: number) => (rows >= total ? `読み取り結果「${label}」全 ${total} 件（CSV）` : `読み取り結果「${label}」全 ${total} 件のうち先頭 ${rows} 件（CSV）`),
 } as const;
 
 /** Answers to a click, shown to the clicking user only (ephemeral, or inside the reject modal). */

@@ -127,3 +127,22 @@ describe("interpretEvents: per-step progress for the Execution card (issue 16)",
     expect(r.progress.steps?.[0]?.table).toBeUndefined();
   });
 });
+
+describe("read tables stay small enough for the Execution item", () => {
+  const okResult = (useId: string, text: string) =>
+    ({ id: `e${++n}`, type: "agent.mcp_tool_result", processed_at: at(1), mcp_tool_use_id: useId, is_error: false, content: [{ type: "text", text }] }) as BetaManagedAgentsSessionEvent;
+  it("at most 50 rows and 6 read tables a run; the count is freee's own total_count when it gives one", () => {
+    const events: BetaManagedAgentsSessionEvent[] = [];
+    for (let i = 1; i <= 8; i++) {
+      const u = use("freee_accounting_list_deals");
+      events.push(msg(`[step:s${i}]`), u, okResult(u.id, JSON.stringify({ deals: Array.from({ length: 80 }, (_, k) => ({ id: k, amount: 1000 })), meta: { total_count: 250 } })));
+    }
+    const steps = interpretEvents(events, progress0, { stepsSentAt: SENT }).progress.steps ?? [];
+    expect(steps.filter((s) => s.table !== undefined)).toHaveLength(6);
+    expect(steps[0]?.table).toMatchObject({ label: "取引", total: 250 });
+    expect(steps[0]?.table?.rows).toHaveLength(50);
+    expect(steps[0]?.table?.rows[0]).toEqual(["0", "1,000"]);
+    expect(steps[7]).toMatchObject({ state: "done", note: "取引 250 件を取得しました" });
+    expect(JSON.stringify(steps).length).toBeLessThan(120_000);
+  });
+});

@@ -44,7 +44,7 @@ export async function attachReadResults(deps: Pick<PipelineDeps, "cards" | "log"
         filename: `${task.taskId}-e${executionNo}-${step.stepId}.csv`,
         title: `${table.label}（${step.stepId}）`,
         content: tableCsv(table),
-        comment: ExecutionCardTexts.csvComment(table.label, table.total),
+        comment: ExecutionCardTexts.csvComment(table.label, table.total, table.rows.length),
       });
       attached.push({ stepId: step.stepId, fileId });
     } catch (err) {
