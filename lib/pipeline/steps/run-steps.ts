@@ -221,13 +221,8 @@ async function finalizeCancel(deps: PipelineDeps, taskAtPoll: Task, execution: E
 /** The cancelled run's session took the interrupt (or had ended): 中止, the task cancelled, the cancel audited. */
 async function settleCancel(deps: PipelineDeps, taskAtPoll: Task, execution: Execution): Promise<void> {
   let task = taskAtPoll;
-<<<<<<< HEAD
-  const { applied } = await deps.store.finalizeCancel(task.taskId, execution.executionNo);
-=======
-  await interruptBestEffort(deps, task, execution, input.sessionId);
   const writes = execution.cancelFinalizedAt === undefined ? await writesOrNone(deps, task, execution) : undefined;
   const { applied } = await deps.store.finalizeCancel(task.taskId, execution.executionNo, { writes });
->>>>>>> a7abcd0 (WIP execution card: per-step progress from session events, write ledger at run end, step lines / changes / read tables)
   // The click only cancelled the Execution (its ack path is three calls): the task ends here, with the run.
   try {
     task = (await deps.store.transitionTask(task.taskId, "cancelled", { from: ["executing"] })).record;
@@ -247,7 +242,6 @@ async function settleCancel(deps: PipelineDeps, taskAtPoll: Task, execution: Exe
 }
 
 /**
-<<<<<<< HEAD
  * The interrupt of a cancelled run. A session that refuses it (4xx) has ended, which is all a cancel needs; an
  * interrupt that did not get through is audited (once per run) and thrown as the TransientError it is.
  */
@@ -271,8 +265,7 @@ async function interruptForCancel(deps: PipelineDeps, task: Task, execution: Exe
   }
 }
 
-async function interruptBestEffort(deps: PipelineDeps, sessionId: string | undefined): Promise<void> {
-=======
+/**
  * The ledger at the end of a cancelled or failed run, for its card. A ledger that cannot be read now must not
  * stop the run from ending (its status, audit and card matter more): transient errors are retried by the step;
  * anything else is logged and the card says it could not read the writes.
@@ -287,8 +280,7 @@ async function writesOrNone(deps: PipelineDeps, task: Task, execution: Execution
   }
 }
 
-async function interruptBestEffort(deps: PipelineDeps, task: Task, execution: Execution, sessionId: string | undefined): Promise<void> {
->>>>>>> a7abcd0 (WIP execution card: per-step progress from session events, write ledger at run end, step lines / changes / read tables)
+async function interruptBestEffort(deps: PipelineDeps, sessionId: string | undefined): Promise<void> {
   if (sessionId === undefined) return;
   try {
     await deps.agent.interrupt(sessionId);
