@@ -23,8 +23,11 @@ export interface Verdict {
   problems: string[];
 }
 
-/** Where a task rests when nothing more happens without the user (failed / cancelled may be rerun). */
-const ENDED_TASK: ReadonlySet<string> = new Set(["completed", "failed", "cancelled", "closed"]);
+/**
+ * Where a task rests when nothing more happens without the user (failed / cancelled may be rerun; answered is
+ * a message L1 read as no request).
+ */
+const ENDED_TASK: ReadonlySet<string> = new Set(["completed", "failed", "cancelled", "closed", "answered"]);
 const WRITE_PATH = /^\/hr\/api\/v1\/employees\/\d+\/basic_pay_rule/;
 
 export async function checkInvariants(chaos: ChaosStack, run: ScenarioRun): Promise<Verdict> {
@@ -48,6 +51,10 @@ export async function checkInvariants(chaos: ChaosStack, run: ScenarioRun): Prom
   }
   if (h.task.status === "failed" && !actions.some((a) => a.startsWith("error."))) problems.push("task failed without an error audit entry");
   if (h.task.status === "completed" && !h.executions.some((e) => e.status === "completed")) problems.push("task completed without a completed run");
+  if (h.task.status === "answered") {
+    if (!actions.includes("task.answered")) problems.push("task answered without its task.answered audit entry");
+    if (h.prompts.length + h.processes.length + h.executions.length > 0) problems.push("task answered as no request but has a plan or a run");
+  }
   for (const v of [...h.prompts, ...h.processes]) {
     const kind = h.prompts.includes(v as never) ? "prompt" : "process";
     if (v.status === "approved" && !audit.has(`${kind}.approved#${kind}#${v.version}`)) problems.push(`${kind} v${v.version} approved without its audit entry`);

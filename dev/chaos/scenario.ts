@@ -8,9 +8,11 @@ import { ChaosUser, sleep } from "./user";
  * Process, then — depending on the scenario — let the run finish, cancel it while it runs, or rerun it after
  * a failure. Base failures (a scripted upstream answer, not the fault under test) make the failure paths run.
  */
-export type ScenarioKind = "complete" | "cancel" | "rerun" | "pipeline-failure" | "run-failure";
+export type ScenarioKind = "complete" | "cancel" | "rerun" | "pipeline-failure" | "run-failure" | "greeting";
 
 export const REQUEST_TEXT = "来月から山田さんの基本給を30万円に変更して";
+/** A message that asks for no work on freee: L1 answers it in the thread and the task ends `answered`. */
+export const GREETING_TEXT = "こんにちは";
 /** What the request asks freee to become (the scripted model's L3 plan writes exactly this). */
 export const EXPECTED_PAY = 300_000;
 
@@ -31,8 +33,9 @@ export async function runScenario(chaos: ChaosStack, kind: ScenarioKind): Promis
   const t0 = Date.now();
   const at = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
   armBaseFailure(chaos, kind);
-  const { ts, taskId, deliveries } = await user.post(REQUEST_TEXT);
+  const { ts, taskId, deliveries } = await user.post(kind === "greeting" ? GREETING_TEXT : REQUEST_TEXT);
   const run: ScenarioRun = { taskId, threadTs: ts, trail: [`post → ${deliveries.map((d) => d.status).join(",")} @${at()}`] };
+  if (kind === "greeting") return finish(chaos, run);
 
   // The click's phase is what the user does ("approve prompt v1"): matrix.ts finds a step's requests by it.
   const next = async (what: string, actionId: string, value: Record<string, unknown>): Promise<boolean> => {

@@ -51,6 +51,11 @@ describe("chaos invariants see a lie", { timeout: 60_000 }, () => {
     expect(await checkInvariants(chaos, run)).toMatchObject({ ok: true, outcome: "task completed; runs completed" });
   });
 
+  it("a greeting ends answered, with no plan, and passes", async () => {
+    const greeting = await runScenario(chaos, "greeting");
+    expect(await checkInvariants(chaos, greeting)).toMatchObject({ ok: true, outcome: "task answered; runs -" });
+  });
+
   it("a card that shows another state than the table fails the check", async () => {
     const task = await chaos.direct.getTask(run.taskId);
     const card = chaos.slack.workspace.message(task!.cards.task!)!;
