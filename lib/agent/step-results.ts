@@ -125,8 +125,14 @@ export function errorNote(text: string): string {
   return `エラー: ${first.length <= NOTE_MAX_CHARS ? first : `${first.slice(0, NOTE_MAX_CHARS - 1)}…`}`;
 }
 
-/** A table as CSV for Excel: UTF-8 with a BOM, CRLF, every cell quoted. */
+/**
+ * A cell Excel would run as a formula (`=HYPERLINK(…)`, `+`, `@`, a leading tab or CR, `-` not starting a number):
+ * freee's text is written by whoever typed it, so it opens as text with a leading apostrophe (OWASP CSV injection).
+ */
+const FORMULA_START = /^(?:[=+@\t\r]|-(?![\d,.]+$))/;
+
+/** A table as CSV for Excel: UTF-8 with a BOM, CRLF, every cell quoted, no cell read as a formula. */
 export function tableCsv(table: ReadTable): string {
-  const quote = (v: string) => `"${v.replace(/"/g, '""')}"`;
+  const quote = (v: string) => `"${(FORMULA_START.test(v) ? `'${v}` : v).replace(/"/g, '""')}"`;
   return `\uFEFF${[table.columns, ...table.rows].map((r) => r.map(quote).join(",")).join("\r\n")}\r\n`;
 }
