@@ -93,6 +93,13 @@ describe("Execution card: one line per step", () => {
   });
 });
 
+it("freee's text in a read table is escaped: a partner named <!channel> notifies nobody", () => {
+  const table = { label: "取引先", columns: ["ID", "名前"], rows: [["1", "<!channel> & <@U123>"]], total: 1 };
+  const c = card({ status: "completed", progress: progress([step("s1", { note: "取引先 1 件を取得しました", table })]) });
+  expect(text(c)).toContain("1 | &lt;!channel&gt; &amp; &lt;@U123&gt;");
+  expect(text(c)).not.toContain("<!channel>");
+});
+
 describe("Block Kit limits hold for long plans and long results", () => {
   const many: ProcessStep[] = Array.from({ length: 200 }, (_, i) => ({ stepId: `s${i + 1}`, order: i + 1, tool: "freee_accounting_create_deal", toolInput: { issue_date: "2026-12-01", type: "expense", details: [{ amount: 1000 + i }] } }));
   const big = processVersion(1, {

@@ -98,9 +98,10 @@ export function tableBlocks(lines: readonly StepLine[], csvSteps: ReadonlySet<st
     const head = `*${l.step.order}. ${escapeMrkdwn(t.label)}（${t.total} 件）*`;
     if (t.columns.length === 0 || t.rows.length === 0) return [wholeSection(`${head}\n${T.emptyResult}`)];
     // Rows are added while the section stays well under its 3,000 characters (the code fence must close).
-    const rows = [t.columns.join(" | ")];
+    // freee's text is anyone's text: escaped, so a partner named <!channel> notifies nobody.
+    const rows = [escapeMrkdwn(t.columns.join(" | "))];
     for (const r of t.rows.slice(0, CARD_TABLE_ROWS)) {
-      const row = r.join(" | ");
+      const row = escapeMrkdwn(r.join(" | "));
       if ([...rows.join("\n")].length + [...row].length > TABLE_TEXT_MAX) break;
       rows.push(row);
     }
