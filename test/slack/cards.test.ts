@@ -33,6 +33,11 @@ describe("task card", () => {
     const card = renderCard(history({ task: baseTask({ requestText: "<!channel> & co" }) }), { kind: "task" }, limits);
     expect(allText(card)).not.toContain("<!channel>");
   });
+  it("escapes L1's reply to a message that is no request, in the blocks and the notification text", () => {
+    const card = renderCard(history({ task: baseTask({ status: "answered", reply: "<!channel> どうぞ" }) }), { kind: "task" }, limits);
+    expect(allText(card)).toContain("&lt;!channel&gt; どうぞ");
+    expect(`${card.text}${allText(card)}`).not.toContain("<!channel>");
+  });
 });
 
 describe("prompt / process card", () => {

@@ -45,5 +45,5 @@ export function renderTaskCard(history: TaskHistory): Card {
 
 /** A message that asked for no work on freee: L1's short reply, and that no task was made (nothing to approve). */
 function renderReply(reply: string): Card {
-  return { text: reply, blocks: [section(escapeMrkdwn(reply)), context(NotARequestMessages.noTask)] };
+  return { text: escapeMrkdwn(reply), blocks: [section(escapeMrkdwn(reply)), context(NotARequestMessages.noTask)] };
 }
