@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLocalStack, type LocalStack } from "../../dev/local/local-stack";
 import { ExecutionCardTexts, NotARequestMessages } from "../../lib/messages/ja";
+import { SandboxPage, sections } from "./sandbox-page";
 import { waitFor } from "./support";
 
 /**
@@ -11,53 +8,16 @@ import { waitFor } from "./support";
  * preview's before → after of each write the MCP server recorded done, linked to the record in freee — and shows
  * what a read returned; 「こんにちは」 gets a short reply and no plan. Driven through the page's API, as a user.
  */
-interface PageMessage {
-  ts: string;
-  threadTs?: string;
-  text: string;
-  blocks?: { type: string; block_id?: string; text?: { text: string }; elements?: { type: string; action_id?: string; value?: string }[] }[];
-}
-
-const dataDir = mkdtempSync(join(tmpdir(), "sandbox-card-"));
-const settings = { PATH: process.env.PATH, LOG_LEVEL: "SILENT", PORT: "0", DATA_DIR: dataDir, SANDBOX_STEP_DELAY_MS: "5", LOCAL_WAIT_MS: "30", LOCAL_RETRY_MS: "0", SANDBOX_SLACK_RATE_WINDOW_MS: "600" };
-let stack: LocalStack;
-
+let page: SandboxPage;
 beforeAll(async () => {
-  process.env.LOG_LEVEL = "SILENT";
-  stack = await startLocalStack(settings);
+  page = await SandboxPage.start();
 }, 60_000);
-afterAll(async () => {
-  await stack?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-const messages = async (): Promise<PageMessage[]> => ((await (await fetch(`${stack.url}/sandbox/api/state`)).json()) as { messages: PageMessage[] }).messages;
-const post = async (path: string, body: unknown) => {
-  const res = await fetch(`${stack.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  return (await res.json()) as Record<string, unknown>;
-};
-const sections = (m: PageMessage) => (m.blocks ?? []).flatMap((b) => (b.type === "section" && b.text !== undefined ? [b.text.text] : []));
-
-async function approve(threadTs: string, kind: "prompt" | "process") {
-  const found = await waitFor(`${kind} approve button`, async () => {
-    for (const m of (await messages()).filter((x) => x.threadTs === threadTs)) {
-      for (const b of m.blocks ?? []) {
-        const el = (b.elements ?? []).find((e) => e.action_id === "approve_version" && e.value !== undefined && (JSON.parse(e.value) as { kind?: string }).kind === kind);
-        if (el !== undefined) return { action_id: "approve_version", block_id: b.block_id, value: el.value, ts: m.ts };
-      }
-    }
-    return undefined;
-  }, 30_000);
-  await post("/sandbox/api/action", found);
-}
+afterAll(async () => page?.close());
 
 /** Send the request, approve the plan and the Process, wait for 完了; the 完了 card's sections and the task's history. */
 async function runToCompletion(text: string) {
-  const ts = (await post("/sandbox/api/message", { text })).ts as string;
-  await approve(ts, "prompt");
-  await approve(ts, "process");
-  const card = await waitFor("完了 on the page", async () => (await messages()).find((m) => m.threadTs === ts && m.text === "実行 #1: 完了"), 30_000);
-  return { card: sections(card), history: await stack.store.loadHistory(`T0SANDBOX-CSANDBOX-${ts.replace(".", "_")}`) };
+  const { card, history } = await page.runToCompletion(text);
+  return { card: sections(card), history };
 }
 
 describe("sandbox: the Execution card says what happened", { timeout: 90_000 }, () => {
@@ -90,11 +50,11 @@ describe("sandbox: the Execution card says what happened", { timeout: 90_000 }, 
   });
 
   it("「こんにちは」: a short reply in the thread, no plan, no buttons", async () => {
-    const ts = (await post("/sandbox/api/message", { text: "こんにちは" })).ts as string;
-    const reply = await waitFor("the reply", async () => (await messages()).find((m) => m.threadTs === ts && JSON.stringify(m.blocks ?? []).includes(NotARequestMessages.noTask)), 30_000);
+    const ts = await page.send("こんにちは");
+    const reply = await waitFor("the reply", async () => (await page.thread(ts)).find((m) => JSON.stringify(m.blocks ?? []).includes(NotARequestMessages.noTask)), 30_000);
     expect(reply.text).toMatch(/^こんにちは。/);
     await new Promise((r) => setTimeout(r, 300));
-    const thread = (await messages()).filter((m) => m.threadTs === ts);
+    const thread = await page.thread(ts);
     expect(thread).toHaveLength(1);
     expect(JSON.stringify(thread)).not.toContain("approve_version");
   });

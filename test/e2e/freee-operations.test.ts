@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLocalStack, type LocalStack } from "../../dev/local/local-stack";
 import { SANDBOX_COMPANY } from "../../dev/local/sandbox-fakes";
 import { RECEIPT_FILES } from "../../dev/fakes/freee/routes-more";
-import { waitFor } from "./support";
+import { SandboxPage } from "./sandbox-page";
 
 /**
  * Issue 18 in the sandbox (`npm run dev`, no credentials): the requests a freee team makes every week — an invoice
@@ -13,55 +9,16 @@ import { waitFor } from "./support";
  * planned by the scripted model with freee's own formats, pass the schema check before the Process card, are
  * previewed (names resolved, before → after), approved through the page's API and run through the MCP server against the strict freee fake.
  */
-interface PageMessage {
-  ts: string;
-  threadTs?: string;
-  text: string;
-  blocks?: { type: string; block_id?: string; elements?: { type: string; action_id?: string; value?: string; text?: { text: string } }[] }[];
-}
-
-const dataDir = mkdtempSync(join(tmpdir(), "sandbox-ops-"));
-const settings = { PATH: process.env.PATH, LOG_LEVEL: "SILENT", PORT: "0", DATA_DIR: dataDir, SANDBOX_STEP_DELAY_MS: "5", LOCAL_WAIT_MS: "30", LOCAL_RETRY_MS: "0", SANDBOX_SLACK_RATE_WINDOW_MS: "600" };
-let stack: LocalStack;
-
+let page: SandboxPage;
 beforeAll(async () => {
-  process.env.LOG_LEVEL = "SILENT";
-  stack = await startLocalStack(settings);
+  page = await SandboxPage.start();
 }, 60_000);
-afterAll(async () => {
-  await stack?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-const messages = async (): Promise<PageMessage[]> => ((await (await fetch(`${stack.url}/sandbox/api/state`)).json()) as { messages: PageMessage[] }).messages;
-const post = async (path: string, body: unknown) => {
-  const res = await fetch(`${stack.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  return (await res.json()) as Record<string, unknown>;
-};
-
-async function approve(threadTs: string, kind: "prompt" | "process") {
-  const found = await waitFor(`${kind} approve button`, async () => {
-    for (const m of (await messages()).filter((x) => x.threadTs === threadTs)) {
-      for (const b of m.blocks ?? []) {
-        const el = (b.elements ?? []).find((e) => e.action_id === "approve_version" && e.value !== undefined && (JSON.parse(e.value) as { kind?: string }).kind === kind);
-        if (el !== undefined) return { action_id: "approve_version", block_id: b.block_id, value: el.value, ts: m.ts };
-      }
-    }
-    return undefined;
-  }, 30_000);
-  await post("/sandbox/api/action", found);
-}
+afterAll(async () => page?.close());
 
 /** Send the request, approve the plan and the Process, wait for 完了; the task's history. */
-async function runToCompletion(text: string, file?: { name: string; mimetype: string; base64: string }) {
-  const ts = (await post("/sandbox/api/message", { text, ...(file === undefined ? {} : { file }) })).ts as string;
-  await approve(ts, "prompt");
-  await approve(ts, "process");
-  await waitFor("完了 on the page", async () => (await messages()).find((m) => m.threadTs === ts && m.text === "実行 #1: 完了"), 30_000);
-  return stack.store.loadHistory(`T0SANDBOX-CSANDBOX-${ts.replace(".", "_")}`);
-}
+const runToCompletion = async (text: string, file?: { name: string; mimetype: string; base64: string }) => (await page.runToCompletion(text, file)).history;
 
-const company = () => stack.freee!.company(SANDBOX_COMPANY.id);
+const company = () => page.stack.freee!.company(SANDBOX_COMPANY.id);
 const written = (h: Awaited<ReturnType<typeof runToCompletion>>) => h.audit.filter((a) => a.action === "freee.tool_completed").map((a) => a.details.tool);
 
 describe("sandbox: issue 18's requests validate, get approved and run against the strict freee fake", { timeout: 90_000 }, () => {
