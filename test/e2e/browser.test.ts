@@ -92,6 +92,12 @@ describe("sandbox page in headless Chromium", () => {
     await thread.locator("button[data-action*='process']", { hasText: "承認" }).first().click({ timeout: 30_000 });
     await expect.poll(() => thread.innerText(), { timeout: 30_000 }).toContain("完了");
     expect(await thread.innerText()).toContain("実行 #1");
+    // The 完了 card says in words what changed in freee (before → after), with a link to the employee there.
+    const done = thread.locator(".msg", { hasText: "freee で変わったこと" });
+    await expect.poll(() => done.count(), { timeout: 30_000 }).toBe(1);
+    expect(await done.innerText()).toMatch(/基本給.*→/);
+    expect(await done.innerText()).toContain("このほかに freee への書き込みはありません。");
+    expect(await done.locator("a", { hasText: "freee で開く" }).getAttribute("href")).toBe("https://p.secure.freee.co.jp/employees/1");
   }, 120_000);
 
   it.skipIf(!hasChromium)("issue 13: a 25-step plan with long inputs — every amount is on the Process card before 承認, the raw input one click away, nothing scrolls sideways", async () => {
