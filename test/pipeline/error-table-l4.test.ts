@@ -208,6 +208,22 @@ describe("§6 中止 / §5 再実行", () => {
     expect(history.audit.filter((a) => a.action === "execution.cancelled")).toHaveLength(1);
   });
 
+  it("§6.2 the interrupt is refused for good (400) → 中止 at once, the refusal audited (the run's bearer is refused from now on)", async () => {
+    h.agents.scriptNextSession(RUNNING_FOREVER);
+    const { taskId, run } = await untilRun();
+    h.agents.failNext({ method: "POST", path: /\/events$/, status: 400, times: 1, when: (b) => JSON.stringify(b).includes("user.interrupt") });
+    await h.local.waitFor(() => run.events.some((e) => e.type === "StateExited" && (e as { state: { name: string } }).state.name === "PollSession"), 10_000, "first poll");
+    await cancelExecution(h.actions, h.actor, { taskId, executionNo: 1 });
+    await run.done;
+    expect(path(run).at(-1)).toBe("RunCancelled");
+    expect(retriesOf(run, "PollSession")).toBe(0);
+    const history = await h.store.loadHistory(taskId);
+    expect(history.executions[0]).toMatchObject({ status: "cancelled" });
+    expect(history.task.status).toBe("cancelled");
+    expect(history.audit.filter((a) => a.auditKey === "error.L4#interrupt#execution#1")).toMatchObject([{ errorType: "BadRequestError", details: { status: 400 } }]);
+    expect(history.audit.filter((a) => a.action === "execution.cancelled")).toHaveLength(1);
+  });
+
   it("§5.1 rerun after a failure: a new Execution and a new session, same Process, completes", async () => {
     h.agents.scriptNextSession({ polls: [{ events: [ev.sessionError("api_error", "terminal")] }] });
     const { taskId, run } = await untilRun();

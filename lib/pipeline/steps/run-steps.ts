@@ -251,7 +251,9 @@ async function interruptForCancel(deps: PipelineDeps, task: Task, execution: Exe
     await deps.agent.interrupt(sessionId);
   } catch (err) {
     logLayerError(deps.log, "L4", err, { action: "interrupt" });
-    if (!(err instanceof TransientError)) return;
+    // Audited either way. A refusal that will not change (the session is gone, our key is refused) ends the
+    // cancel here: the run is cancelled in the table, so the MCP server refuses its bearer — the session, if it
+    // still runs, can no longer reach freee. A transient failure is retried by the poll until the session takes it.
     await deps.audit.recordError({
       teamId: task.thread.teamId,
       taskId: task.taskId,
@@ -261,7 +263,7 @@ async function interruptForCancel(deps: PipelineDeps, task: Task, execution: Exe
       error: err,
       details: { sessionId, executionStatus: execution.status },
     });
-    throw err;
+    if (err instanceof TransientError) throw err;
   }
 }
 
