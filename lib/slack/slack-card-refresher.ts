@@ -2,7 +2,7 @@ import type { Logger } from "@aws-lambda-powertools/logger";
 import type { WebClient } from "@slack/web-api";
 import type { Limits } from "../config/limits";
 import type { SlackThread } from "../domain/records";
-import { AppError } from "../errors/taxonomy";
+import { AppError, TruncatedResponseError } from "../errors/taxonomy";
 import type { TaskStore } from "../store/task-store";
 import type { BotTokenResolver } from "./bot-token";
 import type { CardRefresher, CardState, CardSubject, ThreadFile } from "../domain/card-refresher";
@@ -51,7 +51,8 @@ export class SlackCardRefresher implements CardRefresher {
         initial_comment: file.comment,
       });
       const id = (done.files as { files?: { id?: string }[] }[] | undefined)?.[0]?.files?.[0]?.id;
-      if (id === undefined) throw new Error("files.completeUploadExternal answered without a file id");
+      // ok: true without the file (seed 001): the upload cannot be said to be in the thread.
+      if (id === undefined) throw new TruncatedResponseError("files.completeUploadExternal answered ok without a file id", { details: { filename: file.filename } });
       return id;
     } catch (err) {
       throw classifySlackError(err, "thread file");

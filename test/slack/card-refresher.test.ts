@@ -4,7 +4,8 @@ import { StaticBotTokenResolver } from "../../lib/slack/bot-token";
 import { SlackCardRefresher } from "../../lib/slack/slack-card-refresher";
 import { createWebClient } from "../../lib/slack/web-client";
 import { TaskStore } from "../../lib/store/task-store";
-import { AuthError, RateLimitedError } from "../../lib/errors/taxonomy";
+import { AuthError, RateLimitedError, TruncatedResponseError } from "../../lib/errors/taxonomy";
+import type { WebClient } from "@slack/web-api";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 
@@ -154,4 +155,11 @@ it("a card drawn from the state the caller holds reads nothing; the slot it clai
   expect(slack.callsTo("chat.delete")).toHaveLength(0);
   expect(slack.callsTo("chat.update").map((c) => c.body.ts)).toContain(stored.cards.task);
   expect(reads).toEqual([]);
+});
+
+it("a file upload Slack answers ok without the file is not taken as attached (TruncatedResponseError)", async () => {
+  const okWithoutFile = { filesUploadV2: async () => ({ ok: true, files: [{ ok: true, files: [] }] }) } as unknown as WebClient;
+  const silent = new SlackCardRefresher({ store, tokens: new StaticBotTokenResolver({ botToken: "xoxb-test" }), clientFor: () => okWithoutFile, limits: { maxReruns: 3 }, log: createLogger("test") });
+  const thread = { teamId: "T1", channelId: "C1", messageTs: "1700000000.999999" };
+  await expect(silent.attachFile(thread, { filename: "r.csv", title: "r", content: "a", comment: "c" })).rejects.toBeInstanceOf(TruncatedResponseError);
 });
