@@ -1,4 +1,4 @@
-import { isAppError, AuthError, TransientError } from "../errors/taxonomy";
+import { isAppError, AuthError, FatalConfigError, TransientError } from "../errors/taxonomy";
 import type { FreeeRequest } from "../freee/types";
 import type { ToolCall } from "./call-context";
 import { refusal, RefusalTexts, type Refusal } from "./refusals";
@@ -17,7 +17,7 @@ export async function attachUpload(call: ToolCall, request: FreeeRequest, stepId
   if (task === undefined || ref === undefined) {
     return refusal("attachment_unavailable", RefusalTexts.attachmentUnavailable(stepId, upload.slackFileId, "not_attached"), { stepId, fileId: upload.slackFileId });
   }
-  if (deps.slackFiles === undefined) throw new Error("the MCP server was wired without a Slack file source, and a step uploads a file");
+  if (deps.slackFiles === undefined) throw new FatalConfigError("the MCP server was wired without a Slack file source, and a step uploads a file");
   try {
     const fetched = await deps.slackFiles.fetchFile(task.thread, ref);
     if (!fetched.ok) return refusal("attachment_unavailable", RefusalTexts.attachmentUnavailable(stepId, ref.name, fetched.why), { stepId, fileId: ref.fileId, detail: fetched.detail });
