@@ -2,6 +2,7 @@ import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } 
 import { z } from "zod";
 import { MalformedOutputError } from "../errors/taxonomy";
 import { isConditionFailure, translateDynamoError } from "../store/conditional";
+import { parseRecord } from "../store/item-table";
 import { Keys, TABLE_KEYS } from "../store/table";
 import { registerSecret } from "../redaction/secret-registry";
 import { DISCONNECTED } from "./disconnect";
@@ -312,14 +313,7 @@ export class FreeeConnectionStore {
   }
 
   private parse(item: unknown): Stored {
-    const parsed = StoredSchema.safeParse(item);
-    if (!parsed.success) {
-      throw new MalformedOutputError("stored freee connection does not match its schema", {
-        cause: parsed.error,
-        details: { issues: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".")}: ${i.message}`) },
-      });
-    }
-    return parsed.data;
+    return parseRecord(StoredSchema, item, "freee connection");
   }
 
   private async encrypt(teamId: string, tokens: FreeeTokens): Promise<string> {

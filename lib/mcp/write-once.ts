@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { z } from "zod";
-import { MalformedOutputError } from "../errors/taxonomy";
 import { isConditionFailure, translateDynamoError } from "../store/conditional";
+import { parseRecord } from "../store/item-table";
 import { Keys } from "../store/table";
 
 /**
@@ -194,12 +194,5 @@ function keyOf(ref: WriteStepRef) {
 }
 
 function recordOf(item: Record<string, unknown>): WriteRecord {
-  const parsed = WriteRecordSchema.safeParse(item);
-  if (!parsed.success) {
-    throw new MalformedOutputError("stored freee write does not match its schema", {
-      cause: parsed.error,
-      details: { issues: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".")}: ${i.message}`) },
-    });
-  }
-  return parsed.data;
+  return parseRecord(WriteRecordSchema, item, "freee write");
 }

@@ -114,8 +114,13 @@ export function buildSet(fields: Record<string, unknown>, prefix = "f") {
   return { names, values, assignments, expression: `SET ${assignments.join(", ")}` };
 }
 
+/** What parseRecord needs of a schema: zod's and zod/mini's both have it. */
+export interface RecordSchema<T> {
+  safeParse(item: unknown): { success: true; data: T } | { success: false; error: z.core.$ZodError };
+}
+
 /** A stored item that does not match its schema is a MalformedOutputError, never a half-read record. */
-export function parseRecord<T>(schema: z.ZodMiniType<T>, item: unknown, what: string): T {
+export function parseRecord<T>(schema: RecordSchema<T>, item: unknown, what: string): T {
   const parsed = schema.safeParse(item);
   if (!parsed.success) {
     throw new MalformedOutputError(`stored ${what} does not match its schema`, {

@@ -1,7 +1,7 @@
 import { QueryCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { TaskSchema, type Task } from "../domain/records";
-import { MalformedOutputError } from "../errors/taxonomy";
 import { translateDynamoError } from "./conditional";
+import { parseRecord } from "./item-table";
 import { Keys, TABLE_KEYS } from "./table";
 
 /** How many of the workspace's newest tasks are looked through for one member's (App Home reads, bounded). */
@@ -42,10 +42,9 @@ export async function listRecentTasksOf(
     }
     evaluated += out.ScannedCount ?? 0;
     for (const item of out.Items ?? []) {
-      const parsed = TaskSchema.safeParse(item);
-      if (!parsed.success) throw new MalformedOutputError("stored task does not match its schema", { cause: parsed.error });
+      const task = parseRecord(TaskSchema, item, "task");
       // The filter is the query's; checked again here, because showing a task to the wrong member is the harm.
-      if (parsed.data.requesterId === query.requesterId && parsed.data.thread.teamId === query.teamId) tasks.push(parsed.data);
+      if (task.requesterId === query.requesterId && task.thread.teamId === query.teamId) tasks.push(task);
     }
     startKey = out.LastEvaluatedKey;
   } while (startKey !== undefined && tasks.length < query.limit && evaluated < scanLimit);
