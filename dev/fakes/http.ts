@@ -41,7 +41,8 @@ export async function listen(handler: FakeHandler, options: { port?: number; hos
   };
 }
 
-async function serve(req: IncomingMessage, res: ServerResponse, handler: FakeHandler): Promise<void> {
+/** One node:http request through a Fetch-style handler, its reply written back (or the connection dropped). */
+export async function serve(req: IncomingMessage, res: ServerResponse, handler: FakeHandler): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const headers = new Headers();

@@ -1,6 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "@aws-lambda-powertools/logger";
+import { serve } from "../fakes/http";
 
 export type FetchHandler = (request: Request) => Promise<Response>;
 
@@ -41,26 +42,4 @@ export async function listenFetch(host: string, port: number, log: Logger): Prom
         server.close(() => resolve());
       }),
   };
-}
-
-async function serve(req: IncomingMessage, res: ServerResponse, handler: FetchHandler): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
-  }
-  const method = (req.method ?? "GET").toUpperCase();
-  const url = `http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`;
-  const body = method === "GET" || method === "HEAD" || chunks.length === 0 ? undefined : Buffer.concat(chunks);
-  const response = await handler(new Request(url, { method, headers, ...(body === undefined ? {} : { body }) }));
-  const out: Record<string, string | string[]> = {};
-  response.headers.forEach((value, name) => {
-    if (name !== "set-cookie") out[name] = value;
-  });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) out["set-cookie"] = cookies;
-  res.writeHead(response.status, out);
-  res.end(Buffer.from(await response.arrayBuffer()));
 }
