@@ -1,4 +1,4 @@
-import { SlackMessages } from "../../lib/messages/ja";
+import { AgentFailureMessages, failureMessageFor, SlackMessages } from "../../lib/messages/ja";
 import { LAYER_DEFAULTS, type LayerName } from "../../lib/layers/settings";
 import type { Dependency } from "../chaos/faults";
 import type { FaultRule, ProxiedRequest } from "../chaos/fault-proxy";
@@ -23,10 +23,20 @@ export interface ProxyFault {
 /** How the scripted session ends instead of playing the approved steps. */
 export type SessionFault = "session_error" | "requires_action" | "run_timeout";
 
+/**
+ * How the task ends when the fault hits every attempt, as the error table says: failed at `layer` with the error
+ * named `error` (the §9.1 message is failureMessageFor(layer, error); `reason`: the run's failure reason shown
+ * under it), or completed because the fault is one the product recovers from by itself.
+ */
+export type FaultOutcome =
+  | { layer: "L1" | "L2" | "L3" | "L4"; error: string; reason?: keyof typeof AgentFailureMessages }
+  | { completes: true };
+
 export interface FaultSpec {
   id: string;
   family: FaultFamily;
   label: string;
+  outcome: FaultOutcome;
   /** What the user sees when the fault stays for every attempt (the §9.1 message, or a card line). */
   persistent: string;
   /** What the user sees when it hits once: the retry row that recovers, or the same message when nothing retries. */
@@ -43,7 +53,11 @@ export interface CatalogueSettings {
   previewReadTimeoutMs: number;
 }
 
-const LAYER_MESSAGE: Record<LayerName, string> = { L1: SlackMessages.l1Failed, L2: SlackMessages.l2Failed, L3: SlackMessages.l3Failed };
+/** The §9.1 message of a failing outcome (ja.ts's mapping of the layer and the error name). */
+export function outcomeMessage(outcome: Extract<FaultOutcome, { layer: string }>): string {
+  return failureMessageFor(outcome.layer, outcome.error);
+}
+const quoted = (outcome: Extract<FaultOutcome, { layer: string }>) => `「${outcomeMessage(outcome)}」`;
 
 function bodyOf(request: ProxiedRequest): Record<string, unknown> {
   try {
@@ -59,23 +73,18 @@ const layerRequest = (layer: LayerName) => (r: ProxiedRequest) => r.method === "
 
 function layerFaults(layer: LayerName, settings: CatalogueSettings): FaultSpec[] {
   const when = layerRequest(layer);
-  const fail = LAYER_MESSAGE[layer];
   const reply = (r: ReturnType<typeof messageReply>) => ({ status: r.status, headers: { "content-type": "application/json", ...r.headers }, body: r.body });
-  const spec = (kind: string, label: string, rule: ProxyFault["rule"], once: string): FaultSpec => ({
-    id: `${layer}.${kind}`,
-    family: "layer",
-    label: `${layer}: ${label}`,
-    persistent: fail,
-    once,
-    proxy: [{ dependency: "Anthropic Messages", when, rule }],
-  });
+  const spec = (kind: string, label: string, error: string, rule: ProxyFault["rule"], once: string): FaultSpec => {
+    const outcome = { layer, error } as const;
+    return { id: `${layer}.${kind}`, family: "layer", label: `${layer}: ${label}`, outcome, persistent: outcomeMessage(outcome), once: `${error}: ${once}`, proxy: [{ dependency: "Anthropic Messages", when, rule }] };
+  };
   const faults = [
-    spec("empty", "200 OK で本文が空", { kind: "5xx", reply: reply(messageReply({ texts: [] })) }, `EmptyResponseError: 1 回再試行して続行（毎回なら「${fail}」）`),
-    spec("truncated", "max_tokens で途中まで", { kind: "5xx", reply: reply(messageReply({ texts: ['{"title": "来月から山田さんの基本'], stopReason: "max_tokens" })) }, "TruncatedResponseError: 1 回再試行して続行"),
-    spec("refused", "stop_reason: refusal", { kind: "5xx", reply: reply(messageReply({ texts: [], stopReason: "refusal", stopDetails: { type: "refusal", category: "cyber", explanation: "sandbox fault" } })) }, `RefusedResponseError: 再試行せず「${fail}」`),
-    ...(layer === "L2" ? [] : [spec("malformed", "JSON でない応答", { kind: "5xx", reply: reply(messageReply({ texts: ["承知しました。次のとおり計画します（JSON ではありません）"] })) }, `MalformedOutputError: 1 回再試行して続行${layer === "L3" ? "（検証エラーをプロンプトに入れて）" : ""}`)]),
-    spec("529", "529 overloaded_error", { kind: "5xx" }, "UpstreamServerError: 最大 3 回再試行して続行"),
-    spec("timeout", `応答なし（${layer}_TIMEOUT_MS = ${settings.layerTimeoutMs[layer]} ms を超える）`, { kind: "timeout", holdMs: settings.layerTimeoutMs[layer] + 1_000 }, "UpstreamTimeoutError: 最大 2 回再試行して続行"),
+    spec("empty", "200 OK で本文が空", "EmptyResponseError", { kind: "5xx", reply: reply(messageReply({ texts: [] })) }, `1 回再試行して続行（毎回なら${quoted({ layer, error: "EmptyResponseError" })}）`),
+    spec("truncated", "max_tokens で途中まで", "TruncatedResponseError", { kind: "5xx", reply: reply(messageReply({ texts: ['{"title": "来月から山田さんの基本'], stopReason: "max_tokens" })) }, "1 回再試行して続行"),
+    spec("refused", "stop_reason: refusal", "RefusedResponseError", { kind: "5xx", reply: reply(messageReply({ texts: [], stopReason: "refusal", stopDetails: { type: "refusal", category: "cyber", explanation: "sandbox fault" } })) }, `再試行せず${quoted({ layer, error: "RefusedResponseError" })}`),
+    ...(layer === "L2" ? [] : [spec("malformed", "JSON でない応答", "MalformedOutputError", { kind: "5xx", reply: reply(messageReply({ texts: ["承知しました。次のとおり計画します（JSON ではありません）"] })) }, `1 回再試行して続行${layer === "L3" ? "（検証エラーをプロンプトに入れて）" : ""}`)]),
+    spec("529", "529 overloaded_error", "UpstreamServerError", { kind: "5xx" }, "最大 3 回再試行して続行"),
+    spec("timeout", `応答なし（${layer}_TIMEOUT_MS = ${settings.layerTimeoutMs[layer]} ms を超える）`, "UpstreamTimeoutError", { kind: "timeout", holdMs: settings.layerTimeoutMs[layer] + 1_000 }, "最大 2 回再試行して続行"),
   ];
   return faults;
 }
@@ -88,25 +97,33 @@ const isWrite = (r: ProxiedRequest) => r.method === "POST" || r.method === "PUT"
 const freeeReply = (status: number, body: unknown, headers: Record<string, string> = {}) => ({ status, headers: { "content-type": "application/json", ...headers }, body });
 const unauthorized = (code: Unauthorized) => freeeReply(401, unauthorizedBody(code));
 
+type Failing = Extract<FaultOutcome, { layer: string }>;
+const L4 = (error: string, reason?: Failing["reason"]): Failing => ({ layer: "L4", error, ...(reason === undefined ? {} : { reason }) });
+
 function freeeFaults(): FaultSpec[] {
-  const l4 = SlackMessages.l4Failed;
-  const connection = SlackMessages.freeeConnectionFailed;
-  const api = (id: string, label: string, rule: ProxyFault["rule"], persistent: string, once: string, when = fromMcp): FaultSpec => ({ id: `freee.${id}`, family: "freee", label, persistent, once, proxy: [{ dependency: "freee", when, rule }] });
+  const connection = `「${SlackMessages.freeeConnectionFailed}」`;
+  const api = (id: string, label: string, outcome: FaultOutcome, rule: ProxyFault["rule"], persistent: string, once: string, when = fromMcp): FaultSpec => ({ id: `freee.${id}`, family: "freee", label, outcome, persistent, once, proxy: [{ dependency: "freee", when, rule }] });
+  const auth = L4("AuthError");
+  const toolFailed = L4("IncompleteRunError");
+  const unknown = L4("WriteOutcomeUnknownError");
   return [
-    api("401-expired", "401 expired_access_token", { kind: "auth", reply: unauthorized("expired_access_token") }, `トークン更新後も 401 → 「${connection}」`, "トークンを 1 回更新して再試行し、完了"),
-    api("401-permission", "401 user_do_not_have_permission", { kind: "auth", reply: unauthorized("user_do_not_have_permission") }, `更新しない認証エラー → 「${connection}」（理由つき）`, `「${connection}」（理由つき）`),
-    api("401-company", "401 company_not_found", { kind: "auth", reply: unauthorized("company_not_found") }, `「${connection}」（事業所が見つからない理由つき）`, `「${connection}」（理由つき）`),
-    api("403", "403 forbidden", { kind: "auth", reply: freeeReply(403, forbiddenBody("hr")) }, `ツールの失敗を受けて「${l4}」`, `ツールの失敗を受けて「${l4}」`),
-    api("404", "404 not found", { kind: "auth", reply: freeeReply(404, notFoundBody("hr")) }, `ツールの失敗を受けて「${l4}」`, `ツールの失敗を受けて「${l4}」`),
-    api("429", "429 利用回数制限", { kind: "throttle" }, `制限が続き「${l4}」`, "リセット時刻まで待って再試行し、完了"),
-    api("5xx", "503 サーバーエラー", { kind: "5xx" }, `再試行の上限で「${l4}」`, "再試行して完了"),
-    api("lost", "書き込みの応答が失われる（freee には反映）", { kind: "lost" }, "読み戻しで反映を確かめて完了（二重登録なし）", "読み戻しで反映を確かめて完了（二重登録なし）", (r) => fromMcp(r) && isWrite(r)),
+    api("401-expired", "401 expired_access_token", auth, { kind: "auth", reply: unauthorized("expired_access_token") }, `トークン更新後も 401 → ${quoted(auth)}`, "トークンを 1 回更新して再試行し、完了"),
+    api("401-permission", "401 user_do_not_have_permission", auth, { kind: "auth", reply: unauthorized("user_do_not_have_permission") }, `更新しない認証エラー → ${quoted(auth)}（理由つき）`, `${connection}（理由つき）`),
+    api("401-company", "401 company_not_found", auth, { kind: "auth", reply: unauthorized("company_not_found") }, `${quoted(auth)}（事業所が見つからない理由つき）`, `${connection}（理由つき）`),
+    api("403", "403 forbidden", toolFailed, { kind: "auth", reply: freeeReply(403, forbiddenBody("hr")) }, `ツールの失敗を受けて${quoted(toolFailed)}`, `ツールの失敗を受けて${quoted(toolFailed)}`),
+    api("404", "404 not found", toolFailed, { kind: "auth", reply: freeeReply(404, notFoundBody("hr")) }, `ツールの失敗を受けて${quoted(toolFailed)}`, `ツールの失敗を受けて${quoted(toolFailed)}`),
+    api("429", "429 利用回数制限", toolFailed, { kind: "throttle" }, `制限が続き${quoted(toolFailed)}`, "リセット時刻まで待って再試行し、完了"),
+    // Every request: the read runs out of retries, the write is not sent twice (503 may hide a landed write) and
+    // its read-back fails too, so the outcome stays unknown.
+    api("5xx", "503 サーバーエラー", unknown, { kind: "5xx" }, `読み取りは再試行の上限、書き込みは再送せず読み戻しも 503 → ${quoted(unknown)}`, "再試行して完了"),
+    api("lost", "書き込みの応答が失われる（freee には反映）", { completes: true }, { kind: "lost" }, "読み戻しで反映を確かめて完了（二重登録なし）", "読み戻しで反映を確かめて完了（二重登録なし）", (r) => fromMcp(r) && isWrite(r)),
     {
       id: "freee.refresh-invalid-grant",
       family: "freee",
       label: "トークン更新が invalid_grant（401 expired の後）",
-      persistent: `「${connection}」、App Home に再接続の案内`,
-      once: `「${connection}」、App Home に再接続の案内`,
+      outcome: auth,
+      persistent: `${quoted(auth)}、App Home に再接続の案内`,
+      once: `${quoted(auth)}、App Home に再接続の案内`,
       proxy: [
         { dependency: "freee", when: fromMcp, rule: { kind: "auth", reply: unauthorized("expired_access_token") } },
         { dependency: "freee", when: (r) => r.path === "/public_api/token" && r.body.includes("grant_type=refresh_token"), rule: { kind: "auth", reply: freeeReply(400, { error: "invalid_grant", error_description: "リフレッシュトークンが無効です。" }) } },
@@ -116,26 +133,34 @@ function freeeFaults(): FaultSpec[] {
 }
 
 function previewFaults(settings: CatalogueSettings): FaultSpec[] {
-  const spec = (id: string, label: string, rule: ProxyFault["rule"], persistent: string, once: string): FaultSpec => ({ id: `preview.${id}`, family: "preview", label: `プレビュー: ${label}`, persistent, once, proxy: [{ dependency: "freee", when: fromPreview, rule }] });
+  const spec = (id: string, label: string, error: string, rule: ProxyFault["rule"], persistent: (said: string) => string, once: string): FaultSpec => {
+    const outcome = { layer: "L3", error } as const;
+    return { id: `preview.${id}`, family: "preview", label: `プレビュー: ${label}`, outcome, persistent: persistent(quoted(outcome)), once, proxy: [{ dependency: "freee", when: fromPreview, rule }] };
+  };
   return [
-    spec("5xx", "freee の読み取りが 503", { kind: "5xx" }, `再試行の上限で「${SlackMessages.l3Failed}」`, "再試行して実行ステップのカードへ"),
-    spec("timeout", "freee の読み取りに応答なし", { kind: "timeout", holdMs: settings.previewReadTimeoutMs + 1_000 }, `再試行の上限で「${SlackMessages.l3Failed}」`, "再試行して実行ステップのカードへ"),
-    spec("401", "freee が 401 user_do_not_have_permission", { kind: "auth", reply: unauthorized("user_do_not_have_permission") }, `「${SlackMessages.freeeConnectionFailed}」`, `「${SlackMessages.freeeConnectionFailed}」`),
-    spec("429", "freee の読み取りが 429", { kind: "throttle" }, `制限が続き「${SlackMessages.l3Failed}」`, "リセット時刻まで待って再試行し、実行ステップのカードへ"),
+    spec("5xx", "freee の読み取りが 503", "UpstreamServerError", { kind: "5xx" }, (said) => `再試行の上限で${said}`, "再試行して実行ステップのカードへ"),
+    spec("timeout", "freee の読み取りに応答なし", "UpstreamTimeoutError", { kind: "timeout", holdMs: settings.previewReadTimeoutMs + 1_000 }, (said) => `再試行の上限で${said}`, "再試行して実行ステップのカードへ"),
+    spec("401", "freee が 401 user_do_not_have_permission", "AuthError", { kind: "auth", reply: unauthorized("user_do_not_have_permission") }, (said) => said, `「${SlackMessages.freeeConnectionFailed}」`),
+    spec("429", "freee の読み取りが 429", "RateLimitedError", { kind: "throttle" }, (said) => `制限が続き${said}`, "リセット時刻まで待って再試行し、実行ステップのカードへ"),
   ];
 }
 
 function agentFaults(settings: CatalogueSettings): FaultSpec[] {
-  const l4 = SlackMessages.l4Failed;
+  const sessionError = L4("AgentRunFailedError", "session_error");
+  const waiting = L4("AgentRunFailedError", "requires_action");
+  const timedOut = L4("RunTimeoutError");
+  const overloaded = L4("UpstreamServerError");
+  const rerun = "（[再実行] で回復）";
   return [
-    { id: "agent.session-error", family: "agent", label: "セッションエラー（session.error, terminal）", persistent: `「${l4}」＋エージェントのセッションでエラー`, once: `「${l4}」＋理由（[再実行] で回復）`, session: "session_error" },
-    { id: "agent.requires-action", family: "agent", label: "requires_action で停止", persistent: `「${l4}」＋確認待ちで停止`, once: `「${l4}」＋理由（[再実行] で回復）`, session: "requires_action" },
-    { id: "agent.run-timeout", family: "agent", label: `実行タイムアウト（RUN_TIMEOUT_SECONDS = ${settings.runTimeoutSeconds} 秒）`, persistent: `「${SlackMessages.l4TimedOut}」`, once: `「${SlackMessages.l4TimedOut}」（[再実行] で回復）`, session: "run_timeout" },
+    { id: "agent.session-error", family: "agent", label: "セッションエラー（session.error, terminal）", outcome: sessionError, persistent: `${quoted(sessionError)}＋${AgentFailureMessages.session_error}`, once: `${quoted(sessionError)}＋理由${rerun}`, session: "session_error" },
+    { id: "agent.requires-action", family: "agent", label: "requires_action で停止", outcome: waiting, persistent: `${quoted(waiting)}＋${AgentFailureMessages.requires_action}`, once: `${quoted(waiting)}＋理由${rerun}`, session: "requires_action" },
+    { id: "agent.run-timeout", family: "agent", label: `実行タイムアウト（RUN_TIMEOUT_SECONDS = ${settings.runTimeoutSeconds} 秒）`, outcome: timedOut, persistent: quoted(timedOut), once: `${quoted(timedOut)}${rerun}`, session: "run_timeout" },
     {
       id: "agent.create-529",
       family: "agent",
       label: "セッション作成が 529",
-      persistent: `再試行の上限で「${l4}」`,
+      outcome: overloaded,
+      persistent: `再試行の上限で${quoted(overloaded)}`,
       once: "再試行してセッションを開始し、完了",
       proxy: [{ dependency: "Anthropic Messages", when: (r) => r.consumer === "start-session" && r.method === "POST" && r.path === "/v1/sessions", rule: { kind: "5xx" } }],
     },

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startLocalStack, SANDBOX_WHO, type LocalStack } from "../../dev/local/local-stack";
+import { SANDBOX_COMPANY } from "../../dev/local/sandbox-fakes";
+import { DEFAULT_CATALOGUE_SETTINGS, faultCatalogue, type FaultSpec } from "../../dev/sandbox/fault-catalogue";
+import { taskIdFor } from "../../lib/domain/records";
+import { AgentFailureMessages, failureMessageFor, SlackMessages, WriteOutcomeUnknownMessages } from "../../lib/messages/ja";
+import { ActionIds } from "../../lib/slack/cards/blocks";
+import { waitFor } from "./support";
+
+/**
+ * Issue 16: every fault of the sandbox's panel reaches what its catalogue entry declares. Each entry is armed for
+ * every attempt through the page's API on one `npm run dev` stack, a request is sent and each approval clicked;
+ * then the thread shows the §9.1 message that lib/messages/ja.ts maps the declared layer and error name to (and
+ * no other failure message), the task ends as the error table says (the layer's version or the run failed,
+ * `timed_out` for a run timeout), and the `error.<layer>` audit entry names the error. An entry the product
+ * recovers from by itself (a lost write reply) completes, writing once. Waits are the shortest the stack allows;
+ * the run timeout (counted in polls) stays above the slowest run here, freee's real-time 429 and 5xx waits.
+ */
+interface PageMessage {
+  ts: string;
+  threadTs?: string;
+  text: string;
+  blocks?: { type: string; block_id?: string; elements?: { action_id?: string; value?: string }[] }[];
+}
+
+let stack: LocalStack;
+beforeAll(async () => {
+  process.env.LOG_LEVEL = "SILENT";
+  process.env.POWERTOOLS_METRICS_DISABLED = "true";
+  stack = await startLocalStack({
+    PATH: process.env.PATH,
+    LOG_LEVEL: "SILENT",
+    PORT: "0",
+    DATA_DIR: ":memory:",
+    SANDBOX_STEP_DELAY_MS: "5",
+    LOCAL_WAIT_MS: "30",
+    LOCAL_RETRY_MS: "0",
+    SANDBOX_SLACK_RATE_WINDOW_MS: "600",
+    L1_TIMEOUT_MS: "500",
+    L2_TIMEOUT_MS: "500",
+    L3_TIMEOUT_MS: "500",
+    FREEE_READ_TIMEOUT_MS: "500",
+    POLL_INTERVAL_SECONDS: "1",
+    RUN_TIMEOUT_SECONDS: "400",
+  });
+}, 60_000);
+afterAll(() => stack?.close());
+
+const post = async (path: string, body: unknown) => {
+  const res = await fetch(`${stack.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+};
+const thread = async (ts: string) => ((await (await fetch(`${stack.url}/sandbox/api/state`)).json()) as { messages: PageMessage[] }).messages.filter((m) => m.threadTs === ts);
+
+/** Every text the thread shows: fallback texts and every `text` inside the blocks. */
+function textsOf(value: unknown, out: string[] = []): string[] {
+  if (typeof value === "string") out.push(value);
+  else if (Array.isArray(value)) for (const v of value) textsOf(v, out);
+  else if (typeof value === "object" && value !== null) for (const [k, v] of Object.entries(value)) if (k === "text" || typeof v === "object") textsOf(v, out);
+  return out;
+}
+
+const FAILURE_MESSAGES = [...Object.values(SlackMessages), WriteOutcomeUnknownMessages.slack];
+const TERMINAL = new Set(["failed", "completed", "cancelled", "closed"]);
+
+/** Send the request, click every approval the thread offers (once each), and return when the task has ended. */
+async function drive(text: string) {
+  const sent = await post("/sandbox/api/message", { text });
+  expect(sent.status).toBe(200);
+  const ts = sent.body.ts as string;
+  const taskId = taskIdFor({ teamId: SANDBOX_WHO.teamId, channelId: SANDBOX_WHO.channelId, messageTs: ts });
+  const clicked = new Set<string>();
+  const mine = () => [...stack.local.executions.values()].filter((x) => x.name === taskId || x.name.startsWith(`${taskId}-e`));
+  await waitFor(
+    `task ${taskId} to end`,
+    async () => {
+      for (const m of await thread(ts)) {
+        for (const b of m.blocks ?? []) {
+          for (const el of b.elements ?? []) {
+            if (el.action_id !== ActionIds.approve || el.value === undefined || clicked.has(el.value)) continue;
+            clicked.add(el.value);
+            expect((await post("/sandbox/api/action", { action_id: el.action_id, block_id: b.block_id, value: el.value, ts: m.ts })).status).toBe(200);
+          }
+        }
+      }
+      const task = await stack.store.getTask(taskId);
+      return task !== undefined && TERMINAL.has(task.status) && mine().every((x) => x.status !== "RUNNING");
+    },
+    90_000,
+  );
+  await stack.reconciler.idle();
+  return { ts, history: await stack.store.loadHistory(taskId), shown: textsOf(await thread(ts)).join("\n") };
+}
+
+const PAY = "来月から山田さんの基本給を30万円に変更して";
+/** Writes that reached the scripted freee (a fault the proxy answers in freee's place reaches nothing). */
+const writes = () => stack.freee!.apiRequests().filter((r) => r.method !== "GET").length;
+
+// The entries as the stack builds them (its settings change labels and timeouts, never which faults there are).
+const ENTRIES: FaultSpec[] = faultCatalogue(DEFAULT_CATALOGUE_SETTINGS);
+
+describe("every fault of the sandbox's catalogue, armed for every attempt", { timeout: 120_000 }, () => {
+  it("the stack's panel offers exactly these entries", () => {
+    expect(stack.faults!.catalogue.map((f) => f.id)).toEqual(ENTRIES.map((f) => f.id));
+  });
+
+  for (const { id } of ENTRIES) {
+    it(id, async () => {
+      const spec = stack.faults!.catalogue.find((f) => f.id === id)!;
+      expect((await post("/sandbox/api/faults/arm", { id, mode: "every" })).status).toBe(200);
+      const before = writes();
+      const { history: h, shown } = await drive(PAY);
+      expect(stack.faults!.armed()?.hits ?? 0, "the fault hit a request").toBeGreaterThan(0);
+      await post("/sandbox/api/faults/clear", {});
+      const errors = h.audit.filter((a) => a.action.startsWith("error."));
+
+      if ("completes" in spec.outcome) {
+        expect(h.task.status).toBe("completed");
+        expect(errors).toEqual([]);
+        expect(FAILURE_MESSAGES.filter((m) => shown.includes(m))).toEqual([]);
+        expect(writes() - before, "the approved write landed once").toBe(1);
+        expect(stack.freee!.company(SANDBOX_COMPANY.id).employees.find((e) => e.id === 1)!.payRules.at(-1)?.pay_amount).toBe(300_000);
+        return;
+      }
+      const { layer, error, reason } = spec.outcome;
+      const message = failureMessageFor(layer, error);
+      expect(FAILURE_MESSAGES.filter((m) => shown.includes(m)), "the §9.1 message, and no other").toEqual([message]);
+      if (reason !== undefined) expect(shown).toContain(AgentFailureMessages[reason]);
+      expect(h.task).toMatchObject({ status: "failed", failure: { layer, errorName: error } });
+      expect(errors.find((a) => a.action === `error.${layer}`)?.errorType).toBe(error);
+      if (layer === "L2") expect(h.prompts.at(-1)).toMatchObject({ status: "failed", errorName: error });
+      if (layer === "L3") expect(h.processes.at(-1)).toMatchObject({ status: "failed", errorName: error });
+      if (layer !== "L4") expect(h.executions).toEqual([]);
+      if (layer === "L4") {
+        expect(h.executions.at(-1)).toMatchObject({ status: error === "RunTimeoutError" ? "timed_out" : "failed" });
+        expect(shown).toContain("再実行");
+      }
+      // The faults answer in freee's place, so a failed task wrote nothing (an unknown outcome included).
+      expect(writes() - before).toBe(0);
+    });
+  }
+});
