@@ -3,6 +3,7 @@ import type { SFNClient } from "@aws-sdk/client-sfn";
 import { optionalEnv, requireEnv, type Env } from "../../lib/config/env";
 import { DEFAULT_LIMITS } from "../../lib/config/limits";
 import { FatalConfigError } from "../../lib/errors/taxonomy";
+import { freeeHomePortFromEnv } from "../../lib/freee/connect-link";
 import { FreeeConnectionStore } from "../../lib/freee/connection-store";
 import { createFreeeOAuthFromEnv } from "../../lib/freee/oauth";
 import { createTokenCipher } from "../../lib/freee/token-cipher";
@@ -226,7 +227,9 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
   const installations = new DynamoInstallationStore(oauthDoc, tableName, { cipher: installationCipher(oauthEnv) });
   const directory = createAdminDirectory(oauthEnv, { doc: oauthDoc, tableName, tokens: createBotTokenResolver(installations, oauthEnv), log });
   const oauth = await createFreeeOAuthFromEnv(oauthEnv, { admins: directory.admins });
-  const freeePort: FreeePort = { connect: oauth.connect, callback: oauth.callback, buildConnectUrl: oauth.buildConnectUrl, getConnectionStatus: oauth.getConnectionStatus };
+  // App Home's disconnect is the ingress Lambda's own (lambdas/ingress: freeeHomePortFromEnv), on this stack's table.
+  const { disconnect } = freeeHomePortFromEnv(oauthEnv, oauthDoc);
+  const freeePort: FreeePort = { connect: oauth.connect, callback: oauth.callback, buildConnectUrl: oauth.buildConnectUrl, getConnectionStatus: oauth.getConnectionStatus, disconnect };
   const ingressEnv = envOf("ingress", env);
   const ingress = await createIngressFromEnv(ingressEnv, { doc: ingressEnv === env ? doc : createDocumentClient(ingressEnv), freee: freeePort });
   const freeeConnectUrl = slackMode === "sandbox" && freee === undefined ? await oauth.buildConnectUrl(SANDBOX_WHO.teamId, SANDBOX_WHO.userId) : undefined;

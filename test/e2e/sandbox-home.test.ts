@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startLocalStack, type LocalStack } from "../../dev/local/local-stack";
+import { SANDBOX_COMPANY, SANDBOX_USER_ID } from "../../dev/local/sandbox-fakes";
+import { HomeTexts, SlackMessages } from "../../lib/messages/ja";
+import { HOME_SETTINGS_BLOCK_ID, HomeActionIds } from "../../lib/slack/home";
+import { waitFor } from "./support";
+
+/**
+ * The sandbox page's App Home tab through the page's API: what the app publishes for the sandbox user (the
+ * workspace's owner, so an admin) — the freee connection with its company, who may approve, the recent tasks —
+ * and that its buttons work: saving the user list, and disconnecting freee, after which a request fails with
+ * the §9.1 freee message and the Home offers the connect link, which reconnects through the scripted freee.
+ */
+interface HomeElement {
+  type: string;
+  action_id?: string;
+  url?: string;
+  initial_users?: string[];
+  confirm?: { text: { text: string } };
+}
+interface HomeBlock {
+  type: string;
+  block_id?: string;
+  text?: { text: string };
+  accessory?: HomeElement;
+  elements?: HomeElement[];
+}
+
+let stack: LocalStack;
+beforeAll(async () => {
+  process.env.LOG_LEVEL = "SILENT";
+  process.env.POWERTOOLS_METRICS_DISABLED = "true";
+  stack = await startLocalStack({ PATH: process.env.PATH, LOG_LEVEL: "SILENT", PORT: "0", DATA_DIR: ":memory:", SANDBOX_STEP_DELAY_MS: "5", LOCAL_WAIT_MS: "30", LOCAL_RETRY_MS: "0", SANDBOX_SLACK_RATE_WINDOW_MS: "600" });
+}, 60_000);
+afterAll(() => stack?.close());
+
+const post = async (path: string, body: unknown) => {
+  const res = await fetch(`${stack.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+};
+const state = async () => (await (await fetch(`${stack.url}/sandbox/api/state`)).json()) as { home: { blocks: HomeBlock[] } | null; messages: { ts: string; threadTs?: string; text: string; blocks?: unknown[] }[] };
+
+/** Open the tab as the page does (app_home_opened) and wait for a published view that satisfies `ready`. */
+async function home(ready: (text: string) => boolean = () => true): Promise<{ blocks: HomeBlock[]; text: string }> {
+  expect((await post("/sandbox/api/home_opened", {})).status).toBe(200);
+  return waitFor("the Home tab", async () => {
+    const view = (await state()).home;
+    if (view === null) return undefined;
+    const text = view.blocks.map((b) => b.text?.text ?? "").join("\n");
+    return ready(text) ? { blocks: view.blocks, text } : undefined;
+  });
+}
+const elements = (blocks: HomeBlock[]) => blocks.flatMap((b) => [...(b.accessory === undefined ? [] : [{ block: b, el: b.accessory }]), ...(b.elements ?? []).map((el) => ({ block: b, el }))]);
+const findElement = (blocks: HomeBlock[], actionId: string) => elements(blocks).find((e) => e.el.action_id === actionId);
+const homeClick = (actionId: string, blockId: string | undefined, extra: Record<string, unknown> = {}) => post("/sandbox/api/action", { surface: "home", action_id: actionId, block_id: blockId, ...extra });
+
+describe("the sandbox's App Home tab", { timeout: 60_000 }, () => {
+  it("shows the freee connection with its company and a disconnect that asks first; the user list; no tasks yet", async () => {
+    const { blocks, text } = await home();
+    expect(text).toContain("Slack MCP Agent 管理");
+    expect(text).toContain(`接続済み (${SANDBOX_COMPANY.name})`);
+    const disconnect = findElement(blocks, HomeActionIds.freeeDisconnect);
+    expect(disconnect?.el.confirm?.text.text).toBe(HomeTexts.disconnectConfirm);
+    expect(findElement(blocks, HomeActionIds.freeeConnect)).toBeUndefined();
+    const users = findElement(blocks, HomeActionIds.admins);
+    expect(users?.block.block_id).toBe(HOME_SETTINGS_BLOCK_ID);
+    expect(users?.el.initial_users).toBeUndefined();
+    expect(text).toContain("タスクはまだありません。");
+  });
+
+  it("saves the user list from the tab and shows it; lists a request under the recent tasks", async () => {
+    expect((await homeClick(HomeActionIds.admins, HOME_SETTINGS_BLOCK_ID, { type: "multi_users_select", selected_users: [SANDBOX_USER_ID] })).status).toBe(200);
+    const saved = await waitFor("the saved user list", async () => {
+      const view = (await state()).home;
+      return view === null ? undefined : findElement(view.blocks, HomeActionIds.admins)?.el.initial_users;
+    });
+    expect(saved).toEqual([SANDBOX_USER_ID]);
+    // The Home is republished on the next open too: the list was stored, not only drawn.
+    expect(findElement((await home()).blocks, HomeActionIds.admins)?.el.initial_users).toEqual([SANDBOX_USER_ID]);
+
+    expect((await post("/sandbox/api/message", { text: "経費の取引を見せて" })).status).toBe(200);
+    const { text } = await home((t) => !t.includes("タスクはまだありません。"));
+    expect(text).toMatch(/• .+ — (解析中|実行方針レビュー中)/);
+  });
+
+  it("disconnects freee from the tab: the Home says so and offers the connect link; a request then fails with the freee message; the link reconnects", async () => {
+    const before = await home();
+    const disconnect = findElement(before.blocks, HomeActionIds.freeeDisconnect)!;
+    expect((await homeClick(HomeActionIds.freeeDisconnect, disconnect.block.block_id, { type: "button" })).status).toBe(200);
+    const after = await waitFor("the Home after the disconnect", async () => {
+      const view = (await state()).home;
+      const text = view?.blocks.map((b) => b.text?.text ?? "").join("\n") ?? "";
+      return text.includes(HomeTexts.disconnected) ? { blocks: view!.blocks, text } : undefined;
+    });
+    expect(after.text).toContain("未接続");
+    expect(findElement(after.blocks, HomeActionIds.freeeDisconnect)).toBeUndefined();
+    const connect = findElement(after.blocks, HomeActionIds.freeeConnect);
+    expect(connect?.el.url).toMatch(/\/freee\/connect\?/);
+    expect((await stack.store.listAuditByTeam(stack.sandbox.teamId)).filter((a) => a.action === "freee.disconnected").map((a) => a.actor)).toEqual([SANDBOX_USER_ID]);
+
+    // Nothing reads freee without the connection: the preview's read fails, as seed §9.1 says.
+    const sent = await post("/sandbox/api/message", { text: "来月から山田さんの基本給を30万円に変更して" });
+    const ts = sent.body.ts as string;
+    await waitFor("the approve button", async () => {
+      for (const m of (await state()).messages.filter((x) => x.threadTs === ts)) {
+        for (const b of (m.blocks ?? []) as { block_id?: string; elements?: { action_id?: string; value?: string }[] }[]) {
+          const el = (b.elements ?? []).find((e) => e.action_id === "approve_version");
+          if (el !== undefined) return (await post("/sandbox/api/action", { action_id: el.action_id, block_id: b.block_id, value: el.value, ts: m.ts })).status === 200;
+        }
+      }
+      return undefined;
+    });
+    await waitFor("the freee message", async () => JSON.stringify((await state()).messages.filter((m) => m.threadTs === ts)).includes(SlackMessages.freeeConnectionFailed));
+
+    // The connect link, followed as a browser would (it keeps the state cookie the connect page sets): the
+    // connect page, the scripted freee's consent, the callback's success page.
+    let url = connect!.el.url!;
+    const jar = new Map<string, string>();
+    let last: Response | undefined;
+    for (let hop = 0; hop < 5 && url !== ""; hop += 1) {
+      last = await fetch(url, { redirect: "manual", headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; ") } });
+      for (const c of last.headers.getSetCookie()) jar.set(c.slice(0, c.indexOf("=")), c.slice(c.indexOf("=") + 1, c.indexOf(";")));
+      const next = last.headers.get("location");
+      url = next === null ? "" : new URL(next, url).toString();
+    }
+    expect(last?.status).toBe(200);
+    expect(await last?.text()).toContain(SANDBOX_COMPANY.name);
+    const { text } = await home((t) => t.includes("接続済み"));
+    expect(text).toContain(`接続済み (${SANDBOX_COMPANY.name})`);
+  });
+});
