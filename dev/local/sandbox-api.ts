@@ -10,13 +10,8 @@ import { deliverEvent, deliverInteraction, type SlackDelivery } from "./slack-si
  * the stack's own /slack/events over HTTP — the path a real Slack request takes — and the page renders what
  * the app sent to the Slack fake (dev/fakes/slack), which also issues each interaction's trigger_id.
  *   GET  /sandbox                     the page
-        const file = sharedFile(body.file);
-        if (file === "invalid") return json(400, { error: "file must be { name, mimetype, base64 } (at most 10 MB)" });
-        faults?.onRequest();
-        const files = file === undefined ? undefined : [slack.files.share({ ...file, user: who.userId })];
-        const message = recorder.addUserMessage({ channel: who.channelId, user: who.userId, text });
-        const delivery = await deliverEvent(eventsUrl, messageEnvelope(who, { ts: message.ts, text, ...(files === undefined ? {} : { files }) }), signingSecret);
-        return answered(delivery, { ts: message.ts });
+ *   GET  /sandbox/api/state           what the page renders (messages with their files, the modal, the Home tab, the armed fault)
+ *   POST /sandbox/api/message         { text, file?: { name, mimetype, base64 } } → a message event (file_share with a file)
  *   POST /sandbox/api/action          { action_id, block_id, value, ts } → block_actions (a card's button)
  *                                     { action_id, block_id, value, viewId } → block_actions (a modal's button)
  *                                     { surface: "home", type, action_id, block_id, value | selected_users } → the Home tab's
@@ -87,7 +82,7 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
         if (file === "invalid") return json(400, { error: "file must be { name, mimetype, base64 } (at most 10 MB)" });
         faults?.onRequest();
         const files = file === undefined ? undefined : [slack.files.share({ ...file, user: who.userId })];
-        const message = recorder.addUserMessage({ channel: who.channelId, user: who.userId, text });
+        const message = recorder.addUserMessage({ channel: who.channelId, user: who.userId, text, ...(files === undefined ? {} : { files }) });
         const delivery = await deliverEvent(eventsUrl, messageEnvelope(who, { ts: message.ts, text, ...(files === undefined ? {} : { files }) }), signingSecret);
         return answered(delivery, { ts: message.ts });
       }

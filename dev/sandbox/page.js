@@ -11,7 +11,7 @@ function renderMessage(m, inThread, names) {
   const when = m.ephemeral ? "あなただけに表示されています" : `<time title="${esc(m.ts)}">${timeOf(m.ts)}</time>`;
   return `<div class="msg ${m.ephemeral ? "ephemeral" : ""}" data-ts="${esc(m.ts)}">
     <div class="who">${esc(who)}<small>${when}</small></div>
-    ${renderBlocks(m.blocks, m.text, { ts: m.ts }, names)}${replies}</div>`;
+    ${renderBlocks(m.blocks, m.text, { ts: m.ts }, names)}${(m.files || []).map(fileCard).join("")}${replies}</div>`;
 }
 
 function render(snapshot) {
@@ -137,14 +137,39 @@ async function refresh() {
   if (res.ok) render(await res.json());
 }
 
+// ---------------------------------------------------------------- composer (a message, with a file if attached)
+function attached() {
+  return $("file").files[0];
+}
+function showAttached() {
+  const f = attached();
+  $("attached").hidden = !f;
+  $("attached-name").textContent = f ? `${f.name}（${sizeOf(f.size)}）` : "";
+}
+/** The chosen file as the sandbox API takes it (base64 of its bytes, from a data: URL). */
+function readFile(f) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve({ name: f.name, mimetype: f.type || "application/octet-stream", base64: String(reader.result).slice(String(reader.result).indexOf(",") + 1) });
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(f);
+  });
+}
+$("file").onchange = showAttached;
+$("attached-remove").onclick = () => { $("file").value = ""; showAttached(); };
 $("composer").addEventListener("submit", async (e) => {
   e.preventDefault();
   const input = $("text");
   const text = input.value.trim();
   if (!text) return;
+  const f = attached();
+  const res = await post("/sandbox/api/message", { text, ...(f ? { file: await readFile(f) } : {}) });
+  // Kept on a refusal (a file over 10 MB), so the user can fix it rather than retype.
+  if (!res || !res.ts) return;
   input.value = "";
-  const res = await post("/sandbox/api/message", { text });
-  if (res && res.ts) state.openThread = res.ts;
+  $("file").value = "";
+  showAttached();
+  state.openThread = res.ts;
   refresh();
 });
 $("tab-channel").onclick = () => showTab("channel");

@@ -92,6 +92,22 @@ function homeInput(b, names) {
     ${b.hint ? `<div class="context">${textOf(b.hint, names)}</div>` : ""}</div>`;
 }
 
+/**
+ * A file on a message, as Slack shows one: its kind, name, type and size. A user's shared file carries them all;
+ * the app's upload (a CSV of a long read) only id, name and title, so its type comes from the name.
+ */
+function fileCard(f) {
+  const image = String(f.mimetype || "").startsWith("image/");
+  const ext = String(f.name || "").includes(".") ? String(f.name).split(".").pop() : "";
+  const facts = [String(f.filetype || ext).toUpperCase(), sizeOf(f.size)].filter(Boolean).join(" · ");
+  return `<div class="file" data-file="${esc(f.id)}"><span class="icon">${image ? "🖼️" : "📄"}</span><div><b>${esc(f.title || f.name)}</b><small>${esc(facts)}</small></div></div>`;
+}
+function sizeOf(bytes) {
+  if (typeof bytes !== "number") return "";
+  if (bytes < 1024) return `${bytes} B`;
+  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
 function clickTarget(where) {
   if (where.home) return { surface: "home" };
   return where.viewId ? { viewId: where.viewId } : { ts: where.ts };

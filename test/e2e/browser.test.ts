@@ -100,6 +100,25 @@ describe("sandbox page in headless Chromium", () => {
     expect(await done.locator("a", { hasText: "freee で開く" }).getAttribute("href")).toBe("https://p.secure.freee.co.jp/employees/1");
   }, 120_000);
 
+  it.skipIf(!hasChromium)("issue 16: a file attached with 📎 goes with the request — on the message as Slack shows a file, named by the plan", async () => {
+    const { url, page } = await openSandbox();
+    await page.goto(`${url}/sandbox`);
+    // A real 1×1 PNG.
+    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+    await page.setInputFiles("#file", { name: "taxi-receipt.png", mimeType: "image/png", buffer: png });
+    await expect.poll(() => page.locator("#attached").innerText()).toContain("taxi-receipt.png");
+    await page.fill("#text", "この領収書をファイルボックスに登録して（タクシー代 5,500円）");
+    await page.click("#composer button[type=submit]");
+    const file = page.locator("#channel .msg", { hasText: "この領収書" }).locator(".file");
+    await expect.poll(() => file.innerText(), { timeout: 15_000 }).toContain("taxi-receipt.png");
+    expect(await file.innerText()).toContain(`PNG · ${png.byteLength} B`);
+    expect(await page.locator("#attached").isVisible()).toBe(false);
+    const thread = page.locator("#thread-messages");
+    await thread.locator("button[data-action*='prompt']", { hasText: "承認" }).first().click({ timeout: 30_000 });
+    await expect.poll(() => thread.innerText(), { timeout: 30_000 }).toContain("「taxi-receipt.png」");
+    expect(await thread.innerText()).toContain("ファイルボックスへのアップロード");
+  }, 90_000);
+
   it.skipIf(!hasChromium)("issue 13: a 25-step plan with long inputs — every amount is on the Process card before 承認, the raw input one click away, nothing scrolls sideways", async () => {
     const { url, page } = await openSandbox();
     await page.goto(`${url}/sandbox`);

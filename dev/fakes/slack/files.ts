@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { SharedFileRef } from "./workspace";
 
 /**
  * Files shared in the fake workspace, as Slack serves them (https://docs.slack.dev/reference/methods/files.info,
@@ -29,7 +30,7 @@ export class SlackFiles {
   constructor(private readonly teamId: string) {}
 
   /** A file a user shared; returns the `files` entry of its `message` (subtype file_share) event. */
-  share(file: { name: string; mimetype: string; bytes: Uint8Array; user: string }): Record<string, unknown> {
+  share(file: { name: string; mimetype: string; bytes: Uint8Array; user: string }): SharedFileRef {
     const id = `F${randomBytes(5).toString("hex").toUpperCase()}`;
     const shared: SharedFile = { id, ...file, created: Math.floor(Date.now() / 1000), deleted: false };
     this.files.set(id, shared);
@@ -78,7 +79,7 @@ export class SlackFiles {
     return new Response(file.bytes, { status: 200, headers: { "content-type": file.mimetype, "content-length": String(file.bytes.byteLength) } });
   }
 
-  private view(f: SharedFile): Record<string, unknown> {
+  private view(f: SharedFile): SharedFileRef {
     const base = `${this.baseUrl}/files-pri/${this.teamId}-${f.id}`;
     return {
       id: f.id,

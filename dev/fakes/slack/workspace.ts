@@ -17,8 +17,18 @@ export interface ChannelMessage {
   ephemeral?: boolean;
   /** How many times chat.update rewrote it. */
   updates: number;
-  /** Files shared with it (files.completeUploadExternal). */
-  files?: { id: string; name: string; title: string }[];
+  /**
+   * Files on it: the app's uploads (files.completeUploadExternal: id, name, title) or a user's shared file
+   * (subtype file_share: the whole file object the event carries, mimetype and size included).
+   */
+  files?: SharedFileRef[];
+}
+
+export interface SharedFileRef {
+  id: string;
+  name: string;
+  title: string;
+  [field: string]: unknown;
 }
 
 export interface OpenView {
@@ -81,8 +91,17 @@ export class Workspace {
   }
 
   /** A message typed by a user (the sandbox composer, or a test): gets a fresh ts. */
-  addUserMessage(input: { channel: string; user: string; text: string; threadTs?: string }): ChannelMessage {
-    const message: ChannelMessage = { ts: this.nextTs(), channel: input.channel, text: input.text, bot: false, user: input.user, updates: 0, ...(input.threadTs === undefined ? {} : { threadTs: input.threadTs }) };
+  addUserMessage(input: { channel: string; user: string; text: string; threadTs?: string; files?: SharedFileRef[] }): ChannelMessage {
+    const message: ChannelMessage = {
+      ts: this.nextTs(),
+      channel: input.channel,
+      text: input.text,
+      bot: false,
+      user: input.user,
+      updates: 0,
+      ...(input.threadTs === undefined ? {} : { threadTs: input.threadTs }),
+      ...(input.files === undefined ? {} : { files: input.files }),
+    };
     this.messages.push(message);
     return message;
   }
