@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { OPERATOR_SECRETS, SECRET_NAMES } from "../../infra/constructs/data";
 
@@ -51,5 +51,14 @@ describe("docs agree with the code", () => {
     expect(README).toMatch(/npm run report[^\n]*`\.local\/dev-stack\.json`/);
     expect(DEV).toContain("`.local/dev-stack.json`");
     expect(read(".gitignore").split("\n")).toContain(".local/");
+  });
+
+  it("docs/dev.md describes every end-to-end test file, and the README's sandbox names the page's panel, Home tab and file picker", () => {
+    for (const file of readdirSync("test/e2e").filter((f) => f.endsWith(".test.ts"))) expect(DEV, file).toContain(`\`${file}\``);
+    const page = read("dev/sandbox/page.html");
+    for (const [control, words] of [['id="fault-id"', "fault panel"], ['id="tab-home"', "ホーム"], ['id="file"', "📎"]] as const) {
+      expect(page, control).toContain(control);
+      expect(README, words).toContain(words);
+    }
   });
 });
