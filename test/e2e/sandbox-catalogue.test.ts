@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLocalStack, SANDBOX_WHO, type LocalStack } from "../../dev/local/local-stack";
+import { SANDBOX_WHO, type LocalStack } from "../../dev/local/local-stack";
 import { SANDBOX_COMPANY } from "../../dev/local/sandbox-fakes";
 import { DEFAULT_CATALOGUE_SETTINGS, faultCatalogue, type FaultSpec } from "../../dev/sandbox/fault-catalogue";
 import { taskIdFor } from "../../lib/domain/records";
 import { AgentFailureMessages, failureMessageFor, SlackMessages, WriteOutcomeUnknownMessages } from "../../lib/messages/ja";
 import { ActionIds } from "../../lib/slack/cards/blocks";
-import { waitFor } from "./support";
+import { sandboxPage, startSandbox, waitFor } from "./support";
 
 /**
  * Issue 16: every fault of the sandbox's panel reaches what its catalogue entry declares. Each entry is armed for
@@ -25,17 +25,7 @@ interface PageMessage {
 
 let stack: LocalStack;
 beforeAll(async () => {
-  process.env.LOG_LEVEL = "SILENT";
-  process.env.POWERTOOLS_METRICS_DISABLED = "true";
-  stack = await startLocalStack({
-    PATH: process.env.PATH,
-    LOG_LEVEL: "SILENT",
-    PORT: "0",
-    DATA_DIR: ":memory:",
-    SANDBOX_STEP_DELAY_MS: "5",
-    LOCAL_WAIT_MS: "30",
-    LOCAL_RETRY_MS: "0",
-    SANDBOX_SLACK_RATE_WINDOW_MS: "600",
+  stack = await startSandbox({
     L1_TIMEOUT_MS: "500",
     L2_TIMEOUT_MS: "500",
     L3_TIMEOUT_MS: "500",
@@ -46,11 +36,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => stack?.close());
 
-const post = async (path: string, body: unknown) => {
-  const res = await fetch(`${stack.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-};
-const thread = async (ts: string) => ((await (await fetch(`${stack.url}/sandbox/api/state`)).json()) as { messages: PageMessage[] }).messages.filter((m) => m.threadTs === ts);
+const { post, state } = sandboxPage(() => stack);
+const thread = async (ts: string) => (await state<{ messages: PageMessage[] }>()).messages.filter((m) => m.threadTs === ts);
 
 /** Every text the thread shows: fallback texts and every `text` inside the blocks. */
 function textsOf(value: unknown, out: string[] = []): string[] {

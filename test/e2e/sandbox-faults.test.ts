@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLocalStack, type LocalStack } from "../../dev/local/local-stack";
+import type { LocalStack } from "../../dev/local/local-stack";
 import { SANDBOX_COMPANY } from "../../dev/local/sandbox-fakes";
 import { SlackMessages } from "../../lib/messages/ja";
-import { waitFor } from "./support";
+import { sandboxPage, startSandbox, waitFor } from "./support";
 
 /**
  * The sandbox's fault panel through the page's API (/sandbox/api/*), on the `npm run dev` stack without
@@ -25,29 +25,13 @@ interface PageState {
 
 let stack: LocalStack;
 beforeAll(async () => {
-  process.env.LOG_LEVEL = "SILENT";
-  process.env.POWERTOOLS_METRICS_DISABLED = "true";
-  stack = await startLocalStack({
-    PATH: process.env.PATH,
-    LOG_LEVEL: "SILENT",
-    PORT: "0",
-    DATA_DIR: ":memory:",
-    SANDBOX_STEP_DELAY_MS: "5",
-    LOCAL_WAIT_MS: "30",
-    LOCAL_RETRY_MS: "0",
-    SANDBOX_SLACK_RATE_WINDOW_MS: "600",
-    L1_TIMEOUT_MS: "800",
-    RUN_TIMEOUT_SECONDS: "8",
-    POLL_INTERVAL_SECONDS: "1",
-  });
+  stack = await startSandbox({ L1_TIMEOUT_MS: "800", RUN_TIMEOUT_SECONDS: "8", POLL_INTERVAL_SECONDS: "1" });
 }, 60_000);
 afterAll(() => stack?.close());
 
-const state = async (): Promise<PageState> => (await fetch(`${stack.url}/sandbox/api/state`)).json() as Promise<PageState>;
-const post = async (path: string, body: unknown) => {
-  const res = await fetch(`${stack.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-};
+const page = sandboxPage(() => stack);
+const state = () => page.state<PageState>();
+const post = page.post;
 const thread = async (ts: string) => (await state()).messages.filter((m) => m.threadTs === ts);
 /** Everything the thread shows: fallback texts and every text inside the blocks. */
 const threadText = async (ts: string) => JSON.stringify(await thread(ts));

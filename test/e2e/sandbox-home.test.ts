@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLocalStack, type LocalStack } from "../../dev/local/local-stack";
+import type { LocalStack } from "../../dev/local/local-stack";
 import { SANDBOX_COMPANY, SANDBOX_USER_ID } from "../../dev/local/sandbox-fakes";
 import { HomeTexts, SlackMessages } from "../../lib/messages/ja";
 import { HOME_SETTINGS_BLOCK_ID, HomeActionIds } from "../../lib/slack/home";
-import { waitFor } from "./support";
+import { sandboxPage, startSandbox, waitFor } from "./support";
 
 /**
  * The sandbox page's App Home tab through the page's API: what the app publishes for the sandbox user (the
@@ -28,17 +28,13 @@ interface HomeBlock {
 
 let stack: LocalStack;
 beforeAll(async () => {
-  process.env.LOG_LEVEL = "SILENT";
-  process.env.POWERTOOLS_METRICS_DISABLED = "true";
-  stack = await startLocalStack({ PATH: process.env.PATH, LOG_LEVEL: "SILENT", PORT: "0", DATA_DIR: ":memory:", SANDBOX_STEP_DELAY_MS: "5", LOCAL_WAIT_MS: "30", LOCAL_RETRY_MS: "0", SANDBOX_SLACK_RATE_WINDOW_MS: "600" });
+  stack = await startSandbox();
 }, 60_000);
 afterAll(() => stack?.close());
 
-const post = async (path: string, body: unknown) => {
-  const res = await fetch(`${stack.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-};
-const state = async () => (await (await fetch(`${stack.url}/sandbox/api/state`)).json()) as { home: { blocks: HomeBlock[] } | null; messages: { ts: string; threadTs?: string; text: string; blocks?: unknown[] }[] };
+const page = sandboxPage(() => stack);
+const post = page.post;
+const state = () => page.state<{ home: { blocks: HomeBlock[] } | null; messages: { ts: string; threadTs?: string; text: string; blocks?: unknown[] }[] }>();
 
 /** Open the tab as the page does (app_home_opened) and wait for a published view that satisfies `ready`. */
 async function home(ready: (text: string) => boolean = () => true): Promise<{ blocks: HomeBlock[]; text: string }> {
