@@ -10,7 +10,8 @@ import { SlackMessages } from "../../lib/messages/ja";
  * Issue 16's "done when", in a real browser: `scripts/dev.ts` as a process (settings from an env file), /sandbox
  * in headless Chromium. From the page's fault panel, one fault of each family — a layer, the preview, the agent
  * session, freee during the run — is armed by clicks, and the thread shows its seed §9.1 message; App Home shows
- * what the app published; mentions, names and JST times are rendered as Slack does; a click that fails is shown.
+ * what the app published, and its disconnect and connect buttons work; mentions, names and JST times are rendered
+ * as Slack does; a click that fails is shown.
  * Needs Debian's chromium at /usr/bin/chromium (.ci/run installs it).
  */
 const CHROMIUM = "/usr/bin/chromium";
@@ -127,7 +128,7 @@ describe("the sandbox's fault panel and App Home in headless Chromium", () => {
     await expect.poll(() => page.locator("#fault-armed").innerText()).toBe("障害なし");
   }, 300_000);
 
-  it.skipIf(!hasChromium)("App Home shows what the app published; names and JST times as Slack shows them; a failed click is on the page", async () => {
+  it.skipIf(!hasChromium)("App Home shows what the app published, disconnects and connects again; names and JST times as Slack shows them; a failed click is on the page", async () => {
     const page = await openSandbox();
     await page.click("#tab-home");
     const home = page.locator("#home");
@@ -153,5 +154,20 @@ describe("the sandbox's fault panel and App Home in headless Chromium", () => {
     await page.evaluate(() => (globalThis as unknown as { post: (p: string, b: unknown) => Promise<unknown> }).post("/sandbox/api/action", { action_id: "approve_version", ts: "1.000" }));
     await expect.poll(() => page.locator("#toast").innerText()).toContain("クリックが失敗しました");
     expect(await page.locator("#toast").isVisible()).toBe(true);
+
+    // App Home's disconnect asks first (Slack's confirm dialog), then the tab shows the workspace unconnected; its
+    // connect button opens the connect flow (the scripted freee's consent) and the tab shows it connected again.
+    await page.click("#tab-home");
+    page.once("dialog", (dialog) => void dialog.accept());
+    await home.locator("button", { hasText: "freee との接続を解除" }).click();
+    await expect.poll(() => home.innerText(), { timeout: 15_000 }).toContain("未接続");
+    expect(await home.innerText()).toContain("freee との接続を解除しました。");
+    const popup = page.waitForEvent("popup");
+    await home.locator("button", { hasText: "freee に接続" }).click();
+    const connected = await popup;
+    await expect.poll(() => connected.locator("body").innerText(), { timeout: 15_000 }).toContain("サンドボックス株式会社");
+    await page.click("#tab-channel");
+    await page.click("#tab-home");
+    await expect.poll(() => home.innerText(), { timeout: 15_000 }).toContain("接続済み");
   }, 120_000);
 });
