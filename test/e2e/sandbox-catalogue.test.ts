@@ -83,7 +83,8 @@ const PAY = "来月から山田さんの基本給を30万円に変更して";
 /** Writes that reached the scripted freee (a fault the proxy answers in freee's place reaches nothing). */
 const writes = () => stack.freee!.apiRequests().filter((r) => r.method !== "GET").length;
 
-// The entries as the stack builds them (its settings change labels and timeouts, never which faults there are).
+// The entries as the stack builds them (its settings change labels and timeouts, never which faults there are),
+// in the catalogue's order: the refused refresh, which leaves the connection needing a reconnect, comes last.
 const ENTRIES: FaultSpec[] = faultCatalogue(DEFAULT_CATALOGUE_SETTINGS);
 
 describe("every fault of the sandbox's catalogue, armed for every attempt", { timeout: 120_000 }, () => {
