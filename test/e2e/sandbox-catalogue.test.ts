@@ -5,7 +5,8 @@ import { DEFAULT_CATALOGUE_SETTINGS, faultCatalogue, type FaultSpec } from "../.
 import { taskIdFor } from "../../lib/domain/records";
 import { AgentFailureMessages, failureMessageFor, SlackMessages, WriteOutcomeUnknownMessages } from "../../lib/messages/ja";
 import { ActionIds } from "../../lib/slack/cards/blocks";
-import { sandboxPage, startSandbox, waitFor } from "./support";
+import { SandboxPage } from "./sandbox-page";
+import { waitFor } from "./support";
 
 /**
  * Issue 16: every fault of the sandbox's panel reaches what its catalogue entry declares. Each entry is armed for
@@ -16,16 +17,11 @@ import { sandboxPage, startSandbox, waitFor } from "./support";
  * recovers from by itself (a lost write reply) completes, writing once. Waits are the shortest the stack allows;
  * the run timeout (counted in polls) stays above the slowest run here, freee's real-time 429 and 5xx waits.
  */
-interface PageMessage {
-  ts: string;
-  threadTs?: string;
-  text: string;
-  blocks?: { type: string; block_id?: string; elements?: { action_id?: string; value?: string }[] }[];
-}
-
+let page: SandboxPage;
 let stack: LocalStack;
 beforeAll(async () => {
-  stack = await startSandbox({
+  process.env.POWERTOOLS_METRICS_DISABLED = "true";
+  page = await SandboxPage.start({
     L1_TIMEOUT_MS: "500",
     L2_TIMEOUT_MS: "500",
     L3_TIMEOUT_MS: "500",
@@ -33,11 +29,12 @@ beforeAll(async () => {
     POLL_INTERVAL_SECONDS: "1",
     RUN_TIMEOUT_SECONDS: "400",
   });
+  stack = page.stack;
 }, 60_000);
-afterAll(() => stack?.close());
+afterAll(() => page?.close());
 
-const { post, state } = sandboxPage(() => stack);
-const thread = async (ts: string) => (await state<{ messages: PageMessage[] }>()).messages.filter((m) => m.threadTs === ts);
+const post = (path: string, body: unknown) => page.post(path, body);
+const thread = (ts: string) => page.thread(ts);
 
 /** Every text the thread shows: fallback texts and every `text` inside the blocks. */
 function textsOf(value: unknown, out: string[] = []): string[] {

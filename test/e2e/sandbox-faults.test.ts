@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalStack } from "../../dev/local/local-stack";
 import { SANDBOX_COMPANY } from "../../dev/local/sandbox-fakes";
 import { SlackMessages } from "../../lib/messages/ja";
-import { sandboxPage, startSandbox, waitFor } from "./support";
+import { SandboxPage } from "./sandbox-page";
+import { waitFor } from "./support";
 
 /**
  * The sandbox's fault panel through the page's API (/sandbox/api/*), on the `npm run dev` stack without
@@ -10,47 +11,21 @@ import { sandboxPage, startSandbox, waitFor } from "./support";
  * retry row recovering (it hits once); App Home is the view the app publishes; a click the app refuses comes
  * back as an error the page shows. The waits are shrunk; the retry rows are the synthesized state machines'.
  */
-interface PageMessage {
-  ts: string;
-  threadTs?: string;
-  text: string;
-  blocks?: { type: string; block_id?: string; text?: { text: string }; elements?: { type: string; action_id?: string; value?: string; text?: { text: string } }[] }[];
-}
-interface PageState {
-  messages: PageMessage[];
-  names: Record<string, string>;
-  home: { blocks: unknown[] } | null;
-  faults: { armed: { id: string; hits: number } | null } | null;
-}
-
+let page: SandboxPage;
 let stack: LocalStack;
 beforeAll(async () => {
-  stack = await startSandbox({ L1_TIMEOUT_MS: "800", RUN_TIMEOUT_SECONDS: "8", POLL_INTERVAL_SECONDS: "1" });
+  process.env.POWERTOOLS_METRICS_DISABLED = "true";
+  page = await SandboxPage.start({ L1_TIMEOUT_MS: "800", RUN_TIMEOUT_SECONDS: "8", POLL_INTERVAL_SECONDS: "1" });
+  stack = page.stack;
 }, 60_000);
-afterAll(() => stack?.close());
+afterAll(() => page?.close());
 
-const page = sandboxPage(() => stack);
-const state = () => page.state<PageState>();
-const post = page.post;
-const thread = async (ts: string) => (await state()).messages.filter((m) => m.threadTs === ts);
+const state = () => page.state();
+const post = (path: string, body: unknown) => page.post(path, body);
 /** Everything the thread shows: fallback texts and every text inside the blocks. */
-const threadText = async (ts: string) => JSON.stringify(await thread(ts));
-
-async function click(ts: string, kind: "prompt" | "process") {
-  return post("/sandbox/api/action", await approveButton(ts, kind));
-}
-
-function approveButton(ts: string, kind: "prompt" | "process") {
-  return waitFor(`approve ${kind}`, async () => {
-    for (const m of await thread(ts)) {
-      for (const b of m.blocks ?? []) {
-        const el = (b.elements ?? []).find((e) => e.action_id === "approve_version" && e.value !== undefined && (JSON.parse(e.value) as { kind: string }).kind === kind);
-        if (el !== undefined) return { action_id: el.action_id, block_id: b.block_id, value: el.value, ts: m.ts };
-      }
-    }
-    return undefined;
-  });
-}
+const threadText = async (ts: string) => JSON.stringify(await page.thread(ts));
+const click = (ts: string, kind: "prompt" | "process") => page.approve(ts, kind);
+const approveButton = (ts: string, kind: "prompt" | "process") => page.button(ts, "approve_version", (v) => v.kind === kind);
 
 async function request(text: string, fault?: { id: string; mode: "once" | "every" }) {
   if (fault !== undefined) expect((await post("/sandbox/api/faults/arm", fault)).status).toBe(200);

@@ -3,7 +3,8 @@ import type { LocalStack } from "../../dev/local/local-stack";
 import { SANDBOX_COMPANY, SANDBOX_USER_ID } from "../../dev/local/sandbox-fakes";
 import { HomeTexts, SlackMessages } from "../../lib/messages/ja";
 import { HOME_SETTINGS_BLOCK_ID, HomeActionIds } from "../../lib/slack/home";
-import { sandboxPage, startSandbox, waitFor } from "./support";
+import { SandboxPage, type PageMessage } from "./sandbox-page";
+import { waitFor } from "./support";
 
 /**
  * The sandbox page's App Home tab through the page's API: what the app publishes for the sandbox user (the
@@ -26,15 +27,17 @@ interface HomeBlock {
   elements?: HomeElement[];
 }
 
+let page: SandboxPage;
 let stack: LocalStack;
 beforeAll(async () => {
-  stack = await startSandbox();
+  process.env.POWERTOOLS_METRICS_DISABLED = "true";
+  page = await SandboxPage.start();
+  stack = page.stack;
 }, 60_000);
-afterAll(() => stack?.close());
+afterAll(() => page?.close());
 
-const page = sandboxPage(() => stack);
-const post = page.post;
-const state = () => page.state<{ home: { blocks: HomeBlock[] } | null; messages: { ts: string; threadTs?: string; text: string; blocks?: unknown[] }[] }>();
+const post = (path: string, body: unknown) => page.post(path, body);
+const state = async () => (await page.state()) as unknown as { home: { blocks: HomeBlock[] } | null; messages: PageMessage[] };
 
 /** Open the tab as the page does (app_home_opened) and wait for a published view that satisfies `ready`. */
 async function home(ready: (text: string) => boolean = () => true): Promise<{ blocks: HomeBlock[]; text: string }> {
@@ -97,15 +100,7 @@ describe("the sandbox's App Home tab", { timeout: 60_000 }, () => {
     // Nothing reads freee without the connection: the preview's read fails, as seed §9.1 says.
     const sent = await post("/sandbox/api/message", { text: "来月から山田さんの基本給を30万円に変更して" });
     const ts = sent.body.ts as string;
-    await waitFor("the approve button", async () => {
-      for (const m of (await state()).messages.filter((x) => x.threadTs === ts)) {
-        for (const b of (m.blocks ?? []) as { block_id?: string; elements?: { action_id?: string; value?: string }[] }[]) {
-          const el = (b.elements ?? []).find((e) => e.action_id === "approve_version");
-          if (el !== undefined) return (await post("/sandbox/api/action", { action_id: el.action_id, block_id: b.block_id, value: el.value, ts: m.ts })).status === 200;
-        }
-      }
-      return undefined;
-    });
+    expect((await page.approve(ts, "prompt")).status).toBe(200);
     await waitFor("the freee message", async () => JSON.stringify((await state()).messages.filter((m) => m.threadTs === ts)).includes(SlackMessages.freeeConnectionFailed));
 
     // The connect link, followed as a browser would (it keeps the state cookie the connect page sets): the

@@ -217,27 +217,3 @@ export function historyOf(e2e: E2E, taskId: string) {
 export function auditActions(h: Awaited<ReturnType<typeof historyOf>>): string[] {
   return h.audit.map((a) => a.action);
 }
-
-/**
- * `npm run dev` as a sandbox (no credentials: the Slack fake, the scripted model and freee, the fault panel) on an
- * ephemeral port, nothing on disk, its waits shrunk; `env` adds settings or overrides these.
- */
-export function startSandbox(env: Record<string, string> = {}): Promise<LocalStack> {
-  process.env.LOG_LEVEL = "SILENT";
-  process.env.POWERTOOLS_METRICS_DISABLED = "true";
-  const shrunk = { SANDBOX_STEP_DELAY_MS: "5", LOCAL_WAIT_MS: "30", LOCAL_RETRY_MS: "0", SANDBOX_SLACK_RATE_WINDOW_MS: "600" };
-  return startLocalStack({ PATH: process.env.PATH, LOG_LEVEL: "SILENT", PORT: "0", DATA_DIR: ":memory:", ...shrunk, ...env });
-}
-
-/** The sandbox page's API, called as page.js calls it. */
-export function sandboxPage(stack: () => LocalStack) {
-  return {
-    async post(path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-      const res = await fetch(`${stack().url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-    },
-    async state<T>(): Promise<T> {
-      return (await (await fetch(`${stack().url}/sandbox/api/state`)).json()) as T;
-    },
-  };
-}
