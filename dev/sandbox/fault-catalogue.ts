@@ -41,6 +41,8 @@ export interface FaultSpec {
   persistent: string;
   /** What the user sees when it hits once: the retry row that recovers, or the same message when nothing retries. */
   once: string;
+  /** A retry row of the error table covers it: hitting once, it is retried and the task completes. */
+  retried: boolean;
   proxy?: ProxyFault[];
   session?: SessionFault;
 }
@@ -76,7 +78,9 @@ function layerFaults(layer: LayerName, settings: CatalogueSettings): FaultSpec[]
   const reply = (r: ReturnType<typeof messageReply>) => ({ status: r.status, headers: { "content-type": "application/json", ...r.headers }, body: r.body });
   const spec = (kind: string, label: string, error: string, rule: ProxyFault["rule"], once: string): FaultSpec => {
     const outcome = { layer, error } as const;
-    return { id: `${layer}.${kind}`, family: "layer", label: `${layer}: ${label}`, outcome, persistent: outcomeMessage(outcome), once: `${error}: ${once}`, proxy: [{ dependency: "Anthropic Messages", when, rule }] };
+    // A refusal is the one layer fault no row retries.
+    const retried = error !== "RefusedResponseError";
+    return { id: `${layer}.${kind}`, family: "layer", label: `${layer}: ${label}`, outcome, persistent: outcomeMessage(outcome), once: `${error}: ${once}`, retried, proxy: [{ dependency: "Anthropic Messages", when, rule }] };
   };
   const faults = [
     spec("empty", "200 OK で本文が空", "EmptyResponseError", { kind: "5xx", reply: reply(messageReply({ texts: [] })) }, `1 回再試行して続行（毎回なら${quoted({ layer, error: "EmptyResponseError" })}）`),
@@ -102,21 +106,21 @@ const L4 = (error: string, reason?: Failing["reason"]): Failing => ({ layer: "L4
 
 function freeeFaults(): FaultSpec[] {
   const connection = `「${SlackMessages.freeeConnectionFailed}」`;
-  const api = (id: string, label: string, outcome: FaultOutcome, rule: ProxyFault["rule"], persistent: string, once: string, when = fromMcp): FaultSpec => ({ id: `freee.${id}`, family: "freee", label, outcome, persistent, once, proxy: [{ dependency: "freee", when, rule }] });
+  const api = (id: string, label: string, outcome: FaultOutcome, rule: ProxyFault["rule"], persistent: string, once: string, retried = false, when = fromMcp): FaultSpec => ({ id: `freee.${id}`, family: "freee", label, outcome, persistent, once, retried, proxy: [{ dependency: "freee", when, rule }] });
   const auth = L4("AuthError");
   const toolFailed = L4("IncompleteRunError");
   const unknown = L4("WriteOutcomeUnknownError");
   return [
-    api("401-expired", "401 expired_access_token", auth, { kind: "auth", reply: unauthorized("expired_access_token") }, `トークン更新後も 401 → ${quoted(auth)}`, "トークンを 1 回更新して再試行し、完了"),
+    api("401-expired", "401 expired_access_token", auth, { kind: "auth", reply: unauthorized("expired_access_token") }, `トークン更新後も 401 → ${quoted(auth)}`, "トークンを 1 回更新して再試行し、完了", true),
     api("401-permission", "401 user_do_not_have_permission", auth, { kind: "auth", reply: unauthorized("user_do_not_have_permission") }, `更新しない認証エラー → ${quoted(auth)}（理由つき）`, `${connection}（理由つき）`),
     api("401-company", "401 company_not_found", auth, { kind: "auth", reply: unauthorized("company_not_found") }, `${quoted(auth)}（事業所が見つからない理由つき）`, `${connection}（理由つき）`),
     api("403", "403 forbidden", toolFailed, { kind: "auth", reply: freeeReply(403, forbiddenBody("hr")) }, `ツールの失敗を受けて${quoted(toolFailed)}`, `ツールの失敗を受けて${quoted(toolFailed)}`),
     api("404", "404 not found", toolFailed, { kind: "auth", reply: freeeReply(404, notFoundBody("hr")) }, `ツールの失敗を受けて${quoted(toolFailed)}`, `ツールの失敗を受けて${quoted(toolFailed)}`),
-    api("429", "429 利用回数制限", toolFailed, { kind: "throttle" }, `制限が続き${quoted(toolFailed)}`, "リセット時刻まで待って再試行し、完了"),
+    api("429", "429 利用回数制限", toolFailed, { kind: "throttle" }, `制限が続き${quoted(toolFailed)}`, "リセット時刻まで待って再試行し、完了", true),
     // Every request: the read runs out of retries, the write is not sent twice (503 may hide a landed write) and
     // its read-back fails too, so the outcome stays unknown.
-    api("5xx", "503 サーバーエラー", unknown, { kind: "5xx" }, `読み取りは再試行の上限、書き込みは再送せず読み戻しも 503 → ${quoted(unknown)}`, "再試行して完了"),
-    api("lost", "書き込みの応答が失われる（freee には反映）", { completes: true }, { kind: "lost" }, "読み戻しで反映を確かめて完了（二重登録なし）", "読み戻しで反映を確かめて完了（二重登録なし）", (r) => fromMcp(r) && isWrite(r)),
+    api("5xx", "503 サーバーエラー", unknown, { kind: "5xx" }, `読み取りは再試行の上限、書き込みは再送せず読み戻しも 503 → ${quoted(unknown)}`, "再試行して完了", true),
+    api("lost", "書き込みの応答が失われる（freee には反映）", { completes: true }, { kind: "lost" }, "読み戻しで反映を確かめて完了（二重登録なし）", "読み戻しで反映を確かめて完了（二重登録なし）", false, (r) => fromMcp(r) && isWrite(r)),
     {
       id: "freee.refresh-invalid-grant",
       family: "freee",
@@ -124,6 +128,7 @@ function freeeFaults(): FaultSpec[] {
       outcome: auth,
       persistent: `${quoted(auth)}、App Home に再接続の案内`,
       once: `${quoted(auth)}、App Home に再接続の案内`,
+      retried: false,
       proxy: [
         { dependency: "freee", when: fromMcp, rule: { kind: "auth", reply: unauthorized("expired_access_token") } },
         { dependency: "freee", when: (r) => r.path === "/public_api/token" && r.body.includes("grant_type=refresh_token"), rule: { kind: "auth", reply: freeeReply(400, { error: "invalid_grant", error_description: "リフレッシュトークンが無効です。" }) } },
@@ -135,7 +140,8 @@ function freeeFaults(): FaultSpec[] {
 function previewFaults(settings: CatalogueSettings): FaultSpec[] {
   const spec = (id: string, label: string, error: string, rule: ProxyFault["rule"], persistent: (said: string) => string, once: string): FaultSpec => {
     const outcome = { layer: "L3", error } as const;
-    return { id: `preview.${id}`, family: "preview", label: `プレビュー: ${label}`, outcome, persistent: persistent(quoted(outcome)), once, proxy: [{ dependency: "freee", when: fromPreview, rule }] };
+    // The preview's Retry rows cover freee's 5xx, timeouts and 429, not a refused token.
+    return { id: `preview.${id}`, family: "preview", label: `プレビュー: ${label}`, outcome, persistent: persistent(quoted(outcome)), once, retried: error !== "AuthError", proxy: [{ dependency: "freee", when: fromPreview, rule }] };
   };
   return [
     spec("5xx", "freee の読み取りが 503", "UpstreamServerError", { kind: "5xx" }, (said) => `再試行の上限で${said}`, "再試行して実行ステップのカードへ"),
@@ -152,9 +158,9 @@ function agentFaults(settings: CatalogueSettings): FaultSpec[] {
   const overloaded = L4("UpstreamServerError");
   const rerun = "（[再実行] で回復）";
   return [
-    { id: "agent.session-error", family: "agent", label: "セッションエラー（session.error, terminal）", outcome: sessionError, persistent: `${quoted(sessionError)}＋${AgentFailureMessages.session_error}`, once: `${quoted(sessionError)}＋理由${rerun}`, session: "session_error" },
-    { id: "agent.requires-action", family: "agent", label: "requires_action で停止", outcome: waiting, persistent: `${quoted(waiting)}＋${AgentFailureMessages.requires_action}`, once: `${quoted(waiting)}＋理由${rerun}`, session: "requires_action" },
-    { id: "agent.run-timeout", family: "agent", label: `実行タイムアウト（RUN_TIMEOUT_SECONDS = ${settings.runTimeoutSeconds} 秒）`, outcome: timedOut, persistent: quoted(timedOut), once: `${quoted(timedOut)}${rerun}`, session: "run_timeout" },
+    { id: "agent.session-error", family: "agent", label: "セッションエラー（session.error, terminal）", outcome: sessionError, persistent: `${quoted(sessionError)}＋${AgentFailureMessages.session_error}`, once: `${quoted(sessionError)}＋理由${rerun}`, retried: false, session: "session_error" },
+    { id: "agent.requires-action", family: "agent", label: "requires_action で停止", outcome: waiting, persistent: `${quoted(waiting)}＋${AgentFailureMessages.requires_action}`, once: `${quoted(waiting)}＋理由${rerun}`, retried: false, session: "requires_action" },
+    { id: "agent.run-timeout", family: "agent", label: `実行タイムアウト（RUN_TIMEOUT_SECONDS = ${settings.runTimeoutSeconds} 秒）`, outcome: timedOut, persistent: quoted(timedOut), once: `${quoted(timedOut)}${rerun}`, retried: false, session: "run_timeout" },
     {
       id: "agent.create-529",
       family: "agent",
@@ -162,6 +168,7 @@ function agentFaults(settings: CatalogueSettings): FaultSpec[] {
       outcome: overloaded,
       persistent: `再試行の上限で${quoted(overloaded)}`,
       once: "再試行してセッションを開始し、完了",
+      retried: true,
       proxy: [{ dependency: "Anthropic Messages", when: (r) => r.consumer === "start-session" && r.method === "POST" && r.path === "/v1/sessions", rule: { kind: "5xx" } }],
     },
   ];

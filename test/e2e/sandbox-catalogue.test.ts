@@ -14,7 +14,8 @@ import { waitFor } from "./support";
  * then the thread shows the §9.1 message that lib/messages/ja.ts maps the declared layer and error name to (and
  * no other failure message), the task ends as the error table says (the layer's version or the run failed,
  * `timed_out` for a run timeout), and the `error.<layer>` audit entry names the error. An entry the product
- * recovers from by itself (a lost write reply) completes, writing once. Waits are the shortest the stack allows;
+ * recovers from by itself (a lost write reply) completes, writing once. Each entry a retry row covers is also
+ * armed once: the retry recovers and the task completes with no error. Waits are the shortest the stack allows;
  * the run timeout (counted in polls) stays above the slowest run here, freee's real-time 429 and 5xx waits.
  */
 let page: SandboxPage;
@@ -81,8 +82,25 @@ const PAY = "来月から山田さんの基本給を30万円に変更して";
 const writes = () => stack.freee!.apiRequests().filter((r) => r.method !== "GET").length;
 
 // The entries as the stack builds them (its settings change labels and timeouts, never which faults there are),
-// in the catalogue's order: the refused refresh, which leaves the connection needing a reconnect, comes last.
+// in the catalogue's order.
 const ENTRIES: FaultSpec[] = faultCatalogue(DEFAULT_CATALOGUE_SETTINGS);
+
+// First: the every-attempt entries end with the refused refresh, which leaves the connection needing a reconnect.
+describe("every fault a retry row covers, armed once: retried, the task completes", { timeout: 120_000 }, () => {
+  for (const { id } of ENTRIES.filter((f) => f.retried)) {
+    it(id, async () => {
+      expect((await post("/sandbox/api/faults/arm", { id, mode: "once" })).status).toBe(200);
+      const before = writes();
+      const { history: h, shown } = await drive(PAY);
+      expect(stack.faults!.armed()?.hits, "the fault hit one request").toBe(1);
+      await post("/sandbox/api/faults/clear", {});
+      expect(h.task.status).toBe("completed");
+      expect(h.audit.filter((a) => a.action.startsWith("error."))).toEqual([]);
+      expect(FAILURE_MESSAGES.filter((m) => shown.includes(m))).toEqual([]);
+      expect(writes() - before, "the approved write landed once").toBe(1);
+    });
+  }
+});
 
 describe("every fault of the sandbox's catalogue, armed for every attempt", { timeout: 120_000 }, () => {
   it("the stack's panel offers exactly these entries", () => {
