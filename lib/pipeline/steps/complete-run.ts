@@ -1,16 +1,25 @@
-import type { Execution, ExecutionCompletion, ProcessStep } from "../../domain/records";
+import type { Execution, ExecutionCompletion, ProcessStep, ProcessVersion } from "../../domain/records";
 import { RecordNotFoundError } from "../../errors/taxonomy";
 import type { PollOutcome } from "../../agent/agent-runner";
 import { effectOfStep } from "../../tools/registry";
 import type { PipelineDeps } from "../ports";
-import { faultError, judgeRunCompletion, writeStepStates } from "../run-completion";
+import { faultError, judgeRunCompletion, writeStepStates, type LedgerEntry } from "../run-completion";
 
 /**
  * The L4 completion contract applied where a run ends (lib/pipeline/run-completion.ts), and the rerun's share of
  * it: which steps are left to do.
  */
 
-export type Judged = { kind: "completed"; summary: string; completion: ExecutionCompletion } | { kind: "cancelled"; execution: Execution };
+/** A completed verdict carries what it read (the ledger, the approved Process), so the step does not read them again. */
+export type Judged =
+  | { kind: "completed"; summary: string; completion: ExecutionCompletion; read: RunRead }
+  | { kind: "cancelled"; execution: Execution };
+
+/** The write ledger and the run's Process version, as read when the session ended its turn. */
+export interface RunRead {
+  ledger: LedgerEntry[];
+  process: ProcessVersion & { steps: ProcessStep[] };
+}
 
 /**
  * The session ended its turn: read the run once more (a freee fault the MCP server stamped meanwhile), the write
@@ -20,11 +29,12 @@ export type Judged = { kind: "completed"; summary: string; completion: Execution
  */
 export async function judgeCompletion(deps: PipelineDeps, execution: Execution, outcome: Extract<PollOutcome, { state: "completed" }>): Promise<Judged> {
   const { taskId, executionNo } = execution;
-  const [latest, ledger, steps] = await Promise.all([
+  const [latest, ledger, process] = await Promise.all([
     deps.store.getExecutionOrThrow(taskId, executionNo),
     deps.writes.listForTask(taskId),
-    approvedSteps(deps, taskId, execution.processVersion),
+    approvedProcess(deps, taskId, execution.processVersion),
   ]);
+  const steps = process.steps;
   if (latest.status === "cancelled") return { kind: "cancelled", execution: latest };
   if (latest.fault !== undefined) throw faultError(latest.fault);
   const verdict = judgeRunCompletion({ steps, processVersion: execution.processVersion, ledger, finalMessage: outcome.resultSummary, now: deps.clock() });
@@ -33,7 +43,7 @@ export async function judgeCompletion(deps: PipelineDeps, execution: Execution, 
     if (!applied && record.status === "cancelled") return { kind: "cancelled", execution: record };
     throw verdict.error;
   }
-  return { kind: "completed", summary: verdict.summary, completion: verdict.completion };
+  return { kind: "completed", summary: verdict.summary, completion: verdict.completion, read: { ledger, process } };
 }
 
 /**
@@ -47,8 +57,9 @@ export async function stepsToRun(deps: PipelineDeps, execution: Execution, steps
   return { remaining: steps.filter((s) => !(effectOfStep(s) === "write" && doneSet.has(s.stepId))), done };
 }
 
-async function approvedSteps(deps: PipelineDeps, taskId: string, version: number): Promise<ProcessStep[]> {
+async function approvedProcess(deps: PipelineDeps, taskId: string, version: number): Promise<RunRead["process"]> {
   const process = await deps.store.getVersionOrThrow("process", taskId, version);
-  if (process.steps === undefined) throw new RecordNotFoundError(`process v${version} has no steps`, { details: { taskId } });
-  return process.steps;
+  const steps = process.steps;
+  if (steps === undefined) throw new RecordNotFoundError(`process v${version} has no steps`, { details: { taskId } });
+  return { ...process, steps };
 }

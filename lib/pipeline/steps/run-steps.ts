@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Execution, ExecutionProgress, Task } from "../../domain/records";
+import type { Execution, ExecutionProgress, ProcessVersion, Task } from "../../domain/records";
 import { AgentRunFailedError, RecordNotFoundError, RunTimeoutError, StateConflictError, IllegalTransitionError, TransientError } from "../../errors/taxonomy";
 import { logLayerError } from "../../observability/logger";
 import { allowedToolsForSteps } from "../../tools/registry";
@@ -51,7 +51,7 @@ export async function startSessionStep(deps: PipelineDeps, input: z.infer<typeof
     throw new RecordNotFoundError(`process v${execution.processVersion} has no steps`, { details: { taskId } });
   }
   const { remaining, done } = await stepsToRun(deps, execution, process.steps);
-  if (remaining.length === 0) return completeWithoutSession(deps, task, execution, done);
+  if (remaining.length === 0) return completeWithoutSession(deps, task, execution, process, done);
   // Both cards from what this step holds: the task, the running execution and its Process version.
   await refreshWithTaskCard(deps, task, { kind: "execution", executionNo }, heldState(task, { executions: [execution], processes: [process] }));
   const started = await deps.agent.start({
@@ -79,22 +79,30 @@ export async function startSessionStep(deps: PipelineDeps, input: z.infer<typeof
 }
 
 /** A rerun whose every approved step an earlier run completed: nothing to send to an agent, the run is done. */
-async function completeWithoutSession(deps: PipelineDeps, task: Task, execution: Execution, done: string[]): Promise<RunStateOutput> {
+async function completeWithoutSession(deps: PipelineDeps, task: Task, execution: Execution, process: ProcessVersion, done: string[]): Promise<RunStateOutput> {
   const { taskId, executionNo } = execution;
   const completion = { writeStepsDone: done, writeStepsMissing: [], reported: "no_session" as const, judgedAt: nowIso(deps) };
-  await deps.store.transitionExecution(taskId, executionNo, "completed", {
+  const { record: completed } = await deps.store.transitionExecution(taskId, executionNo, "completed", {
     from: ["running"],
     set: { completion, resultSummary: "承認済みのステップは前回までの実行ですべて完了しています（freee には再送していません）。", writes: await writesAtEnd(deps, execution), endedAt: nowIso(deps) },
   });
-  await completeTask(deps, task, executionNo, { withoutSession: true, writeStepsDone: done });
+  await completeTask(deps, task, { execution: completed, process }, { withoutSession: true, writeStepsDone: done });
   return { elapsedSeconds: 0, state: "completed" };
 }
 
 /**
  * The Execution is completed: the task too (counted once, by the write that applied), its audit entry, and the
- * Execution and Task cards. `onCompleted` adds what only the caller knows to the metrics.
+ * Execution and Task cards, drawn from the records the two writes returned and the run's Process version.
+ * `onCompleted` adds what only the caller knows to the metrics.
  */
-async function completeTask(deps: PipelineDeps, task: Task, executionNo: number, details: Record<string, unknown>, onCompleted?: () => void): Promise<void> {
+async function completeTask(
+  deps: PipelineDeps,
+  task: Task,
+  ran: { execution: Execution; process: ProcessVersion },
+  details: Record<string, unknown>,
+  onCompleted?: () => void,
+): Promise<void> {
+  const { executionNo } = ran.execution;
   const { record: done, applied } = await deps.store.transitionTask(task.taskId, "completed", { from: ["executing"] });
   if (applied) {
     deps.metrics.taskEnded("completed");
@@ -109,7 +117,7 @@ async function completeTask(deps: PipelineDeps, task: Task, executionNo: number,
     layer: "L4",
     details,
   });
-  await refreshWithTaskCard(deps, done, { kind: "execution", executionNo });
+  await refreshWithTaskCard(deps, done, { kind: "execution", executionNo }, heldState(done, { executions: [ran.execution], processes: [ran.process] }));
 }
 
 export const PollSessionInputSchema = z.object({
@@ -136,25 +144,26 @@ export async function pollSessionStep(deps: PipelineDeps, input: PollSessionInpu
   if (outcome.state === "completed") {
     const judged = await judgeCompletion(deps, execution, outcome);
     if (judged.kind === "cancelled") return finalizeCancel(deps, task, judged.execution, input);
+    let completed: Execution;
     try {
-      await deps.store.transitionExecution(taskId, executionNo, "completed", {
+      ({ record: completed } = await deps.store.transitionExecution(taskId, executionNo, "completed", {
         from: ["running"],
         set: {
           progress: outcome.progress,
           ...(judged.summary === "" ? {} : { resultSummary: judged.summary }),
           completion: judged.completion,
-          writes: await writesAtEnd(deps, execution),
+          writes: await writesAtEnd(deps, execution, judged.read),
           resultFiles: await attachReadResults(deps, task, executionNo, outcome.progress),
           usage: outcome.usage,
           endedAt: nowIso(deps),
         },
-      });
+      }));
     } catch (err) {
       // A cancel landed between our read and this write: the user's cancel wins.
       if (!(err instanceof StateConflictError) || err instanceof IllegalTransitionError) throw err;
       return finalizeCancel(deps, task, await deps.store.getExecutionOrThrow(taskId, executionNo), input);
     }
-    await completeTask(deps, task, executionNo, { usage: outcome.usage, completedSteps: outcome.progress.completedSteps }, () => {
+    await completeTask(deps, task, { execution: completed, process: judged.read.process }, { usage: outcome.usage, completedSteps: outcome.progress.completedSteps }, () => {
       const started = execution.startedAt === undefined ? undefined : Date.parse(execution.startedAt);
       deps.metrics.executionFinished(started === undefined ? 0 : Math.max(0, (deps.clock().getTime() - started) / 1000), outcome.usage);
     });

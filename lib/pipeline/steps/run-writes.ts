@@ -2,7 +2,7 @@ import { CARD_TABLE_ROWS, tableCsv } from "../../agent/step-results";
 import type { Execution, ExecutionProgress, RunWrites, Task } from "../../domain/records";
 import { ExecutionCardTexts } from "../../messages/ja";
 import { logLayerError } from "../../observability/logger";
-import type { FreeeRecordRef, ProcessStep } from "../../domain/records";
+import type { FreeeRecordRef, ProcessStep, ProcessVersion } from "../../domain/records";
 import type { WriteRecord, WriteStepRef } from "../../mcp/write-once";
 import type { PipelineDeps } from "../ports";
 import { writeStepStates } from "../run-completion";
@@ -12,8 +12,16 @@ import { nowIso } from "./common";
  * What the run wrote to freee, read from the freee MCP server's write ledger when the run ends (not from the
  * agent's word): stored on the Execution so its card can say which writes happened — and that nothing else was.
  */
-export async function writesAtEnd(deps: Pick<PipelineDeps, "writes" | "store" | "clock">, execution: Pick<Execution, "taskId" | "processVersion" | "executionId">): Promise<RunWrites> {
-  const [ledger, process] = await Promise.all([deps.writes.listForTask(execution.taskId), deps.store.getVersionOrThrow("process", execution.taskId, execution.processVersion)]);
+export async function writesAtEnd(
+  deps: Pick<PipelineDeps, "writes" | "store" | "clock">,
+  execution: Pick<Execution, "taskId" | "processVersion" | "executionId">,
+  /** The ledger and Process the caller read a moment ago (the completion's judge): not read twice. */
+  read?: { ledger: readonly (WriteRecord & WriteStepRef)[]; process: Pick<ProcessVersion, "steps"> },
+): Promise<RunWrites> {
+  const [ledger, process] =
+    read === undefined
+      ? await Promise.all([deps.writes.listForTask(execution.taskId), deps.store.getVersionOrThrow("process", execution.taskId, execution.processVersion)])
+      : [read.ledger, read.process];
   const steps = process.steps ?? [];
   const states = writeStepStates(steps, execution.processVersion, ledger);
   const byStep = new Map(ledger.filter((w) => w.processVersion === execution.processVersion).map((w) => [w.stepId, w]));
