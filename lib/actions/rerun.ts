@@ -21,13 +21,11 @@ export async function rerunExecution(deps: ActionDeps, actor: Actor, target: Exe
     return { outcome: "refused", message: ActionMessages.cannotRerun };
   }
   try {
-    const { execution, auditConfirmed } = await startExecutionRun(
-      { store: deps.store, sfn: deps.sfn, audit: deps.audit, executionRunArn: deps.executionRunArn },
+    // The run's first step writes its execution.started entry (promised on the Execution record).
+    const { execution } = await startExecutionRun(
+      { store: deps.store, sfn: deps.sfn, executionRunArn: deps.executionRunArn },
       { taskId: task.taskId, from: ["failed", "cancelled"], actorId: actor.userId, maxExecutions: 1 + deps.limits.maxReruns },
     );
-    if (!auditConfirmed) {
-      deps.log.warn("rerun started; its execution.started entry is confirmed by the run's first step", { taskId: task.taskId, executionNo: execution.executionNo });
-    }
     await refreshQuietly(deps, task.taskId, { kind: "execution", executionNo: target.executionNo });
     await refreshQuietly(deps, task.taskId, { kind: "execution", executionNo: execution.executionNo });
     return { outcome: "applied" };

@@ -1,10 +1,8 @@
 import { StartExecutionCommand, type SFNClient } from "@aws-sdk/client-sfn";
-import type { AuditLog } from "../audit/audit-log";
 import type { TaskStatus } from "../domain/status";
 import { executionIdFor, type Execution, type Task } from "../domain/records";
 import { classifyAwsError } from "../errors/classify";
-import { RecordNotFoundError, TransientError } from "../errors/taxonomy";
-import { confirmAudit } from "../audit/pending-audit";
+import { RecordNotFoundError } from "../errors/taxonomy";
 import { startAudit } from "../domain/audit-promises";
 import type { TaskStore } from "../store/task-store";
 import type { ExecutionRunInput } from "./contracts";
@@ -12,7 +10,6 @@ import type { ExecutionRunInput } from "./contracts";
 export interface StartExecutionRunDeps {
   store: TaskStore;
   sfn: Pick<SFNClient, "send">;
-  audit: AuditLog;
   executionRunArn: string;
 }
 
@@ -29,14 +26,14 @@ export interface StartExecutionRunRequest {
 
 /**
  * Start one Execution of the task's approved Process: claim the next execution number (conditional, so a
- * double click starts one run and the rerun limit holds), create the Execution record, audit it, and start the
+ * double click starts one run and the rerun limit holds), create the Execution record, and start the
  * ExecutionRun state machine named after the Execution id (a retried start is a no-op).
+ * The run's audit entry is promised by the Execution record, before StartExecution; the run's first step
+ * (StartSession) writes it under its deterministic key, as the resumed step writes a click's decision — so it is
+ * written once, not here and again there (the failure path and the reconciler write it if that step never ran).
  * Throws LimitReachedError past the rerun limit and StateConflictError when the task cannot run now.
  */
-export async function startExecutionRun(
-  deps: StartExecutionRunDeps,
-  request: StartExecutionRunRequest,
-): Promise<{ task: Task; execution: Execution; auditConfirmed: boolean }> {
+export async function startExecutionRun(deps: StartExecutionRunDeps, request: StartExecutionRunRequest): Promise<{ task: Task; execution: Execution }> {
   const { task, executionNo } = await deps.store.allocateExecution(request.taskId, {
     from: request.from,
     maxExecutions: request.maxExecutions,
@@ -45,8 +42,6 @@ export async function startExecutionRun(
   if (task.approvedProcessVersion === undefined) {
     throw new RecordNotFoundError(`task ${task.taskId} has no approved Process`, { details: { taskId: task.taskId } });
   }
-  // The run's audit entry is promised by the record that makes the run possible, before StartExecution; it is
-  // confirmed after (below), and StartSession, the failure path and the reconciler confirm it again if that is lost.
   const { record: execution } = await deps.store.createExecution(task.taskId, {
     executionNo,
     processVersion: task.approvedProcessVersion,
@@ -65,20 +60,5 @@ export async function startExecutionRun(
   } catch (err) {
     if (!(err instanceof Error && err.name === "ExecutionAlreadyExists")) throw classifyAwsError(err, "StartExecution(ExecutionRun)") ?? err;
   }
-  return { task, execution, auditConfirmed: await confirmStart(deps, task, execution) };
-}
-
-/**
- * The confirmation after the effect. A transient failure here does not undo or fail the start (the run is
- * started, and its first step writes the same entry): the caller is told, so it can log it.
- */
-async function confirmStart(deps: StartExecutionRunDeps, task: Task, execution: Execution): Promise<boolean> {
-  if (execution.startAudit === undefined) return true;
-  try {
-    await confirmAudit(deps.audit, { teamId: task.thread.teamId, taskId: task.taskId }, execution.startAudit);
-    return true;
-  } catch (err) {
-    if (err instanceof TransientError) return false;
-    throw err;
-  }
+  return { task, execution };
 }

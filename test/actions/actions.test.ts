@@ -272,7 +272,9 @@ describe("rerun (seed §5.2)", () => {
     const history = await store.loadHistory(task.taskId);
     expect(history.executions).toHaveLength(2);
     expect(new Set(sfnMock.commandCalls(StartExecutionCommand).map((c) => c.args[0].input.name))).toEqual(new Set([`${task.taskId}-e2`]));
-    expect(history.audit.filter((a) => a.auditKey === "execution.started#execution#2")).toHaveLength(1);
+    // One promise on the one Execution 2; its entry is the run's first step's to write (audit-before-effect.test.ts).
+    expect(history.executions.find((e) => e.executionNo === 2)?.startAudit).toMatchObject({ action: "execution.started", subject: "execution#2", actor: "UREQ" });
+    expect(history.audit.filter((a) => a.auditKey === "execution.started#execution#2")).toHaveLength(0);
   });
 
   it("a running or completed task cannot be rerun into a second concurrent run", async () => {

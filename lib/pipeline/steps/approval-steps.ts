@@ -124,7 +124,7 @@ export async function startRunStep(deps: PipelineDeps, input: StartRunInput): Pr
   }
   // The approved version is remembered by the write that claims the first run (a retry finds both done).
   const { execution } = await startExecutionRun(
-    { store: deps.store, sfn: deps.sfn, audit: deps.audit, executionRunArn: deps.executionRunArn },
+    { store: deps.store, sfn: deps.sfn, executionRunArn: deps.executionRunArn },
     {
       taskId: input.taskId,
       from: ["process_review"],

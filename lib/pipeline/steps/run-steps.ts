@@ -39,7 +39,7 @@ export async function startSessionStep(deps: PipelineDeps, input: z.infer<typeof
     }));
     if (applied && executionNo > 1) deps.metrics.rerun();
   }
-  // The start's promised entry (its click or StartRun may have lost the confirmation).
+  // The start's promised entry: written here, once (its click and StartRun only promise it: start-execution-run.ts).
   if (execution.startAudit !== undefined) await confirmAudit(deps.audit, { teamId: task.thread.teamId, taskId }, execution.startAudit);
   if (execution.sessionId !== undefined) {
     return { sessionId: execution.sessionId, elapsedSeconds: 0, state: "running" };
