@@ -38,7 +38,8 @@ export function buildExecutionRunDefinition(scope: Construct, props: ExecutionRu
   const poll = invoke(
     "PollSession",
     "poll-session",
-    { ...ref, sessionId: J.stringAt("$.run.sessionId"), elapsedSeconds: J.numberAt("$.run.elapsedSeconds") },
+    // The thread StartSession (then each poll) returned: the poll reads the run, not the task.
+    { ...ref, sessionId: J.stringAt("$.run.sessionId"), elapsedSeconds: J.numberAt("$.run.elapsedSeconds"), thread: J.objectAt("$.run.thread") },
     "$.run",
   );
   addRetries(poll, RETRIES.poll);

@@ -131,7 +131,7 @@ export function buildTaskPipelineDefinition(scope: Construct, props: TaskPipelin
   generateProcess.addCatch(malformedOnce, { errors: ["MalformedOutputError"], resultPath: "$.process.malformed" });
   catchAll(generateProcess, l3Failed);
   // What each write will change, read from freee before the card asks for approval (every L3 version passes here).
-  const previewProcess = invoke("PreviewProcess", "preview-process", { taskId, version: J.numberAt("$.process.version") }, "$.preview");
+  const previewProcess = invoke("PreviewProcess", "preview-process", { taskId, version: J.numberAt("$.process.version"), thread, attachments: J.listAt("$.task.attachments") }, "$.preview");
   addRetries(previewProcess, RETRIES.preview);
   catchAll(previewProcess, previewFailed);
   const awaitProcess = approvalWait("AwaitProcessApproval", "process", l3Failed);
@@ -146,7 +146,7 @@ export function buildTaskPipelineDefinition(scope: Construct, props: TaskPipelin
   }).next(generateProcess);
 
   // ------------------------------------------------------------ L4 hand-off
-  const startRun = invoke("StartRun", "start-run", { taskId, version: J.numberAt("$.process.version"), approval: J.objectAt("$.approval") }, "$.run");
+  const startRun = invoke("StartRun", "start-run", { taskId, version: J.numberAt("$.process.version"), approval: J.objectAt("$.approval"), thread }, "$.run");
   addRetries(startRun, RETRIES.bookkeeping);
   catchAll(startRun, startRunFailed);
   const done = new sfn.Succeed(scope, "PipelineDone");

@@ -3,6 +3,7 @@ import type { TaskStatus } from "../../domain/status";
 import { FatalConfigError } from "../../errors/taxonomy";
 import { registerSecret } from "../../redaction/secret-registry";
 import { ApprovalOutcomeSchema } from "../../workflow/contracts";
+import { SlackThreadSchema } from "../../domain/records";
 import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { startExecutionRun } from "../../workflow/start-execution-run";
 import { auditDecision, heldState, refreshCard, refreshWithTaskCard } from "./common";
@@ -112,26 +113,27 @@ export const StartRunInputSchema = z.object({
   taskId: z.string().min(1),
   version: z.number().int().positive(),
   approval: ApprovalOutcomeSchema,
+  /** TaskPipeline's thread: the decision's entry needs the workspace, which never changes — no task read. */
+  thread: z.optional(SlackThreadSchema),
 });
 export type StartRunInput = z.infer<typeof StartRunInputSchema>;
 
-/** Process approved: remember which version runs, then the first Execution (same path as a rerun). */
+/**
+ * Process approved: remember which version runs, then the first Execution (same path as a rerun). The decided
+ * Process card is refreshed by the run's first step, which holds the task and the Process (StartSession), or by
+ * the failure path if this start fails.
+ */
 export async function startRunStep(deps: PipelineDeps, input: StartRunInput): Promise<{ taskId: string; executionNo: number }> {
-  const current = await deps.store.getTaskOrThrow(input.taskId);
-  await auditDecision(deps, current, { kind: "process", version: input.version, decision: input.approval });
+  const owner = input.thread === undefined ? await deps.store.getTaskOrThrow(input.taskId) : { taskId: input.taskId, thread: input.thread };
+  await auditDecision(deps, owner, { kind: "process", version: input.version, decision: input.approval }, false);
   if (deps.executionRunArn === undefined) {
     throw new FatalConfigError("start-run needs EXECUTION_RUN_ARN", { details: { setting: "EXECUTION_RUN_ARN" } });
   }
-  // The approved version is remembered by the write that claims the first run (a retry finds both done).
+  // The approved version is remembered by the write that claims the first run (a retry finds both done; the
+  // write applies only with the claim, from process_review).
   const { execution } = await startExecutionRun(
     { store: deps.store, sfn: deps.sfn, executionRunArn: deps.executionRunArn },
-    {
-      taskId: input.taskId,
-      from: ["process_review"],
-      actorId: input.approval.actorId,
-      maxExecutions: 1 + deps.limits.maxReruns,
-      ...(current.approvedProcessVersion === input.version ? {} : { set: { approvedProcessVersion: input.version } }),
-    },
+    { taskId: input.taskId, from: ["process_review"], actorId: input.approval.actorId, maxExecutions: 1 + deps.limits.maxReruns, set: { approvedProcessVersion: input.version } },
   );
   return { taskId: input.taskId, executionNo: execution.executionNo };
 }

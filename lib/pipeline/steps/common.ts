@@ -41,11 +41,17 @@ export function causeMessage(cause: unknown): string {
 }
 
 /**
+ * What a step needs of a task that never changes: its id and thread (the workspace, the channel). A step that
+ * needs no more (the poll) takes it from the state machine's payload instead of reading the task.
+ */
+export type TaskRef = Pick<Task, "taskId" | "thread">;
+
+/**
  * Refresh a card. Slack being down for a moment is transient (Step Functions retries the step, whose writes are
  * idempotent); any other Slack failure is logged and audited but does not fail the layer (seed §7.3: notifying
  * the user is best effort, the DB state is the truth and the next refresh shows it).
  */
-export async function refreshCard(deps: PipelineDeps, task: Task, subject: CardSubject, known?: CardState): Promise<void> {
+export async function refreshCard(deps: PipelineDeps, task: TaskRef, subject: CardSubject, known?: CardState): Promise<void> {
   try {
     await deps.cards.refresh(task.taskId, subject, known);
   } catch (err) {
@@ -62,7 +68,7 @@ export async function refreshCard(deps: PipelineDeps, task: Task, subject: CardS
 }
 
 /** The task's status changed: refresh the subject's card and the Task card, whose status line shows it. */
-export async function refreshWithTaskCard(deps: PipelineDeps, task: Task, subject: CardSubject, known?: CardState): Promise<void> {
+export async function refreshWithTaskCard(deps: PipelineDeps, task: TaskRef, subject: CardSubject, known?: CardState): Promise<void> {
   await refreshCard(deps, task, subject, known);
   if (subject.kind !== "task") await refreshCard(deps, task, { kind: "task" }, known);
 }

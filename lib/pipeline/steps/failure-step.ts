@@ -23,7 +23,8 @@ const CARD_OF_LAYER: Record<PipelineFailureInput["layer"], CardSubject> = {
   L1: { kind: "task" },
   L2: { kind: "prompt" },
   L3: { kind: "process" },
-  L4: { kind: "task" },
+  // StartRun's: the decided Process card, which the run's first step would have refreshed (and the Task card).
+  L4: { kind: "process" },
 };
 
 /**

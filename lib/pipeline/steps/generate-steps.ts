@@ -15,13 +15,15 @@ export type GeneratePromptInput = z.infer<typeof GeneratePromptInputSchema>;
 export async function generatePromptStep(deps: PipelineDeps, input: GeneratePromptInput): Promise<{ taskId: string; version: number }> {
   const { taskId } = input;
   const { version, regeneratedFor } = input.prompt;
-  const task = await deps.store.getTaskOrThrow(taskId);
-  if (task.spec === undefined) throw new RecordNotFoundError(`task ${taskId} has no L1 spec`, { details: { taskId } });
   const { record, task: pointed } = await deps.store.createVersion("prompt", taskId, version, { regeneratedFor });
+  // The task as the pointer write left it (ALL_NEW); read only when a later version is current (a stale retry).
+  const task = pointed ?? (await deps.store.getTaskOrThrow(taskId));
+  const spec = task.spec;
+  if (spec === undefined) throw new RecordNotFoundError(`task ${taskId} has no L1 spec`, { details: { taskId } });
   if ((record as PromptVersion).text === undefined) {
     await refreshCard(deps, task, { kind: "prompt" }, pointed && heldState(pointed, { prompts: [record as PromptVersion] }));
     const previous = version > 1 ? await previousPrompt(deps, taskId, version, regeneratedFor) : undefined;
-    const text = await deps.layers.generatePrompt({ task, spec: task.spec, previous });
+    const text = await deps.layers.generatePrompt({ task, spec, previous });
     await deps.store.saveVersionContent("prompt", taskId, version, { text });
   }
   await deps.audit.record({
@@ -60,13 +62,13 @@ export type GenerateProcessInput = z.infer<typeof GenerateProcessInputSchema>;
 export async function generateProcessStep(deps: PipelineDeps, input: GenerateProcessInput): Promise<{ taskId: string; version: number }> {
   const { taskId } = input;
   const { version, basedOnPromptVersion, regeneratedFor, malformed } = input.process;
-  let task = await deps.store.getTaskOrThrow(taskId);
-  const spec = task.spec;
-  if (spec === undefined) throw new RecordNotFoundError(`task ${taskId} has no L1 spec`, { details: { taskId } });
   const prompt = await deps.store.getVersionOrThrow("prompt", taskId, basedOnPromptVersion);
   if (prompt.text === undefined) throw new RecordNotFoundError(`prompt v${basedOnPromptVersion} has no text`, { details: { taskId } });
   const { record, task: pointed } = await deps.store.createVersion("process", taskId, version, { regeneratedFor, basedOnPromptVersion });
-  if (pointed !== undefined) task = pointed;
+  // The task as the pointer write left it (ALL_NEW); read only when a later version is current (a stale retry).
+  let task = pointed ?? (await deps.store.getTaskOrThrow(taskId));
+  const spec = task.spec;
+  if (spec === undefined) throw new RecordNotFoundError(`task ${taskId} has no L1 spec`, { details: { taskId } });
   if (version === 1 && malformed === undefined && prompt.decision !== undefined) {
     // The decided Prompt card is drawn from what this step read (the task, the decided version).
     const decided = task.currentPromptVersion === basedOnPromptVersion ? heldState(task, { prompts: [prompt] }) : undefined;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AttachmentsSchema, SlackThreadSchema } from "../../domain/records";
 import { RecordNotFoundError } from "../../errors/taxonomy";
 import { buildPreview, isWriteStep } from "../../preview/build";
 import { FreeeReader } from "../../preview/reader";
@@ -8,6 +9,9 @@ import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 export const PreviewProcessInputSchema = z.object({
   taskId: z.string().min(1),
   version: z.number().int().positive(),
+  /** TaskPipeline's thread and CreateTask's attachments (they never change): the task is not read for them. */
+  thread: z.optional(SlackThreadSchema),
+  attachments: z.optional(AttachmentsSchema),
 });
 export type PreviewProcessInput = z.infer<typeof PreviewProcessInputSchema>;
 
@@ -20,7 +24,10 @@ export type PreviewProcessInput = z.infer<typeof PreviewProcessInputSchema>;
  */
 export async function previewProcessStep(deps: PipelineDeps, input: PreviewProcessInput): Promise<{ taskId: string; version: number; status: "ready" | "blocked" }> {
   const { taskId, version } = input;
-  const task = await deps.store.getTaskOrThrow(taskId);
+  const task =
+    input.thread === undefined || input.attachments === undefined
+      ? await deps.store.getTaskOrThrow(taskId)
+      : { taskId, thread: input.thread, attachments: input.attachments };
   let record = await deps.store.getVersionOrThrow("process", taskId, version);
   if (record.steps === undefined) throw new RecordNotFoundError(`process v${version} has no steps to preview`, { details: { taskId, version } });
   if (record.preview === undefined) {

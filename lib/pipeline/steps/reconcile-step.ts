@@ -9,7 +9,7 @@ import { ExecutionRunInputSchema } from "../../workflow/contracts";
 import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { nowIso } from "./common";
 import { confirmAllAudits } from "../../audit/pending-audit";
-import { agentFailureDetails } from "./run-steps";
+import { agentFailureDetails } from "./run-failure-step";
 
 /**
  * The second line of every failure (DESIGN §2): EventBridge's "Step Functions Execution Status Change" for a

@@ -42,7 +42,7 @@ export async function writesAtEnd(
  * without files:write, Slack down) is logged; the card then says the rest is not shown. The run's outcome does not
  * depend on it.
  */
-export async function attachReadResults(deps: Pick<PipelineDeps, "cards" | "log" | "audit">, task: Task, executionNo: number, progress: ExecutionProgress): Promise<{ stepId: string; fileId: string }[]> {
+export async function attachReadResults(deps: Pick<PipelineDeps, "cards" | "log" | "audit">, task: Pick<Task, "taskId" | "thread">, executionNo: number, progress: ExecutionProgress): Promise<{ stepId: string; fileId: string }[]> {
   const attached: { stepId: string; fileId: string }[] = [];
   for (const step of progress.steps ?? []) {
     const table = step.table;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { TaskPipelineInputSchema } from "../../workflow/contracts";
-import type { TaskSpec } from "../../domain/records";
+import type { SlackFileRef, TaskSpec } from "../../domain/records";
 import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { heldState, refreshCard } from "./common";
 
@@ -12,8 +12,11 @@ export const CreateTaskInputSchema = z.object({
 });
 export type CreateTaskInput = z.infer<typeof CreateTaskInputSchema>;
 
-/** First state of TaskPipeline: the Task item (conditional create, the second dedupe guard) and its card. */
-export async function createTaskStep(deps: PipelineDeps, input: CreateTaskInput): Promise<{ taskId: string }> {
+/**
+ * First state of TaskPipeline: the Task item (conditional create, the second dedupe guard) and its card. The
+ * attachments, which never change, go to the state (`$.task`) for the steps that need no more of the task.
+ */
+export async function createTaskStep(deps: PipelineDeps, input: CreateTaskInput): Promise<{ taskId: string; attachments: SlackFileRef[] }> {
   const attachments = input.attachments ?? input.request?.attachments;
   const { record: task } = await deps.store.createTask({
     thread: input.thread,
@@ -32,7 +35,7 @@ export async function createTaskStep(deps: PipelineDeps, input: CreateTaskInput)
     details: { pipelineExecutionName: input.executionName, ...(attachments === undefined ? {} : { attachments: attachments.length }) },
   });
   await refreshCard(deps, task, { kind: "task" }, heldState(task));
-  return { taskId: task.taskId };
+  return { taskId: task.taskId, attachments: task.attachments ?? [] };
 }
 
 export const TaskRefSchema = z.object({ taskId: z.string().min(1) });
