@@ -32,7 +32,11 @@ it("runs a tiny bench and writes JSON with the required keys", async () => {
   // state (the decided Process card at StartRun, the finished run's two cards): the card range, never AUDIT#/WRITE#.
   const byItem = json.perTask.dynamoRequestsByItem;
   expect(Object.values(byItem).reduce((a, b) => a + b, 0)).toBe(json.perTask.dynamoRequests);
-  expect(byItem["Query TASK# EXEC#…PROMPT"]).toBeLessThanOrEqual(3);
+  // Every card refresh of the happy path is drawn from what its step holds: none reads the task's items.
+  expect(byItem["Query TASK# EXEC#…PROMPT"]).toBeUndefined();
+  // The deterministic counts of docs/bench.md, as ceilings: a change that adds a request says so here.
+  expect(json.perTask.dynamoRequests).toBeLessThanOrEqual(52);
+  expect(json.perPoll.dynamoRequests).toBeLessThanOrEqual(1.34);
   expect(Object.keys(byItem).filter((k) => /AUDIT#|WRITE#/.test(k) && k.startsWith("Query"))).toEqual([]);
   expect(json.perTask.anthropicMessagesRequests).toBe(3);
   expect(json.perTask.managedAgentsRequests).toBeGreaterThan(0);
