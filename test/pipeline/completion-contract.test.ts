@@ -24,7 +24,10 @@ let handler: ((event: never) => Promise<never>) | undefined;
 
 beforeAll(async () => {
   mcp = await serveFunctionUrl((event) => handler!(event as never));
-  h = await startPipelineHarness({ env: { MCP_SERVER_URL: `${mcp.url}/mcp` } });
+  // The run keeps polling while a test drives the agent's calls. Its Wait states last 0 ms here, but each poll
+  // still counts the poll interval towards the run's time limit: a quick poll loop would reach it (RunTimeoutError)
+  // before a slow test ends the turn. No test here is about the limit, so it is out of reach.
+  h = await startPipelineHarness({ env: { MCP_SERVER_URL: `${mcp.url}/mcp`, RUN_TIMEOUT_SECONDS: "86400" } });
   handler = functionUrlHandler(await createFreeeMcpHandlerFromEnv({ ...h.env, MCP_BEARER_SECRET, LOG_LEVEL: "SILENT" })) as never;
 });
 afterAll(async () => {
