@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ev } from "../../dev/fakes/anthropic";
 import { startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
-import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "./fixtures";
+import { runApprovedTask } from "./fixtures";
 
 /**
  * Issue 16: progress is visible at the defaults. The ExecutionRun polls the session (Wait 3 s → PollSession); each
@@ -27,13 +27,7 @@ it("each poll that changes a step updates the card once; a poll that changes not
       { events: [ev.agentMessage("一覧から山田 太郎さん（ID 1）を特定しました。\n[result:done]"), ev.idle("end_turn")], usage: { input_tokens: 10, output_tokens: 5 } },
     ],
   });
-  h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
-  const { execution, taskId } = h.startTask();
-  await decide(h, taskId, "prompt", 1, "approve");
-  await decide(h, taskId, "process", 1, "approve");
-  await execution.done;
-  const run = await runExecution(h, taskId);
-  await run.done;
+  const { taskId, run } = await runApprovedTask(h);
   expect(run.status, String(run.cause)).toBe("SUCCEEDED");
 
   const cardTs = (await h.store.loadHistory(taskId)).executions[0]?.cardTs;
@@ -64,13 +58,7 @@ it("a read longer than the card goes to the thread as a CSV (files upload v2); a
     polls: [{ events: [ev.running(), ev.agentMessage("[step:s1]"), ev.mcpToolUse("freee_hr_list_employees", { year: 2026, month: 12 }), ev.mcpToolResult({ text: many }), ev.agentMessage("[step:s2]\n一覧を確認しました。\n[result:done]"), ev.idle("end_turn")], usage: { input_tokens: 1, output_tokens: 1 } }],
   });
   const runOnce = async () => {
-    h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
-    const { execution, taskId, thread } = h.startTask();
-    await decide(h, taskId, "prompt", 1, "approve");
-    await decide(h, taskId, "process", 1, "approve");
-    await execution.done;
-    const run = await runExecution(h, taskId);
-    await run.done;
+    const { taskId, thread, run } = await runApprovedTask(h);
     expect(run.status, String(run.cause)).toBe("SUCCEEDED");
     const history = await h.store.loadHistory(taskId);
     const card = h.slack.workspace.messages.find((m) => m.ts === history.executions[0]?.cardTs);

@@ -48,6 +48,18 @@ export function runExecution(h: PipelineHarness, taskId: string, executionNo = 1
   return h.local.waitFor(() => h.local.execution("ExecutionRun", `${taskId}-e${executionNo}`), 10_000, `ExecutionRun ${executionNo}`);
 }
 
+/** The happy path to the end of run 1: L1–L3 answer as scripted, both approvals are given (callers check the run's status). */
+export async function runApprovedTask(h: PipelineHarness) {
+  h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
+  const { execution, taskId, thread } = h.startTask();
+  await decide(h, taskId, "prompt", 1, "approve");
+  await decide(h, taskId, "process", 1, "approve");
+  await execution.done;
+  const run = await runExecution(h, taskId);
+  await run.done;
+  return { execution, taskId, thread, run };
+}
+
 /** Every text Slack was sent (postMessage / update) for this run, in order. */
 export function slackTexts(h: PipelineHarness): string[] {
   return h.slack.calls.filter((c) => c.method === "chat.postMessage" || c.method === "chat.update").map((c) => JSON.stringify(c.body));

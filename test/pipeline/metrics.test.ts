@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
 import { MetricNames } from "../../lib/observability/metrics";
 import { messageReply } from "../../dev/fakes/anthropic";
 import { startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
-import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "./fixtures";
+import { decide, l1Ok, l2Ok, runApprovedTask } from "./fixtures";
 import { ev } from "../../dev/fakes/anthropic";
 
 // The setup turns EMF output off for the other suites; these tests read it.
@@ -35,13 +35,7 @@ const find = (name: string, dims: Record<string, string> = {}) =>
 
 it("a completed task counts as completed, with L1–L4 tokens and the run's duration", async () => {
   captureEmf();
-  h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
-  const { execution, taskId } = h.startTask();
-  await decide(h, taskId, "prompt", 1, "approve");
-  await decide(h, taskId, "process", 1, "approve");
-  await execution.done;
-  const run = await runExecution(h, taskId);
-  await run.done;
+  const { taskId, run } = await runApprovedTask(h);
   expect(find(MetricNames.tasksEnded, { Outcome: "completed" })).toHaveLength(1);
   for (const layer of ["L1", "L2", "L3", "L4"]) expect(find(MetricNames.inputTokens, { Layer: layer }).length).toBeGreaterThan(0);
   expect(find(MetricNames.executionDuration)).toHaveLength(1);
@@ -71,13 +65,7 @@ it("a rejection counts a regeneration", async () => {
 it("issue 13: a run whose agent ends its turn with a question counts as a failure of L4 and a silent failure (IncompleteRunError), not a completion", async () => {
   captureEmf();
   h.agents.scriptNextSession({ polls: [{ events: [ev.running()] }, { events: [ev.agentMessage("どの従業員ですか？"), ev.idle("end_turn")] }] });
-  h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
-  const { execution, taskId } = h.startTask();
-  await decide(h, taskId, "prompt", 1, "approve");
-  await decide(h, taskId, "process", 1, "approve");
-  await execution.done;
-  const run = await runExecution(h, taskId);
-  await run.done;
+  const { taskId, run } = await runApprovedTask(h);
   expect(run.error).toBe("IncompleteRunError");
   expect(find(MetricNames.failures, { Layer: "L4", ErrorClass: "IncompleteRunError" })).toHaveLength(1);
   expect(find(MetricNames.silentFailures, { ErrorClass: "IncompleteRunError" })).toHaveLength(1);

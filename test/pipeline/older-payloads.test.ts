@@ -4,7 +4,7 @@ import { step as pollSession } from "../../lambdas/poll-session/handler";
 import { step as previewProcess } from "../../lambdas/preview-process/handler";
 import { createPipelineDeps } from "../../lib/pipeline/create-deps";
 import { MCP_BEARER_SECRET, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
-import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "./fixtures";
+import { runApprovedTask } from "./fixtures";
 
 /**
  * The steps that take the thread (and attachments) from the state machine instead of reading the task still
@@ -28,13 +28,7 @@ beforeAll(async () => {
 afterAll(async () => h.close());
 
 it("PreviewProcess and PollSession without thread or attachments read the task and repeat nothing", async () => {
-  h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
-  const { execution, taskId, thread } = h.startTask();
-  await decide(h, taskId, "prompt", 1, "approve");
-  await decide(h, taskId, "process", 1, "approve");
-  await execution.done;
-  const run = await runExecution(h, taskId);
-  await run.done;
+  const { taskId, thread, run } = await runApprovedTask(h);
   expect(run.status, String(run.cause)).toBe("SUCCEEDED");
   const before = await h.store.loadHistory(taskId);
   const freeeCalls = h.freee.apiRequests().length;
