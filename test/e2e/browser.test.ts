@@ -100,6 +100,22 @@ describe("sandbox page in headless Chromium", () => {
     expect(await done.locator("a", { hasText: "freee で開く" }).getAttribute("href")).toBe("https://p.secure.freee.co.jp/employees/1");
   }, 120_000);
 
+  it.skipIf(!hasChromium)("issue 16: a read request — the 完了 card shows what freee returned as a table, and that nothing was written", async () => {
+    const { url, page } = await openSandbox();
+    await page.goto(`${url}/sandbox`);
+    await page.fill("#text", "今月の取引の一覧を確認して");
+    await page.click("#composer button[type=submit]");
+    const thread = page.locator("#thread-messages");
+    await thread.locator("button[data-action*='prompt']", { hasText: "承認" }).first().click({ timeout: 30_000 });
+    await thread.locator("button[data-action*='process']", { hasText: "承認" }).first().click({ timeout: 30_000 });
+    const done = thread.locator(".msg", { hasText: "実行 #1" }).filter({ hasText: "完了" });
+    await expect.poll(() => done.count(), { timeout: 30_000 }).toBe(1);
+    const text = await done.innerText();
+    expect(text).toMatch(/取引（\d+ 件）/);
+    expect(text).toMatch(/ID \| 発生日/);
+    expect(text).toContain("freee への書き込みはありません。");
+  }, 90_000);
+
   it.skipIf(!hasChromium)("issue 16: a file attached with 📎 goes with the request — on the message as Slack shows a file, named by the plan", async () => {
     const { url, page } = await openSandbox();
     await page.goto(`${url}/sandbox`);
