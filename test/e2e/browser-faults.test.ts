@@ -1,10 +1,7 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { SlackMessages } from "../../lib/messages/ja";
+import { BrowserSandbox, CHROMIUM, hasChromium } from "./browser-sandbox";
 
 /**
  * Issue 16's "done when", in a real browser: `scripts/dev.ts` as a process (settings from an env file), /sandbox
@@ -14,60 +11,18 @@ import { SlackMessages } from "../../lib/messages/ja";
  * as Slack does; a click that fails is shown.
  * Needs Debian's chromium at /usr/bin/chromium (.ci/run installs it).
  */
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
 const PAY = "来月から山田さんの基本給を30万円に変更して";
 
-const work = mkdtempSync(join(tmpdir(), "sandbox-faults-browser-"));
-let dev: ChildProcess | undefined;
-let context: BrowserContext | undefined;
-
-afterAll(async () => {
-  await context?.close();
-  if (dev?.pid !== undefined && dev.exitCode === null) {
-    const exited = new Promise((resolve) => dev!.once("exit", resolve));
-    dev.kill("SIGTERM");
-    await exited;
-  }
-  rmSync(work, { recursive: true, force: true });
+const sandbox = new BrowserSandbox({
+  prefix: "sandbox-faults-browser-",
+  settings: { SANDBOX_STEP_DELAY_MS: "50", LOCAL_WAIT_MS: "100", LOCAL_RETRY_MS: "50", SANDBOX_SLACK_RATE_WINDOW_MS: "2000", LOG_LEVEL: "SILENT" },
+  devStackFile: true,
+  startTimeoutMs: 90_000,
 });
+afterAll(() => sandbox.close());
 
-function startDevServer(): Promise<string> {
-  const envFile = join(work, "dev.env");
-  const settings = [`PORT=0`, `DATA_DIR=${join(work, "data")}`, `SANDBOX_STEP_DELAY_MS=50`, `LOCAL_WAIT_MS=100`, `LOCAL_RETRY_MS=50`, `SANDBOX_SLACK_RATE_WINDOW_MS=2000`, `LOG_LEVEL=SILENT`];
-  writeFileSync(envFile, settings.join("\n"));
-  dev = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts"], {
-    cwd: process.cwd(),
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? work, ENV_FILE: envFile, DEV_STACK_FILE: join(work, "dev-stack.json"), AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`dev server did not start:\n${output}`)), 90_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString("utf8");
-      const m = /local stack on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1] as string);
-      }
-    };
-    dev!.stdout!.on("data", onData);
-    dev!.stderr!.on("data", onData);
-    dev!.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`dev server exited with ${String(code)}:\n${output}`));
-    });
-  });
-}
-
-let server: Promise<string> | undefined;
 async function openSandbox(): Promise<Page> {
-  server ??= startDevServer();
-  const url = await server;
-  context ??= await chromium.launchPersistentContext(join(work, "profile"), { executablePath: CHROMIUM, headless: true, args: FLAGS });
-  const page = await context.newPage();
+  const { url, page } = await sandbox.open();
   await page.goto(`${url}/sandbox`);
   await expect.poll(() => page.locator("#fault-id option").count(), { timeout: 15_000 }).toBeGreaterThan(20);
   return page;

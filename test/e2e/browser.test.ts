@@ -1,71 +1,18 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { chromium, type BrowserContext } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
+import { BrowserSandbox, CHROMIUM, hasChromium } from "./browser-sandbox";
 
 /**
  * The "done when" of `npm run dev`, in a real browser: start `scripts/dev.ts` as a process (settings from an
  * env file, as `.env` would give them), open /sandbox in headless Chromium, post a request, reject the plan once
  * through the reason modal, approve both steps, and see 完了. Needs Debian's chromium at /usr/bin/chromium (.ci/run installs it).
  */
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
-
-const work = mkdtempSync(join(tmpdir(), "sandbox-browser-"));
-let dev: ChildProcess | undefined;
-let context: BrowserContext | undefined;
-
-afterAll(async () => {
-  await context?.close();
-  if (dev?.pid !== undefined && dev.exitCode === null) {
-    const exited = new Promise((resolve) => dev!.once("exit", resolve));
-    dev.kill("SIGTERM");
-    await exited;
-  }
-  rmSync(work, { recursive: true, force: true });
+const sandbox = new BrowserSandbox({
+  prefix: "sandbox-browser-",
+  settings: { SANDBOX_STEP_DELAY_MS: "50", LOCAL_WAIT_MS: "100", SANDBOX_SLACK_RATE_WINDOW_MS: "2000", LOG_LEVEL: "WARN" },
+  startTimeoutMs: 60_000,
 });
-
-/** Start the dev server like `npm run dev` does, and resolve with its URL from the banner. */
-function startDevServer(): Promise<string> {
-  const envFile = join(work, "dev.env");
-  writeFileSync(envFile, [`PORT=0`, `DATA_DIR=${join(work, "data")}`, `SANDBOX_STEP_DELAY_MS=50`, `LOCAL_WAIT_MS=100`, `SANDBOX_SLACK_RATE_WINDOW_MS=2000`, `LOG_LEVEL=WARN`].join("\n"));
-  // Only what the server needs: no credentials from the developer's environment leak into the sandbox.
-  dev = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts"], {
-    cwd: process.cwd(),
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? work, ENV_FILE: envFile, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`dev server did not start:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString("utf8");
-      const m = /local stack on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1] as string);
-      }
-    };
-    dev!.stdout!.on("data", onData);
-    dev!.stderr!.on("data", onData);
-    dev!.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`dev server exited with ${String(code)}:\n${output}`));
-    });
-  });
-}
-
-let server: Promise<string> | undefined;
-/** One dev server and one browser for the whole file; a fresh page per test. */
-async function openSandbox() {
-  server ??= startDevServer();
-  const url = await server;
-  context ??= await chromium.launchPersistentContext(join(work, "profile"), { executablePath: CHROMIUM, headless: true, args: FLAGS });
-  return { url, page: await context.newPage() };
-}
+afterAll(() => sandbox.close());
+const openSandbox = () => sandbox.open();
 
 describe("sandbox page in headless Chromium", () => {
   if (!hasChromium) console.warn(`browser test skipped: ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run does it)`);
