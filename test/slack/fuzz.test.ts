@@ -121,12 +121,14 @@ it("1,000 randomly mutated but validly signed payloads → no 5xx, no state chan
   while (sent < 1000 && Date.now() < deadline) {
     await Promise.all(Array.from({ length: 25 }, one));
   }
-  expect(sent).toBeGreaterThanOrEqual(500);
-  expect(h.sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(0);
-  for (const call of h.sfnMock.commandCalls(StartExecutionCommand)) expect(allowedStarts).toContain(call.args[0].input.name);
+  // Every failure names the seed, so FUZZ_SEED replays it.
+  const replay = `seed ${seed} (FUZZ_SEED=${seed} replays it)`;
+  expect(sent, replay).toBeGreaterThanOrEqual(500);
+  expect(h.sfnMock.commandCalls(SendTaskSuccessCommand), replay).toHaveLength(0);
+  for (const call of h.sfnMock.commandCalls(StartExecutionCommand)) expect(allowedStarts, replay).toContain(call.args[0].input.name);
   const after = await Promise.all([h.store.loadHistory(pending.taskId), h.store.loadHistory(running.taskId)]);
-  expect(after).toEqual(before);
+  expect(after, replay).toEqual(before);
   // A fair share must get past the envelope check into Bolt and the actions, or the fuzz tests nothing.
-  expect(statuses.get(200) ?? 0).toBeGreaterThan(100);
+  expect(statuses.get(200) ?? 0, replay).toBeGreaterThan(100);
   console.info(`fuzz seed ${seed}: ${sent} requests, statuses ${JSON.stringify([...statuses])}`);
 }, 40_000);
