@@ -187,13 +187,13 @@ export class FakeSlack {
   /** Fetch-style entry; `method` overrides the one read from the path (`/api/<method>`) when mounted elsewhere. */
   async handle(request: Request, method?: string): Promise<Response> {
     const { pathname } = new URL(request.url);
-    const bearer = /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1];
+    const auth = request.headers.get("authorization");
+    const bearer = auth?.startsWith("Bearer ") ? auth.slice(7) : undefined;
     if (method === undefined && this.files.isFileUrl(pathname)) return this.files.download(pathname, bearer === undefined ? undefined : this.tokens.get(bearer)?.teamId);
     const name = method ?? pathname.replace(/^\/(api\/)?/, "");
     if (name.startsWith("upload/")) return this.uploads.receive(request);
     const body = parseBody(await request.text(), request.headers.get("content-type"));
-    const auth = request.headers.get("authorization");
-    const token = auth?.startsWith("Bearer ") ? auth.slice(7) : typeof body.token === "string" ? body.token : undefined;
+    const token = bearer ?? (typeof body.token === "string" ? body.token : undefined);
     const call: RecordedCall = { method: name, body, token, at: this.clock() };
     this.calls.push(call);
 
