@@ -1,6 +1,6 @@
 import type { BetaManagedAgentsSessionEvent } from "@anthropic-ai/sdk/resources/beta/sessions/events";
 import type { ExecutionProgress, StepProgress } from "../domain/records";
-import { getTool } from "../tools/registry";
+import { toolSummary } from "../tools/catalogue";
 import { AgentRunFailedError, AuthError, RefusedResponseError, type AgentFailureReason } from "../errors/taxonomy";
 import { STEP_MARKER } from "./agent-prompt";
 import { errorNote, MAX_TABLES, okNote, readTableOf } from "./step-results";
@@ -79,7 +79,7 @@ export function interpretEvents(
           progress.toolErrors.push({ tool, message: message === "" ? "(エラー内容なし)" : message });
           stepOf(progress, stepId, (step) => Object.assign(step, { state: "failed", errorCalls: step.errorCalls + 1, note: errorNote(text) }));
         } else {
-          const effect = getTool(tool)?.readOnly === true ? "read" : "write";
+          const effect = toolSummary(tool)?.readOnly === true ? "read" : "write";
           const table = effect === "read" ? readTableOf(text) : undefined;
           stepOf(progress, stepId, (step) => {
             Object.assign(step, { state: "done", okCalls: step.okCalls + 1, note: okNote(effect, table) });

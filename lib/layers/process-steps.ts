@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { NameRefSchema, ProcessStepSchema, ReadScopeSchema, type NameRef, type ProcessStep, type ReadScope, type SlackFileRef } from "../domain/records";
-import { UPLOAD_RECEIPT_TOOL } from "../tools/upload-tool";
 import { getPath, normaliseToolInput } from "../tools/normalise";
-import { AGENT_DECIDE, effectOfStep, FREEE_GET_PATH, getTool, isKnownTool, type FreeeToolDefinition } from "../tools/registry";
+import { AGENT_DECIDE, effectOfStep, isKnownTool, UPLOAD_RECEIPT_TOOL } from "../tools/catalogue";
+import { FREEE_GET_PATH, getTool, type FreeeToolDefinition } from "../tools/registry";
 
 /**
  * Reading L3's steps. The first checks are seed §3.3 `_validate_steps`, in its order and with its messages:

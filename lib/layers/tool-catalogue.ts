@@ -1,5 +1,6 @@
 import { genericOperations } from "../tools/generic-tools";
-import { AGENT_DECIDE, FREEE_TOOLS } from "../tools/registry";
+import { AGENT_DECIDE } from "../tools/catalogue";
+import { FREEE_TOOLS } from "../tools/registry";
 import { fieldLines, queryLine } from "../tools/schema-text";
 
 /**

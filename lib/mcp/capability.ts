@@ -1,6 +1,7 @@
 import type { ProcessStep } from "../domain/records";
 import { getPath, normaliseToolInput } from "../tools/normalise";
-import { AGENT_DECIDE, effectOfStep, type FreeeToolDefinition } from "../tools/registry";
+import { AGENT_DECIDE, effectOfStep } from "../tools/catalogue";
+import type { FreeeToolDefinition } from "../tools/registry";
 import { LIVE_EXECUTION_STATUSES, type ExecutionScope } from "./execution-scope";
 import { refusal, RefusalTexts, type Refusal } from "./refusals";
 

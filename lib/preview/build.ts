@@ -1,8 +1,7 @@
 import type { ProcessStep, SlackFileRef } from "../domain/records";
-import { UPLOAD_RECEIPT_TOOL } from "../tools/upload-tool";
 import { describeUpload } from "./upload";
 import type { PreviewStep, ProcessPreview } from "../domain/preview";
-import { effectOfStep, getTool } from "../tools/registry";
+import { isWriteStep, toolSummary, UPLOAD_RECEIPT_TOOL } from "../tools/catalogue";
 import { DESCRIBERS, undescribed, type Described } from "./describe";
 import { describeGeneric } from "./generic";
 import { jstMonth, monthOf } from "./format";
@@ -20,10 +19,6 @@ export interface PreviewOutcome {
 }
 
 /** A write step, as the MCP server judges it: by its tool (an unknown tool counts as one, and is shown whole). */
-export function isWriteStep(step: Pick<ProcessStep, "tool">): boolean {
-  return effectOfStep(step) === "write";
-}
-
 /** What the request gives the preview beyond the steps: the files it shared (an upload shows the one it sends). */
 export interface PreviewContext {
   attachments?: readonly SlackFileRef[];
@@ -47,7 +42,7 @@ export async function buildPreview(steps: readonly StepWithNames[], reader: Free
 async function previewWrite(step: StepWithNames, reader: FreeeReader, now: Date, context: PreviewContext): Promise<{ step: ProcessStep; preview: PreviewStep }> {
   const names = await resolveNames(step, reader, monthFor(step.toolInput, now));
   const resolvedStep: ProcessStep = { ...step, toolInput: names.toolInput };
-  const tool = getTool(step.tool);
+  const tool = toolSummary(step.tool);
   const title = tool?.method === undefined ? (tool?.description ?? step.tool) : `${tool.method} ${String(step.toolInput.path)}`;
   let described: Described;
   if (names.problems.length > 0) {

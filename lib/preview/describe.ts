@@ -1,7 +1,6 @@
 import type { PreviewChange, PreviewStep } from "../domain/preview";
 import { clockTime, dealTypeLabel, monthOf, payCalcLabel, quoted, yearMonth, yen } from "./format";
-import { getTool } from "../tools/registry";
-import { UPLOAD_RECEIPT_TOOL } from "../tools/upload-tool";
+import { toolSummary, UPLOAD_RECEIPT_TOOL } from "../tools/catalogue";
 import { UPLOAD_COVERED_KEYS } from "./upload";
 import type { FreeeReader, FreeeWorkRecord, Read } from "./reader";
 
@@ -210,7 +209,7 @@ const COVERED: Readonly<Record<string, { keys: readonly string[]; details?: read
  */
 export function uncoveredInput(tool: string, input: Record<string, unknown>): Record<string, unknown> | undefined {
   // A generic write's preview puts every field of its path, query and body into words (lib/preview/generic.ts).
-  if (getTool(tool)?.method !== undefined) return undefined;
+  if (toolSummary(tool)?.method !== undefined) return undefined;
   const covered = COVERED[tool];
   if (covered === undefined) return Object.keys(input).length === 0 ? undefined : input;
   const rest: Record<string, unknown> = {};
@@ -225,5 +224,5 @@ export function uncoveredInput(tool: string, input: Record<string, unknown>): Re
 }
 
 export function hasDescriber(tool: string): boolean {
-  return tool in DESCRIBERS || tool === UPLOAD_RECEIPT_TOOL || getTool(tool)?.method !== undefined;
+  return tool in DESCRIBERS || tool === UPLOAD_RECEIPT_TOOL || toolSummary(tool)?.method !== undefined;
 }

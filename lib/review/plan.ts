@@ -2,8 +2,7 @@ import type { PreviewStep } from "../domain/preview";
 import type { ProcessStep, ProcessVersion } from "../domain/records";
 import { escapeMrkdwn } from "../messages/mrkdwn";
 import { hasDescriber, uncoveredInput } from "../preview/describe";
-import { isWriteStep } from "../preview/build";
-import { AGENT_DECIDE, getTool } from "../tools/registry";
+import { AGENT_DECIDE, isWriteStep, toolSummary } from "../tools/catalogue";
 
 /**
  * The approved Process in words, as the approver must see it before the approve button can be pressed
@@ -90,7 +89,7 @@ function previewOf(version: ProcessVersion, stepId: string): PreviewStep | undef
 /** One step in mrkdwn (may exceed a section: `chunk` splits it). */
 export function stepText(step: ProcessStep, preview: PreviewStep | undefined): string {
   if (step.tool === AGENT_DECIDE) return agentDecideText(step);
-  const tool = getTool(step.tool);
+  const tool = toolSummary(step.tool);
   if (!isWriteStep(step)) {
     const input = Object.keys(step.toolInput).length === 0 ? "（入力なし）" : code(step.toolInput);
     return `*${step.order}. ${escapeMrkdwn(sentence(tool?.description ?? step.tool))}*（読み取り）\n\`${escapeMrkdwn(step.tool)}\` ${input}`;

@@ -1,5 +1,5 @@
 import type { ModalView } from "@slack/web-api";
-import { z } from "zod";
+import * as z from "zod/mini";
 import type { ProcessVersion, Task } from "../domain/records";
 import { context, escapeMrkdwn, section, wholeSection } from "./cards/blocks";
 import { planSection } from "./cards/process-card";
@@ -12,9 +12,9 @@ import { chunk, planLayout, planSummary, PlanMessages, sortedSteps } from "../re
 export const APPROVE_PLAN_CALLBACK_ID = "approve_full_plan";
 
 export const PlanMetadataSchema = z.object({
-  taskId: z.string().min(1).max(200),
+  taskId: z.string().check(z.minLength(1), z.maxLength(200)),
   kind: z.literal("process"),
-  version: z.number().int().positive(),
+  version: z.int().check(z.positive()),
 });
 export type PlanMetadata = z.infer<typeof PlanMetadataSchema>;
 

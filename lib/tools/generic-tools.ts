@@ -1,8 +1,9 @@
-import { checkRequest, type HttpMethod } from "../freee/openapi/validator";
+import { checkRequest } from "../freee/openapi/validator";
 import type { FreeeQueryValue } from "../freee/types";
 import { issueText, type FreeeToolDefinition, type InputRead } from "./define";
 import { operationEntry, operationsByMethod, type OperationEntry } from "../freee/openapi/operations";
 import { TYPED_TOOLS } from "./typed-tools";
+import { summaryOf, type GenericMethod } from "./catalogue";
 
 /**
  * The generic freee tools (as the official freee-mcp has them): method + path + query + body, where the path must
@@ -18,8 +19,6 @@ export const FREEE_API_PATH = /^\/(api\/1|hr\/api\/v1|iv)(\/[A-Za-z0-9_.-]+)+$/;
 /** Only to satisfy the schema's `required: [company_id]` while checking: the request carries the connected one. */
 const CHECK_COMPANY = 1;
 
-const METHOD_WORDS: Record<Exclude<HttpMethod, "PATCH">, string> = { GET: "読み取り", POST: "作成", PUT: "更新", DELETE: "削除" };
-
 function typedToolOf(entry: OperationEntry): string | undefined {
   const template = `${entry.operation.method} ${entry.operation.path}`;
   return TYPED_TOOLS.find((t) => t.operation === template && entry.effect === "write")?.name;
@@ -29,11 +28,11 @@ function isScalar(v: unknown): v is FreeeQueryValue {
   return typeof v === "string" || typeof v === "number" || typeof v === "boolean";
 }
 
-function genericTool(method: Exclude<HttpMethod, "PATCH">): FreeeToolDefinition {
-  const name = `freee_api_${method.toLowerCase()}`;
+function genericTool(method: GenericMethod): FreeeToolDefinition {
+  const summary = summaryOf(`freee_api_${method.toLowerCase()}`);
+  const { name, readOnly } = summary;
   const hasBody = method === "POST" || method === "PUT";
   const operations = operationsByMethod(method).filter((e) => typedToolOf(e) === undefined);
-  const readOnly = method === "GET";
   const properties: Record<string, unknown> = {
     path: { type: "string", description: "freee API のパス（/api/1/…, /hr/api/v1/…, /iv/…）。{id} などは実際の値にする。クエリ文字列は含めない" },
     query: { type: "object", additionalProperties: { type: ["string", "number", "boolean"] }, description: "クエリパラメータ（company_id は不要）" },
@@ -85,10 +84,8 @@ function genericTool(method: Exclude<HttpMethod, "PATCH">): FreeeToolDefinition 
 
   const list = operations.map((e) => `${e.operation.method} ${e.operation.path}（${e.operation.summary}）`).join("、");
   return {
-    name,
-    description: `freee API の${METHOD_WORDS[method]}（${method}）を実行します（${readOnly ? "読み取り専用" : "データを変更する"}）。使える操作: ${list}`,
-    readOnly,
-    method,
+    ...summary,
+    description: `${summary.description}使える操作: ${list}`,
     inputSchema: { type: "object", properties, required: ["path"], additionalProperties: false },
     readInput,
     toRequest(input, companyId) {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { operationTool, zodTool, type FreeeToolDefinition } from "./define";
 import { UPLOAD_RECEIPT } from "./upload-tool";
+import { summaryOf } from "./catalogue";
 
 /**
  * The typed tools: a better handle than the generic ones where a request is common (employees, pay rules, deals,
@@ -23,52 +24,41 @@ const yearMonth = {
   month: whole(z.number().int().min(1).max(12)).describe("対象月"),
 };
 
+/** A typed tool's name, description, read/write and operation, as the catalogue states them (one source). */
+function about(name: string): { name: string; description: string; readOnly: boolean; operation: string } {
+  const { description, readOnly, operation } = summaryOf(name);
+  if (operation === undefined) throw new Error(`lib/tools/catalogue.ts gives ${name} no freee operation`);
+  return { name, description, readOnly, operation };
+}
+
 export const TYPED_TOOLS: readonly FreeeToolDefinition[] = [
   zodTool({
-    name: "freee_hr_list_employees",
-    description: "指定した年月に在籍する従業員の一覧を取得します（人事労務 API）。",
-    readOnly: true,
-    operation: "GET /hr/api/v1/employees",
+    ...about("freee_hr_list_employees"),
     inputShape: { ...yearMonth, limit: whole(z.number().int().min(1).max(100)).optional(), offset: whole(z.number().int().min(0)).optional() },
     toRequest: (i, companyId) => ({ method: "GET", path: "/hr/api/v1/employees", query: { company_id: companyId, year: i.year, month: i.month, limit: i.limit, offset: i.offset } }),
   }),
   zodTool({
-    name: "freee_hr_get_employee",
-    description: "従業員 1 名の情報を取得します（人事労務 API）。",
-    readOnly: true,
-    operation: "GET /hr/api/v1/employees/{id}",
+    ...about("freee_hr_get_employee"),
     inputShape: { ...yearMonth, employee_id: whole(z.number().int().positive()).describe("従業員 ID") },
     toRequest: (i, companyId) => ({ method: "GET", path: `/hr/api/v1/employees/${i.employee_id}`, query: { company_id: companyId, year: i.year, month: i.month } }),
   }),
   zodTool({
-    name: "freee_hr_get_work_record",
-    description: "従業員の指定日の勤怠を取得します（人事労務 API）。",
-    readOnly: true,
-    operation: "GET /hr/api/v1/employees/{employee_id}/work_records/{date}",
+    ...about("freee_hr_get_work_record"),
     inputShape: { employee_id: whole(z.number().int().positive()), date: z.string().regex(DATE).describe("YYYY-MM-DD") },
     toRequest: (i, companyId) => ({ method: "GET", path: `/hr/api/v1/employees/${i.employee_id}/work_records/${i.date}`, query: { company_id: companyId } }),
   }),
   operationTool({
-    name: "freee_hr_update_work_record",
-    description:
-      "従業員の指定日の勤怠を更新します（人事労務 API）。勤務時間は work_record_segments、休憩は break_records に、開始・終了を「YYYY-MM-DD HH:MM:SS」（日本時間）で指定します。",
-    operation: "PUT /hr/api/v1/employees/{employee_id}/work_records/{date}",
+    ...about("freee_hr_update_work_record"),
     // freee deprecated the single clock_in_at / clock_out_at in favour of work_record_segments.
     omit: ["clock_in_at", "clock_out_at"],
   }),
   zodTool({
-    name: "freee_hr_get_basic_pay_rule",
-    description: "従業員の基本給設定（給与計算の基礎）を取得します（人事労務 API）。",
-    readOnly: true,
-    operation: "GET /hr/api/v1/employees/{employee_id}/basic_pay_rule",
+    ...about("freee_hr_get_basic_pay_rule"),
     inputShape: { ...yearMonth, employee_id: whole(z.number().int().positive()) },
     toRequest: (i, companyId) => ({ method: "GET", path: `/hr/api/v1/employees/${i.employee_id}/basic_pay_rule`, query: { company_id: companyId, year: i.year, month: i.month } }),
   }),
   zodTool({
-    name: "freee_hr_update_basic_pay_rule",
-    description: "従業員の基本給設定を更新します（人事労務 API）。指定年月から適用されます。",
-    readOnly: false,
-    operation: "PUT /hr/api/v1/employees/{employee_id}/basic_pay_rule",
+    ...about("freee_hr_update_basic_pay_rule"),
     inputShape: {
       ...yearMonth,
       employee_id: whole(z.number().int().positive()),
@@ -82,10 +72,7 @@ export const TYPED_TOOLS: readonly FreeeToolDefinition[] = [
     }),
   }),
   zodTool({
-    name: "freee_accounting_list_deals",
-    description: "取引（収入・支出）の一覧を取得します（会計 API）。",
-    readOnly: true,
-    operation: "GET /api/1/deals",
+    ...about("freee_accounting_list_deals"),
     inputShape: {
       type: z.enum(["income", "expense"]).optional(),
       partner_id: whole(z.number().int().positive()).optional(),
@@ -97,26 +84,17 @@ export const TYPED_TOOLS: readonly FreeeToolDefinition[] = [
     toRequest: (query, companyId) => ({ method: "GET", path: "/api/1/deals", query: { company_id: companyId, ...query } }),
   }),
   operationTool({
-    name: "freee_accounting_create_deal",
-    description:
-      "取引（収入・支出）を 1 件登録します（会計 API）。details の amount は税込の円で、マイナスの値は控除・マイナス行になります。payments（支払日・口座・金額）を付けると決済済みの取引になります。",
-    operation: "POST /api/1/deals",
+    ...about("freee_accounting_create_deal"),
     // ref_number (管理番号) carries the write's marker, so the outcome of a lost reply can be read back.
     omit: ["ref_number"],
   }),
   zodTool({
-    name: "freee_accounting_list_partners",
-    description: "取引先の一覧を取得します（会計 API）。",
-    readOnly: true,
-    operation: "GET /api/1/partners",
+    ...about("freee_accounting_list_partners"),
     inputShape: { keyword: z.string().optional(), limit: whole(z.number().int().min(1).max(3000)).optional() },
     toRequest: (query, companyId) => ({ method: "GET", path: "/api/1/partners", query: { company_id: companyId, ...query } }),
   }),
   zodTool({
-    name: "freee_accounting_list_account_items",
-    description: "勘定科目の一覧を取得します（会計 API）。",
-    readOnly: true,
-    operation: "GET /api/1/account_items",
+    ...about("freee_accounting_list_account_items"),
     inputShape: {},
     toRequest: (_i, companyId) => ({ method: "GET", path: "/api/1/account_items", query: { company_id: companyId } }),
   }),

@@ -1,6 +1,7 @@
 import { operationByTemplate } from "../freee/openapi/operations";
 import { derefSchema } from "../freee/openapi/validator";
 import { schemaInputReader, type FreeeToolDefinition } from "./define";
+import { summaryOf, UPLOAD_RECEIPT_TOOL } from "./catalogue";
 
 /**
  * The file box (ファイルボックス) upload: a receipt attached to the request in Slack goes to freee as
@@ -10,8 +11,6 @@ import { schemaInputReader, type FreeeToolDefinition } from "./define";
  * only (lib/mcp/slack-files.ts).
  */
 
-export const UPLOAD_RECEIPT_TOOL = "freee_accounting_upload_receipt";
-export const RECEIPT_OPERATION = "POST /api/1/receipts";
 /** The form field freee reads the file from. */
 export const RECEIPT_FILE_FIELD = "receipt";
 /** Slack file ids: `F` and upper-case letters / digits. */
@@ -20,7 +19,9 @@ export const SLACK_FILE_ID = /^F[A-Z0-9]{2,}$/;
 export const RECEIPT_MAX_BYTES = 64 * 1024 * 1024;
 
 function uploadTool(): FreeeToolDefinition {
-  const { operation } = operationByTemplate(RECEIPT_OPERATION);
+  const summary = summaryOf(UPLOAD_RECEIPT_TOOL);
+  if (summary.operation === undefined) throw new Error(`lib/tools/catalogue.ts gives ${UPLOAD_RECEIPT_TOOL} no freee operation`);
+  const { operation } = operationByTemplate(summary.operation);
   const body = derefSchema(operation.requestBody?.schema ?? {}) as { properties?: Record<string, unknown>; required?: string[] };
   const fields = Object.entries(body.properties ?? {}).filter(([k]) => k !== "company_id" && k !== RECEIPT_FILE_FIELD);
   const inputSchema = {
@@ -33,11 +34,7 @@ function uploadTool(): FreeeToolDefinition {
     additionalProperties: false,
   };
   return {
-    name: UPLOAD_RECEIPT_TOOL,
-    description:
-      "依頼メッセージに添付されたファイル（領収書・請求書など）を freee 会計のファイルボックスにアップロードします（会計 API）。slack_file_id に添付ファイルの ID を、メモ・発行元・発行日（YYYY-MM-DD）・金額（円）は分かる場合だけ指定します。",
-    readOnly: false,
-    operation: RECEIPT_OPERATION,
+    ...summary,
     inputSchema,
     readInput: schemaInputReader(UPLOAD_RECEIPT_TOOL, inputSchema),
     toRequest(input, companyId) {

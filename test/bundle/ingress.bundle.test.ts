@@ -38,12 +38,14 @@ let freee: FakeFreee;
 let handler: Handler;
 let web: Handler;
 let bundledPackages: Set<string>;
+let bundledInputs: string[];
 let webPackages: Set<string>;
 
-async function bundle(folder: string, bundling: LambdaBundling): Promise<{ file: string; packages: Set<string> }> {
+async function bundle(folder: string, bundling: LambdaBundling): Promise<{ file: string; packages: Set<string>; inputs: string[] }> {
   const file = join(outDir, folder, "index.mjs");
   const result = await build({ ...esbuildOptions(bundling), entryPoints: [join(PROJECT_ROOT, "lambdas", folder, "handler.ts")], outfile: file, metafile: true });
-  return { file, packages: new Set(Object.keys(result.metafile.inputs).map((path) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? "app")) };
+  const inputs = Object.keys(result.metafile.inputs);
+  return { file, inputs, packages: new Set(inputs.map((path) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? "app")) };
 }
 
 beforeAll(async () => {
@@ -52,6 +54,7 @@ beforeAll(async () => {
   // No ADMIN_USER_IDS: UADMIN is an admin because Slack says so (users.info is_owner), in both bundles.
   slack.workspace.addUser({ id: "UADMIN", teamId: "T0001", isOwner: true });
   bundledPackages = slackBundle.packages;
+  bundledInputs = slackBundle.inputs;
   webPackages = webBundle.packages;
   // The Lambda reads its settings from the environment when its module loads.
   Object.assign(process.env, {
@@ -95,6 +98,15 @@ describe("the bundles", () => {
     const chain = ["@aws-sdk/credential-provider-node", "@aws-sdk/credential-provider-ini", "@aws-sdk/credential-provider-sso", "@aws-sdk/nested-clients", "@smithy/credential-provider-imds"];
     expect(chain.filter((p) => bundledPackages.has(p))).toEqual([]);
     expect(bundledPackages.has("@aws-sdk/credential-provider-env")).toBe(true);
+  });
+
+  it("the Slack Lambda knows the tools from their catalogue only: no input schemas, validators or freee OpenAPI (issue 17)", () => {
+    // The cards and the plan review need a tool's name, words and read/write (lib/tools/catalogue.ts). The
+    // registry's schemas bring full zod, ajv and freee's vendored OpenAPI: about 800 KB the Slack Lambda never runs.
+    const heavy = [/node_modules\/zod\/v4\/classic\//, /node_modules\/ajv\//, /^lib\/freee\/openapi\//, /^lib\/tools\/(registry|define|typed-tools|generic-tools|upload-tool)\.ts$/];
+    expect(bundledInputs.filter((path) => heavy.some((re) => re.test(path)))).toEqual([]);
+    expect(bundledInputs).toContain("lib/tools/catalogue.ts");
+    expect(bundledInputs).toContain("node_modules/zod/v4/mini/external.js");
   });
 
   it("the web Lambda leaves out Bolt's unused receivers but keeps the install flow", () => {

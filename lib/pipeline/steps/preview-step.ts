@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { AttachmentsSchema, SlackThreadSchema } from "../../domain/records";
 import { RecordNotFoundError } from "../../errors/taxonomy";
-import { buildPreview, isWriteStep } from "../../preview/build";
+import { buildPreview } from "../../preview/build";
+import { isWriteStep } from "../../tools/catalogue";
 import { FreeeReader } from "../../preview/reader";
 import { approvableVia } from "../../review/plan";
 import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";

@@ -3,9 +3,8 @@ import type { Execution, ProcessStep, ProcessVersion, ReadTable, StepProgress } 
 import { CARD_TABLE_ROWS } from "../../agent/step-results";
 import { freeeRecordUrl } from "../../freee/web-links";
 import { ExecutionCardTexts as T } from "../../messages/ja";
-import { isWriteStep } from "../../preview/build";
 import { chunk, sortedSteps } from "../../review/plan";
-import { AGENT_DECIDE, getTool } from "../../tools/registry";
+import { AGENT_DECIDE, isWriteStep, toolSummary } from "../../tools/catalogue";
 import { escapeMrkdwn, wholeSection, type Card } from "./blocks";
 
 /**
@@ -60,7 +59,7 @@ function lineOf(step: ProcessStep, seen: StepProgress | undefined, execution: Ex
 export function stepTitle(step: ProcessStep, preview: PreviewStep | undefined): string {
   if (step.tool === AGENT_DECIDE) return "エージェントの判断";
   if (preview !== undefined) return preview.title;
-  const description = getTool(step.tool)?.description ?? step.tool;
+  const description = toolSummary(step.tool)?.description ?? step.tool;
   return description.replace(/（[^）]*API）。?.*$/, "").replace(/。$/, "");
 }
 

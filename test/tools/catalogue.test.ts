@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { effectOfStep, FREEE_TOOL_NAMES, isKnownTool, readOnlyToolNames, TOOL_SUMMARIES, toolSummary } from "../../lib/tools/catalogue";
+import { FREEE_TOOLS, getTool } from "../../lib/tools/registry";
+
+/**
+ * The catalogue (what the Slack Lambda knows of the tools) and the registry (what the layers and the MCP server
+ * serve and enforce) must say the same of every tool: a tool the card calls a read while the MCP server treats it
+ * as a write, or one missing from either side, would show the approver something other than what runs.
+ */
+describe("the tool catalogue", () => {
+  it("names exactly the registry's tools", () => {
+    expect([...FREEE_TOOL_NAMES].sort()).toEqual(FREEE_TOOLS.map((t) => t.name).sort());
+    expect(TOOL_SUMMARIES).toHaveLength(FREEE_TOOL_NAMES.size);
+  });
+
+  it.each(FREEE_TOOLS.map((t) => [t.name, t] as const))("%s: the same read/write, operation, method and words as the registry", (name, tool) => {
+    const summary = toolSummary(name)!;
+    expect({ readOnly: summary.readOnly, operation: summary.operation, method: summary.method }).toEqual({ readOnly: tool.readOnly, operation: tool.operation, method: tool.method });
+    // A generic tool's registry entry goes on to list the operations it serves; the cards take the first sentence.
+    if (tool.method === undefined) expect(tool.description).toBe(summary.description);
+    else expect(tool.description.startsWith(summary.description)).toBe(true);
+    expect(effectOfStep({ tool: name })).toBe(tool.readOnly ? "read" : "write");
+    expect(getTool(name)).toBe(tool);
+  });
+
+  it("a tool it does not know is a write, and not a tool", () => {
+    expect(isKnownTool("freee_hr_delete_everything")).toBe(false);
+    expect(effectOfStep({ tool: "freee_hr_delete_everything" })).toBe("write");
+    expect(isKnownTool("agent_decide")).toBe(true);
+    expect(effectOfStep({ tool: "agent_decide" })).toBe("read");
+    expect(readOnlyToolNames().sort()).toEqual(FREEE_TOOLS.filter((t) => t.readOnly).map((t) => t.name).sort());
+  });
+});
