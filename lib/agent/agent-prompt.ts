@@ -1,5 +1,5 @@
 import type { ProcessStep } from "../domain/records";
-import { AGENT_DECIDE, effectOfStep } from "../tools/catalogue";
+import { AGENT_DECIDE, effectOfStep } from "../tools/summaries";
 
 /**
  * What the agent is told. The system prompt lives on the agent (created once); bump the version when it

@@ -10,7 +10,7 @@ import {
   MalformedOutputError,
   StateConflictError,
 } from "../errors/taxonomy";
-import { FREEE_TOOL_NAMES } from "../tools/catalogue";
+import { FREEE_TOOL_NAMES } from "../tools/summaries";
 import type { AgentRunner, PollOutcome, StartRunInput, StartRunResult } from "./agent-runner";
 import type { AgentConfig } from "./agent-config";
 import { APP_METADATA, type AgentSetup } from "./agent-setup";

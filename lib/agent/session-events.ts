@@ -1,6 +1,6 @@
 import type { BetaManagedAgentsSessionEvent } from "@anthropic-ai/sdk/resources/beta/sessions/events";
 import type { ExecutionProgress, StepProgress } from "../domain/records";
-import { toolSummary } from "../tools/catalogue";
+import { toolSummary } from "../tools/summaries";
 import { AgentRunFailedError, AuthError, RefusedResponseError, type AgentFailureReason } from "../errors/taxonomy";
 import { STEP_MARKER } from "./agent-prompt";
 import { errorNote, MAX_TABLES, okNote, readTableOf } from "./step-results";

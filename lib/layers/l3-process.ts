@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ProcessStep, SlackFileRef, TaskSpec } from "../domain/records";
 import { BadRequestError } from "../errors/taxonomy";
-import { AGENT_DECIDE } from "../tools/catalogue";
+import { AGENT_DECIDE } from "../tools/summaries";
 import { FREEE_TOOLS } from "../tools/registry";
 import { callModelJson, outputFormatOf, type JsonOutput, type LayerDeps, type ModelResult } from "./call-model";
 import { L3ReplySchema } from "./process-steps";

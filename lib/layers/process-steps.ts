@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { NameRefSchema, ProcessStepSchema, ReadScopeSchema, type NameRef, type ProcessStep, type ReadScope, type SlackFileRef } from "../domain/records";
 import { getPath, normaliseToolInput } from "../tools/normalise";
-import { AGENT_DECIDE, effectOfStep, isKnownTool, UPLOAD_RECEIPT_TOOL } from "../tools/catalogue";
+import { AGENT_DECIDE, effectOfStep, isKnownTool, UPLOAD_RECEIPT_TOOL } from "../tools/summaries";
 import { FREEE_GET_PATH, getTool, type FreeeToolDefinition } from "../tools/registry";
 
 /**

@@ -1,5 +1,5 @@
 import { genericOperations } from "../tools/generic-tools";
-import { AGENT_DECIDE } from "../tools/catalogue";
+import { AGENT_DECIDE } from "../tools/summaries";
 import { FREEE_TOOLS } from "../tools/registry";
 import { fieldLines, queryLine } from "../tools/schema-text";
 

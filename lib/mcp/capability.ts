@@ -1,6 +1,6 @@
 import type { ProcessStep } from "../domain/records";
 import { getPath, normaliseToolInput } from "../tools/normalise";
-import { AGENT_DECIDE, effectOfStep } from "../tools/catalogue";
+import { AGENT_DECIDE, effectOfStep } from "../tools/summaries";
 import type { FreeeToolDefinition } from "../tools/registry";
 import { LIVE_EXECUTION_STATUSES, type ExecutionScope } from "./execution-scope";
 import { refusal, RefusalTexts, type Refusal } from "./refusals";

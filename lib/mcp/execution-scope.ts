@@ -2,7 +2,7 @@ import { executionRefOf } from "../agent/mcp-bearer";
 import type { Execution, ProcessStep } from "../domain/records";
 import { RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
 import type { TaskStore } from "../store/task-store";
-import { allowedToolsForSteps } from "../tools/catalogue";
+import { allowedToolsForSteps } from "../tools/summaries";
 
 /**
  * What one MCP request may do: the execution its bearer names, its status as the table holds it now, and the

@@ -3,7 +3,7 @@ import type { ExecutionCompletion, ProcessStep } from "../domain/records";
 import { judgeReply, type ResponseContract } from "../errors/response-contract";
 import { AuthError, IncompleteRunError, SilentFailureError, TruncatedResponseError, WriteOutcomeUnknownError } from "../errors/taxonomy";
 import type { WriteRecord, WriteStepRef } from "../mcp/write-once";
-import { effectOfStep } from "../tools/catalogue";
+import { effectOfStep } from "../tools/summaries";
 
 /**
  * The L4 completion contract (DESIGN §3, seed 001 one layer down): a session that ended its turn is a completed

@@ -2,7 +2,7 @@ import type { PreviewStep } from "../domain/preview";
 import type { ProcessStep, ProcessVersion } from "../domain/records";
 import { escapeMrkdwn } from "../messages/mrkdwn";
 import { hasDescriber, uncoveredInput } from "../preview/describe";
-import { AGENT_DECIDE, isWriteStep, toolSummary } from "../tools/catalogue";
+import { AGENT_DECIDE, isWriteStep, toolSummary } from "../tools/summaries";
 
 /**
  * The approved Process in words, as the approver must see it before the approve button can be pressed

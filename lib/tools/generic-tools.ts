@@ -3,7 +3,7 @@ import type { FreeeQueryValue } from "../freee/types";
 import { issueText, type FreeeToolDefinition, type InputRead } from "./define";
 import { operationEntry, operationsByMethod, type OperationEntry } from "../freee/openapi/operations";
 import { TYPED_TOOLS } from "./typed-tools";
-import { summaryOf, type GenericMethod } from "./catalogue";
+import { summaryOf, type GenericMethod } from "./summaries";
 
 /**
  * The generic freee tools (as the official freee-mcp has them): method + path + query + body, where the path must

@@ -10,7 +10,7 @@ export { FREEE_API_PATH as FREEE_GET_PATH } from "./generic-tools";
  * only plan steps with these names or `agent_decide`), the agent and the MCP server (which serves and enforces
  * them): the typed tools (lib/tools/typed-tools.ts) and the generic ones over every vendored operation
  * (lib/tools/generic-tools.ts). What a tool is without its schema (name, description, read or write) is
- * lib/tools/catalogue.ts, which is what the Slack Lambda and the allow-lists use.
+ * lib/tools/summaries.ts, which is what the Slack Lambda and the allow-lists use.
  */
 
 export const FREEE_TOOLS: readonly FreeeToolDefinition[] = [...TYPED_TOOLS, ...GENERIC_TOOLS];

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { operationTool, zodTool, type FreeeToolDefinition } from "./define";
 import { UPLOAD_RECEIPT } from "./upload-tool";
-import { summaryOf } from "./catalogue";
+import { summaryOf } from "./summaries";
 
 /**
  * The typed tools: a better handle than the generic ones where a request is common (employees, pay rules, deals,
@@ -24,10 +24,10 @@ const yearMonth = {
   month: whole(z.number().int().min(1).max(12)).describe("対象月"),
 };
 
-/** A typed tool's name, description, read/write and operation, as the catalogue states them (one source). */
+/** A typed tool's name, description, read/write and operation, as lib/tools/summaries.ts states them (one source). */
 function about(name: string): { name: string; description: string; readOnly: boolean; operation: string } {
   const { description, readOnly, operation } = summaryOf(name);
-  if (operation === undefined) throw new Error(`lib/tools/catalogue.ts gives ${name} no freee operation`);
+  if (operation === undefined) throw new Error(`lib/tools/summaries.ts gives ${name} no freee operation`);
   return { name, description, readOnly, operation };
 }
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { verifyMcpBearer } from "../../lib/agent/mcp-bearer";
-import { allowedToolsForSteps } from "../../lib/tools/catalogue";
+import { allowedToolsForSteps } from "../../lib/tools/summaries";
 import {
   AgentRunFailedError,
   AuthError,

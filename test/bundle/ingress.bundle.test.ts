@@ -100,12 +100,12 @@ describe("the bundles", () => {
     expect(bundledPackages.has("@aws-sdk/credential-provider-env")).toBe(true);
   });
 
-  it("the Slack Lambda knows the tools from their catalogue only: no input schemas, validators or freee OpenAPI (issue 17)", () => {
-    // The cards and the plan review need a tool's name, words and read/write (lib/tools/catalogue.ts). The
+  it("the Slack Lambda knows the tools from their summaries only: no input schemas, validators or freee OpenAPI (issue 17)", () => {
+    // The cards and the plan review need a tool's name, words and read/write (lib/tools/summaries.ts). The
     // registry's schemas bring full zod, ajv and freee's vendored OpenAPI: about 800 KB the Slack Lambda never runs.
     const heavy = [/node_modules\/zod\/v4\/classic\//, /node_modules\/ajv\//, /^lib\/freee\/openapi\//, /^lib\/tools\/(registry|define|typed-tools|generic-tools|upload-tool)\.ts$/];
     expect(bundledInputs.filter((path) => heavy.some((re) => re.test(path)))).toEqual([]);
-    expect(bundledInputs).toContain("lib/tools/catalogue.ts");
+    expect(bundledInputs).toContain("lib/tools/summaries.ts");
     expect(bundledInputs).toContain("node_modules/zod/v4/mini/external.js");
   });
 

@@ -3,7 +3,7 @@ import { ProcessStepSchema, TaskSpecSchema } from "../../lib/domain/records";
 import { runL1Task } from "../../lib/layers/l1-task";
 import { runL2Prompt } from "../../lib/layers/l2-prompt";
 import { runL3Process } from "../../lib/layers/l3-process";
-import { allowedToolsForSteps, isKnownTool } from "../../lib/tools/catalogue";
+import { allowedToolsForSteps, isKnownTool } from "../../lib/tools/summaries";
 import { jsonReply, messageReply } from "../../dev/fakes/anthropic";
 import { NOW, PROMPT_TEXT, REQUEST_TEXT, useLayerHarness, userText } from "./helpers";
 

@@ -4,7 +4,7 @@ import type { ProcessStep, SlackFileRef } from "../../lib/domain/records";
 import { SlackFileFetcher } from "../../lib/mcp/slack-files";
 import { StaticBotTokenResolver } from "../../lib/slack/bot-token";
 import { createWebClient } from "../../lib/slack/web-client";
-import { UPLOAD_RECEIPT_TOOL } from "../../lib/tools/catalogue";
+import { UPLOAD_RECEIPT_TOOL } from "../../lib/tools/summaries";
 import { RECEIPT_FILES } from "../../dev/fakes/freee/routes-more";
 import { FAKE_SLACK_BOT_TOKEN, FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { startMcpStack, text, type McpStack } from "./stack";

@@ -6,7 +6,7 @@ import { describeUpload } from "../../lib/preview/upload";
 import { taskInputFromMessage } from "../../lib/slack/message-filter";
 import { normaliseToolInput } from "../../lib/tools/normalise";
 import { getTool } from "../../lib/tools/registry";
-import { UPLOAD_RECEIPT_TOOL } from "../../lib/tools/catalogue";
+import { UPLOAD_RECEIPT_TOOL } from "../../lib/tools/summaries";
 import { MalformedOutputError } from "../../lib/errors/taxonomy";
 
 /**

@@ -2,7 +2,7 @@ import { RESULT_DONE, RESULT_INCOMPLETE } from "../../../lib/agent/agent-prompt"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { AGENT_DECIDE } from "../../../lib/tools/catalogue";
+import { AGENT_DECIDE } from "../../../lib/tools/summaries";
 import { sleep } from "../http";
 import type { FakeAnthropic } from "./fake-anthropic";
 import type { FakeSession } from "./sessions";

@@ -1,7 +1,7 @@
 import type { Execution, ExecutionCompletion, ProcessStep, ProcessVersion } from "../../domain/records";
 import { RecordNotFoundError } from "../../errors/taxonomy";
 import type { PollOutcome } from "../../agent/agent-runner";
-import { effectOfStep } from "../../tools/catalogue";
+import { effectOfStep } from "../../tools/summaries";
 import type { PipelineDeps } from "../ports";
 import { faultError, judgeRunCompletion, writeStepStates, type LedgerEntry } from "../run-completion";
 

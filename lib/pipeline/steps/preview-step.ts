@@ -2,7 +2,7 @@ import { z } from "zod";
 import { AttachmentsSchema, SlackThreadSchema } from "../../domain/records";
 import { RecordNotFoundError } from "../../errors/taxonomy";
 import { buildPreview } from "../../preview/build";
-import { isWriteStep } from "../../tools/catalogue";
+import { isWriteStep } from "../../tools/summaries";
 import { FreeeReader } from "../../preview/reader";
 import { approvableVia } from "../../review/plan";
 import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { SlackThreadSchema, type Execution, type ExecutionProgress, type ProcessVersion, type SlackThread, type Task } from "../../domain/records";
 import { AgentRunFailedError, RecordNotFoundError, RunTimeoutError, StateConflictError, IllegalTransitionError } from "../../errors/taxonomy";
-import { allowedToolsForSteps } from "../../tools/catalogue";
+import { allowedToolsForSteps } from "../../tools/summaries";
 import { ExecutionRunInputSchema } from "../../workflow/contracts";
 import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { confirmAudit } from "../../audit/pending-audit";

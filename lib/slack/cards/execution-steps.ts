@@ -4,7 +4,7 @@ import { CARD_TABLE_ROWS } from "../../agent/step-results";
 import { freeeRecordUrl } from "../../freee/web-links";
 import { ExecutionCardTexts as T } from "../../messages/ja";
 import { chunk, sortedSteps } from "../../review/plan";
-import { AGENT_DECIDE, isWriteStep, toolSummary } from "../../tools/catalogue";
+import { AGENT_DECIDE, isWriteStep, toolSummary } from "../../tools/summaries";
 import { escapeMrkdwn, wholeSection, type Card } from "./blocks";
 
 /**

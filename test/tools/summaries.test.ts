@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { effectOfStep, FREEE_TOOL_NAMES, isKnownTool, readOnlyToolNames, TOOL_SUMMARIES, toolSummary } from "../../lib/tools/catalogue";
+import { effectOfStep, FREEE_TOOL_NAMES, isKnownTool, readOnlyToolNames, TOOL_SUMMARIES, toolSummary } from "../../lib/tools/summaries";
 import { FREEE_TOOLS, getTool } from "../../lib/tools/registry";
 
 /**
- * The catalogue (what the Slack Lambda knows of the tools) and the registry (what the layers and the MCP server
+ * The summaries (what the Slack Lambda knows of the tools) and the registry (what the layers and the MCP server
  * serve and enforce) must say the same of every tool: a tool the card calls a read while the MCP server treats it
  * as a write, or one missing from either side, would show the approver something other than what runs.
  */
-describe("the tool catalogue", () => {
+describe("the tool summaries", () => {
   it("names exactly the registry's tools", () => {
     expect([...FREEE_TOOL_NAMES].sort()).toEqual(FREEE_TOOLS.map((t) => t.name).sort());
     expect(TOOL_SUMMARIES).toHaveLength(FREEE_TOOL_NAMES.size);

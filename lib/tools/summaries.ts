@@ -3,7 +3,7 @@
  * freee operation (typed tools) or method (generic tools) it sends. The cards, the plan review, App Home and every
  * allow-list decision need only this, so the Slack Lambda imports it alone; the registry (lib/tools/registry.ts)
  * builds each tool's schema and validators on top of it, for the layers and the MCP server. Being plain data, it
- * keeps zod, ajv and the vendored freee OpenAPI schemas out of the Slack bundle. test/tools/catalogue.test.ts
+ * keeps zod, ajv and the vendored freee OpenAPI schemas out of the Slack bundle. test/tools/summaries.test.ts
  * checks it against the registry, tool by tool.
  */
 
@@ -83,7 +83,7 @@ export function toolSummary(name: string): ToolSummary | undefined {
 /** A tool's summary, for the registry's definitions: a name missing here is a programming error, found at load. */
 export function summaryOf(name: string): ToolSummary {
   const summary = BY_NAME.get(name);
-  if (summary === undefined) throw new Error(`lib/tools/catalogue.ts has no tool named ${name}`);
+  if (summary === undefined) throw new Error(`lib/tools/summaries.ts has no tool named ${name}`);
   return summary;
 }
 
