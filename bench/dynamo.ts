@@ -1,12 +1,13 @@
 import { CreateTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import dynalite from "dynalite";
-import type { AddressInfo } from "node:net";
+import { startFaultProxy } from "../dev/chaos/fault-proxy";
+import { startDynamoDbLocal, type DynamoDbLocal } from "../dev/local/dynamodb-local";
 import { createTableInput } from "../lib/store/table";
 
 /**
- * dynalite on 127.0.0.1 (as test/support/dynamo.ts starts it) with every request counted at the HTTP server by
- * its X-Amz-Target operation: that counts what any client in the process sends (ingress, step handlers,
- * lib/actions), retries included, without touching the app's clients.
+ * DynamoDB Local with every request counted on its way in by its X-Amz-Target operation: a pass-through HTTP
+ * proxy (dev/chaos/fault-proxy, no rule armed) on 127.0.0.1 in front of it. That counts what any client in the
+ * process sends (ingress, step handlers, lib/actions), retries included, without touching the app's clients.
+ * `upstream`: a DynamoDB that already runs (the test suite's); otherwise one is started and stopped with this.
  */
 export interface CountingDynamo {
   endpoint: string;
@@ -19,59 +20,75 @@ export interface CountingDynamo {
   close(): Promise<void>;
 }
 
-export async function startCountingDynamo(): Promise<CountingDynamo> {
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+export async function startCountingDynamo(upstream?: string): Promise<CountingDynamo> {
+  const own: DynamoDbLocal | undefined = upstream === undefined ? await startDynamoDbLocal() : undefined;
+  const target = upstream ?? own!.endpoint;
+  const proxy = await startFaultProxy({ dependency: "DynamoDB", target, phases: () => [] });
   const counts: Record<string, number> = {};
   const byItem: Record<string, number> = {};
-  server.on("request", (req: NodeJS.ReadableStream & { headers: Record<string, string | string[] | undefined> }) => {
-    const target = String(req.headers["x-amz-target"] ?? "unknown").replace(/^DynamoDB_\d+\./, "");
-    counts[target] = (counts[target] ?? 0) + 1;
-    // dynalite reads the body too: a second 'data' listener sees the same chunks.
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const what = `${target} ${itemKind(Buffer.concat(chunks).toString("utf8"))}`;
-      byItem[what] = (byItem[what] ?? 0) + 1;
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let seen = 0;
+  // Tallied from the proxy's log on each read, so a request counts once whatever the caller asks first.
+  const tally = () => {
+    for (; seen < proxy.requests.length; seen++) {
+      const request = proxy.requests[seen]!;
+      const operation = String(request.headers["x-amz-target"] ?? "unknown").replace(/^DynamoDB_\d+\./, "");
+      counts[operation] = (counts[operation] ?? 0) + 1;
+      const key = `${operation} ${itemKinds(request.body)}`;
+      byItem[key] = (byItem[key] ?? 0) + 1;
+    }
+  };
   return {
-    endpoint,
-    counts,
-    byItem,
-    total: () => Object.values(counts).reduce((a, b) => a + b, 0),
+    endpoint: proxy.url,
+    get counts() {
+      tally();
+      return counts;
+    },
+    get byItem() {
+      tally();
+      return byItem;
+    },
+    total: () => (tally(), Object.values(counts).reduce((a, b) => a + b, 0)),
     reset() {
+      tally();
       for (const key of Object.keys(counts)) delete counts[key];
       for (const key of Object.keys(byItem)) delete byItem[key];
     },
     async createTable(tableName) {
-      const raw = new DynamoDBClient({ endpoint, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+      const raw = new DynamoDBClient({ endpoint: target, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
       try {
         await raw.send(new CreateTableCommand(createTableInput(tableName)));
       } finally {
         raw.destroy();
       }
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-        server.close(() => resolve());
-      }),
+    async close() {
+      await proxy.close();
+      await own?.close();
+    },
   };
 }
 
 type Attr = { S?: string } | undefined;
+type Input = { Key?: Record<string, Attr>; Item?: Record<string, Attr>; IndexName?: string; ExpressionAttributeValues?: Record<string, Attr> };
 
-/** The partition prefix and sort-key kind a request addresses (ids and numbers left out), from its JSON body. */
-function itemKind(body: string): string {
-  let input: { Key?: Record<string, Attr>; Item?: Record<string, Attr>; IndexName?: string; ExpressionAttributeValues?: Record<string, Attr> };
+/**
+ * The partition prefix and sort-key kind a request addresses (ids and numbers left out), from its JSON body; a
+ * transaction names each of its items (`TransactWriteItems TASK# META + TASK# AUDIT#`), so the breakdown still
+ * has one entry per request.
+ */
+function itemKinds(body: string): string {
+  let input: Input & { TransactItems?: Record<string, Input>[] };
   try {
     input = JSON.parse(body) as typeof input;
   } catch (err) {
     if (err instanceof SyntaxError) return "(unreadable body)";
     throw err;
   }
+  if (input.TransactItems !== undefined) return input.TransactItems.map((t) => itemKind(Object.values(t)[0] ?? {})).join(" + ");
+  return itemKind(input);
+}
+
+function itemKind(input: Input): string {
   const kind = (value: string | undefined) => (value ?? "?").replace(/#.*$/, "#");
   const key = input.Key ?? input.Item;
   if (key !== undefined) return `${kind(key.pk?.S)} ${(key.sk?.S ?? "?").replace(/#.*$/, "#")}`;

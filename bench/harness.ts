@@ -114,11 +114,12 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
       ),
     );
 
-    const dynamo = await startCountingDynamo();
+    // Inside the test suite: its DynamoDB Local; `npm run bench`: one of its own.
+    const dynamo = await startCountingDynamo(process.env.TEST_DYNAMODB_ENDPOINT);
     const warm = await timed("warm", () => measureWarm({ ours: ours.file, baseline: base.file, requests: options.requests, warmup: options.warmup, dynamo, sfn, slack }));
     await dynamo.close();
 
-    const pipeline = await timed("pipeline", async () => measurePipeline(await startCountingDynamo()));
+    const pipeline = await timed("pipeline", async () => measurePipeline(await startCountingDynamo(process.env.TEST_DYNAMODB_ENDPOINT)));
 
     const side = (entry: string, bundle: BundleResult, c: ColdResult, w: SideResult["warm"]): SideResult => ({
       entry: entry.slice(ROOT.length + 1),

@@ -65,12 +65,13 @@ export interface PipelineResult {
  * the Lambda wires it), the synthesized TaskPipeline / ExecutionRun run by test/support/local-sfn.ts with the
  * real step handlers, L1–L3 on the scripted Messages server, L4 on the scripted Managed Agents server, and the
  * two approvals clicked through the ingress. Counts come from where the work lands: the event log (state
- * transitions, Lambda invocations), dynalite's HTTP server (DynamoDB), the recording Slack server, the fake
+ * transitions, Lambda invocations), a counting proxy in front of DynamoDB Local (bench/dynamo.ts), the recording Slack server, the fake
  * Anthropic servers, and the execution record (L4 token usage, as the app itself accounts it).
  * A second task whose L4 session stays `running` for `extraPolls` more polls gives the per-poll figures.
  */
 export async function measurePipeline(dynamo: CountingDynamo, extraPolls = 3): Promise<PipelineResult> {
   const started = Date.now();
+  const suiteDynamo = process.env.TEST_DYNAMODB_ENDPOINT;
   process.env.TEST_DYNAMODB_ENDPOINT = dynamo.endpoint;
   process.env.LOG_LEVEL = "SILENT";
   const h = await startPipelineHarness();
@@ -103,6 +104,8 @@ export async function measurePipeline(dynamo: CountingDynamo, extraPolls = 3): P
   } finally {
     await h.close();
     await dynamo.close();
+    if (suiteDynamo === undefined) delete process.env.TEST_DYNAMODB_ENDPOINT;
+    else process.env.TEST_DYNAMODB_ENDPOINT = suiteDynamo;
   }
 }
 

@@ -196,7 +196,7 @@ async function seedApprovals(store: TaskStore, count: number): Promise<Array<{ t
 
 /**
  * One request of each kind, warm (the installation is cached, as on a warm Lambda), counting what reaches the
- * three upstreams before the response: DynamoDB at dynalite's HTTP server, Step Functions at the local server,
+ * three upstreams before the response: DynamoDB at the counting proxy (bench/dynamo.ts), Step Functions at the local server,
  * Slack at the recording server. The Lambda's 200 waits for every listener (AwsLambdaReceiver), so all count.
  */
 async function countAckCalls(

@@ -18,6 +18,7 @@ const SETTING_FIXES: Record<string, string> = {
   SLACK_SIGNING_SECRET: "add SLACK_SIGNING_SECRET to .env (Slack app → Basic Information → Signing Secret), or remove the Slack credentials for the sandbox",
   SLACK_BOT_TOKEN: "check SLACK_BOT_TOKEN in .env (OAuth & Permissions → Bot User OAuth Token), or remove it for the sandbox",
   ANTHROPIC_API_KEY: "check ANTHROPIC_API_KEY in .env, or remove it for the scripted model",
+  java: "install Java 17 (Debian/Ubuntu: apt-get install openjdk-17-jre-headless; macOS: brew install openjdk@17) and put `java` on PATH, or set DYNAMODB_ENDPOINT to a DynamoDB Local you run",
 };
 
 export function fixFor(err: unknown): { message: string; fix: string } | undefined {

@@ -1,3 +1,4 @@
+import { startDynamoDbLocal } from "../local/dynamodb-local";
 import { checkInvariants } from "./invariants";
 import { cellName, faultLabel, ruleFor, type Cell } from "./matrix";
 import { runScenario } from "./scenario";
@@ -17,9 +18,13 @@ export interface CellResult {
  * One cell: a fresh stack, the cell's fault armed, one whole task, the invariants. A fault that never hit its
  * requests proves nothing, so such a cell is not ok either.
  */
-export async function runCell(cell: Cell): Promise<CellResult> {
+export async function runCell(cell: Cell, dynamoEndpoint?: string): Promise<CellResult> {
   const started = Date.now();
-  const chaos = await startChaosStack({ stepDelayMs: cell.scenario === "cancel" ? 250 : 30, ...(cell.agentClaimsDone === true ? { env: { SANDBOX_AGENT_CLAIMS: "done" } } : {}) });
+  const chaos = await startChaosStack({
+    stepDelayMs: cell.scenario === "cancel" ? 250 : 30,
+    ...(cell.agentClaimsDone === true ? { env: { SANDBOX_AGENT_CLAIMS: "done" } } : {}),
+    ...(dynamoEndpoint === undefined ? {} : { dynamoEndpoint }),
+  });
   const fault = faultLabel(cell);
   try {
     const proxy = chaos.proxies[cell.dependency];
@@ -38,8 +43,17 @@ export async function runCell(cell: Cell): Promise<CellResult> {
   }
 }
 
-/** Run cells, `concurrency` at a time (each has its own stack, ports and state). */
+/** Run cells, `concurrency` at a time (each has its own stack, ports and table; one DynamoDB Local serves them all). */
 export async function runCells(cells: readonly Cell[], concurrency: number, onResult?: (r: CellResult, cell: Cell) => void): Promise<CellResult[]> {
+  const dynamo = await startDynamoDbLocal();
+  try {
+    return await runCellsOn(dynamo.endpoint, cells, concurrency, onResult);
+  } finally {
+    await dynamo.close();
+  }
+}
+
+async function runCellsOn(dynamoEndpoint: string, cells: readonly Cell[], concurrency: number, onResult?: (r: CellResult, cell: Cell) => void): Promise<CellResult[]> {
   const results: CellResult[] = new Array(cells.length);
   let next = 0;
   const worker = async () => {
@@ -47,7 +61,7 @@ export async function runCells(cells: readonly Cell[], concurrency: number, onRe
       const index = next++;
       if (index >= cells.length) return;
       const cell = cells[index]!;
-      results[index] = await runCell(cell);
+      results[index] = await runCell(cell, dynamoEndpoint);
       onResult?.(results[index]!, cell);
     }
   };

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { RUN_FUNCTIONS } from "../../infra/state-machines/functions";
 import { startLocalStack, type LocalStack } from "../local/local-stack";
 import type { FakeAnthropic } from "../fakes/anthropic";
@@ -9,7 +10,7 @@ import type { Dependency } from "./faults";
 import { PhaseTracker } from "./phases";
 
 /**
- * One whole back end for one cell: the `npm run dev` sandbox stack (dynalite, the synthesized state machines with
+ * One whole back end for one cell: the `npm run dev` sandbox stack (DynamoDB Local, the synthesized state machines with
  * the real handlers, the ingress, the MCP server and the strict fakes of dev/fakes: Slack, the model playing
  * the sessions itself, and the freee company) with every dependency behind a fault proxy. The stack's consumer hook gives each consumer (the
  * ingress, the MCP server, each step Lambda) endpoints that name it, so a fault can be aimed at one of them.
@@ -21,7 +22,7 @@ export interface ChaosStack {
   slack: FakeSlack;
   model: FakeAnthropic;
   freee: FakeFreee;
-  /** The stack's own store: it reads dynalite directly (the checks must not meet the faults). */
+  /** The stack's own store: it reads DynamoDB directly (the checks must not meet the faults). */
   direct: TaskStore;
   close(): Promise<void>;
 }
@@ -30,6 +31,8 @@ export interface ChaosStackOptions {
   /** Pause of the scripted agent before each step (ms). */
   stepDelayMs?: number;
   env?: Record<string, string>;
+  /** A DynamoDB that already runs (one DynamoDB Local for every cell, or the test suite's): the cell gets its own table on it. */
+  dynamoEndpoint?: string;
 }
 
 /** Which proxy stands in front of which endpoint setting. */
@@ -86,6 +89,7 @@ export async function startChaosStack(options: ChaosStackOptions = {}): Promise<
       L2_TIMEOUT_MS: "1500",
       L3_TIMEOUT_MS: "1500",
       ANTHROPIC_TIMEOUT_MS: "1500",
+      ...(options.dynamoEndpoint === undefined ? {} : { DYNAMODB_ENDPOINT: options.dynamoEndpoint, TABLE_NAME: `chaos-${randomUUID()}` }),
       ...options.env,
     },
     { consumerEnv },

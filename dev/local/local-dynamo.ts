@@ -1,9 +1,7 @@
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from "@aws-sdk/client-dynamodb";
-import dynalite from "dynalite";
-import { mkdirSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createTableInput } from "../../lib/store/table";
+import { startDynamoDbLocal } from "./dynamodb-local";
 
 export interface LocalDynamo {
   endpoint: string;
@@ -11,35 +9,32 @@ export interface LocalDynamo {
 }
 
 /**
- * dynalite in-process on 127.0.0.1 (ephemeral port), its data under `<dataDir>/dynamodb` (LevelDB) so a
- * restart keeps tasks; `dataDir: undefined` keeps everything in memory (tests). Creates the table when missing.
+ * The local stack's DynamoDB. `endpoint` given (DYNAMODB_ENDPOINT: a DynamoDB Local you run, or the test suite's
+ * one): that one, left running at close. Otherwise DynamoDB Local is started (Java 17: dev/local/dynamodb-local.ts),
+ * its data under `<dataDir>/dynamodb-local` so a restart keeps tasks; `dataDir: undefined` keeps it in memory.
+ * Creates the table when missing.
  */
-export async function startLocalDynamo(options: { dataDir: string | undefined; tableName: string }): Promise<LocalDynamo> {
-  let path: string | undefined;
-  if (options.dataDir !== undefined) {
-    path = join(options.dataDir, "dynamodb");
-    mkdirSync(path, { recursive: true });
-  }
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(path === undefined ? {} : { path }) });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+export async function startLocalDynamo(options: { dataDir: string | undefined; tableName: string; endpoint?: string }): Promise<LocalDynamo> {
+  const own =
+    options.endpoint === undefined ? await startDynamoDbLocal(options.dataDir === undefined ? {} : { dbPath: join(options.dataDir, "dynamodb-local") }) : undefined;
+  const endpoint = own?.endpoint ?? options.endpoint!;
   const client = new DynamoDBClient({ endpoint, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
   try {
-    await client.send(new DescribeTableCommand({ TableName: options.tableName }));
+    await createTableIfMissing(client, options.tableName);
   } catch (err) {
-    if (!(err instanceof ResourceNotFoundException)) throw err;
-    await client.send(new CreateTableCommand(createTableInput(options.tableName)));
+    await own?.close();
+    throw err;
   } finally {
     client.destroy();
   }
-  return {
-    endpoint,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-      }),
-  };
+  return { endpoint, close: async () => own?.close() };
+}
+
+async function createTableIfMissing(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+  } catch (err) {
+    if (!(err instanceof ResourceNotFoundException)) throw err;
+    await client.send(new CreateTableCommand(createTableInput(tableName)));
+  }
 }

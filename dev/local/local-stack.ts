@@ -42,7 +42,7 @@ import type { SlackWho } from "./slack-payloads";
 import { synthesizeMachines, type SynthesizedMachines } from "./synth-definitions";
 
 /**
- * `npm run dev` in one function: dynalite (persisted under DATA_DIR), the CDK-synthesized TaskPipeline and
+ * `npm run dev` in one function: DynamoDB Local (persisted under DATA_DIR), the CDK-synthesized TaskPipeline and
  * ExecutionRun run locally with the real step handlers, a Step Functions HTTP facade for the ingress's SFNClient,
  * and ONE HTTP server with the Function URL routes (/slack/events, /slack/install, /slack/oauth_redirect,
  * /freee/connect, /freee/callback, /mcp). Whatever `.env` leaves out is played locally and labelled:
@@ -75,7 +75,7 @@ export interface LocalStack {
 export interface LocalStackOptions {
   /**
    * The environment one consumer is built with — `ingress`, `mcp`, `oauth` or a step Lambda's folder name —
-   * given the stack's (its own dynalite and Step Functions included). dev/chaos points the endpoints at its fault
+   * given the stack's (its own DynamoDB and Step Functions included). dev/chaos points the endpoints at its fault
    * proxies here. With this hook the step Lambdas call Step Functions over its HTTP API (SFN_ENDPOINT), as on AWS.
    */
   consumerEnv?: (consumer: string, env: Readonly<Record<string, string>>) => Record<string, string>;
@@ -96,19 +96,24 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
   const dataDirSetting = get("DATA_DIR") ?? ".data";
   const dataDir = dataDirSetting === ":memory:" ? undefined : resolve(dataDirSetting);
   const tableName = get("TABLE_NAME") ?? DEFAULT_TABLE;
-
   const http = await listenFetch(host, port, log);
   const base = `http://${host}:${http.port}`;
   const publicBase = (get("PUBLIC_BASE_URL") ?? base).replace(/\/+$/, "");
   const secrets = loadLocalSecrets(dataDir);
-  const dynamo = await startLocalDynamo({ dataDir, tableName });
 
   const slackMode = get("SLACK_BOT_TOKEN") !== undefined ? "single-workspace" : get("SLACK_CLIENT_ID") !== undefined ? "multi-workspace" : "sandbox";
   const modelMode = get("ANTHROPIC_API_KEY") !== undefined || get("ANTHROPIC_API_KEY_SECRET_ARN") !== undefined ? "anthropic" : "scripted";
   const freeeMode = get("FREEE_CLIENT_ID") !== undefined ? "freee" : "scripted";
   if (slackMode !== "sandbox" && get("SLACK_SIGNING_SECRET") === undefined) {
+    await http.close();
     throw new FatalConfigError("SLACK_SIGNING_SECRET is required with Slack credentials (or remove them for the sandbox)", { details: { setting: "SLACK_SIGNING_SECRET" } });
   }
+  // DYNAMODB_ENDPOINT: a DynamoDB that already runs (the test suite's); otherwise DynamoDB Local is started (Java 17).
+  const dynamoEndpoint = get("DYNAMODB_ENDPOINT");
+  const dynamo = await startLocalDynamo({ dataDir, tableName, ...(dynamoEndpoint === undefined ? {} : { endpoint: dynamoEndpoint }) }).catch(async (err: unknown) => {
+    await http.close();
+    throw err;
+  });
 
   const slack = slackMode === "sandbox" && get("SLACK_API_URL") === undefined ? sandboxSlack() : undefined;
   // Slack's Tier 3 window for chat.update (50 a minute per channel), shrunk by suites that shrink time too.

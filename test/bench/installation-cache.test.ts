@@ -3,13 +3,14 @@ import { startCountingDynamo, type CountingDynamo } from "../../bench/dynamo";
 import { LocalTokenCipher } from "../../lib/freee/token-cipher";
 import { DynamoInstallationStore } from "../../lib/slack/installation-store";
 import { createDocumentClient } from "../../lib/store/dynamo-client";
+import { testDynamoEndpoint, uniqueTableName } from "../support/dynamo";
 
 // The ingress's installation cache (lib/slack/installation-store.ts, cacheTtlMs): the improvement the bench
-// measured. Requests are counted at dynalite's HTTP server, as the bench counts them.
+// measured. Requests are counted at the bench's proxy in front of DynamoDB Local, as the bench counts them.
 let dynamo: CountingDynamo;
-const table = `cache-${process.pid}`;
+const table = uniqueTableName("cache");
 beforeAll(async () => {
-  dynamo = await startCountingDynamo();
+  dynamo = await startCountingDynamo(testDynamoEndpoint());
   await dynamo.createTable(table);
 });
 afterAll(async () => dynamo.close());

@@ -4,6 +4,7 @@ import { CELLS, cellName, type Cell } from "../../dev/chaos/matrix";
 import { runCell } from "../../dev/chaos/run";
 import { runScenario, type ScenarioRun } from "../../dev/chaos/scenario";
 import { startChaosStack, type ChaosStack } from "../../dev/chaos/stack";
+import { testDynamoEndpoint } from "../support/dynamo";
 
 /**
  * A slice of `npm run chaos` in CI: a handful of cells across the dependencies, each one whole local task with
@@ -32,7 +33,7 @@ function cell(name: string): Cell {
 
 describe("chaos slice", { timeout: 60_000 }, () => {
   it.each(SLICE)("%s keeps the invariants", async (name) => {
-    const result = await runCell(cell(name));
+    const result = await runCell(cell(name), testDynamoEndpoint());
     expect(result.detail).toMatch(/hit [1-9]/);
     expect(result, result.detail).toMatchObject({ ok: true });
   });
@@ -42,7 +43,7 @@ describe("chaos invariants see a lie", { timeout: 60_000 }, () => {
   let chaos: ChaosStack;
   let run: ScenarioRun;
   beforeAll(async () => {
-    chaos = await startChaosStack();
+    chaos = await startChaosStack({ dynamoEndpoint: testDynamoEndpoint() });
     run = await runScenario(chaos, "complete");
   }, 60_000);
   afterAll(async () => chaos?.close());

@@ -72,6 +72,11 @@ describe("configuration errors: one line with the fix", () => {
     const missing = run("scripts/dev.ts", [], { ENV_FILE: join(work, "no.env") });
     expectOneLine(missing.stderr, "npm run dev", /point ENV_FILE at your settings file/);
 
+    // DynamoDB Local is a Java program: without `java` on PATH, one line says so and how to fix it.
+    const noJava = run("scripts/dev.ts", [], { PORT: "0", DATA_DIR: ":memory:", PATH: "/nonexistent" });
+    expect(noJava.status).toBe(1);
+    expectOneLine(noJava.stderr, "npm run dev", /needs Java 17.*install Java 17/);
+
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
     try {

@@ -3,12 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLocalStack, type LocalStack } from "../../dev/local/local-stack";
 import type { TaskHistory } from "../../lib/store/task-store";
+import { testDynamoEndpoint, uniqueTableName } from "../support/dynamo";
 import { waitFor } from "./support";
 
 /**
  * The sandbox page as a test drives it: `npm run dev` without credentials (startLocalStack), reached only
  * through the page's own API (/sandbox/api/*), the calls page.js makes. The waits are shrunk; the limits stay
- * the product's. One stack per test file; its tables live in a temporary DATA_DIR a restart keeps.
+ * the product's. One stack per test file, with a temporary DATA_DIR (the local secrets) that a restart keeps, and
+ * its own table on the run's DynamoDB Local; `{ ownDynamo: true }`: a DynamoDB Local of its own with its data
+ * under DATA_DIR, as `npm run dev` runs it (a restart stops and starts that one too).
  */
 export interface PageBlock {
   type: string;
@@ -58,10 +61,11 @@ export class SandboxPage {
   ) {}
 
   /** Start the dev stack with the sandbox's shrunk waits, plus `env` (which may override them). */
-  static async start(env: Record<string, string> = {}): Promise<SandboxPage> {
+  static async start(env: Record<string, string> = {}, options: { ownDynamo?: boolean } = {}): Promise<SandboxPage> {
     process.env.LOG_LEVEL = "SILENT";
     const dataDir = mkdtempSync(join(tmpdir(), "sandbox-page-"));
-    const settings = { PATH: process.env.PATH, ...SANDBOX_SETTINGS, DATA_DIR: dataDir, ...env };
+    const dynamo = options.ownDynamo === true ? {} : { DYNAMODB_ENDPOINT: testDynamoEndpoint(), TABLE_NAME: uniqueTableName("sandbox") };
+    const settings = { PATH: process.env.PATH, ...SANDBOX_SETTINGS, DATA_DIR: dataDir, ...dynamo, ...env };
     return new SandboxPage(await startLocalStack(settings), settings, dataDir);
   }
 

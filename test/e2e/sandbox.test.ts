@@ -15,7 +15,7 @@ import { waitFor } from "./support";
  */
 let page: SandboxPage;
 beforeAll(async () => {
-  page = await SandboxPage.start();
+  page = await SandboxPage.start({}, { ownDynamo: true });
 }, 60_000);
 afterAll(async () => page?.close());
 
@@ -102,7 +102,7 @@ describe("sandbox (npm run dev without credentials)", { timeout: 60_000 }, () =>
     ]);
   });
 
-  it("a restart keeps the tasks (dynalite under DATA_DIR) and the local secrets", async () => {
+  it("a restart keeps the tasks (DynamoDB Local under DATA_DIR, stopped and started again) and the local secrets", async () => {
     const before = (await page.stack.store.loadHistory([...page.stack.local.executions.values()].find((x) => x.machine === "TaskPipeline")!.name)).task;
     const secret = page.stack.env.MCP_BEARER_SECRET;
     await page.restart();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startLocalStack, type LocalStack } from "../../dev/local/local-stack";
+import { testDynamoEndpoint, uniqueTableName } from "../support/dynamo";
 import { blockActionsPayload, messageEnvelope } from "../../dev/local/slack-payloads";
 import { deliverEvent, deliverInteraction } from "../../dev/local/slack-signature";
 import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
@@ -21,6 +22,8 @@ beforeAll(async () => {
     LOG_LEVEL: "SILENT",
     PORT: "0",
     DATA_DIR: ":memory:",
+    DYNAMODB_ENDPOINT: testDynamoEndpoint(),
+    TABLE_NAME: uniqueTableName("single-workspace"),
     SLACK_BOT_TOKEN: "xoxb-single-workspace",
     SLACK_SIGNING_SECRET: TEST_SIGNING_SECRET,
     SLACK_API_URL: slack.url,

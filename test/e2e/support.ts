@@ -1,4 +1,5 @@
 import { taskIdFor } from "../../lib/domain/records";
+import { testDynamoEndpoint, uniqueTableName } from "../support/dynamo";
 import { startLocalStack, type LocalStack } from "../../dev/local/local-stack";
 import { blockActionsPayload, messageEnvelope, viewSubmissionPayload } from "../../dev/local/slack-payloads";
 import { deliverEvent, deliverInteraction, type SlackDelivery } from "../../dev/local/slack-signature";
@@ -29,6 +30,9 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
     LOG_LEVEL: "SILENT",
     PORT: "0",
     DATA_DIR: ":memory:",
+    // The run's DynamoDB Local, a table of this stack's own.
+    DYNAMODB_ENDPOINT: testDynamoEndpoint(),
+    TABLE_NAME: uniqueTableName("e2e"),
     ANTHROPIC_API_KEY: E2E_KEY,
     ANTHROPIC_BASE_URL: anthropic.baseURL,
     MANAGED_AGENTS_BASE_URL: agents.url,

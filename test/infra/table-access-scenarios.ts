@@ -25,7 +25,7 @@ import { blockAction, EXECUTION_RUN_ARN, messageEvent, TASK_PIPELINE_ARN } from 
 import { startTestTable } from "../support/dynamo";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { startFakeSlack } from "../../dev/fakes/slack/fake-slack";
-import type { RecordingDynamo } from "../support/recording-dynamo";
+import { accessKeyFor, type RecordingDynamo } from "../support/recording-dynamo";
 import { getRequest, signedInteraction, signedJson, TEST_SIGNING_SECRET } from "../support/slack-signing";
 
 /** Drive the public functions over a recorded DynamoDB endpoint, each signed as its Lambda. */
@@ -116,7 +116,7 @@ export async function exerciseFreeeMcp(dynamo: RecordingDynamo, tokenKey: string
   const env = {
     ...table.env,
     DYNAMODB_ENDPOINT: dynamo.endpoint,
-    AWS_ACCESS_KEY_ID: "freee-mcp",
+    AWS_ACCESS_KEY_ID: accessKeyFor("freee-mcp"),
     MCP_BEARER_SECRET: secret,
     FREEE_CLIENT_ID: FAKE_CLIENT_ID,
     FREEE_CLIENT_SECRET: FAKE_CLIENT_SECRET,

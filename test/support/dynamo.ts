@@ -1,14 +1,12 @@
 import { CreateTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import dynalite from "dynalite";
-import type { AddressInfo } from "node:net";
+import { FatalConfigError } from "../../lib/errors/taxonomy";
 import { createDocumentClient } from "../../lib/store/dynamo-client";
 import { createTableInput } from "../../lib/store/table";
 
 /**
- * A real DynamoDB wire endpoint for tests. Default: dynalite in-process on 127.0.0.1 (ephemeral port).
- * `TEST_DYNAMODB_ENDPOINT=http://127.0.0.1:8000` runs the same suite against DynamoDB Local instead
- * (`npm run test:ddb-local` starts it).
+ * A real DynamoDB for tests: AWS's DynamoDB Local, one per vitest run (test/setup/dynamodb-local.ts starts it and
+ * sets TEST_DYNAMODB_ENDPOINT), a fresh table per call. Set TEST_DYNAMODB_ENDPOINT yourself to use another one.
  */
 export interface TestTable {
   endpoint: string;
@@ -20,23 +18,32 @@ export interface TestTable {
 
 let counter = 0;
 
-export async function startTestTable(): Promise<TestTable> {
-  const external = process.env.TEST_DYNAMODB_ENDPOINT;
-  let endpoint: string;
-  let stop: () => Promise<void> = async () => {};
-  if (external !== undefined && external !== "") {
-    endpoint = external;
-  } else {
-    const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-    endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    stop = () => new Promise<void>((resolve) => server.close(() => resolve()));
+/** The run's DynamoDB endpoint. */
+export function testDynamoEndpoint(): string {
+  const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
+  if (endpoint === undefined || endpoint === "") {
+    throw new FatalConfigError("TEST_DYNAMODB_ENDPOINT is not set: run the tests with vitest (its globalSetup starts DynamoDB Local)", {
+      details: { setting: "TEST_DYNAMODB_ENDPOINT" },
+    });
   }
-  const tableName = `test-${process.pid}-${Date.now()}-${counter++}`;
+  return endpoint;
+}
+
+/** A table name no other test file of the run uses (the run's DynamoDB Local is shared). */
+export function uniqueTableName(prefix = "test"): string {
+  return `${prefix}-${process.pid}-${Date.now()}-${counter++}`;
+}
+
+export async function startTestTable(): Promise<TestTable> {
+  const endpoint = testDynamoEndpoint();
+  const tableName = uniqueTableName();
   const env = { DYNAMODB_ENDPOINT: endpoint, AWS_REGION: "us-east-1", AWS_ACCESS_KEY_ID: "local", AWS_SECRET_ACCESS_KEY: "local", TABLE_NAME: tableName };
   const raw = new DynamoDBClient({ endpoint, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
-  await raw.send(new CreateTableCommand(createTableInput(tableName)));
-  raw.destroy();
+  try {
+    await raw.send(new CreateTableCommand(createTableInput(tableName)));
+  } finally {
+    raw.destroy();
+  }
   const doc = createDocumentClient(env);
   return {
     endpoint,
@@ -45,7 +52,6 @@ export async function startTestTable(): Promise<TestTable> {
     env,
     async close() {
       doc.destroy();
-      await stop();
     },
   };
 }

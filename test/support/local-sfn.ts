@@ -23,7 +23,7 @@ import type { BundledStep } from "./step-bundles";
 import { startFakeAnthropic, type FakeAnthropic } from "../../dev/fakes/anthropic";
 import { startFakeManagedAgents, type FakeAnthropic as FakeManagedAgents } from "../../dev/fakes/anthropic";
 import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
-import type { RecordingDynamo } from "./recording-dynamo";
+import { accessKeyFor, type RecordingDynamo } from "./recording-dynamo";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { FreeeConnectionStore } from "../../lib/freee/connection-store";
 import { LocalTokenCipher } from "../../lib/freee/token-cipher";
@@ -77,7 +77,7 @@ export interface PipelineHarnessOptions {
   bundles?: Record<StepFunctionName, BundledStep>;
   /**
    * Route every handler's DynamoDB calls through this recorder, each signed as its Lambda (AWS_ACCESS_KEY_ID =
-   * the folder name; the actions as `ingress`), as test/infra/table-access.test.ts checks them against IAM.
+   * accessKeyFor(the folder name); the actions as `ingress`), as test/infra/table-access.test.ts checks them against IAM.
    */
   dynamo?: RecordingDynamo;
 }
@@ -136,7 +136,7 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     const steps = await loadSteps();
     for (const [name, step] of Object.entries(steps) as [StepFunctionName, DefinedStep<unknown>][]) {
       const env = step.needs.agent ? agentEnv : step.needs.layers ? layerEnv : common;
-      const deps = await createPipelineDeps(step.service, step.needs, { ...env, EXECUTION_RUN_ARN: machines.executionRunArn, ...(options.dynamo === undefined ? {} : { AWS_ACCESS_KEY_ID: name }) });
+      const deps = await createPipelineDeps(step.service, step.needs, { ...env, EXECUTION_RUN_ARN: machines.executionRunArn, ...(options.dynamo === undefined ? {} : { AWS_ACCESS_KEY_ID: accessKeyFor(name) }) });
       handlers[name] = step.withDeps({ ...deps, sfn: sfn() });
     }
   }

@@ -2,10 +2,24 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /**
- * A DynamoDB wire endpoint that records who called what, then forwards to the real one (dynalite). The caller
- * is the access key id in the SigV4 `Authorization` header: give each Lambda's environment its own
- * AWS_ACCESS_KEY_ID and every call is attributed to that Lambda, as IAM would attribute it to its role.
+ * A DynamoDB wire endpoint that records who called what, then forwards to the real one (DynamoDB Local). The
+ * caller is the access key id in the SigV4 `Authorization` header: give each Lambda's environment its own
+ * AWS_ACCESS_KEY_ID (`accessKeyFor(name)`) and every call is attributed to that Lambda, as IAM would attribute it
+ * to its role.
  */
+
+/**
+ * The access key a Lambda named `name` signs with. Access key ids are letters and digits (DynamoDB Local refuses
+ * any other with UnrecognizedClientException, as AWS would), so `generate-process` signs as `generateProcess`;
+ * the recorder turns it back into the name.
+ */
+export function accessKeyFor(name: string): string {
+  return name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+function nameOf(accessKey: string): string {
+  return accessKey.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
 export interface DynamoCall {
   principal: string;
   /** The IAM action: `GetItem`, `Query`, `Scan`, `BatchWriteItem`… */
@@ -43,7 +57,7 @@ export async function startRecordingDynamo(partitionKey = "pk"): Promise<Recordi
     req.on("end", () => {
       const raw = Buffer.concat(chunks);
       const action = String(req.headers["x-amz-target"] ?? "").split(".")[1] ?? "?";
-      const principal = /Credential=([^/]+)\//.exec(String(req.headers.authorization ?? ""))?.[1] ?? "?";
+      const principal = nameOf(/Credential=([^/]+)\//.exec(String(req.headers.authorization ?? ""))?.[1] ?? "?");
       const body = JSON.parse(raw.toString("utf8") || "{}") as Body;
       if (action !== "CreateTable" && action !== "DescribeTable") {
         calls.push({ principal, action, table: body.TableName ?? "?", ...(body.IndexName === undefined ? {} : { index: body.IndexName }), leadingKeys: leadingKeys(body, partitionKey) });
