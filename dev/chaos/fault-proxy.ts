@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { faultReply, type Dependency, type FaultKind } from "./faults";
 
 /**
- * An HTTP fault proxy on 127.0.0.1 in front of one dependency (dynalite, the Slack, Anthropic and freee fakes, the Step Functions facade). Requests pass through unchanged unless an armed rule matches;
+ * An HTTP fault proxy on 127.0.0.1 in front of one dependency (DynamoDB Local, the Slack, Anthropic and freee fakes, the Step Functions facade). Requests pass through unchanged unless an armed rule matches;
  * then the rule's fault happens at the protocol boundary, as the real service would show it:
  *   throttle / 5xx / auth — the service's own error reply (faults.ts), the request never reaches the target;
  *   timeout — the request is held past the client's timeout, then the connection is dropped (never forwarded);

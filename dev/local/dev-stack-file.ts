@@ -5,7 +5,7 @@ import { dirname, resolve } from "node:path";
  * Where a running `npm run dev` says how to reach it, so `npm run report` (and anyone else) needs no flags:
  * `.local/dev-stack.json` (git-ignored; DEV_STACK_FILE to use another path). Written once the stack listens,
  * removed when it stops. Holds endpoints and the table name only — no secret (the local AWS credentials are the
- * placeholder "local" that dynalite accepts).
+ * placeholder "local" that DynamoDB Local accepts).
  */
 export interface DevStackInfo {
   url: string;

@@ -1,7 +1,7 @@
 import { optionalEnv, type Env } from "../config/env";
 
 /**
- * AWS SDK client settings for a local stand-in (dynalite, DynamoDB Local, a scripted KMS, the local Step
+ * AWS SDK client settings for a local stand-in (DynamoDB Local, a scripted KMS, the local Step
  * Functions facade): when `endpointVar` is set, the client talks to that endpoint with placeholder credentials;
  * otherwise nothing is overridden and the Lambda's own region and role apply.
  */

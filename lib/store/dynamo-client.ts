@@ -7,8 +7,8 @@ import { boundedRequestHandler } from "../config/request-handler";
 
 /**
  * Document client with few SDK retries: Step Functions owns the retry policy (DESIGN §2), so throttling
- * surfaces as ThrottledError and shows in the execution history. `DYNAMODB_ENDPOINT` points it at dynalite
- * or DynamoDB Local.
+ * surfaces as ThrottledError and shows in the execution history. `DYNAMODB_ENDPOINT` points it at
+ * DynamoDB Local.
  */
 export function createDocumentClient(env: Env = process.env): DynamoDBDocumentClient {
   const client = new DynamoDBClient({

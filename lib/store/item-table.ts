@@ -28,8 +28,8 @@ export type ConditionalWrite = { put: Omit<PutCommandInput, "TableName"> } | { u
 /**
  * What a conditional write did. When the condition refused it, `current()` is the item as the condition saw it:
  * taken from the refusal itself (`ReturnValuesOnConditionCheckFailure: ALL_OLD`, which DynamoDB and DynamoDB
- * Local answer), read once more only where the refusal carries no item (dynalite ignores the parameter; and
- * DynamoDB sends none when there is no item, which the read then confirms).
+ * Local answer), read once more only where the refusal carries no item (a stand-in may ignore the parameter;
+ * and DynamoDB sends none when there is no item, which the read then confirms).
  */
 export type WriteOutcome =
   | { applied: true; attributes: Item | undefined }

@@ -10,7 +10,7 @@ import type { TestTable } from "../support/dynamo";
 import type { ProcessPreview } from "../../lib/domain/preview";
 import type { ProcessVersion } from "../../lib/domain/records";
 
-/** Action dependencies over a real (dynalite) table, a mocked Step Functions client and a recording card refresher. */
+/** Action dependencies over a real (DynamoDB Local) table, a mocked Step Functions client and a recording card refresher. */
 export function makeDeps(table: TestTable, patch: Partial<ActionDeps> = {}) {
   const store = new TaskStore(table.doc, table.tableName);
   const sfn = new SFNClient({ region: "us-east-1", credentials: { accessKeyId: "x", secretAccessKey: "x" } });

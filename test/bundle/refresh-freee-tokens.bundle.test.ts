@@ -12,7 +12,7 @@ import { localKey, makeStore } from "../freee/helpers";
 
 /**
  * Test what ships: the daily freee refresh Lambda bundled with the stack's own options, run as Lambda runs it
- * (the bundle imported by Node's loader, the handler called with an event and a context) against dynalite and
+ * (the bundle imported by Node's loader, the handler called with an event and a context) against DynamoDB Local and
  * the strict freee fake. A wrong app secret must surface as FatalConfigError by name in the bundle too.
  */
 mkdirSync(join(PROJECT_ROOT, "node_modules", ".cache"), { recursive: true });

@@ -20,7 +20,7 @@ import { seedExecution, serveFunctionUrl } from "./harness";
 
 /**
  * The freee MCP server as it ships, at its real boundaries: the Function URL handler on 127.0.0.1, the table on
- * dynalite, the strict freee fake (dev/fakes/freee: requests checked against freee's OpenAPI schemas, stateful
+ * DynamoDB Local, the strict freee fake (dev/fakes/freee: requests checked against freee's OpenAPI schemas, stateful
  * companies 101 and 202, both reachable with the workspace's token — so "another company" is a real target), and
  * the official MCP SDK client with a valid bearer as the agent. The workspace is connected to company 101.
  */

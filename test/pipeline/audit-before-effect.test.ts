@@ -13,7 +13,7 @@ import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "./fixtures";
  * before SendTaskSuccess / the run's next poll / StartExecution; the entry is written under its deterministic key
  * after the effect, and a lost write is repaired on retry (the step's own retry, the failure path, a repeated
  * click). Each action runs here with its audit write failing once, at the DynamoDB wire (a fault proxy in front of
- * dynalite answers ProvisionedThroughputExceeded to every SDK attempt of that one call).
+ * DynamoDB Local answers ProvisionedThroughputExceeded to every SDK attempt of that one call).
  */
 let h: PipelineHarness;
 let proxy: FaultProxy;

@@ -18,7 +18,7 @@ export const TEST_TOKEN_KEY = Buffer.alloc(32, 3).toString("base64");
 export const EXECUTION_RUN_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:ExecutionRun";
 
 /**
- * The ingress wired from settings exactly as the Lambda is, over dynalite and the recording Slack server.
+ * The ingress wired from settings exactly as the Lambda is, over DynamoDB Local and the recording Slack server.
  * Step Functions is a tiny local fake: StartExecution with a taken name throws ExecutionAlreadyExists (as AWS
  * does) and a new TaskPipeline execution runs its first state (the conditional Task create).
  */

@@ -3,7 +3,7 @@ import type { SlackThread } from "../../lib/domain/records";
 import { TaskStore } from "../../lib/store/task-store";
 import { startTestTable, type TestTable } from "../support/dynamo";
 
-/** A TaskStore over a fresh table (dynalite, or DynamoDB Local under `npm run test:ddb-local`) for one test file. */
+/** A TaskStore over a fresh table (on the run's DynamoDB Local) for one test file. */
 export function useStore() {
   const fixture = { table: undefined as unknown as TestTable, store: undefined as unknown as TaskStore, thread, newTask, nextSeq };
   let seq = 0;

@@ -34,7 +34,7 @@ describe("writeIf: the one conditional write", () => {
     expect(mock.commandCalls(GetCommand)).toHaveLength(0);
   });
 
-  it("a refusal without the item (dynalite ignores the parameter; DynamoDB when there is no item) reads it once, consistently", async () => {
+  it("a refusal without the item (DynamoDB when there is no item; a stand-in that ignores the parameter) reads it once, consistently", async () => {
     const { mock, table } = mocked();
     mock.on(PutCommand).rejects(refused()).on(GetCommand).resolves({ Item: { pk: "a", sk: "b", status: "x" } });
     const out = await table.writeIf({ put: { Item: { pk: "a", sk: "b" }, ConditionExpression: "attribute_not_exists(pk)" } }, "test");
@@ -43,7 +43,7 @@ describe("writeIf: the one conditional write", () => {
     expect(mock.commandCalls(GetCommand).map((c) => c.args[0].input)).toEqual([{ TableName: "t", Key: { pk: "a", sk: "b" }, ConsistentRead: true }]);
   });
 
-  it("on the test table (dynalite or DynamoDB Local) a refused write yields the stored item", async () => {
+  it("on the test table (DynamoDB Local) a refused write yields the stored item", async () => {
     const t = await startTestTable();
     try {
       const table = new ItemTable(t.doc, t.tableName);

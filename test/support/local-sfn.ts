@@ -35,7 +35,7 @@ export const REQUESTER = "UREQ";
 /**
  * The whole back end on one machine: the synthesized TaskPipeline / ExecutionRun run by aws-local-stepfunctions,
  * every Task state mapped to the REAL Lambda handler (lambdas/<name>/handler.ts) wired with the production deps
- * (createPipelineDeps) pointed at dynalite, a scripted Anthropic Messages server (L1–L3), a scripted Managed
+ * (createPipelineDeps) pointed at DynamoDB Local, a scripted Anthropic Messages server (L1–L3), a scripted Managed
  * Agents server (L4) and a recording Slack. Approvals and cancels go through the real lib/actions code with a
  * local Step Functions client, exactly as the ingress calls them.
  */
