@@ -109,6 +109,16 @@ export function classifyAwsError(err: unknown, where = "aws"): AppError | undefi
   return undefined;
 }
 
+/**
+ * A `fetch` that threw before any response, for the hand-written HTTP clients (freee's API and token endpoint,
+ * Slack's file host): our own deadline (`AbortSignal.timeout` throws a TimeoutError) is the timeout row, anything
+ * else never reached the service (DNS, refused, reset) and is the connection row. Both are retried by their callers.
+ */
+export function classifyFetchFailure(err: unknown, where: string): UpstreamTimeoutError | ConnectionFailedError {
+  if (err instanceof Error && err.name === "TimeoutError") return new UpstreamTimeoutError(`${where}: timed out`, { cause: err });
+  return new ConnectionFailedError(`${where}: connection failed`, { cause: err });
+}
+
 /** HTTP status → taxonomy, for the hand-written HTTP clients (freee, Slack). */
 export function classifyHttpStatus(
   status: number,

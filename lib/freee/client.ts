@@ -1,5 +1,6 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
-import { AuthError, ConnectionFailedError, FatalConfigError, RateLimitedError, UpstreamServerError, UpstreamTimeoutError } from "../errors/taxonomy";
+import { classifyFetchFailure } from "../errors/classify";
+import { AuthError, FatalConfigError, RateLimitedError, UpstreamServerError } from "../errors/taxonomy";
 import { createLogger } from "../observability/logger";
 import type { FreeeConnection } from "./connection-store";
 import { classifyFreeeResponse, type FreeeAuthReason, type FreeeOutcome } from "./freee-response";
@@ -115,7 +116,7 @@ export class FreeeClient {
       try {
         res = await this.send(req, conn.accessToken);
       } catch (err) {
-        const failure = networkFailure(err, req);
+        const failure = classifyFetchFailure(err, `freee ${req.method} ${req.path}`);
         if (isWriteRequest(req) && mayHaveBeenSent(err)) throw ambiguousWrite(req, failure);
         if (serverRetries >= this.o.maxServerRetries) throw failure;
         serverRetries++;
@@ -245,13 +246,6 @@ function multipartBody(req: FreeeRequest): FormData {
   }
   form.set(upload.field, new Blob([file.bytes], { type: file.type }), file.name);
   return form;
-}
-
-function networkFailure(err: unknown, req: FreeeRequest): Error {
-  if (err instanceof Error && err.name === "TimeoutError") {
-    return new UpstreamTimeoutError(`freee ${req.method} ${req.path}: timed out`, { cause: err });
-  }
-  return new ConnectionFailedError(`freee ${req.method} ${req.path}: connection failed`, { cause: err });
 }
 
 async function readBody(res: Response): Promise<unknown> {

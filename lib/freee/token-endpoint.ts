@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { classifyHttpStatus } from "../errors/classify";
-import { AuthError, ConnectionFailedError, FatalConfigError, MalformedOutputError, UpstreamTimeoutError } from "../errors/taxonomy";
+import { classifyFetchFailure, classifyHttpStatus } from "../errors/classify";
+import { AuthError, FatalConfigError, MalformedOutputError } from "../errors/taxonomy";
 import { registerSecret } from "../redaction/secret-registry";
 import type { FreeeAppCredentials } from "./config";
 import type { FreeeAuthReason } from "./freee-response";
@@ -56,10 +56,7 @@ export class FreeeTokenEndpoint {
         signal: AbortSignal.timeout(this.options.timeoutMs ?? TOKEN_ENDPOINT_TIMEOUT_MS),
       });
     } catch (cause) {
-      if (cause instanceof Error && cause.name === "TimeoutError") {
-        throw new UpstreamTimeoutError("freee token endpoint timed out", { cause });
-      }
-      throw new ConnectionFailedError("freee token endpoint unreachable", { cause });
+      throw classifyFetchFailure(cause, "freee token endpoint");
     }
     const text = await res.text();
     if (!res.ok) throw refusal(res, text, params.grant_type);

@@ -1,6 +1,7 @@
 import type { WebClient } from "@slack/web-api";
 import type { SlackFileRef } from "../domain/records";
-import { AuthError, ConnectionFailedError, UpstreamServerError, UpstreamTimeoutError } from "../errors/taxonomy";
+import { classifyFetchFailure } from "../errors/classify";
+import { AuthError, UpstreamServerError } from "../errors/taxonomy";
 import type { FreeeFile } from "../freee/types";
 import type { BotTokenResolver } from "../slack/bot-token";
 import { classifySlackError, slackErrorCode } from "../slack/web-client";
@@ -66,8 +67,7 @@ export class SlackFileFetcher {
     try {
       res = await (this.o.fetch ?? fetch)(url, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(this.o.timeoutMs ?? SLACK_FILE_DOWNLOAD_TIMEOUT_MS) });
     } catch (err) {
-      if (err instanceof Error && err.name === "TimeoutError") throw new UpstreamTimeoutError(`Slack file ${expected.fileId}: download timed out`, { cause: err });
-      throw new ConnectionFailedError(`Slack file ${expected.fileId}: download failed`, { cause: err });
+      throw classifyFetchFailure(err, `Slack file ${expected.fileId}: download`);
     }
     if (res.status >= 500) throw new UpstreamServerError(`Slack file ${expected.fileId}: HTTP ${res.status}`, { details: { status: res.status } });
     // Slack answers a file request it will not serve with its sign-in page (200, text/html), not with a 401.

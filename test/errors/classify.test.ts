@@ -1,6 +1,8 @@
 import Anthropic from "@anthropic-ai/sdk";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { classifyAnthropicError, classifyAwsError, classifyError, classifyHttpStatus, parseRetryAfter } from "../../lib/errors/classify";
+import { classifyAnthropicError, classifyAwsError, classifyError, classifyFetchFailure, classifyHttpStatus, parseRetryAfter } from "../../lib/errors/classify";
 import {
   AuthError,
   BadRequestError,
@@ -125,6 +127,25 @@ describe("classifier: HTTP statuses (freee, Slack)", () => {
     expect(err.cause).toBe(cause);
     expect(err.details).toMatchObject({ status });
     if (status === 429) expect((err as RateLimitedError).retryAfterSeconds).toBe(2);
+  });
+
+  it("a fetch that threw: our own deadline is the timeout row, anything else the connection row (freee, its token endpoint, Slack's file host)", async () => {
+    // A server that takes the connection and never answers: only our deadline ends the request.
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    const deadline = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(50) }).catch((e: unknown) => e);
+    silent.closeAllConnections();
+    silent.close();
+    const timedOut = classifyFetchFailure(deadline, "freee GET /api/1/deals");
+    expect(timedOut).toBeInstanceOf(UpstreamTimeoutError);
+    expect(timedOut.message).toBe("freee GET /api/1/deals: timed out");
+    expect(timedOut.cause).toBe(deadline);
+    const refused = await fetch("http://127.0.0.1:9/").catch((e: unknown) => e);
+    const failed = classifyFetchFailure(refused, "Slack file F1: download");
+    expect(failed).toBeInstanceOf(ConnectionFailedError);
+    expect(failed.message).toBe("Slack file F1: download: connection failed");
+    expect(failed.cause).toBe(refused);
   });
 
   it("Retry-After as seconds or HTTP date; garbage ignored", () => {
