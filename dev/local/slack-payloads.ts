@@ -12,15 +12,22 @@ export interface SlackWho {
   botUserId: string;
 }
 
-export function messageEnvelope(who: SlackWho, message: { ts: string; text: string; threadTs?: string; files?: Record<string, unknown>[] }, eventId = `Ev${randomBytes(6).toString("hex").toUpperCase()}`) {
+/** The Events API envelope around any event: the app, the workspace, and the bot the event is delivered to. */
+function eventCallback(who: SlackWho, eventId: string) {
   return {
     token: "sandbox-verification-token",
     team_id: who.teamId,
     api_app_id: who.appId,
-    type: "event_callback",
+    type: "event_callback" as const,
     event_id: eventId,
     event_time: Math.floor(Date.now() / 1000),
     authorizations: [{ team_id: who.teamId, user_id: who.botUserId, is_bot: true, is_enterprise_install: false }],
+  };
+}
+
+export function messageEnvelope(who: SlackWho, message: { ts: string; text: string; threadTs?: string; files?: Record<string, unknown>[] }, eventId = `Ev${randomBytes(6).toString("hex").toUpperCase()}`) {
+  return {
+    ...eventCallback(who, eventId),
     event: {
       type: "message",
       channel: who.channelId,
@@ -101,13 +108,7 @@ export function viewSubmissionPayload(who: SlackWho, view: { triggerId: string; 
 export function appHomeOpenedEnvelope(who: SlackWho, eventId = `Ev${randomBytes(6).toString("hex").toUpperCase()}`) {
   const ts = `${(Date.now() / 1000).toFixed(6)}`;
   return {
-    token: "sandbox-verification-token",
-    team_id: who.teamId,
-    api_app_id: who.appId,
-    type: "event_callback",
-    event_id: eventId,
-    event_time: Math.floor(Date.now() / 1000),
-    authorizations: [{ team_id: who.teamId, user_id: who.botUserId, is_bot: true, is_enterprise_install: false }],
+    ...eventCallback(who, eventId),
     event: { type: "app_home_opened", user: who.userId, channel: `D${who.userId.slice(1)}`, tab: "home", event_ts: ts },
   };
 }
