@@ -10,7 +10,10 @@ import { createTableInput } from "../lib/store/table";
  * `upstream`: a DynamoDB that already runs (the test suite's); otherwise one is started and stopped with this.
  */
 export interface CountingDynamo {
+  /** The counting proxy: what a client should use whose requests are counted. */
   endpoint: string;
+  /** DynamoDB itself, not counted: the warm bench's timed requests (the proxy's hop would be timed as ours). */
+  directEndpoint: string;
   counts: Record<string, number>;
   /** The same requests by operation and the kind of item they touch: `GetItem TASK META`, `Query TASK EXEC#…PROMPT#`. */
   byItem: Record<string, number>;
@@ -39,6 +42,7 @@ export async function startCountingDynamo(upstream?: string): Promise<CountingDy
   };
   return {
     endpoint: proxy.url,
+    directEndpoint: target,
     get counts() {
       tally();
       return counts;

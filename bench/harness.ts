@@ -38,7 +38,7 @@ export interface SideResult {
   cold: ColdResult;
   warmP50Ms: number;
   warmP99Ms: number;
-  warm: { all: LatencyStats; message: LatencyStats; click: LatencyStats } & Record<string, unknown>;
+  warm: { all: LatencyStats; message: LatencyStats; click: LatencyStats; clickDynamoWait?: LatencyStats; clickWithoutDynamoWait?: LatencyStats } & Record<string, unknown>;
 }
 
 /** ours / baseline for each figure (below 1: ours is smaller / faster). */

@@ -18,6 +18,12 @@ export function printReport(r: BenchResults, print: (line: string) => void): voi
     ["warm p50 click", ms(r.ingress.warm.click.p50Ms), ms(r.baseline.warm.click.p50Ms), x(r.ingress.warm.click.p50Ms / r.baseline.warm.click.p50Ms)],
     ["warm p99 click", ms(r.ingress.warm.click.p99Ms), ms(r.baseline.warm.click.p99Ms), x(r.ratios.warmP99MsClick)],
   ];
+  const wait = r.ingress.warm.clickDynamoWait;
+  const rest = r.ingress.warm.clickWithoutDynamoWait;
+  if (wait !== undefined && rest !== undefined) {
+    rows.push(["  of it, DynamoDB's answer p50 / p99", `${ms(wait.p50Ms)} / ${ms(wait.p99Ms)}`, "(no write)", ""]);
+    rows.push(["  the click without it, p99", ms(rest.p99Ms), ms(r.baseline.warm.click.p99Ms), x(rest.p99Ms / r.baseline.warm.click.p99Ms)]);
+  }
   table(["", "ours", "baseline", "ours/baseline"], rows, print);
   const ack = r.ingress.ackUpstreamCalls;
   print(`upstream calls before the response (ours, warm): message ${ack.message}, approve ${ack.approve}, reject click ${ack.rejectClick}, reject submit ${ack.rejectSubmit}, cancel ${ack.cancel}`);

@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import diagnostics_channel from "node:diagnostics_channel";
+import type { ClientRequest } from "node:http";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { taskIdFor } from "../lib/domain/records";
@@ -38,7 +40,14 @@ export interface AckUpstreamCalls {
 
 export interface WarmResult {
   ackUpstreamCalls: AckUpstreamCalls;
-  ours: { all: LatencyStats; message: LatencyStats; click: LatencyStats; dynamoRequestsPerMessage: number; dynamoRequestsPerClick: number; slackCallsPerClick: number };
+  ours: {
+    all: LatencyStats;
+    message: LatencyStats;
+    click: LatencyStats;
+    /** Of each timed click, the time spent waiting on DynamoDB's answer (the decision write), and the rest. */
+    clickDynamoWait: LatencyStats;
+    clickWithoutDynamoWait: LatencyStats;
+    dynamoRequestsPerMessage: number; dynamoRequestsPerClick: number; slackCallsPerClick: number };
   baseline: { all: LatencyStats; message: LatencyStats; click: LatencyStats; slackCallsPerClick: number };
 }
 
@@ -59,6 +68,11 @@ export interface WarmOptions {
  * every click of ours approves a fresh pending version (seeded before timing), so each does the full path:
  * conditional write, audit, SendTaskSuccess, card refresh. A response other than 200, or a pipeline call that
  * did not happen, fails the bench.
+ *
+ * Ours is loaded twice (two module instances of the same file): the timed one talks to DynamoDB directly, the
+ * counted one through the counting proxy (bench/dynamo.ts), whose extra hop in this process would otherwise be
+ * timed as ours (it doubled DynamoDB Local's round trip, 3.5 → 6.2 ms p50). The warm-up requests go to both; the
+ * counted one's give the DynamoDB requests per message and per click, and it makes the ack-call counts.
  */
 export async function measureWarm(options: WarmOptions): Promise<WarmResult> {
   const { dynamo, sfn, slack } = options;
@@ -98,13 +112,19 @@ export async function measureWarm(options: WarmOptions): Promise<WarmResult> {
     tokenType: "bot",
     authVersion: "v2",
   });
-  const targets = await seedApprovals(store, total + 2);
+  // Every click approves a fresh version: the timed clicks, the counted warm-up clicks, the two ack counts.
+  const targets = await seedApprovals(store, total + options.warmup + 2);
   const running = await seedRunning(store, doc, oursEnv);
 
   // Each bundle reads process.env when imported (as on Lambda): ours first, without SLACK_BOT_TOKEN.
-  Object.assign(process.env, oursEnv);
-  const ours = (await import(pathToFileURL(options.ours).href)) as { handler: LambdaHandler };
-  await expect200(ours.handler, signedJson({ type: "url_verification", challenge: "c", token: "t" }), "ours init");
+  const importOurs = async (dynamoEndpoint: string, instance: string) => {
+    Object.assign(process.env, oursEnv, { DYNAMODB_ENDPOINT: dynamoEndpoint });
+    const loaded = (await import(`${pathToFileURL(options.ours).href}?${instance}`)) as { handler: LambdaHandler };
+    await expect200(loaded.handler, signedJson({ type: "url_verification", challenge: "c", token: "t" }), `ours init (${instance})`);
+    return loaded;
+  };
+  const ours = await importOurs(dynamo.directEndpoint, "timed");
+  const counted = await importOurs(dynamo.endpoint, "counted");
   for (const key of Object.keys(oursEnv)) delete process.env[key];
   Object.assign(process.env, shared, { SLACK_BOT_TOKEN: "xoxb-bench" });
   const baseline = (await import(pathToFileURL(options.baseline).href)) as { handler: LambdaHandler };
@@ -112,9 +132,11 @@ export async function measureWarm(options: WarmOptions): Promise<WarmResult> {
   // The baseline reads TASK_PIPELINE_ARN per request, as a tutorial app does: the shared settings stay set.
 
   // ---- message events
-  const samples = { oursMessage: [] as number[], baseMessage: [] as number[], oursClick: [] as number[], baseClick: [] as number[] };
+  const samples = { oursMessage: [] as number[], baseMessage: [] as number[], oursClick: [] as number[], oursClickWait: [] as number[], oursClickRest: [] as number[], baseClick: [] as number[] };
   const startsBefore = sfn.calls.StartExecution ?? 0;
   dynamo.reset();
+  for (let i = 0; i < options.warmup; i++) await timeOne(counted.handler, signedJson(messageEnvelope(nextTs())), "ours message (counted)");
+  const oursDynamoPerMessage = dynamo.total() / options.warmup;
   for (let i = 0; i < total; i++) {
     const timed = i >= options.warmup;
     const a = await timeOne(ours.handler, signedJson(messageEnvelope(nextTs())), "ours message");
@@ -124,35 +146,45 @@ export async function measureWarm(options: WarmOptions): Promise<WarmResult> {
       samples.baseMessage.push(b);
     }
   }
-  const oursDynamoPerMessage = dynamo.total() / total;
   const started = (sfn.calls.StartExecution ?? 0) - startsBefore;
-  if (started !== 2 * total) throw new Error(`bench: expected ${2 * total} StartExecution calls, saw ${started}`);
+  if (started !== 2 * total + options.warmup) throw new Error(`bench: expected ${2 * total + options.warmup} StartExecution calls, saw ${started}`);
 
   // ---- button clicks
   const tokensBefore = sfn.tokensSent.length;
   let oursSlack = 0;
   let baseSlack = 0;
   dynamo.reset();
+  const dynamoWait = watchWait(dynamo.directEndpoint);
+  const countedTargets = targets.slice(total, total + options.warmup);
+  for (const target of countedTargets) {
+    await timeOne(counted.handler, signedInteraction(buttonClick(ActionIds.approve, { taskId: target.taskId, kind: "prompt", version: 1 })), "ours click (counted)");
+  }
+  const oursDynamoPerClick = dynamo.total() / options.warmup;
   for (let i = 0; i < total; i++) {
     const timed = i >= options.warmup;
     const target = targets[i]!;
     let before = slack.calls.length;
+    dynamoWait.reset();
     const a = await timeOne(ours.handler, signedInteraction(buttonClick(ActionIds.approve, { taskId: target.taskId, kind: "prompt", version: 1 })), "ours click");
+    const waited = dynamoWait.total();
     oursSlack += slack.calls.length - before;
     before = slack.calls.length;
     const b = await timeOne(baseline.handler, signedInteraction(buttonClick("approve", { taskToken: `bench-token-base-${i}` })), "baseline click");
     baseSlack += slack.calls.length - before;
     if (timed) {
       samples.oursClick.push(a);
+      samples.oursClickWait.push(waited);
+      samples.oursClickRest.push(a - waited);
       samples.baseClick.push(b);
     }
   }
-  const oursDynamoPerClick = dynamo.total() / total;
+  dynamoWait.stop();
   const sent = new Set(sfn.tokensSent.slice(tokensBefore));
-  const oursResumed = targets.filter((t) => sent.has(t.token)).length;
-  if (oursResumed !== total) throw new Error(`bench: only ${oursResumed} of ${total} approvals of ours sent SendTaskSuccess`);
-  if (sent.size !== 2 * total) throw new Error(`bench: expected ${2 * total} SendTaskSuccess calls, saw ${sent.size}`);
-  const ackUpstreamCalls = await countAckCalls(ours.handler, { dynamo, sfn, slack }, { approve: targets[total]!.taskId, reject: targets[total + 1]!.taskId, running });
+  const oursResumed = targets.slice(0, total + options.warmup).filter((t) => sent.has(t.token)).length;
+  if (oursResumed !== total + options.warmup) throw new Error(`bench: only ${oursResumed} of ${total + options.warmup} approvals of ours sent SendTaskSuccess`);
+  if (sent.size !== 2 * total + options.warmup) throw new Error(`bench: expected ${2 * total + options.warmup} SendTaskSuccess calls, saw ${sent.size}`);
+  const ackTargets = { approve: targets[total + options.warmup]!.taskId, reject: targets[total + options.warmup + 1]!.taskId, running };
+  const ackUpstreamCalls = await countAckCalls(counted.handler, { dynamo, sfn, slack }, ackTargets);
   doc.destroy();
 
   return {
@@ -161,6 +193,8 @@ export async function measureWarm(options: WarmOptions): Promise<WarmResult> {
       all: stats([...samples.oursMessage, ...samples.oursClick]),
       message: stats(samples.oursMessage),
       click: stats(samples.oursClick),
+      clickDynamoWait: stats(samples.oursClickWait),
+      clickWithoutDynamoWait: stats(samples.oursClickRest),
       dynamoRequestsPerMessage: round(oursDynamoPerMessage),
       dynamoRequestsPerClick: round(oursDynamoPerClick),
       slackCallsPerClick: round(oursSlack / total),
@@ -253,5 +287,34 @@ function stats(samples: number[]): LatencyStats {
     p50Ms: round(percentile(samples, 50), 3),
     p99Ms: round(percentile(samples, 99), 3),
     meanMs: round(samples.reduce((a, b) => a + b, 0) / samples.length, 3),
+  };
+}
+
+/**
+ * Time this process spends waiting on HTTP requests to one endpoint (request created → response read), from
+ * Node's own http client diagnostics: how much of a click is DynamoDB's round trip rather than our code.
+ */
+function watchWait(endpoint: string): { reset(): void; total(): number; stop(): void } {
+  const { host } = new URL(endpoint);
+  const started = new WeakMap<ClientRequest, number>();
+  let waited = 0;
+  const onStart = (message: unknown) => {
+    const { request } = message as { request: ClientRequest };
+    if (request.getHeader("host") === host) started.set(request, performance.now());
+  };
+  const onFinish = (message: unknown) => {
+    const { request } = message as { request: ClientRequest };
+    const t0 = started.get(request);
+    if (t0 !== undefined) waited += performance.now() - t0;
+  };
+  diagnostics_channel.subscribe("http.client.request.start", onStart);
+  diagnostics_channel.subscribe("http.client.response.finish", onFinish);
+  return {
+    reset: () => void (waited = 0),
+    total: () => waited,
+    stop() {
+      diagnostics_channel.unsubscribe("http.client.request.start", onStart);
+      diagnostics_channel.unsubscribe("http.client.response.finish", onFinish);
+    },
   };
 }

@@ -43,6 +43,12 @@ it("runs a tiny bench and writes JSON with the required keys", async () => {
   // One poll iteration is Wait → PollSession → Choice.
   expect(json.perPoll.stateTransitions).toBe(3);
   expect(json.perPoll.lambdaInvocations).toBe(1);
+  // Warm clicks: one DynamoDB request each (counted through the proxy), and the timed ones wait on DynamoDB itself,
+  // whose round trip the JSON separates from the rest of the click.
+  expect(json.ingress.warm.dynamoRequestsPerClick).toBe(1);
+  expect(json.ingress.warm.clickDynamoWait?.requests).toBe(3);
+  expect(json.ingress.warm.clickDynamoWait!.p50Ms).toBeGreaterThan(0);
+  expect(json.ingress.warm.clickWithoutDynamoWait!.p50Ms).toBeLessThan(json.ingress.warm.click.p99Ms);
   // The ack path: what each kind of request costs before its 200 (DESIGN §6, issue 17).
   expect(json.ingress.ackUpstreamCalls).toEqual({ message: 1, approve: 2, rejectClick: 1, rejectSubmit: 2, cancel: 3 });
   // Per layer: the static prefix against the model's minimum; a breakpoint only where it reaches it.
