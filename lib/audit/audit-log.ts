@@ -1,7 +1,7 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { AuditEntry, Layer } from "../domain/records";
 import { redact, redactString } from "../observability/redact";
-import type { TaskStore, WriteResult } from "../store/task-store";
+import type { EntryState, TaskStore, WriteResult } from "../store/task-store";
 
 export interface AuditEvent {
   teamId: string;
@@ -32,7 +32,28 @@ export class AuditLog {
   ) {}
 
   async record(event: AuditEvent): Promise<WriteResult<AuditEntry>> {
-    const entry: AuditEntry = {
+    const entry = this.entryOf(event);
+    const result = await this.store.appendAudit(entry);
+    if (result.applied) this.logRecorded(event, entry);
+    return result;
+  }
+
+  /**
+   * Record an event in the same transaction as its effect (lib/store `…WithEntry`): `write` commits the effect and
+   * this entry together, or neither, and says what became of the entry. One the effect's refusal left unwritten
+   * (the effect was done already, by an earlier write that did not carry this entry) is appended on its own.
+   */
+  async recordWith(event: AuditEvent, write: (entry: AuditEntry) => Promise<EntryState>): Promise<EntryState> {
+    const entry = this.entryOf(event);
+    const state = await write(entry);
+    if (state === "written") this.logRecorded(event, entry);
+    if (state === "missing") await this.record(event);
+    return state;
+  }
+
+  /** The entry an event becomes (its key, time and redacted details), not yet written. */
+  entryOf(event: AuditEvent): AuditEntry {
+    return {
       teamId: event.teamId,
       taskId: event.taskId,
       auditKey: `${event.action}#${event.subject}`,
@@ -42,11 +63,10 @@ export class AuditLog {
       layer: event.layer,
       details: redact(event.details ?? {}),
     };
-    const result = await this.store.appendAudit(entry);
-    if (result.applied) {
-      this.log.info(event.action, { layer: event.layer, taskId: event.taskId, teamId: event.teamId, actor: event.actor, subject: event.subject, details: entry.details });
-    }
-    return result;
+  }
+
+  private logRecorded(event: AuditEvent, entry: AuditEntry): void {
+    this.log.info(event.action, { layer: event.layer, taskId: event.taskId, teamId: event.teamId, actor: event.actor, subject: event.subject, details: entry.details });
   }
 
   /** An error of one layer: audit entry `error.<layer>` plus the seed §10.1 error log line. */

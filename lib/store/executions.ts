@@ -1,7 +1,8 @@
-import { ExecutionSchema, executionIdFor, TaskSchema, type Execution, type ExecutionProgress, type PendingAudit, type Task } from "../domain/records";
+import { ExecutionSchema, executionIdFor, TaskSchema, type AuditEntry, type Execution, type ExecutionProgress, type PendingAudit, type Task } from "../domain/records";
 import { assertTransition, type ExecutionStatus, type TaskStatus } from "../domain/status";
 import { LimitReachedError, RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
-import { buildSet, parseRecord, type Item, type ItemTable, type WriteResult } from "./item-table";
+import { writeAudited } from "./audit-entries";
+import { buildSet, parseRecord, type ConditionalWrite, type EntryState, type Item, type ItemTable, type WriteResult } from "./item-table";
 import { Keys } from "./table";
 import { taskNotFound } from "./tasks";
 import { transition, type TransitionOptions } from "./transition";
@@ -111,24 +112,20 @@ export class ExecutionItems {
   async recordProgress(
     taskId: string,
     executionNo: number,
-    patch: { progress: ExecutionProgress; sessionId?: string; usage?: Execution["usage"]; agentFailure?: Execution["agentFailure"]; completion?: Execution["completion"] },
+    patch: ProgressPatch,
   ): Promise<WriteResult<Execution>> {
-    const { expression, names, values } = buildSet({ ...patch, updatedAt: this.table.now() });
-    const write = await this.table.writeIf(
-      {
-        update: {
-          Key: Keys.execution(taskId, executionNo),
-          UpdateExpression: expression,
-          ConditionExpression: "#status = :running",
-          ExpressionAttributeNames: { ...names, "#status": "status" },
-          ExpressionAttributeValues: { ...values, ":running": "running" },
-          ReturnValues: "ALL_NEW",
-        },
-      },
-      "recordProgress",
-    );
+    const write = await this.table.writeIf(progressWrite(this.table, taskId, executionNo, patch, "ALL_NEW"), "recordProgress");
     if (write.applied) return { record: parseRecord(ExecutionSchema, write.attributes, "execution"), applied: true };
     return { record: parseOrThrow(taskId, executionNo, await write.current()), applied: false };
+  }
+
+  /**
+   * `recordProgress` with an audit entry (`execution.session_created`) in the same transaction. Refused (the run
+   * is no longer `running`), the entry is `missing` unless an earlier attempt wrote it: the caller decides.
+   */
+  async recordProgressWithEntry(taskId: string, executionNo: number, patch: ProgressPatch, entry: AuditEntry): Promise<{ applied: boolean; entry: EntryState }> {
+    const { outcome, entry: state } = await writeAudited(this.table, progressWrite(this.table, taskId, executionNo, patch), "recordProgress", entry);
+    return { applied: outcome.applied, entry: state! };
   }
 
   /**
@@ -225,4 +222,21 @@ export class ExecutionItems {
 function parseOrThrow(taskId: string, executionNo: number, item: Item | undefined): Execution {
   if (item === undefined) throw executionNotFound(taskId, executionNo);
   return parseRecord(ExecutionSchema, item, "execution");
+}
+
+type ProgressPatch = { progress: ExecutionProgress; sessionId?: string; usage?: Execution["usage"]; agentFailure?: Execution["agentFailure"]; completion?: Execution["completion"] };
+
+/** The progress write of a `running` Execution (refused once it is cancelled or finished). */
+function progressWrite(table: ItemTable, taskId: string, executionNo: number, patch: ProgressPatch, returnValues?: "ALL_NEW"): ConditionalWrite {
+  const { expression, names, values } = buildSet({ ...patch, updatedAt: table.now() });
+  return {
+    update: {
+      Key: Keys.execution(taskId, executionNo),
+      UpdateExpression: expression,
+      ConditionExpression: "#status = :running",
+      ExpressionAttributeNames: { ...names, "#status": "status" },
+      ExpressionAttributeValues: { ...values, ":running": "running" },
+      ...(returnValues === undefined ? {} : { ReturnValues: returnValues }),
+    },
+  };
 }

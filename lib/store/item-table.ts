@@ -2,6 +2,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  TransactWriteCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
   type PutCommandInput,
@@ -10,7 +11,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import type { z } from "zod/mini";
-import { MalformedOutputError } from "../errors/taxonomy";
+import { MalformedOutputError, ThrottledError } from "../errors/taxonomy";
 import { isConditionFailure, translateDynamoError } from "./conditional";
 
 export type Item = Record<string, unknown>;
@@ -34,6 +35,12 @@ export type ConditionalWrite = { put: Omit<PutCommandInput, "TableName"> } | { u
 export type WriteOutcome =
   | { applied: true; attributes: Item | undefined }
   | { applied: false; refusal: unknown; current: () => Promise<Item | undefined> };
+
+/**
+ * What became of a write-once entry written with an effect (`writeWithEntries`): `written` by this call; `existed`
+ * already (an earlier attempt's, under the same key); `missing`: not written, because the effect was refused.
+ */
+export type EntryState = "written" | "existed" | "missing";
 
 /** The single table as the item kinds of lib/store use it: one place for reads, queries and conditional writes. */
 export class ItemTable {
@@ -72,6 +79,49 @@ export class ItemTable {
     }
   }
 
+  /**
+   * A conditional write and its write-once entries (`attribute_not_exists(pk)`: audit entries) in ONE
+   * TransactWriteItems: both land or neither, so no effect is stored without its entry and no entry without its
+   * effect. The transaction returns no item: `attributes` is undefined when it applied. Refused, its cancellation
+   * reasons say which condition failed (DynamoDB and DynamoDB Local answer them in order, the refused item's old
+   * image included):
+   *   the effect's — `applied: false` as `writeIf` says it, and each entry `existed` or `missing` (the caller
+   *     repairs a missing one when the effect turns out done already: an earlier write made it without this entry);
+   *   only entries' — they are there already (an earlier attempt): the effect again with the others.
+   * A cancellation for any other reason (a conflicting transaction, throttling) is a ThrottledError: retried.
+   */
+  async writeWithEntries(write: ConditionalWrite, entries: readonly Item[], where: string): Promise<{ outcome: WriteOutcome; entries: EntryState[] }> {
+    if (entries.length === 0) return { outcome: await this.writeIf(write, where), entries: [] };
+    const key = ("put" in write ? keyOf(write.put.Item) : write.update.Key) as ItemKey;
+    const effect =
+      "put" in write
+        ? { Put: { ...write.put, TableName: this.tableName, ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const } }
+        : { Update: { ...withoutReturnValues(write.update), TableName: this.tableName, ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const } };
+    const puts = entries.map((Item) => ({ Put: { TableName: this.tableName, Item, ConditionExpression: "attribute_not_exists(pk)" } }));
+    try {
+      await this.doc.send(new TransactWriteCommand({ TransactItems: [effect as never, ...puts] }));
+      return { outcome: { applied: true, attributes: undefined }, entries: entries.map(() => "written") };
+    } catch (err) {
+      const reasons = (err as { name?: string; CancellationReasons?: { Code?: string; Item?: Parameters<typeof unmarshall>[0] }[] }).CancellationReasons;
+      if (!(err instanceof Error) || err.name !== "TransactionCanceledException" || reasons === undefined) throw translateDynamoError(err, where);
+      const codes = reasons.map((r) => r.Code ?? "None");
+      if (codes.some((c) => c !== "None" && c !== "ConditionalCheckFailed")) {
+        throw new ThrottledError(`${where}: transaction cancelled (${codes.join(", ")})`, { cause: err, details: { codes } });
+      }
+      const existed = codes.slice(1).map((c) => c === "ConditionalCheckFailed");
+      if (codes[0] === "ConditionalCheckFailed") {
+        const old = reasons[0]?.Item;
+        return {
+          outcome: { applied: false, refusal: err, current: async () => (old === undefined ? this.get(key, where) : unmarshall(old)) },
+          entries: existed.map((e) => (e ? "existed" : "missing")),
+        };
+      }
+      const again = await this.writeWithEntries(write, entries.filter((_, i) => !existed[i]), where);
+      let next = 0;
+      return { outcome: again.outcome, entries: existed.map((e) => (e ? "existed" : again.entries[next++]!)) };
+    }
+  }
+
   /** Every item a query matches (paged past 1 MB), or the first `limit`. */
   async query(input: Omit<QueryCommandInput, "TableName">, limit?: number): Promise<Item[]> {
     const items: Item[] = [];
@@ -94,6 +144,11 @@ export class ItemTable {
     } while (startKey !== undefined && (limit === undefined || items.length < limit));
     return items;
   }
+}
+
+function withoutReturnValues(update: Omit<UpdateCommandInput, "TableName">): Omit<UpdateCommandInput, "TableName" | "ReturnValues"> {
+  const { ReturnValues: _ignored, ...rest } = update;
+  return rest;
 }
 
 function keyOf(item: Item | undefined): ItemKey {

@@ -17,12 +17,12 @@ import { AuditEntries } from "./audit-entries";
 import { ExecutionItems } from "./executions";
 import { loadHistory, type TaskHistory } from "./history";
 import { listRecentTasksOf } from "./recent-tasks";
-import { ItemTable, type WriteResult } from "./item-table";
+import { ItemTable, type EntryState, type WriteResult } from "./item-table";
 import { TaskItems, type NewTaskInput } from "./tasks";
 import type { TransitionOptions } from "./transition";
 import { VersionItems } from "./versions";
 
-export type { WriteResult } from "./item-table";
+export type { EntryState, WriteResult } from "./item-table";
 export type { TransitionOptions } from "./transition";
 export type { TaskHistory } from "./history";
 export type { NewTaskInput } from "./tasks";
@@ -49,8 +49,9 @@ export class TaskStore {
   }
 
   // tasks (tasks.ts)
-  createTask(input: NewTaskInput): Promise<WriteResult<Task>> {
-    return this.tasks.create(input);
+  /** `entry`: the `task.created` audit entry, written in the same transaction (`entry` in the result: what became of it). */
+  createTask(input: NewTaskInput, entry?: AuditEntry): Promise<WriteResult<Task> & { entry?: EntryState }> {
+    return this.tasks.create(input, entry);
   }
   getTask(taskId: string): Promise<Task | undefined> {
     return this.tasks.get(taskId);
@@ -104,12 +105,23 @@ export class TaskStore {
   ): Promise<WriteResult<PromptVersion | ProcessVersion>> {
     return this.versions.saveContent(kind, taskId, version, content);
   }
+  /** `saveVersionContent` and its audit entry in one transaction; no record when it applied. */
+  saveVersionContentWithEntry(
+    kind: VersionKind,
+    taskId: string,
+    version: number,
+    content: { text: string } | { steps: ProcessStep[] },
+    entry: AuditEntry,
+  ): Promise<{ applied: boolean; entry: EntryState }> {
+    return this.versions.saveContentWithEntry(kind, taskId, version, content, entry);
+  }
   saveProcessPreview(
     taskId: string,
     version: number,
     content: { steps: ProcessStep[]; preview: ProcessPreview; approvableVia: ApprovalSource[] },
-  ): Promise<WriteResult<ProcessVersion>> {
-    return this.versions.saveProcessPreview(taskId, version, content);
+    entry?: AuditEntry,
+  ): Promise<{ record?: ProcessVersion; applied: boolean; entry?: EntryState }> {
+    return this.versions.saveProcessPreview(taskId, version, content, entry);
   }
   openApproval(
     kind: VersionKind,
@@ -166,6 +178,15 @@ export class TaskStore {
     patch: { progress: ExecutionProgress; sessionId?: string; usage?: Execution["usage"]; agentFailure?: Execution["agentFailure"]; completion?: Execution["completion"] },
   ): Promise<WriteResult<Execution>> {
     return this.executions.recordProgress(taskId, executionNo, patch);
+  }
+  /** `recordProgress` and an audit entry in one transaction. */
+  recordProgressWithEntry(
+    taskId: string,
+    executionNo: number,
+    patch: { progress: ExecutionProgress; sessionId?: string; usage?: Execution["usage"] },
+    entry: AuditEntry,
+  ): Promise<{ applied: boolean; entry: EntryState }> {
+    return this.executions.recordProgressWithEntry(taskId, executionNo, patch, entry);
   }
   recordRunFault(taskId: string, executionNo: number, fault: NonNullable<Execution["fault"]>): Promise<boolean> {
     return this.executions.recordRunFault(taskId, executionNo, fault);

@@ -1,7 +1,8 @@
-import { TaskSchema, taskIdFor, type SlackFileRef, type SlackThread, type Task } from "../domain/records";
+import { TaskSchema, taskIdFor, type AuditEntry, type SlackFileRef, type SlackThread, type Task } from "../domain/records";
 import type { TaskStatus } from "../domain/status";
 import { RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
-import { buildSet, parseRecord, type ItemTable, type WriteResult } from "./item-table";
+import { writeAudited } from "./audit-entries";
+import { buildSet, parseRecord, type EntryState, type ItemTable, type WriteResult } from "./item-table";
 import { Keys, TABLE_KEYS } from "./table";
 import { transition, type TransitionOptions } from "./transition";
 
@@ -21,8 +22,11 @@ export function taskNotFound(taskId: string, cause?: unknown): RecordNotFoundErr
 export class TaskItems {
   constructor(private readonly table: ItemTable) {}
 
-  /** One message → one task: the id derives from (team, channel, ts) and the put is conditional. */
-  async create(input: NewTaskInput): Promise<WriteResult<Task>> {
+  /**
+   * One message → one task: the id derives from (team, channel, ts) and the put is conditional. `entry` (its
+   * `task.created` audit entry) goes in the same transaction; `entry` in the result says what became of it.
+   */
+  async create(input: NewTaskInput, entry?: AuditEntry): Promise<WriteResult<Task> & { entry?: EntryState }> {
     const now = this.table.now();
     const taskId = taskIdFor(input.thread);
     const task: Task = TaskSchema.parse({
@@ -46,11 +50,11 @@ export class TaskItems {
       [TABLE_KEYS.byTeamSortKey]: `${now}#${taskId}`,
       ...task,
     };
-    const write = await this.table.writeIf({ put: { Item: item, ConditionExpression: "attribute_not_exists(pk)" } }, "createTask");
-    if (write.applied) return { record: task, applied: true };
+    const { outcome: write, ...audited } = await writeAudited(this.table, { put: { Item: item, ConditionExpression: "attribute_not_exists(pk)" } }, "createTask", entry);
+    if (write.applied) return { record: task, applied: true, ...audited };
     const existing = await write.current();
     if (existing === undefined) throw taskNotFound(taskId);
-    return { record: parseRecord(TaskSchema, existing, "task"), applied: false };
+    return { record: parseRecord(TaskSchema, existing, "task"), applied: false, ...audited };
   }
 
   async get(taskId: string): Promise<Task | undefined> {

@@ -6,6 +6,7 @@ import {
   TaskSchema,
   type Task,
   type ApprovalSource,
+  type AuditEntry,
   type ProcessStep,
   type ProcessVersion,
   type PromptVersion,
@@ -13,7 +14,8 @@ import {
 } from "../domain/records";
 import type { VersionStatus } from "../domain/status";
 import { RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
-import { parseRecord, type Item, type ItemTable, type WriteResult } from "./item-table";
+import { writeAudited } from "./audit-entries";
+import { parseRecord, type ConditionalWrite, type EntryState, type Item, type ItemTable, type WriteOutcome, type WriteResult } from "./item-table";
 import { Keys } from "./table";
 import { taskNotFound } from "./tasks";
 import { transition, type TransitionOptions } from "./transition";
@@ -101,22 +103,29 @@ export class VersionItems {
     version: number,
     content: { text: string } | { steps: ProcessStep[] },
   ): Promise<WriteResult<AnyVersion>> {
-    const field = "text" in content ? "text" : "steps";
-    const value = "text" in content ? content.text : content.steps;
-    const write = await this.table.writeIf(
-      {
-        update: {
-          Key: Keys.version(taskId, kind, version),
-          UpdateExpression: "SET #field = :value, updatedAt = :now",
-          ConditionExpression: "#status = :generating AND attribute_not_exists(#field)",
-          ExpressionAttributeNames: { "#field": field, "#status": "status" },
-          ExpressionAttributeValues: { ":value": value, ":generating": "generating", ":now": this.table.now() },
-          ReturnValues: "ALL_NEW",
-        },
-      },
-      "saveVersionContent",
-    );
+    const write = await this.table.writeIf(contentWrite(this.table, kind, taskId, version, content, "ALL_NEW"), "saveVersionContent");
     if (write.applied) return { record: parseVersion(kind, write.attributes), applied: true };
+    return this.storedContent(kind, taskId, version, write);
+  }
+
+  /**
+   * `saveContent` with its audit entry (`prompt.generated`, `process.generated`) in the same transaction. Returns
+   * no record when it applied (a transaction returns none): the caller holds the content it stored.
+   */
+  async saveContentWithEntry(
+    kind: VersionKind,
+    taskId: string,
+    version: number,
+    content: { text: string } | { steps: ProcessStep[] },
+    entry: AuditEntry,
+  ): Promise<{ applied: boolean; entry: EntryState }> {
+    const { outcome, entry: state } = await writeAudited(this.table, contentWrite(this.table, kind, taskId, version, content), "saveVersionContent", entry);
+    if (!outcome.applied) await this.storedContent(kind, taskId, version, outcome);
+    return { applied: outcome.applied, entry: state! };
+  }
+
+  /** A refused content write: the content an earlier attempt stored, else StateConflictError. */
+  private async storedContent(kind: VersionKind, taskId: string, version: number, write: WriteOutcome & { applied: false }): Promise<WriteResult<AnyVersion>> {
     const existing = this.parseOrThrow(kind, taskId, version, await write.current());
     const stored = kind === "prompt" ? (existing as PromptVersion).text : (existing as ProcessVersion).steps;
     if (stored !== undefined) return { record: existing, applied: false };
@@ -130,36 +139,39 @@ export class VersionItems {
    * Store the preview of a Process version still `generating` (lib/preview): the steps with the ids their names
    * resolved to, what each write will change, and where its approver can see it whole. Idempotent: a preview
    * already stored (a retried Lambda after a successful write) is returned as is, and freee is not read again.
+   * `entry` (its `process.previewed` audit entry) goes in the same transaction: then no record is returned when it
+   * applied (the caller holds what it stored), and `entry` says what became of the entry.
    */
   async saveProcessPreview(
     taskId: string,
     version: number,
     content: { steps: ProcessStep[]; preview: ProcessPreview; approvableVia: ApprovalSource[] },
-  ): Promise<WriteResult<ProcessVersion>> {
-    const write = await this.table.writeIf(
-      {
-        update: {
-          Key: Keys.version(taskId, "process", version),
-          UpdateExpression: "SET steps = :steps, preview = :preview, approvableVia = :via, updatedAt = :now",
-          ConditionExpression: "#status = :generating AND attribute_exists(steps) AND attribute_not_exists(preview)",
-          ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: {
-            ":steps": content.steps,
-            ":preview": content.preview,
-            ":via": content.approvableVia,
-            ":generating": "generating",
-            ":now": this.table.now(),
-          },
-          ReturnValues: "ALL_NEW",
+    entry?: AuditEntry,
+  ): Promise<{ record?: ProcessVersion; applied: boolean; entry?: EntryState }> {
+    const write: ConditionalWrite = {
+      update: {
+        Key: Keys.version(taskId, "process", version),
+        UpdateExpression: "SET steps = :steps, preview = :preview, approvableVia = :via, updatedAt = :now",
+        ConditionExpression: "#status = :generating AND attribute_exists(steps) AND attribute_not_exists(preview)",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: {
+          ":steps": content.steps,
+          ":preview": content.preview,
+          ":via": content.approvableVia,
+          ":generating": "generating",
+          ":now": this.table.now(),
         },
+        ReturnValues: "ALL_NEW",
       },
-      "saveProcessPreview",
-    );
-    if (write.applied) return { record: parseVersion("process", write.attributes) as ProcessVersion, applied: true };
-    const existing = this.parseOrThrow("process", taskId, version, await write.current()) as ProcessVersion;
-    if (existing.preview !== undefined) return { record: existing, applied: false };
+    };
+    const { outcome, ...audited } = await writeAudited(this.table, write, "saveProcessPreview", entry);
+    if (outcome.applied) {
+      return { ...(outcome.attributes === undefined ? {} : { record: parseVersion("process", outcome.attributes) as ProcessVersion }), applied: true, ...audited };
+    }
+    const existing = this.parseOrThrow("process", taskId, version, await outcome.current()) as ProcessVersion;
+    if (existing.preview !== undefined) return { record: existing, applied: false, ...audited };
     throw new StateConflictError(`process v${version} is ${existing.status}${existing.steps === undefined ? " without steps" : ""}: no preview can be stored`, {
-      cause: write.refusal,
+      cause: outcome.refusal,
       details: { taskId, version, status: existing.status },
     });
   }
@@ -244,6 +256,29 @@ export class VersionItems {
     if (item === undefined) throw versionNotFound(kind, taskId, version);
     return parseVersion(kind, item);
   }
+}
+
+/** The content write of a `generating` version: its text (Prompt) or steps (Process), once. */
+function contentWrite(
+  table: ItemTable,
+  kind: VersionKind,
+  taskId: string,
+  version: number,
+  content: { text: string } | { steps: ProcessStep[] },
+  returnValues?: "ALL_NEW",
+): ConditionalWrite {
+  const field = "text" in content ? "text" : "steps";
+  const value = "text" in content ? content.text : content.steps;
+  return {
+    update: {
+      Key: Keys.version(taskId, kind, version),
+      UpdateExpression: "SET #field = :value, updatedAt = :now",
+      ConditionExpression: "#status = :generating AND attribute_not_exists(#field)",
+      ExpressionAttributeNames: { "#field": field, "#status": "status" },
+      ExpressionAttributeValues: { ":value": value, ":generating": "generating", ":now": table.now() },
+      ...(returnValues === undefined ? {} : { ReturnValues: returnValues }),
+    },
+  };
 }
 
 export function parseVersion(kind: VersionKind, item: unknown): AnyVersion {

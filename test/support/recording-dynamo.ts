@@ -59,7 +59,14 @@ export async function startRecordingDynamo(partitionKey = "pk"): Promise<Recordi
       const action = String(req.headers["x-amz-target"] ?? "").split(".")[1] ?? "?";
       const principal = nameOf(/Credential=([^/]+)\//.exec(String(req.headers.authorization ?? ""))?.[1] ?? "?");
       const body = JSON.parse(raw.toString("utf8") || "{}") as Body;
-      if (action !== "CreateTable" && action !== "DescribeTable") {
+      if (action === "TransactWriteItems") {
+        // IAM authorizes a transaction item by item, each as its own action (PutItem, UpdateItem, …) on its key.
+        for (const item of (body as { TransactItems?: Record<string, Body>[] }).TransactItems ?? []) {
+          for (const [kind, input] of Object.entries(item)) {
+            calls.push({ principal, action: TRANSACT_ACTIONS[kind] ?? kind, table: input.TableName ?? "?", leadingKeys: leadingKeys(input, partitionKey) });
+          }
+        }
+      } else if (action !== "CreateTable" && action !== "DescribeTable") {
         calls.push({ principal, action, table: body.TableName ?? "?", ...(body.IndexName === undefined ? {} : { index: body.IndexName }), leadingKeys: leadingKeys(body, partitionKey) });
       }
       const headers: Record<string, string> = {};
@@ -87,6 +94,8 @@ export async function startRecordingDynamo(partitionKey = "pk"): Promise<Recordi
       }),
   };
 }
+
+const TRANSACT_ACTIONS: Record<string, string> = { Put: "PutItem", Update: "UpdateItem", Delete: "DeleteItem", ConditionCheck: "ConditionCheckItem" };
 
 /** The partition key value(s) of an item-level call or of a Query's key condition; [] when there is none (Scan…). */
 function leadingKeys(body: Body, partitionKey: string): string[] {

@@ -20,21 +20,24 @@ export async function generatePromptStep(deps: PipelineDeps, input: GenerateProm
   const task = pointed ?? (await deps.store.getTaskOrThrow(taskId));
   const spec = task.spec;
   if (spec === undefined) throw new RecordNotFoundError(`task ${taskId} has no L1 spec`, { details: { taskId } });
-  if ((record as PromptVersion).text === undefined) {
-    await refreshCard(deps, task, { kind: "prompt" }, pointed && heldState(pointed, { prompts: [record as PromptVersion] }));
-    const previous = version > 1 ? await previousPrompt(deps, taskId, version, regeneratedFor) : undefined;
-    const text = await deps.layers.generatePrompt({ task, spec, previous });
-    await deps.store.saveVersionContent("prompt", taskId, version, { text });
-  }
-  await deps.audit.record({
+  const generated = {
     teamId: task.thread.teamId,
     taskId,
     action: "prompt.generated",
     subject: `prompt#${version}`,
     actor: PIPELINE_ACTOR,
-    layer: "L2",
+    layer: "L2" as const,
     details: { version, regenerated: version > 1 },
-  });
+  };
+  if ((record as PromptVersion).text === undefined) {
+    await refreshCard(deps, task, { kind: "prompt" }, pointed && heldState(pointed, { prompts: [record as PromptVersion] }));
+    const previous = version > 1 ? await previousPrompt(deps, taskId, version, regeneratedFor) : undefined;
+    const text = await deps.layers.generatePrompt({ task, spec, previous });
+    // The text and its entry in one transaction (a retry that finds the text finds the entry too).
+    await deps.audit.recordWith(generated, async (entry) => (await deps.store.saveVersionContentWithEntry("prompt", taskId, version, { text }, entry)).entry);
+  } else {
+    await deps.audit.record(generated);
+  }
   return { taskId, version };
 }
 
@@ -74,6 +77,15 @@ export async function generateProcessStep(deps: PipelineDeps, input: GeneratePro
     const decided = task.currentPromptVersion === basedOnPromptVersion ? heldState(task, { prompts: [prompt] }) : undefined;
     await auditDecision(deps, task, { kind: "prompt", version: basedOnPromptVersion, decision: prompt.decision }, true, decided);
   }
+  const generated = {
+    teamId: task.thread.teamId,
+    taskId,
+    action: "process.generated",
+    subject: `process#${version}`,
+    actor: PIPELINE_ACTOR,
+    layer: "L3" as const,
+    details: { version, basedOnPromptVersion, regenerated: version > 1, retriedAfterMalformed: malformed !== undefined },
+  };
   if ((record as ProcessVersion).steps === undefined) {
     await refreshCard(deps, task, { kind: "process" }, pointed && heldState(task, { processes: [record as ProcessVersion] }));
     let previous: { steps: ProcessVersion["steps"] & object; rejectionReason: string } | undefined;
@@ -92,21 +104,15 @@ export async function generateProcessStep(deps: PipelineDeps, input: GeneratePro
       validationError: malformed === undefined ? undefined : causeMessage(malformed.Cause),
     });
     const steps = validateSteps(raw, { attachments: task.attachments ?? [] });
-    await deps.store.saveVersionContent("process", taskId, version, { steps });
+    // The steps and their entry in one transaction (a retry that finds the steps finds the entry too).
+    await deps.audit.recordWith(generated, async (entry) => (await deps.store.saveVersionContentWithEntry("process", taskId, version, { steps }, entry)).entry);
+  } else {
+    await deps.audit.record(generated);
   }
   if (task.status === "prompt_review") {
     ({ record: task } = await deps.store.transitionTask(taskId, "process_review", { from: ["prompt_review"] }));
     await refreshCard(deps, task, { kind: "task" }, heldState(task));
   }
-  await deps.audit.record({
-    teamId: task.thread.teamId,
-    taskId,
-    action: "process.generated",
-    subject: `process#${version}`,
-    actor: PIPELINE_ACTOR,
-    layer: "L3",
-    details: { version, basedOnPromptVersion, regenerated: version > 1, retriedAfterMalformed: malformed !== undefined },
-  });
   return { taskId, version };
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AttachmentsSchema, SlackThreadSchema } from "../../domain/records";
+import { AttachmentsSchema, SlackThreadSchema, type ProcessVersion } from "../../domain/records";
 import { RecordNotFoundError } from "../../errors/taxonomy";
 import { buildPreview } from "../../preview/build";
 import { isWriteStep } from "../../tools/summaries";
@@ -31,27 +31,38 @@ export async function previewProcessStep(deps: PipelineDeps, input: PreviewProce
       : { taskId, thread: input.thread, attachments: input.attachments };
   let record = await deps.store.getVersionOrThrow("process", taskId, version);
   if (record.steps === undefined) throw new RecordNotFoundError(`process v${version} has no steps to preview`, { details: { taskId, version } });
+  const event = (held: ProcessVersion) => {
+    const preview = held.preview!;
+    return {
+      teamId: task.thread.teamId,
+      taskId,
+      action: "process.previewed",
+      subject: `process#${version}`,
+      actor: PIPELINE_ACTOR,
+      layer: "L3" as const,
+      details: {
+        version,
+        status: preview.status,
+        writeSteps: held.steps!.filter(isWriteStep).length,
+        unreadable: preview.steps.filter((s) => s.current === "unreadable").map((s) => s.stepId),
+        problems: preview.steps.flatMap((s) => s.problems.map((p) => ({ stepId: s.stepId, kind: p.kind, field: p.field }))),
+        reads: preview.reads,
+      },
+    };
+  };
   if (record.preview === undefined) {
     const outcome = await buildPreview(record.steps, new FreeeReader(deps.freee(task.thread.teamId)), deps.clock(), { attachments: task.attachments ?? [] });
     const via = approvableVia({ ...record, steps: outcome.steps, preview: outcome.preview });
-    ({ record } = await deps.store.saveProcessPreview(taskId, version, { ...outcome, approvableVia: via }));
+    const stored: ProcessVersion = { ...record, steps: outcome.steps, preview: outcome.preview, approvableVia: via };
+    // The preview and its entry in one transaction; refused, the preview an earlier attempt stored is the one shown.
+    await deps.audit.recordWith(event(stored), async (entry) => {
+      const saved = await deps.store.saveProcessPreview(taskId, version, { ...outcome, approvableVia: via }, entry);
+      record = saved.record ?? stored;
+      return saved.entry!;
+    });
+  } else {
+    await deps.audit.record(event(record));
   }
   const preview = record.preview!;
-  await deps.audit.record({
-    teamId: task.thread.teamId,
-    taskId,
-    action: "process.previewed",
-    subject: `process#${version}`,
-    actor: PIPELINE_ACTOR,
-    layer: "L3",
-    details: {
-      version,
-      status: preview.status,
-      writeSteps: record.steps!.filter(isWriteStep).length,
-      unreadable: preview.steps.filter((s) => s.current === "unreadable").map((s) => s.stepId),
-      problems: preview.steps.flatMap((s) => s.problems.map((p) => ({ stepId: s.stepId, kind: p.kind, field: p.field }))),
-      reads: preview.reads,
-    },
-  });
   return { taskId, version, status: preview.status };
 }

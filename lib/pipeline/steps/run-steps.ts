@@ -68,19 +68,21 @@ export async function startSessionStep(deps: PipelineDeps, input: z.infer<typeof
     doneStepIds: done,
     allowedTools: allowedToolsForSteps(remaining),
   });
-  await deps.store.recordProgress(taskId, executionNo, {
-    sessionId: started.sessionId,
-    progress: { ...EMPTY_PROGRESS, stepsSentAt: started.stepsSentAt },
-  });
-  await deps.audit.record({
-    teamId: task.thread.teamId,
-    taskId,
-    action: "execution.session_created",
-    subject: `execution#${executionNo}`,
-    actor: PIPELINE_ACTOR,
-    layer: "L4",
-    details: { sessionId: started.sessionId, processVersion: execution.processVersion, steps: remaining.map((s) => s.stepId), alreadyDone: done },
-  });
+  // The session on the Execution and its entry in one transaction. Refused (cancelled meanwhile), the session was
+  // still created: its entry is written on its own (recordWith), as the poll will interrupt it.
+  await deps.audit.recordWith(
+    {
+      teamId: task.thread.teamId,
+      taskId,
+      action: "execution.session_created",
+      subject: `execution#${executionNo}`,
+      actor: PIPELINE_ACTOR,
+      layer: "L4",
+      details: { sessionId: started.sessionId, processVersion: execution.processVersion, steps: remaining.map((s) => s.stepId), alreadyDone: done },
+    },
+    async (entry) =>
+      (await deps.store.recordProgressWithEntry(taskId, executionNo, { sessionId: started.sessionId, progress: { ...EMPTY_PROGRESS, stepsSentAt: started.stepsSentAt } }, entry)).entry,
+  );
   return { sessionId: started.sessionId, elapsedSeconds: 0, state: "running", thread: task.thread };
 }
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { TaskPipelineInputSchema } from "../../workflow/contracts";
-import type { SlackFileRef, TaskSpec } from "../../domain/records";
+import { taskIdFor, type SlackFileRef, type Task, type TaskSpec } from "../../domain/records";
 import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { heldState, refreshCard } from "./common";
 
@@ -18,22 +18,35 @@ export type CreateTaskInput = z.infer<typeof CreateTaskInputSchema>;
  */
 export async function createTaskStep(deps: PipelineDeps, input: CreateTaskInput): Promise<{ taskId: string; attachments: SlackFileRef[] }> {
   const attachments = input.attachments ?? input.request?.attachments;
-  const { record: task } = await deps.store.createTask({
-    thread: input.thread,
-    requesterId: input.requesterId,
-    requestText: input.requestText,
-    ...(attachments === undefined ? {} : { attachments }),
-    pipelineExecutionName: input.executionName,
-  });
-  await deps.audit.record({
-    teamId: task.thread.teamId,
-    taskId: task.taskId,
-    action: "task.created",
-    subject: "task",
-    actor: task.requesterId,
-    layer: "L1",
-    details: { pipelineExecutionName: input.executionName, ...(attachments === undefined ? {} : { attachments: attachments.length }) },
-  });
+  const taskId = taskIdFor(input.thread);
+  let created: Task | undefined;
+  // The task item and its `task.created` entry in one transaction (a redelivery finds both, or repairs the entry).
+  await deps.audit.recordWith(
+    {
+      teamId: input.thread.teamId,
+      taskId,
+      action: "task.created",
+      subject: "task",
+      actor: input.requesterId,
+      layer: "L1",
+      details: { pipelineExecutionName: input.executionName, ...(attachments === undefined ? {} : { attachments: attachments.length }) },
+    },
+    async (entry) => {
+      const result = await deps.store.createTask(
+        {
+          thread: input.thread,
+          requesterId: input.requesterId,
+          requestText: input.requestText,
+          ...(attachments === undefined ? {} : { attachments }),
+          pipelineExecutionName: input.executionName,
+        },
+        entry,
+      );
+      created = result.record;
+      return result.entry!;
+    },
+  );
+  const task = created!;
   await refreshCard(deps, task, { kind: "task" }, heldState(task));
   return { taskId: task.taskId, attachments: task.attachments ?? [] };
 }
