@@ -69,7 +69,8 @@ export class ExecutionItems {
   async create(
     taskId: string,
     input: { executionNo: number; processVersion: number; startedBy: string; startAudit?: PendingAudit },
-  ): Promise<WriteResult<Execution>> {
+    entry?: AuditEntry,
+  ): Promise<WriteResult<Execution> & { entry?: EntryState }> {
     const now = this.table.now();
     const record = ExecutionSchema.parse({
       startAudit: input.startAudit,
@@ -82,12 +83,15 @@ export class ExecutionItems {
       createdAt: now,
       updatedAt: now,
     });
-    const write = await this.table.writeIf(
+    // `entry` (the decision that starts this run) is written with the record, in one transaction.
+    const { outcome: write, ...audited } = await writeAudited(
+      this.table,
       { put: { Item: { ...Keys.execution(taskId, input.executionNo), ...record }, ConditionExpression: "attribute_not_exists(pk)" } },
       "createExecution",
+      entry,
     );
-    if (write.applied) return { record, applied: true };
-    return { record: parseOrThrow(taskId, input.executionNo, await write.current()), applied: false };
+    if (write.applied) return { record, applied: true, ...audited };
+    return { record: parseOrThrow(taskId, input.executionNo, await write.current()), applied: false, ...audited };
   }
 
   async get(taskId: string, executionNo: number): Promise<Execution | undefined> {

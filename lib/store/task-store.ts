@@ -160,8 +160,9 @@ export class TaskStore {
   createExecution(
     taskId: string,
     input: { executionNo: number; processVersion: number; startedBy: string; startAudit?: PendingAudit },
-  ): Promise<WriteResult<Execution>> {
-    return this.executions.create(taskId, input);
+    entry?: AuditEntry,
+  ): Promise<WriteResult<Execution> & { entry?: EntryState }> {
+    return this.executions.create(taskId, input, entry);
   }
   getExecution(taskId: string, executionNo: number): Promise<Execution | undefined> {
     return this.executions.get(taskId, executionNo);

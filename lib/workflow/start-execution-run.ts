@@ -1,10 +1,10 @@
 import { StartExecutionCommand, type SFNClient } from "@aws-sdk/client-sfn";
 import type { TaskStatus } from "../domain/status";
-import { executionIdFor, type Execution, type Task } from "../domain/records";
+import { executionIdFor, type AuditEntry, type Execution, type Task } from "../domain/records";
 import { classifyAwsError } from "../errors/classify";
 import { RecordNotFoundError } from "../errors/taxonomy";
 import { startAudit } from "../domain/audit-promises";
-import type { TaskStore } from "../store/task-store";
+import type { EntryState, TaskStore } from "../store/task-store";
 import type { ExecutionRunInput } from "./contracts";
 
 export interface StartExecutionRunDeps {
@@ -22,6 +22,8 @@ export interface StartExecutionRunRequest {
   maxExecutions: number;
   /** Task fields set by the same write that claims the run (the first run: which Process version it runs). */
   set?: Record<string, unknown>;
+  /** An audit entry written with the Execution record, in one transaction (the first run: the Process approval). */
+  entry?: AuditEntry;
 }
 
 /**
@@ -33,7 +35,7 @@ export interface StartExecutionRunRequest {
  * written once, not here and again there (the failure path and the reconciler write it if that step never ran).
  * Throws LimitReachedError past the rerun limit and StateConflictError when the task cannot run now.
  */
-export async function startExecutionRun(deps: StartExecutionRunDeps, request: StartExecutionRunRequest): Promise<{ task: Task; execution: Execution }> {
+export async function startExecutionRun(deps: StartExecutionRunDeps, request: StartExecutionRunRequest): Promise<{ task: Task; execution: Execution; entry?: EntryState }> {
   const { task, executionNo } = await deps.store.allocateExecution(request.taskId, {
     from: request.from,
     maxExecutions: request.maxExecutions,
@@ -42,12 +44,16 @@ export async function startExecutionRun(deps: StartExecutionRunDeps, request: St
   if (task.approvedProcessVersion === undefined) {
     throw new RecordNotFoundError(`task ${task.taskId} has no approved Process`, { details: { taskId: task.taskId } });
   }
-  const { record: execution } = await deps.store.createExecution(task.taskId, {
-    executionNo,
-    processVersion: task.approvedProcessVersion,
-    startedBy: request.actorId,
-    startAudit: startAudit(executionNo, task.approvedProcessVersion, request.actorId, new Date().toISOString()),
-  });
+  const { record: execution, ...audited } = await deps.store.createExecution(
+    task.taskId,
+    {
+      executionNo,
+      processVersion: task.approvedProcessVersion,
+      startedBy: request.actorId,
+      startAudit: startAudit(executionNo, task.approvedProcessVersion, request.actorId, new Date().toISOString()),
+    },
+    request.entry,
+  );
   const input: ExecutionRunInput = { taskId: task.taskId, executionNo };
   try {
     await deps.sfn.send(
@@ -60,5 +66,5 @@ export async function startExecutionRun(deps: StartExecutionRunDeps, request: St
   } catch (err) {
     if (!(err instanceof Error && err.name === "ExecutionAlreadyExists")) throw classifyAwsError(err, "StartExecution(ExecutionRun)") ?? err;
   }
-  return { task, execution };
+  return { task, execution, ...audited };
 }

@@ -12,7 +12,9 @@ import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "./fixtures";
  * in the write that makes the effect possible (the decision write, the cancel write, the Execution's creation),
  * before SendTaskSuccess / the run's next poll / StartExecution; the entry is written under its deterministic key
  * after the effect, and a lost write is repaired on retry (the step's own retry, the failure path, a repeated
- * click). Each action runs here with its audit write failing once, at the DynamoDB wire (a fault proxy in front of
+ * click). Entries that ride their effect's own write (one TransactWriteItems: task.created, prompt/process.generated,
+ * process.previewed, the Process approval with the first Execution, session_created) land with it or not at all.
+ * Each action runs here with its audit write failing once, at the DynamoDB wire (a fault proxy in front of
  * DynamoDB Local answers ProvisionedThroughputExceeded to every SDK attempt of that one call).
  */
 let h: PipelineHarness;
@@ -48,6 +50,20 @@ async function untilPromptApproval() {
   await h.local.waitFor(() => h.local.pendingTokens().find((p) => p.executionName === started.taskId && p.stateName === "AwaitPromptApproval"), 10_000, "prompt approval");
   return started;
 }
+
+describe("an entry that rides its effect's transaction", () => {
+  it("CreateTask: the task and task.created are one TransactWriteItems; throttled once → retried, the task and its entry once", async () => {
+    const isCreate = (r: ProxiedRequest) => r.headers["x-amz-target"] === "DynamoDB_20120810.TransactWriteItems" && r.body.includes(`"auditKey":{"S":"task.created#task"}`);
+    proxy.arm({ when: isCreate, kind: "throttle", times: DYNAMODB_CALL.attempts });
+    const before = proxy.hits.length;
+    const { taskId, execution } = await untilPromptApproval();
+    expect(proxy.hits.length - before).toBe(DYNAMODB_CALL.attempts);
+    expect(retriesOf(execution, "CreateTask")).toBeGreaterThanOrEqual(1);
+    expect(proxy.requests.filter((r) => r.headers["x-amz-target"] === "DynamoDB_20120810.PutItem" && r.body.includes(taskId) && r.body.includes("task.created#task"))).toEqual([]);
+    expect(await entries(taskId, "task.created")).toHaveLength(1);
+    execution.abort();
+  });
+});
 
 describe("approve", () => {
   it("the decision write promises prompt.approved; its write fails once in the resumed step → retried, stored once", async () => {

@@ -6,7 +6,8 @@ import { ApprovalOutcomeSchema } from "../../workflow/contracts";
 import { SlackThreadSchema } from "../../domain/records";
 import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { startExecutionRun } from "../../workflow/start-execution-run";
-import { auditDecision, heldState, refreshCard, refreshWithTaskCard } from "./common";
+import { decisionAudit } from "../../domain/audit-promises";
+import { auditDecision, heldState, nowIso, refreshCard, refreshWithTaskCard } from "./common";
 
 const VersionKindSchema = z.enum(["prompt", "process"]);
 const reviewStatus = (kind: "prompt" | "process"): TaskStatus => (kind === "prompt" ? "prompt_review" : "process_review");
@@ -125,15 +126,24 @@ export type StartRunInput = z.infer<typeof StartRunInputSchema>;
  */
 export async function startRunStep(deps: PipelineDeps, input: StartRunInput): Promise<{ taskId: string; executionNo: number }> {
   const owner = input.thread === undefined ? await deps.store.getTaskOrThrow(input.taskId) : { taskId: input.taskId, thread: input.thread };
-  await auditDecision(deps, owner, { kind: "process", version: input.version, decision: input.approval }, false);
-  if (deps.executionRunArn === undefined) {
+  const executionRunArn = deps.executionRunArn;
+  if (executionRunArn === undefined) {
     throw new FatalConfigError("start-run needs EXECUTION_RUN_ARN", { details: { setting: "EXECUTION_RUN_ARN" } });
   }
   // The approved version is remembered by the write that claims the first run (a retry finds both done; the
-  // write applies only with the claim, from process_review).
-  const { execution } = await startExecutionRun(
-    { store: deps.store, sfn: deps.sfn, executionRunArn: deps.executionRunArn },
-    { taskId: input.taskId, from: ["process_review"], actorId: input.approval.actorId, maxExecutions: 1 + deps.limits.maxReruns, set: { approvedProcessVersion: input.version } },
+  // write applies only with the claim, from process_review). The approval's promised entry is written with the
+  // first Execution, in one transaction; if the run cannot be created, the failure path writes it (confirmAllAudits).
+  let executionNo = 0;
+  await deps.audit.recordWith(
+    { teamId: owner.thread.teamId, taskId: input.taskId, ...decisionAudit("process", input.version, { ...input.approval, decidedAt: nowIso(deps) }) },
+    async (entry) => {
+      const started = await startExecutionRun(
+        { store: deps.store, sfn: deps.sfn, executionRunArn },
+        { taskId: input.taskId, from: ["process_review"], actorId: input.approval.actorId, maxExecutions: 1 + deps.limits.maxReruns, set: { approvedProcessVersion: input.version }, entry },
+      );
+      executionNo = started.execution.executionNo;
+      return started.entry!;
+    },
   );
-  return { taskId: input.taskId, executionNo: execution.executionNo };
+  return { taskId: input.taskId, executionNo };
 }
