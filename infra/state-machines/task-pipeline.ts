@@ -117,7 +117,7 @@ export function buildTaskPipelineDefinition(scope: Construct, props: TaskPipelin
     parameters: { version: 1, basedOnPromptVersion: J.numberAt("$.prompt.version") },
     resultPath: "$.process",
   });
-  const generateProcess = invoke("GenerateProcess", "generate-process", { taskId, process: J.objectAt("$.process") }, "$.generated");
+  const generateProcess = invoke("GenerateProcess", "generate-process", { taskId, process: J.objectAt("$.process"), thread }, "$.generated");
   addRetries(generateProcess, RETRIES.layerL3);
   // Seed §3.3: a malformed L3 reply is retried once WITH the validation error in the prompt. The Catch keeps the
   // error on $.process.malformed (GenerateProcess reads it); the marker makes the second one final.

@@ -82,8 +82,9 @@ export class TaskStore {
     taskId: string,
     version: number,
     extra: { regeneratedFor?: string; basedOnPromptVersion?: number } = {},
-  ): Promise<WriteResult<PromptVersion | ProcessVersion> & { task?: Task }> {
-    return this.versions.create(kind, taskId, version, extra);
+    entry?: AuditEntry,
+  ): Promise<WriteResult<PromptVersion | ProcessVersion> & { task?: Task; entry?: EntryState }> {
+    return this.versions.create(kind, taskId, version, extra, entry);
   }
   getVersion(kind: "prompt", taskId: string, version: number): Promise<PromptVersion | undefined>;
   getVersion(kind: "process", taskId: string, version: number): Promise<ProcessVersion | undefined>;

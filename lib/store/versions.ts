@@ -40,7 +40,8 @@ export class VersionItems {
     taskId: string,
     version: number,
     extra: { regeneratedFor?: string; basedOnPromptVersion?: number } = {},
-  ): Promise<WriteResult<AnyVersion> & { task?: Task }> {
+    entry?: AuditEntry,
+  ): Promise<WriteResult<AnyVersion> & { task?: Task; entry?: EntryState }> {
     const now = this.table.now();
     const record =
       kind === "prompt"
@@ -74,12 +75,15 @@ export class VersionItems {
     // Refused: either the task is missing (a bug upstream), or a later version is already current (a stale
     // retry, which still gets its own version record below).
     if (!pointer.applied && (await pointer.current()) === undefined) throw taskNotFound(taskId);
-    const put = await this.table.writeIf(
+    // `entry` (what the version is made after: the decision that approved the Prompt) is written with it, in one transaction.
+    const { outcome: put, ...audited } = await writeAudited(
+      this.table,
       { put: { Item: { ...Keys.version(taskId, kind, version), ...record }, ConditionExpression: "attribute_not_exists(pk)" } },
       "createVersion",
+      entry,
     );
-    if (put.applied) return { record, applied: true, ...task };
-    return { record: this.parseOrThrow(kind, taskId, version, await put.current()), applied: false, ...task };
+    if (put.applied) return { record, applied: true, ...task, ...audited };
+    return { record: this.parseOrThrow(kind, taskId, version, await put.current()), applied: false, ...task, ...audited };
   }
 
   async get(kind: VersionKind, taskId: string, version: number): Promise<AnyVersion | undefined> {

@@ -32,8 +32,11 @@ afterAll(async () => {
 });
 beforeEach(() => h.slack.reset());
 
+/** The request that writes this entry: its own PutItem, or the TransactWriteItems of the effect it rides. */
 const isAuditPut = (taskId: string, auditKey: string) => (r: ProxiedRequest) =>
-  r.headers["x-amz-target"] === "DynamoDB_20120810.PutItem" && r.body.includes(taskId) && r.body.includes(`"auditKey":{"S":"${auditKey}"}`);
+  ["DynamoDB_20120810.PutItem", "DynamoDB_20120810.TransactWriteItems"].includes(r.headers["x-amz-target"] ?? "") &&
+  r.body.includes(taskId) &&
+  r.body.includes(`"auditKey":{"S":"${auditKey}"}`);
 
 /** The next write of this entry fails once as the code sees it (every SDK attempt of one call throttled). */
 function failAuditWriteOnce(taskId: string, auditKey: string): () => number {
@@ -66,7 +69,7 @@ describe("an entry that rides its effect's transaction", () => {
 });
 
 describe("approve", () => {
-  it("the decision write promises prompt.approved; its write fails once in the resumed step → retried, stored once", async () => {
+  it("the decision write promises prompt.approved; its write (with Process v1, one transaction) fails once in the resumed step → retried, stored once", async () => {
     const { taskId, execution } = await untilPromptApproval();
     const failed = failAuditWriteOnce(taskId, "prompt.approved#prompt#1");
     await decide(h, taskId, "prompt", 1, "approve");

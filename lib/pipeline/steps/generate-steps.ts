@@ -1,9 +1,10 @@
 import { z } from "zod";
-import type { ProcessVersion, PromptVersion } from "../../domain/records";
+import { decisionAudit } from "../../domain/audit-promises";
+import { SlackThreadSchema, type AuditEntry, type ProcessVersion, type PromptVersion } from "../../domain/records";
 import { RecordNotFoundError } from "../../errors/taxonomy";
 import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { validateSteps } from "../validate-steps";
-import { auditDecision, CaughtErrorSchema, causeMessage, heldState, refreshCard } from "./common";
+import { auditDecision, CaughtErrorSchema, causeMessage, heldState, nowIso, refreshCard } from "./common";
 
 export const GeneratePromptInputSchema = z.object({
   taskId: z.string().min(1),
@@ -58,6 +59,8 @@ export const GenerateProcessInputSchema = z.object({
     /** Set by the MalformedOutputError Catch: the retry carries the validation error into the prompt. */
     malformed: CaughtErrorSchema.optional(),
   }),
+  /** TaskPipeline's thread (it never changes): the Prompt approval's entry needs the workspace before any read. */
+  thread: z.optional(SlackThreadSchema),
 });
 export type GenerateProcessInput = z.infer<typeof GenerateProcessInputSchema>;
 
@@ -67,15 +70,29 @@ export async function generateProcessStep(deps: PipelineDeps, input: GeneratePro
   const { version, basedOnPromptVersion, regeneratedFor, malformed } = input.process;
   const prompt = await deps.store.getVersionOrThrow("prompt", taskId, basedOnPromptVersion);
   if (prompt.text === undefined) throw new RecordNotFoundError(`prompt v${basedOnPromptVersion} has no text`, { details: { taskId } });
-  const { record, task: pointed } = await deps.store.createVersion("process", taskId, version, { regeneratedFor, basedOnPromptVersion });
+  // The Prompt's approval (the entry its decision write promised) is confirmed by the first Process version's
+  // creation, in the same transaction; a retry that finds the version writes a missing entry on its own.
+  const decision = version === 1 && malformed === undefined ? prompt.decision : undefined;
+  const approval =
+    decision === undefined ? undefined : { teamId: input.thread?.teamId, taskId, ...decisionAudit("prompt", basedOnPromptVersion, { ...decision, decidedAt: decision.decidedAt ?? nowIso(deps) }) };
+  let created: Awaited<ReturnType<PipelineDeps["store"]["createVersion"]>> | undefined;
+  const create = async (entry?: AuditEntry) => {
+    created = await deps.store.createVersion("process", taskId, version, { regeneratedFor, basedOnPromptVersion }, entry);
+    return created.entry ?? "missing";
+  };
+  if (approval?.teamId !== undefined) await deps.audit.recordWith({ ...approval, teamId: approval.teamId }, create);
+  else await create();
+  const { record, task: pointed } = created!;
   // The task as the pointer write left it (ALL_NEW); read only when a later version is current (a stale retry).
   let task = pointed ?? (await deps.store.getTaskOrThrow(taskId));
   const spec = task.spec;
   if (spec === undefined) throw new RecordNotFoundError(`task ${taskId} has no L1 spec`, { details: { taskId } });
-  if (version === 1 && malformed === undefined && prompt.decision !== undefined) {
-    // The decided Prompt card is drawn from what this step read (the task, the decided version).
+  if (decision !== undefined) {
+    // The decided Prompt card is drawn from what this step read (the task, the decided version); the entry is
+    // confirmed here when the payload carried no workspace (an older state machine).
     const decided = task.currentPromptVersion === basedOnPromptVersion ? heldState(task, { prompts: [prompt] }) : undefined;
-    await auditDecision(deps, task, { kind: "prompt", version: basedOnPromptVersion, decision: prompt.decision }, true, decided);
+    if (approval?.teamId === undefined) await auditDecision(deps, task, { kind: "prompt", version: basedOnPromptVersion, decision }, true, decided);
+    else await refreshCard(deps, task, { kind: "prompt" }, decided);
   }
   const generated = {
     teamId: task.thread.teamId,
