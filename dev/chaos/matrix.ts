@@ -100,8 +100,12 @@ const isSessionPoll = (r: ProxiedRequest) => r.method === "GET" && /^\/v1\/sessi
 const isFreeeWrite = (r: ProxiedRequest) => r.method === "PUT" && r.path.includes("/basic_pay_rule");
 const isFreeeRead = (r: ProxiedRequest) => r.method === "GET" && r.path.startsWith("/hr/api/v1/employees");
 const isChat = (r: ProxiedRequest) => r.path.startsWith("/chat.");
-/** The audit entry's PutItem (sk AUDIT#…): both SDK attempts of one write fail. */
-const isAuditWrite = (r: ProxiedRequest) => r.headers["x-amz-target"] === "DynamoDB_20120810.PutItem" && r.body.includes('"AUDIT#');
+/**
+ * The write of an audit entry (sk AUDIT#…): its own PutItem, or the TransactWriteItems of the effect it rides
+ * (lib/store/item-table.ts writeWithEntries); both SDK attempts of one write fail.
+ */
+const isAuditWrite = (r: ProxiedRequest) =>
+  ["DynamoDB_20120810.PutItem", "DynamoDB_20120810.TransactWriteItems"].includes(r.headers["x-amz-target"] ?? "") && r.body.includes('"AUDIT#');
 
 /** The audit entry a decision promised (`AUDIT#prompt.approved#prompt#1`), confirmed by the step it resumed. */
 const isDecisionAudit = (kind: "prompt" | "process", version = 1) => (r: ProxiedRequest) => isAuditWrite(r) && r.body.includes(`"AUDIT#${kind}.approved#${kind}#${version}"`);
