@@ -91,10 +91,6 @@ export function isKnownTool(name: string): boolean {
   return name === AGENT_DECIDE || FREEE_TOOL_NAMES.has(name);
 }
 
-export function readOnlyToolNames(): string[] {
-  return TOOL_SUMMARIES.filter((t) => t.readOnly).map((t) => t.name);
-}
-
 export type StepEffect = "read" | "write";
 
 /**
