@@ -6,6 +6,7 @@ import { deliverEvent, deliverInteraction, type SlackDelivery } from "../../dev/
 import type { ChannelMessage } from "../../dev/fakes/slack/workspace";
 import { startFakeAnthropic, type FakeAnthropic } from "../../dev/fakes/anthropic";
 import { startFakeManagedAgents, type FakeAnthropic as FakeManagedAgents } from "../../dev/fakes/anthropic";
+import { holdTestsToScripts } from "../support/open-harnesses";
 
 /**
  * The end-to-end harness: the `npm run dev` stack (startLocalStack) on an ephemeral port, reached only over HTTP
@@ -45,11 +46,14 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
     L3_TIMEOUT_MS: "2000",
     ...env,
   });
+  // test/setup/scripted-replies.ts holds each test to what it scripted.
+  const releaseScripts = holdTestsToScripts(anthropic, agents);
   return {
     stack,
     anthropic,
     agents,
     async close() {
+      releaseScripts();
       await stack.close();
       await Promise.all([anthropic.close(), agents.close()]);
     },

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startFaultProxy, type FaultProxy, type ProxiedRequest } from "../../dev/chaos/fault-proxy";
-import { ev } from "../../dev/fakes/anthropic";
+import { ev, type ScriptedReply } from "../../dev/fakes/anthropic";
 import { cancelExecution, rerunExecution } from "../../lib/actions";
 import { DYNAMODB_CALL } from "../../lib/config/client-budgets";
 import { BadRequestError } from "../../lib/errors/taxonomy";
@@ -47,8 +47,9 @@ function failAuditWriteOnce(taskId: string, auditKey: string): () => number {
 
 const entries = async (taskId: string, action: string) => (await h.store.loadHistory(taskId)).audit.filter((a) => a.action === action);
 
-async function untilPromptApproval() {
-  h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
+/** L1 and L2 answer; `later` are the replies the test's next model calls take (L3's, when it approves). */
+async function untilPromptApproval(...later: ScriptedReply[]) {
+  h.anthropic.enqueue(l1Ok(), l2Ok(), ...later);
   const started = h.startTask();
   await h.local.waitFor(() => h.local.pendingTokens().find((p) => p.executionName === started.taskId && p.stateName === "AwaitPromptApproval"), 10_000, "prompt approval");
   return started;
@@ -70,7 +71,7 @@ describe("an entry that rides its effect's transaction", () => {
 
 describe("approve", () => {
   it("the decision write promises prompt.approved; its write (with Process v1, one transaction) fails once in the resumed step → retried, stored once", async () => {
-    const { taskId, execution } = await untilPromptApproval();
+    const { taskId, execution } = await untilPromptApproval(l3Ok());
     const failed = failAuditWriteOnce(taskId, "prompt.approved#prompt#1");
     await decide(h, taskId, "prompt", 1, "approve");
     const version = await h.store.getVersionOrThrow("prompt", taskId, 1);
@@ -120,7 +121,7 @@ describe("reject", () => {
 
 async function untilRunning(polls: { events: unknown[] }[] = [{ events: [ev.running()] }]) {
   h.agents.scriptNextSession({ polls } as never);
-  const { taskId, execution } = await untilPromptApproval();
+  const { taskId, execution } = await untilPromptApproval(l3Ok());
   await decide(h, taskId, "prompt", 1, "approve");
   await decide(h, taskId, "process", 1, "approve");
   await execution.done;

@@ -60,6 +60,8 @@ it("a rejection counts a regeneration", async () => {
   await decide(h, taskId, "prompt", 1, { reject: "金額が違います" });
   await h.local.waitFor(() => find(MetricNames.regenerations, { Kind: "prompt" }).length > 0 || undefined, 10_000, "a regeneration metric");
   expect(find(MetricNames.regenerations, { Kind: "prompt" })).toHaveLength(1);
+  // The metric comes before L2 is asked for v2: end only once v2 took its reply, or the next test's L1 might.
+  await h.local.waitFor(() => h.local.pendingTokens().find((p) => p.executionName === taskId && (p.payload as { version?: number }).version === 2), 10_000, "prompt v2 approval");
 });
 
 it("issue 13: a run whose agent ends its turn with a question counts as a failure of L4 and a silent failure (IncompleteRunError), not a completion", async () => {

@@ -19,6 +19,7 @@ import { listenFetch } from "../../dev/local/node-http";
 import { handleSfnRequest } from "../../dev/local/sfn-http-facade";
 import { startTestTable, type TestTable } from "./dynamo";
 import { startHttpRouter } from "./http-router";
+import { holdTestsToScripts } from "./open-harnesses";
 import type { BundledStep } from "./step-bundles";
 import { startFakeAnthropic, type FakeAnthropic } from "../../dev/fakes/anthropic";
 import { startFakeManagedAgents, type FakeAnthropic as FakeManagedAgents } from "../../dev/fakes/anthropic";
@@ -167,6 +168,8 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     executionRunArn: machines.executionRunArn,
     log,
   };
+  // test/setup/scripted-replies.ts holds each test to what it scripted.
+  const releaseScripts = holdTestsToScripts(anthropic, agents);
   return {
     machines,
     local,
@@ -190,6 +193,7 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
       return { execution, taskId, thread };
     },
     async close() {
+      releaseScripts();
       for (const execution of local.executions.values()) if (execution.status === "RUNNING") execution.abort();
       await Promise.all([...local.executions.values()].map((e) => e.done));
       await closeBundled();

@@ -103,6 +103,17 @@ export class FakeAnthropic {
     return this.queue.length;
   }
 
+  /** Session scripts not taken by a session yet. */
+  pendingSessionScripts(): number {
+    return this.scripts.length;
+  }
+
+  /** Drop every queued reply and session script (a test harness between tests). */
+  discardScripts(): void {
+    this.queue.length = 0;
+    this.scripts.length = 0;
+  }
+
   /** Script for the next session(s) created, in order. */
   scriptNextSession(script: SessionScript): void {
     this.scripts.push(script);
