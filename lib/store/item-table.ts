@@ -2,6 +2,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  TransactGetCommand,
   TransactWriteCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
@@ -60,6 +61,27 @@ export class ItemTable {
       return out.Item;
     } catch (err) {
       throw translateDynamoError(err, where);
+    }
+  }
+
+  /**
+   * Several items of the table as one snapshot, in one request (TransactGetItems: IAM authorizes it item by item
+   * as GetItem, and it reads as strongly as `get`). Absent items are undefined, in the order asked. A read that
+   * met a transaction in flight on one of the items is cancelled: a ThrottledError, retried like a throttle.
+   */
+  async getAll(keys: readonly ItemKey[], where: string): Promise<(Item | undefined)[]> {
+    try {
+      const out = await this.doc.send(new TransactGetCommand({ TransactItems: keys.map((Key) => ({ Get: { TableName: this.tableName, Key } })) }));
+      const responses = out.Responses ?? [];
+      if (responses.length !== keys.length) {
+        throw new MalformedOutputError(`${where}: TransactGetItems answered ${responses.length} of ${keys.length} items`, { details: { asked: keys.length, answered: responses.length } });
+      }
+      return responses.map((r) => r.Item);
+    } catch (err) {
+      if (err instanceof Error && err.name === "TransactionCanceledException") {
+        throw new ThrottledError(`${where}: read cancelled by a transaction in flight`, { cause: err });
+      }
+      throw err instanceof MalformedOutputError ? err : translateDynamoError(err, where);
     }
   }
 

@@ -19,12 +19,16 @@ import { loadHistory, type TaskHistory } from "./history";
 import { listRecentTasksOf } from "./recent-tasks";
 import { ItemTable, type EntryState, type WriteResult } from "./item-table";
 import { TaskItems, type NewTaskInput } from "./tasks";
-import type { TransitionOptions } from "./transition";
+import { transitionWithEntry, type TransitionOptions } from "./transition";
 import { VersionItems } from "./versions";
+import { readSnapshot, type SnapshotRequest, type TaskSnapshot } from "./snapshot";
+import { Keys } from "./table";
+import { ExecutionSchema, TaskSchema } from "../domain/records";
 
 export type { EntryState, WriteResult } from "./item-table";
 export type { TransitionOptions } from "./transition";
 export type { TaskHistory } from "./history";
+export type { SnapshotRequest, TaskSnapshot } from "./snapshot";
 export type { NewTaskInput } from "./tasks";
 
 /**
@@ -61,6 +65,14 @@ export class TaskStore {
   }
   transitionTask(taskId: string, to: TaskStatus, options: TransitionOptions = {}): Promise<WriteResult<Task>> {
     return this.tasks.transition(taskId, to, options);
+  }
+  /** `transitionTask` with its audit entry in one transaction, from the task the step just read (transition.ts). */
+  transitionTaskWithEntry(held: Task, to: TaskStatus, options: Omit<TransitionOptions, "returnOld">, entry: AuditEntry): Promise<WriteResult<Task> & { entry: EntryState }> {
+    return transitionWithEntry(this.table, "task", Keys.task(held.taskId), to, options, TaskSchema, { held, entry });
+  }
+  /** The task with one version and / or one execution, in one consistent read (snapshot.ts). */
+  readSnapshot(taskId: string, request: SnapshotRequest): Promise<TaskSnapshot> {
+    return readSnapshot(this.table, taskId, request);
   }
   updateTask(taskId: string, set: Record<string, unknown>): Promise<Task> {
     return this.tasks.update(taskId, set);
@@ -173,6 +185,15 @@ export class TaskStore {
   }
   transitionExecution(taskId: string, executionNo: number, to: ExecutionStatus, options: TransitionOptions = {}): Promise<WriteResult<Execution>> {
     return this.executions.transition(taskId, executionNo, to, options);
+  }
+  /** `transitionExecution` with its audit entry in one transaction, from the execution the step just read (transition.ts). */
+  transitionExecutionWithEntry(
+    held: Execution,
+    to: ExecutionStatus,
+    options: Omit<TransitionOptions, "returnOld">,
+    entry: AuditEntry,
+  ): Promise<WriteResult<Execution> & { entry: EntryState }> {
+    return transitionWithEntry(this.table, "execution", Keys.execution(held.taskId, held.executionNo), to, options, ExecutionSchema, { held, entry });
   }
   recordProgress(
     taskId: string,

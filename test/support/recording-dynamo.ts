@@ -59,7 +59,7 @@ export async function startRecordingDynamo(partitionKey = "pk"): Promise<Recordi
       const action = String(req.headers["x-amz-target"] ?? "").split(".")[1] ?? "?";
       const principal = nameOf(/Credential=([^/]+)\//.exec(String(req.headers.authorization ?? ""))?.[1] ?? "?");
       const body = JSON.parse(raw.toString("utf8") || "{}") as Body;
-      if (action === "TransactWriteItems") {
+      if (action === "TransactWriteItems" || action === "TransactGetItems") {
         // IAM authorizes a transaction item by item, each as its own action (PutItem, UpdateItem, …) on its key.
         for (const item of (body as { TransactItems?: Record<string, Body>[] }).TransactItems ?? []) {
           for (const [kind, input] of Object.entries(item)) {
@@ -95,7 +95,7 @@ export async function startRecordingDynamo(partitionKey = "pk"): Promise<Recordi
   };
 }
 
-const TRANSACT_ACTIONS: Record<string, string> = { Put: "PutItem", Update: "UpdateItem", Delete: "DeleteItem", ConditionCheck: "ConditionCheckItem" };
+const TRANSACT_ACTIONS: Record<string, string> = { Get: "GetItem", Put: "PutItem", Update: "UpdateItem", Delete: "DeleteItem", ConditionCheck: "ConditionCheckItem" };
 
 /** The partition key value(s) of an item-level call or of a Query's key condition; [] when there is none (Scan…). */
 function leadingKeys(body: Body, partitionKey: string): string[] {
