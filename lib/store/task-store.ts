@@ -142,8 +142,9 @@ export class TaskStore {
     version: number,
     taskToken: string,
     owner?: { teamId: string; requesterId: string },
-  ): Promise<WriteResult<PromptVersion | ProcessVersion>> {
-    return this.versions.openApproval(kind, taskId, version, taskToken, owner);
+    carry?: { held: PromptVersion | ProcessVersion; entry: AuditEntry },
+  ): Promise<WriteResult<PromptVersion | ProcessVersion> & { entry?: EntryState }> {
+    return this.versions.openApproval(kind, taskId, version, taskToken, owner, carry);
   }
   reopenApproval(
     kind: VersionKind,

@@ -186,33 +186,42 @@ export class VersionItems {
    * `owner` (the task's workspace and requester) goes on the version item, so a click's decision is one
    * conditional write on it (lib/store/decision.ts) without reading the task first.
    */
+  /**
+   * The version awaits approval with its task token, bound to the task's workspace and requester (`owner`).
+   * With `carry` (the version the step just read, and the `approval_requested` entry), the write and the entry are
+   * one transaction and the record is the held version with the change applied (a transaction returns no item;
+   * the condition pins the statuses it may start from, and the content is written once before).
+   */
   async openApproval(
     kind: VersionKind,
     taskId: string,
     version: number,
     taskToken: string,
     owner?: { teamId: string; requesterId: string },
-  ): Promise<WriteResult<AnyVersion>> {
-    const write = await this.table.writeIf(
-      {
-        update: {
-          Key: Keys.version(taskId, kind, version),
-          UpdateExpression: `SET #status = :pending, taskToken = :token, updatedAt = :now${owner === undefined ? "" : ", teamId = :team, requesterId = :requester"}`,
-          ConditionExpression: "#status IN (:generating, :pending) AND (attribute_exists(#text) OR attribute_exists(#steps))",
-          ExpressionAttributeNames: { "#status": "status", "#text": "text", "#steps": "steps" },
-          ExpressionAttributeValues: {
-            ":pending": "pending_approval",
-            ":generating": "generating",
-            ":token": taskToken,
-            ":now": this.table.now(),
-            ...(owner === undefined ? {} : { ":team": owner.teamId, ":requester": owner.requesterId }),
-          },
-          ReturnValues: "ALL_NEW",
-        },
+    carry?: { held: AnyVersion; entry: AuditEntry },
+  ): Promise<WriteResult<AnyVersion> & { entry?: EntryState }> {
+    const now = this.table.now();
+    const update = {
+      Key: Keys.version(taskId, kind, version),
+      UpdateExpression: `SET #status = :pending, taskToken = :token, updatedAt = :now${owner === undefined ? "" : ", teamId = :team, requesterId = :requester"}`,
+      ConditionExpression: "#status IN (:generating, :pending) AND (attribute_exists(#text) OR attribute_exists(#steps))",
+      ExpressionAttributeNames: { "#status": "status", "#text": "text", "#steps": "steps" },
+      ExpressionAttributeValues: {
+        ":pending": "pending_approval",
+        ":generating": "generating",
+        ":token": taskToken,
+        ":now": now,
+        ...(owner === undefined ? {} : { ":team": owner.teamId, ":requester": owner.requesterId }),
       },
-      "openApproval",
-    );
-    if (write.applied) return { record: parseVersion(kind, write.attributes), applied: true };
+    };
+    const { outcome: write, entry } =
+      carry === undefined
+        ? await writeAudited(this.table, { update: { ...update, ReturnValues: "ALL_NEW" } }, "openApproval", undefined)
+        : await writeAudited(this.table, { update }, "openApproval", carry.entry);
+    if (write.applied) {
+      const after = write.attributes ?? { ...carry?.held, status: "pending_approval", taskToken, updatedAt: now, ...(owner ?? {}) };
+      return { record: parseVersion(kind, after), applied: true, ...(entry === undefined ? {} : { entry }) };
+    }
     const existing = this.parseOrThrow(kind, taskId, version, await write.current());
     throw new StateConflictError(`${kind} v${version} cannot await approval from ${existing.status}`, {
       cause: write.refusal,

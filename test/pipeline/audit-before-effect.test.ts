@@ -5,6 +5,7 @@ import { cancelExecution, rerunExecution } from "../../lib/actions";
 import { DYNAMODB_CALL } from "../../lib/config/client-budgets";
 import { BadRequestError } from "../../lib/errors/taxonomy";
 import { path, retriesOf, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
+import { accessKeyFor } from "../support/recording-dynamo";
 import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "./fixtures";
 
 /**
@@ -65,6 +66,36 @@ describe("an entry that rides its effect's transaction", () => {
     expect(retriesOf(execution, "CreateTask")).toBeGreaterThanOrEqual(1);
     expect(proxy.requests.filter((r) => r.headers["x-amz-target"] === "DynamoDB_20120810.PutItem" && r.body.includes(taskId) && r.body.includes("task.created#task"))).toEqual([]);
     expect(await entries(taskId, "task.created")).toHaveLength(1);
+    execution.abort();
+  });
+
+  it("AnalyzeTask: the spec, the status and task.analyzed are one TransactWriteItems; throttled once → retried (L1 asked again: nothing was saved), the entry once", async () => {
+    const isAnalyzed = (r: ProxiedRequest) => r.headers["x-amz-target"] === "DynamoDB_20120810.TransactWriteItems" && r.body.includes(`"auditKey":{"S":"task.analyzed#task"}`);
+    proxy.arm({ when: isAnalyzed, kind: "throttle", times: DYNAMODB_CALL.attempts });
+    const before = proxy.hits.length;
+    // The retried step asks L1 again (nothing was saved): its second answer comes before L2's.
+    h.anthropic.enqueue(l1Ok());
+    const { taskId, execution } = await untilPromptApproval();
+    expect(proxy.hits.length - before).toBe(DYNAMODB_CALL.attempts);
+    expect(retriesOf(execution, "AnalyzeTask")).toBeGreaterThanOrEqual(1);
+    expect(proxy.requests.filter((r) => r.headers["x-amz-target"] === "DynamoDB_20120810.PutItem" && r.body.includes(taskId) && r.body.includes("task.analyzed#task"))).toEqual([]);
+    expect(await entries(taskId, "task.analyzed")).toHaveLength(1);
+    expect((await h.store.getTaskOrThrow(taskId)).status).toBe("prompt_review");
+    execution.abort();
+  });
+
+  it("AwaitApproval: the task token and approval_requested are one TransactWriteItems after one read of the task and the version", async () => {
+    const isOpen = (r: ProxiedRequest) => r.headers["x-amz-target"] === "DynamoDB_20120810.TransactWriteItems" && r.body.includes(`"auditKey":{"S":"prompt.approval_requested#prompt#1"}`);
+    proxy.arm({ when: isOpen, kind: "throttle", times: DYNAMODB_CALL.attempts });
+    const before = proxy.hits.length;
+    const { taskId, execution } = await untilPromptApproval();
+    expect(proxy.hits.length - before).toBe(DYNAMODB_CALL.attempts);
+    expect(retriesOf(execution, "AwaitPromptApproval")).toBeGreaterThanOrEqual(1);
+    const byAwait = proxy.requests.filter((r) => (r.headers.authorization ?? "").includes(`Credential=${accessKeyFor("await-approval")}/`) && r.body.includes(taskId));
+    expect(byAwait.filter((r) => r.headers["x-amz-target"] === "DynamoDB_20120810.TransactGetItems").length).toBeGreaterThanOrEqual(1);
+    expect(byAwait.filter((r) => r.headers["x-amz-target"] === "DynamoDB_20120810.GetItem")).toEqual([]);
+    expect(await entries(taskId, "prompt.approval_requested")).toHaveLength(1);
+    expect(await h.store.getVersionOrThrow("prompt", taskId, 1)).toMatchObject({ status: "pending_approval" });
     execution.abort();
   });
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { TaskStatus } from "../../domain/status";
-import { FatalConfigError } from "../../errors/taxonomy";
+import { FatalConfigError, RecordNotFoundError } from "../../errors/taxonomy";
 import { registerSecret } from "../../redaction/secret-registry";
 import { ApprovalOutcomeSchema } from "../../workflow/contracts";
 import { SlackThreadSchema } from "../../domain/records";
@@ -28,18 +28,28 @@ export type AwaitApprovalInput = z.infer<typeof AwaitApprovalInputSchema>;
  */
 export async function awaitApprovalStep(deps: PipelineDeps, input: AwaitApprovalInput): Promise<{ awaiting: true }> {
   registerSecret(input.taskToken);
-  const task = await deps.store.getTaskOrThrow(input.taskId);
-  const { record: pending } = await deps.store.openApproval(input.kind, input.taskId, input.version, input.taskToken, { teamId: task.thread.teamId, requesterId: task.requesterId });
-  await deps.audit.record({
-    teamId: task.thread.teamId,
-    taskId: task.taskId,
-    action: `${input.kind}.approval_requested`,
-    subject: `${input.kind}#${input.version}`,
-    actor: PIPELINE_ACTOR,
-    layer: input.kind === "prompt" ? "L2" : "L3",
-    details: { version: input.version },
-  });
-  // Drawn from the task read above and the version this write returned, when the task still points at it.
+  // The task (the workspace and requester the approval is bound to, the card's slot and pointer) and the version,
+  // in one read; the token write and its entry in one transaction, the version drawn from the one read.
+  const { task, version: held } = await deps.store.readSnapshot(input.taskId, { version: { kind: input.kind, version: input.version } });
+  if (held === undefined) throw new RecordNotFoundError(`${input.kind} v${input.version} of ${input.taskId} not found`, { details: { taskId: input.taskId, kind: input.kind, version: input.version } });
+  let pending = held;
+  await deps.audit.recordWith(
+    {
+      teamId: task.thread.teamId,
+      taskId: task.taskId,
+      action: `${input.kind}.approval_requested`,
+      subject: `${input.kind}#${input.version}`,
+      actor: PIPELINE_ACTOR,
+      layer: input.kind === "prompt" ? "L2" : "L3",
+      details: { version: input.version },
+    },
+    async (entry) => {
+      const opened = await deps.store.openApproval(input.kind, input.taskId, input.version, input.taskToken, { teamId: task.thread.teamId, requesterId: task.requesterId }, { held, entry });
+      pending = opened.record;
+      return opened.entry!;
+    },
+  );
+  // Drawn from the task read above and the version as this write left it, when the task still points at it.
   const current = input.kind === "prompt" ? task.currentPromptVersion : task.currentProcessVersion;
   const known = current !== input.version ? undefined : heldState(task, pending.kind === "prompt" ? { prompts: [pending] } : { processes: [pending] });
   await refreshCard(deps, task, { kind: input.kind }, known);

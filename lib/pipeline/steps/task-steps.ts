@@ -84,21 +84,29 @@ export async function analyzeTaskStep(deps: PipelineDeps, input: z.infer<typeof 
     await refreshCard(deps, task, { kind: "task" }, heldState(task));
     return { taskId: task.taskId, isRequest: false };
   }
-  if (task.status === "analyzing") {
-    // The spec and the status in one write: a retry finds both, or neither and asks the model again.
-    ({ record: task } = await deps.store.transitionTask(task.taskId, "prompt_review", { from: ["analyzing"], ...(spec === undefined ? {} : { set: { spec } }) }));
-  } else if (spec !== undefined) {
-    task = await deps.store.updateTask(task.taskId, { spec });
-  }
-  await deps.audit.record({
+  const analyzedSpec = spec ?? task.spec;
+  const analyzed = {
     teamId: task.thread.teamId,
     taskId: task.taskId,
     action: "task.analyzed",
     subject: "task",
     actor: PIPELINE_ACTOR,
-    layer: "L1",
-    details: { title: task.spec?.title, domain: task.spec?.domain },
-  });
+    layer: "L1" as const,
+    details: { title: analyzedSpec?.title, domain: analyzedSpec?.domain },
+  };
+  if (task.status === "analyzing") {
+    // The spec, the status and the entry in one transaction: a retry finds all three, or none and asks the model
+    // again. The task goes on as read above with the change applied (the Task card is drawn from it).
+    const held = task;
+    await deps.audit.recordWith(analyzed, async (entry) => {
+      const moved = await deps.store.transitionTaskWithEntry(held, "prompt_review", { from: ["analyzing"], ...(spec === undefined ? {} : { set: { spec } }) }, entry);
+      task = moved.record;
+      return moved.entry;
+    });
+  } else {
+    if (spec !== undefined) task = await deps.store.updateTask(task.taskId, { spec });
+    await deps.audit.record(analyzed);
+  }
   await refreshCard(deps, task, { kind: "task" }, heldState(task));
   return { taskId: task.taskId, isRequest: true };
 }
