@@ -112,17 +112,24 @@ export class ItemTable {
    *   only entries' — they are there already (an earlier attempt): the effect again with the others.
    * A cancellation for any other reason (a conflicting transaction, throttling) is a ThrottledError: retried.
    */
-  async writeWithEntries(write: ConditionalWrite, entries: readonly Item[], where: string): Promise<{ outcome: WriteOutcome; entries: EntryState[] }> {
-    if (entries.length === 0) return { outcome: await this.writeIf(write, where), entries: [] };
+  async writeWithEntries(
+    write: ConditionalWrite,
+    entries: readonly Item[],
+    where: string,
+    /**
+     * One more conditional write that should land with them (a task's status that moves with its version's
+     * content). Refused, the rest is written without it (`alongside: "refused"`), and the caller makes that
+     * change on its own, as it would have without the transaction.
+     */
+    alongside?: ConditionalWrite,
+  ): Promise<{ outcome: WriteOutcome; entries: EntryState[]; alongside?: "applied" | "refused" }> {
+    if (entries.length === 0 && alongside === undefined) return { outcome: await this.writeIf(write, where), entries: [] };
     const key = ("put" in write ? keyOf(write.put.Item) : write.update.Key) as ItemKey;
-    const effect =
-      "put" in write
-        ? { Put: { ...write.put, TableName: this.tableName, ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const } }
-        : { Update: { ...withoutReturnValues(write.update), TableName: this.tableName, ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const } };
     const puts = entries.map((Item) => ({ Put: { TableName: this.tableName, Item, ConditionExpression: "attribute_not_exists(pk)" } }));
+    const items = [this.transactItem(write), ...puts, ...(alongside === undefined ? [] : [this.transactItem(alongside)])];
     try {
-      await this.doc.send(new TransactWriteCommand({ TransactItems: [effect as never, ...puts] }));
-      return { outcome: { applied: true, attributes: undefined }, entries: entries.map(() => "written") };
+      await this.doc.send(new TransactWriteCommand({ TransactItems: items as never }));
+      return { outcome: { applied: true, attributes: undefined }, entries: entries.map(() => "written"), ...(alongside === undefined ? {} : { alongside: "applied" as const }) };
     } catch (err) {
       const reasons = (err as { name?: string; CancellationReasons?: { Code?: string; Item?: Parameters<typeof unmarshall>[0] }[] }).CancellationReasons;
       if (!(err instanceof Error) || err.name !== "TransactionCanceledException" || reasons === undefined) throw translateDynamoError(err, where);
@@ -130,18 +137,29 @@ export class ItemTable {
       if (codes.some((c) => c !== "None" && c !== "ConditionalCheckFailed")) {
         throw new ThrottledError(`${where}: transaction cancelled (${codes.join(", ")})`, { cause: err, details: { codes } });
       }
-      const existed = codes.slice(1).map((c) => c === "ConditionalCheckFailed");
+      if (alongside !== undefined && codes[items.length - 1] === "ConditionalCheckFailed") {
+        return { ...(await this.writeWithEntries(write, entries, where)), alongside: "refused" };
+      }
+      const existed = codes.slice(1, 1 + entries.length).map((c) => c === "ConditionalCheckFailed");
       if (codes[0] === "ConditionalCheckFailed") {
         const old = reasons[0]?.Item;
         return {
           outcome: { applied: false, refusal: err, current: async () => (old === undefined ? this.get(key, where) : unmarshall(old)) },
           entries: existed.map((e) => (e ? "existed" : "missing")),
+          ...(alongside === undefined ? {} : { alongside: "refused" as const }),
         };
       }
-      const again = await this.writeWithEntries(write, entries.filter((_, i) => !existed[i]), where);
+      const again = await this.writeWithEntries(write, entries.filter((_, i) => !existed[i]), where, alongside);
       let next = 0;
-      return { outcome: again.outcome, entries: existed.map((e) => (e ? "existed" : again.entries[next++]!)) };
+      return { outcome: again.outcome, entries: existed.map((e) => (e ? "existed" : again.entries[next++]!)), ...(again.alongside === undefined ? {} : { alongside: again.alongside }) };
     }
+  }
+
+  /** A write as an item of TransactWriteItems (no ReturnValues there; a refusal carries the old item). */
+  private transactItem(write: ConditionalWrite) {
+    return "put" in write
+      ? { Put: { ...write.put, TableName: this.tableName, ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const } }
+      : { Update: { ...withoutReturnValues(write.update), TableName: this.tableName, ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const } };
   }
 
   /** Every item a query matches (paged past 1 MB), or the first `limit`. */

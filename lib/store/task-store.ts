@@ -19,7 +19,7 @@ import { loadHistory, type TaskHistory } from "./history";
 import { listRecentTasksOf } from "./recent-tasks";
 import { ItemTable, type EntryState, type WriteResult } from "./item-table";
 import { TaskItems, type NewTaskInput } from "./tasks";
-import { transitionWithEntry, type TransitionOptions } from "./transition";
+import { prepareTransition, transitionWithEntry, type TransitionOptions } from "./transition";
 import { VersionItems } from "./versions";
 import { readSnapshot, type SnapshotRequest, type TaskSnapshot } from "./snapshot";
 import { Keys } from "./table";
@@ -118,15 +118,22 @@ export class TaskStore {
   ): Promise<WriteResult<PromptVersion | ProcessVersion>> {
     return this.versions.saveContent(kind, taskId, version, content);
   }
-  /** `saveVersionContent` and its audit entry in one transaction; no record when it applied. */
-  saveVersionContentWithEntry(
+  /**
+   * `saveVersionContent` and its audit entry in one transaction; no record when it applied. `moveTask`: the task's
+   * status change that goes with the content (the task as the step holds it): in the same transaction when its
+   * condition holds; `task` is then the task as it left it, else absent (the caller changes the status on its own).
+   */
+  async saveVersionContentWithEntry(
     kind: VersionKind,
     taskId: string,
     version: number,
     content: { text: string } | { steps: ProcessStep[] },
     entry: AuditEntry,
-  ): Promise<{ applied: boolean; entry: EntryState }> {
-    return this.versions.saveContentWithEntry(kind, taskId, version, content, entry);
+    moveTask?: { held: Task; to: TaskStatus; from: readonly TaskStatus[] },
+  ): Promise<{ applied: boolean; entry: EntryState; task?: Task }> {
+    const move = moveTask === undefined ? undefined : prepareTransition(this.table, "task", Keys.task(taskId), moveTask.to, { from: moveTask.from }, TaskSchema);
+    const saved = await this.versions.saveContentWithEntry(kind, taskId, version, content, entry, move?.write);
+    return { applied: saved.applied, entry: saved.entry, ...(saved.alongside === "applied" && move !== undefined ? { task: move.after(moveTask!.held) } : {}) };
   }
   saveProcessPreview(
     taskId: string,

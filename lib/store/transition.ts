@@ -3,7 +3,7 @@ import { assertTransition, canTransition, EXECUTION_STATUSES, TASK_STATUSES, VER
 import { RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
 import type { AuditEntry } from "../domain/records";
 import { auditItem } from "./audit-entries";
-import { buildSet, parseRecord, type EntryState, type ItemKey, type ItemTable, type WriteOutcome, type WriteResult } from "./item-table";
+import { buildSet, parseRecord, type ConditionalWrite, type EntryState, type ItemKey, type ItemTable, type WriteOutcome, type WriteResult } from "./item-table";
 
 export interface TransitionOptions {
   /** Narrow the statuses the write may start from (default: every status the table allows to reach `to`). */
@@ -60,6 +60,18 @@ export async function transitionWithEntry<T>(
   const entry = entries[0]!;
   if (outcome.applied) return { record: parseRecord(schema, afterImage(carry.held, fields, options.remove), machine), applied: true, entry };
   return { ...(await refused(machine, key, to, from, outcome, schema)), entry };
+}
+
+/**
+ * A status change as a write to put in a transaction with others (`ItemTable.writeWithEntries`' `alongside`), and
+ * the record it leaves, from the record the step holds.
+ */
+export function prepareTransition<T>(table: ItemTable, machine: Machine, key: ItemKey, to: string, options: Omit<TransitionOptions, "returnOld">, schema: z.ZodMiniType<T>) {
+  const { update, fields } = transitionUpdate(table, machine, key, to, options);
+  return {
+    write: { update } as ConditionalWrite,
+    after: (held: T): T => parseRecord(schema, afterImage(held, fields, options.remove), machine),
+  };
 }
 
 function transitionUpdate(table: ItemTable, machine: Machine, key: ItemKey, to: string, options: TransitionOptions) {

@@ -14,7 +14,7 @@ import {
 } from "../domain/records";
 import type { VersionStatus } from "../domain/status";
 import { RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
-import { writeAudited } from "./audit-entries";
+import { auditItem, writeAudited } from "./audit-entries";
 import { parseRecord, type ConditionalWrite, type EntryState, type Item, type ItemTable, type WriteOutcome, type WriteResult } from "./item-table";
 import { Keys } from "./table";
 import { taskNotFound } from "./tasks";
@@ -122,10 +122,11 @@ export class VersionItems {
     version: number,
     content: { text: string } | { steps: ProcessStep[] },
     entry: AuditEntry,
-  ): Promise<{ applied: boolean; entry: EntryState }> {
-    const { outcome, entry: state } = await writeAudited(this.table, contentWrite(this.table, kind, taskId, version, content), "saveVersionContent", entry);
+    alongside?: ConditionalWrite,
+  ): Promise<{ applied: boolean; entry: EntryState; alongside?: "applied" | "refused" }> {
+    const { outcome, entries, alongside: moved } = await this.table.writeWithEntries(contentWrite(this.table, kind, taskId, version, content), [auditItem(entry)], "saveVersionContent", alongside);
     if (!outcome.applied) await this.storedContent(kind, taskId, version, outcome);
-    return { applied: outcome.applied, entry: state! };
+    return { applied: outcome.applied, entry: entries[0]!, ...(moved === undefined ? {} : { alongside: moved }) };
   }
 
   /** A refused content write: the content an earlier attempt stored, else StateConflictError. */

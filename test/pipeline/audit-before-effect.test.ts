@@ -84,6 +84,24 @@ describe("an entry that rides its effect's transaction", () => {
     execution.abort();
   });
 
+  it("GenerateProcess: the steps, process.generated and the task's move to process_review are one TransactWriteItems; the Task card shows the move", async () => {
+    const { taskId, execution } = await untilPromptApproval(l3Ok());
+    const from = proxy.requests.length;
+    await decide(h, taskId, "prompt", 1, "approve");
+    await h.local.waitFor(() => h.local.pendingTokens().find((p) => p.executionName === taskId && p.stateName === "AwaitProcessApproval"), 10_000, "process approval");
+    const sent = proxy.requests.slice(from).filter((r) => r.body.includes(taskId));
+    const steps = sent.filter((r) => r.headers["x-amz-target"] === "DynamoDB_20120810.TransactWriteItems" && r.body.includes(`"auditKey":{"S":"process.generated#process#1"}`));
+    expect(steps).toHaveLength(1);
+    expect(steps[0]!.body).toContain('"sk":{"S":"META"}');
+    expect(steps[0]!.body).toContain('"process_review"');
+    expect(sent.filter((r) => r.headers["x-amz-target"] === "DynamoDB_20120810.UpdateItem" && r.body.includes('"process_review"'))).toEqual([]);
+    expect((await h.store.getTaskOrThrow(taskId)).status).toBe("process_review");
+    const taskCard = (await h.store.getTaskOrThrow(taskId)).cards.task;
+    const lastTaskCard = h.slack.calls.filter((c) => c.method === "chat.update" && (c.body as { ts?: string }).ts === taskCard).at(-1);
+    expect(JSON.stringify(lastTaskCard?.body)).toContain("実行ステップのレビュー中");
+    execution.abort();
+  });
+
   it("AwaitApproval: the task token and approval_requested are one TransactWriteItems after one read of the task and the version", async () => {
     const isOpen = (r: ProxiedRequest) => r.headers["x-amz-target"] === "DynamoDB_20120810.TransactWriteItems" && r.body.includes(`"auditKey":{"S":"prompt.approval_requested#prompt#1"}`);
     proxy.arm({ when: isOpen, kind: "throttle", times: DYNAMODB_CALL.attempts });

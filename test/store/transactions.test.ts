@@ -85,3 +85,44 @@ describe("writeWithEntries: an effect and its audit entry in one transaction", (
     await expect(other.writeWithEntries(start(k.pk), [{ pk: k.pk, sk: k.entry }], "test")).rejects.toBeInstanceOf(ThrottledError);
   });
 });
+
+describe("writeWithEntries with a write alongside (a task's status that moves with its version's content)", () => {
+  const moveTask = (pk: string): ConditionalWrite => ({
+    update: {
+      Key: { pk, sk: "TASK" },
+      UpdateExpression: "SET #status = :to",
+      ConditionExpression: "#status = :from",
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: { ":from": "prompt_review", ":to": "process_review" },
+    },
+  });
+
+  it("its condition holds → all three land in one transaction", async () => {
+    const k = keys();
+    await table.writeIf({ put: { Item: { pk: k.pk, sk: k.effect, status: "pending" } } }, "test");
+    await table.writeIf({ put: { Item: { pk: k.pk, sk: "TASK", status: "prompt_review" } } }, "test");
+    const out = await table.writeWithEntries(start(k.pk), [{ pk: k.pk, sk: k.entry }], "test", moveTask(k.pk));
+    expect(out).toMatchObject({ outcome: { applied: true }, entries: ["written"], alongside: "applied" });
+    expect(await read(k.pk, "TASK")).toMatchObject({ status: "process_review" });
+  });
+
+  it("its condition fails → the effect and the entry are written without it, and the caller is told", async () => {
+    const k = keys();
+    await table.writeIf({ put: { Item: { pk: k.pk, sk: k.effect, status: "pending" } } }, "test");
+    await table.writeIf({ put: { Item: { pk: k.pk, sk: "TASK", status: "failed" } } }, "test");
+    const out = await table.writeWithEntries(start(k.pk), [{ pk: k.pk, sk: k.entry }], "test", moveTask(k.pk));
+    expect(out).toMatchObject({ outcome: { applied: true }, entries: ["written"], alongside: "refused" });
+    expect(await read(k.pk, k.effect)).toMatchObject({ status: "running" });
+    expect(await read(k.pk, k.entry)).toBeDefined();
+    expect(await read(k.pk, "TASK")).toMatchObject({ status: "failed" });
+  });
+
+  it("the effect refused → nothing lands, the write alongside neither", async () => {
+    const k = keys();
+    await table.writeIf({ put: { Item: { pk: k.pk, sk: k.effect, status: "cancelled" } } }, "test");
+    await table.writeIf({ put: { Item: { pk: k.pk, sk: "TASK", status: "prompt_review" } } }, "test");
+    const out = await table.writeWithEntries(start(k.pk), [{ pk: k.pk, sk: k.entry }], "test", moveTask(k.pk));
+    expect(out).toMatchObject({ outcome: { applied: false }, entries: ["missing"], alongside: "refused" });
+    expect(await read(k.pk, "TASK")).toMatchObject({ status: "prompt_review" });
+  });
+});

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { decisionAudit } from "../../domain/audit-promises";
-import { SlackThreadSchema, type AuditEntry, type ProcessVersion, type PromptVersion } from "../../domain/records";
+import { SlackThreadSchema, type AuditEntry, type ProcessVersion, type PromptVersion, type Task } from "../../domain/records";
 import { RecordNotFoundError } from "../../errors/taxonomy";
 import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { validateSteps } from "../validate-steps";
@@ -103,6 +103,7 @@ export async function generateProcessStep(deps: PipelineDeps, input: GeneratePro
     layer: "L3" as const,
     details: { version, basedOnPromptVersion, regenerated: version > 1, retriedAfterMalformed: malformed !== undefined },
   };
+  let movedTask: Task | undefined;
   if ((record as ProcessVersion).steps === undefined) {
     await refreshCard(deps, task, { kind: "process" }, pointed && heldState(task, { processes: [record as ProcessVersion] }));
     let previous: { steps: ProcessVersion["steps"] & object; rejectionReason: string } | undefined;
@@ -121,12 +122,21 @@ export async function generateProcessStep(deps: PipelineDeps, input: GeneratePro
       validationError: malformed === undefined ? undefined : causeMessage(malformed.Cause),
     });
     const steps = validateSteps(raw, { attachments: task.attachments ?? [] });
-    // The steps and their entry in one transaction (a retry that finds the steps finds the entry too).
-    await deps.audit.recordWith(generated, async (entry) => (await deps.store.saveVersionContentWithEntry("process", taskId, version, { steps }, entry)).entry);
+    // The steps, their entry and (the first time) the task's move to process_review in one transaction: a retry
+    // that finds the steps finds the rest too. The task is then the one this step holds, moved.
+    const held = task;
+    const moveTask = held.status === "prompt_review" ? { held, to: "process_review" as const, from: ["prompt_review" as const] } : undefined;
+    await deps.audit.recordWith(generated, async (entry) => {
+      const saved = await deps.store.saveVersionContentWithEntry("process", taskId, version, { steps }, entry, moveTask);
+      movedTask = saved.task;
+      return saved.entry;
+    });
   } else {
     await deps.audit.record(generated);
   }
-  if (task.status === "prompt_review") {
+  if (movedTask !== undefined) {
+    await refreshCard(deps, movedTask, { kind: "task" }, heldState(movedTask));
+  } else if (task.status === "prompt_review") {
     ({ record: task } = await deps.store.transitionTask(taskId, "process_review", { from: ["prompt_review"] }));
     await refreshCard(deps, task, { kind: "task" }, heldState(task));
   }
