@@ -95,8 +95,10 @@ export class TaskStore {
     version: number,
     extra: { regeneratedFor?: string; basedOnPromptVersion?: number } = {},
     entry?: AuditEntry,
+    /** The task as the step just read it: the pointer then rides the version's transaction (versions.ts). */
+    heldTask?: Task,
   ): Promise<WriteResult<PromptVersion | ProcessVersion> & { task?: Task; entry?: EntryState }> {
-    return this.versions.create(kind, taskId, version, extra, entry);
+    return this.versions.create(kind, taskId, version, extra, entry, heldTask);
   }
   getVersion(kind: "prompt", taskId: string, version: number): Promise<PromptVersion | undefined>;
   getVersion(kind: "process", taskId: string, version: number): Promise<ProcessVersion | undefined>;

@@ -41,6 +41,8 @@ export class VersionItems {
     version: number,
     extra: { regeneratedFor?: string; basedOnPromptVersion?: number } = {},
     entry?: AuditEntry,
+    /** The task as the step just read it: the pointer then rides the version's transaction. */
+    heldTask?: Task,
   ): Promise<WriteResult<AnyVersion> & { task?: Task; entry?: EntryState }> {
     const now = this.table.now();
     const record =
@@ -56,32 +58,32 @@ export class VersionItems {
             createdAt: now,
             updatedAt: now,
           });
-    // The task first (seed §8 "FK"): no version is ever stored for a task that does not exist.
     const field = kind === "prompt" ? "currentPromptVersion" : "currentProcessVersion";
-    const pointer = await this.table.writeIf(
-      {
-        update: {
-          Key: Keys.task(taskId),
-          UpdateExpression: "SET #field = :v, updatedAt = :now",
-          ConditionExpression: "attribute_exists(pk) AND #field <= :v",
-          ExpressionAttributeNames: { "#field": field },
-          ExpressionAttributeValues: { ":v": version, ":now": now },
-          ReturnValues: "ALL_NEW",
-        },
-      },
-      "createVersion",
-    );
+    const pointerUpdate = {
+      Key: Keys.task(taskId),
+      UpdateExpression: "SET #field = :v, updatedAt = :now",
+      ConditionExpression: "attribute_exists(pk) AND #field <= :v",
+      ExpressionAttributeNames: { "#field": field },
+      ExpressionAttributeValues: { ":v": version, ":now": now },
+    };
+    const versionPut = { put: { Item: { ...Keys.version(taskId, kind, version), ...record }, ConditionExpression: "attribute_not_exists(pk)" } };
+    if (heldTask !== undefined) {
+      // The step read the task just before: the version, its entry and the pointer in one transaction. A pointer
+      // refused (a later version is current: a stale retry) leaves the version created, as below.
+      const { outcome: put, entries, alongside } = await this.table.writeWithEntries(versionPut, entry === undefined ? [] : [auditItem(entry)], "createVersion", { update: pointerUpdate });
+      const task = alongside === "applied" ? { task: parseRecord(TaskSchema, { ...heldTask, [field]: version, updatedAt: now }, "task") } : {};
+      const audited = entry === undefined ? {} : { entry: entries[0]! };
+      if (put.applied) return { record, applied: true, ...task, ...audited };
+      return { record: this.parseOrThrow(kind, taskId, version, await put.current()), applied: false, ...task, ...audited };
+    }
+    // The task first (seed §8 "FK"): no version is ever stored for a task that does not exist.
+    const pointer = await this.table.writeIf({ update: { ...pointerUpdate, ReturnValues: "ALL_NEW" } }, "createVersion");
     const task = pointer.applied ? { task: parseRecord(TaskSchema, pointer.attributes, "task") } : {};
     // Refused: either the task is missing (a bug upstream), or a later version is already current (a stale
     // retry, which still gets its own version record below).
     if (!pointer.applied && (await pointer.current()) === undefined) throw taskNotFound(taskId);
     // `entry` (what the version is made after: the decision that approved the Prompt) is written with it, in one transaction.
-    const { outcome: put, ...audited } = await writeAudited(
-      this.table,
-      { put: { Item: { ...Keys.version(taskId, kind, version), ...record }, ConditionExpression: "attribute_not_exists(pk)" } },
-      "createVersion",
-      entry,
-    );
+    const { outcome: put, ...audited } = await writeAudited(this.table, versionPut, "createVersion", entry);
     if (put.applied) return { record, applied: true, ...task, ...audited };
     return { record: this.parseOrThrow(kind, taskId, version, await put.current()), applied: false, ...task, ...audited };
   }

@@ -35,7 +35,7 @@ it("runs a tiny bench and writes JSON with the required keys", async () => {
   // Every card refresh of the happy path is drawn from what its step holds: none reads the task's items.
   expect(byItem["Query TASK# EXEC#…PROMPT"]).toBeUndefined();
   // The deterministic counts of docs/bench.md, as ceilings: a change that adds a request says so here.
-  expect(json.perTask.dynamoRequests).toBeLessThanOrEqual(41);
+  expect(json.perTask.dynamoRequests).toBeLessThanOrEqual(40);
   expect(json.perPoll.dynamoRequests).toBeLessThanOrEqual(1.34);
   expect(Object.keys(byItem).filter((k) => /AUDIT#|WRITE#/.test(k) && k.startsWith("Query"))).toEqual([]);
   expect(json.perTask.anthropicMessagesRequests).toBe(3);

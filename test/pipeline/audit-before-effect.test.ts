@@ -84,7 +84,7 @@ describe("an entry that rides its effect's transaction", () => {
     execution.abort();
   });
 
-  it("GenerateProcess: the steps, process.generated and the task's move to process_review are one TransactWriteItems; the Task card shows the move", async () => {
+  it("GenerateProcess: Process v1 with its pointer and the Prompt's approval, then the steps, process.generated and the task's move to process_review: two TransactWriteItems; the Task card shows the move", async () => {
     const { taskId, execution } = await untilPromptApproval(l3Ok());
     const from = proxy.requests.length;
     await decide(h, taskId, "prompt", 1, "approve");
@@ -95,6 +95,11 @@ describe("an entry that rides its effect's transaction", () => {
     expect(steps[0]!.body).toContain('"sk":{"S":"META"}');
     expect(steps[0]!.body).toContain('"process_review"');
     expect(sent.filter((r) => r.headers["x-amz-target"] === "DynamoDB_20120810.UpdateItem" && r.body.includes('"process_review"'))).toEqual([]);
+    // Process v1's creation carries the task's pointer to it (the step read the task with the approved Prompt).
+    const created = sent.filter((r) => r.headers["x-amz-target"] === "DynamoDB_20120810.TransactWriteItems" && r.body.includes("currentProcessVersion"));
+    expect(created).toHaveLength(1);
+    expect(created[0]!.body).toContain('"auditKey":{"S":"prompt.approved#prompt#1"}');
+    expect(sent.filter((r) => r.headers["x-amz-target"] === "DynamoDB_20120810.UpdateItem" && r.body.includes("currentProcessVersion"))).toEqual([]);
     expect((await h.store.getTaskOrThrow(taskId)).status).toBe("process_review");
     const taskCard = (await h.store.getTaskOrThrow(taskId)).cards.task;
     const lastTaskCard = h.slack.calls.filter((c) => c.method === "chat.update" && (c.body as { ts?: string }).ts === taskCard).at(-1);

@@ -81,3 +81,25 @@ describe("readSnapshot: a task and its items in one read", () => {
     await expect(s.store.readSnapshot("T1-C1-0000000000_999999", { execution: 1 })).rejects.toBeInstanceOf(RecordNotFoundError);
   });
 });
+
+describe("createVersion from a held task: the version and the task's pointer in one transaction", () => {
+  it("the task returned is the task as stored, pointing at the new version", async () => {
+    const held = await s.newTask();
+    const out = await s.store.createVersion("process", held.taskId, 1, { basedOnPromptVersion: 1 }, undefined, held);
+    expect(out.applied).toBe(true);
+    expect(out.task).toEqual(await s.store.getTaskOrThrow(held.taskId));
+    expect(out.task?.currentProcessVersion).toBe(1);
+    expect(out.record).toEqual(await s.store.getVersionOrThrow("process", held.taskId, 1));
+  });
+
+  it("a later version already current (a stale retry): the version is created, the pointer stays, no task is returned", async () => {
+    const task = await s.newTask();
+    await s.store.createVersion("process", task.taskId, 2, { basedOnPromptVersion: 1 });
+    const held = await s.store.getTaskOrThrow(task.taskId);
+    const out = await s.store.createVersion("process", task.taskId, 1, { basedOnPromptVersion: 1 }, undefined, held);
+    expect(out.applied).toBe(true);
+    expect(out.task).toBeUndefined();
+    expect((await s.store.getTaskOrThrow(task.taskId)).currentProcessVersion).toBe(2);
+    expect(await s.store.getVersion("process", task.taskId, 1)).toBeDefined();
+  });
+});

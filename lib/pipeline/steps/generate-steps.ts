@@ -68,7 +68,10 @@ export type GenerateProcessInput = z.infer<typeof GenerateProcessInputSchema>;
 export async function generateProcessStep(deps: PipelineDeps, input: GenerateProcessInput): Promise<{ taskId: string; version: number }> {
   const { taskId } = input;
   const { version, basedOnPromptVersion, regeneratedFor, malformed } = input.process;
-  const prompt = await deps.store.getVersionOrThrow("prompt", taskId, basedOnPromptVersion);
+  // The approved Prompt and the task in one read: the Process version's pointer then rides its creation.
+  const { task: read, version: based } = await deps.store.readSnapshot(taskId, { version: { kind: "prompt", version: basedOnPromptVersion } });
+  const prompt = based as PromptVersion | undefined;
+  if (prompt === undefined) throw new RecordNotFoundError(`prompt v${basedOnPromptVersion} of task ${taskId} not found`, { details: { taskId, kind: "prompt", version: basedOnPromptVersion } });
   if (prompt.text === undefined) throw new RecordNotFoundError(`prompt v${basedOnPromptVersion} has no text`, { details: { taskId } });
   // The Prompt's approval (the entry its decision write promised) is confirmed by the first Process version's
   // creation, in the same transaction; a retry that finds the version writes a missing entry on its own.
@@ -77,14 +80,14 @@ export async function generateProcessStep(deps: PipelineDeps, input: GeneratePro
     decision === undefined ? undefined : { teamId: input.thread?.teamId, taskId, ...decisionAudit("prompt", basedOnPromptVersion, { ...decision, decidedAt: decision.decidedAt ?? nowIso(deps) }) };
   let created: Awaited<ReturnType<PipelineDeps["store"]["createVersion"]>> | undefined;
   const create = async (entry?: AuditEntry) => {
-    created = await deps.store.createVersion("process", taskId, version, { regeneratedFor, basedOnPromptVersion }, entry);
+    created = await deps.store.createVersion("process", taskId, version, { regeneratedFor, basedOnPromptVersion }, entry, read);
     return created.entry ?? "missing";
   };
   if (approval?.teamId !== undefined) await deps.audit.recordWith({ ...approval, teamId: approval.teamId }, create);
   else await create();
   const { record, task: pointed } = created!;
-  // The task as the pointer write left it (ALL_NEW); read only when a later version is current (a stale retry).
-  let task = pointed ?? (await deps.store.getTaskOrThrow(taskId));
+  // The task as the pointer write left it; when that was refused (a retry, or a later version is current), as read.
+  let task = pointed ?? read;
   const spec = task.spec;
   if (spec === undefined) throw new RecordNotFoundError(`task ${taskId} has no L1 spec`, { details: { taskId } });
   if (decision !== undefined) {
