@@ -114,6 +114,15 @@ export class BadRequestError extends AppError {
 export class StateConflictError extends AppError {
   override readonly name: string = "StateConflictError";
   readonly kind = "business" as const;
+  /**
+   * The record as the refused write found it, when the store had it (a status change's refusal carries the item):
+   * the caller can act on it without reading it again. Not in `details`, which are logged and audited.
+   */
+  readonly current: unknown;
+  constructor(message: string, options: AppErrorOptions & { current?: unknown } = {}) {
+    super(message, options);
+    this.current = options.current;
+  }
 }
 /** A record the caller relies on does not exist (unknown task id in a button, deleted execution). */
 export class RecordNotFoundError extends AppError {

@@ -7,7 +7,7 @@ import { Keys } from "./table";
 import { taskNotFound } from "./tasks";
 import { transition, type TransitionOptions } from "./transition";
 
-function executionNotFound(taskId: string, executionNo: number): RecordNotFoundError {
+export function executionNotFound(taskId: string, executionNo: number): RecordNotFoundError {
   return new RecordNotFoundError(`execution ${executionNo} of task ${taskId} not found`, { details: { taskId, executionNo } });
 }
 

@@ -12,6 +12,11 @@ export interface TransitionOptions {
   remove?: readonly string[];
   /** Return the item as it was before the write (e.g. to read the task token that the write removes). */
   returnOld?: boolean;
+  /**
+   * A further clause the item must meet, without placeholders (`attribute_not_exists(fault)`). Refused by it, the
+   * change is a StateConflictError like any other, its `current` the item as found.
+   */
+  condition?: string;
 }
 
 const ALL_STATUSES: Record<Machine, readonly string[]> = {
@@ -36,7 +41,7 @@ export async function transition<T>(
   const { update, from } = transitionUpdate(table, machine, key, to, options);
   const write = await table.writeIf({ update: { ...update, ReturnValues: options.returnOld ? "ALL_OLD" : "ALL_NEW" } }, `transition ${machine}`);
   if (write.applied) return { record: parseRecord(schema, write.attributes, machine), applied: true };
-  return refused(machine, key, to, from, write, schema);
+  return refused(machine, key, to, from, write, schema, options.condition);
 }
 
 /**
@@ -59,7 +64,7 @@ export async function transitionWithEntry<T>(
   const { outcome, entries } = await table.writeWithEntries({ update }, [auditItem(carry.entry)], `transition ${machine}`);
   const entry = entries[0]!;
   if (outcome.applied) return { record: parseRecord(schema, afterImage(carry.held, fields, options.remove), machine), applied: true, entry };
-  return { ...(await refused(machine, key, to, from, outcome, schema)), entry };
+  return { ...(await refused(machine, key, to, from, outcome, schema, options.condition)), entry };
 }
 
 /**
@@ -87,7 +92,7 @@ function transitionUpdate(table: ItemTable, machine: Machine, key: ItemKey, to: 
   const update = {
     Key: key,
     UpdateExpression: `SET #status = :to, ${set.assignments.join(", ")}${removeClause}`,
-    ConditionExpression: `attribute_exists(pk) AND #status IN (${Object.keys(fromValues).join(", ")})`,
+    ConditionExpression: `attribute_exists(pk) AND #status IN (${Object.keys(fromValues).join(", ")})${options.condition === undefined ? "" : ` AND ${options.condition}`}`,
     ExpressionAttributeNames: { "#status": "status", ...set.names, ...removeNames },
     ExpressionAttributeValues: { ":to": to, ...fromValues, ...set.values },
   };
@@ -102,14 +107,27 @@ function afterImage(held: unknown, fields: Record<string, unknown>, remove: read
   return after;
 }
 
-async function refused<T>(machine: Machine, key: ItemKey, to: string, from: readonly string[], write: Extract<WriteOutcome, { applied: false }>, schema: z.ZodMiniType<T>): Promise<WriteResult<T>> {
+async function refused<T>(
+  machine: Machine,
+  key: ItemKey,
+  to: string,
+  from: readonly string[],
+  write: Extract<WriteOutcome, { applied: false }>,
+  schema: z.ZodMiniType<T>,
+  condition?: string,
+): Promise<WriteResult<T>> {
   const existing = await write.current();
   if (existing === undefined) {
     throw new RecordNotFoundError(`${machine} ${key.pk}/${key.sk} not found`, { cause: write.refusal, details: { ...key } });
   }
   if (existing.status === to) return { record: parseRecord(schema, existing, machine), applied: false };
-  throw new StateConflictError(`${machine} is ${String(existing.status)}; expected ${from.join("|")} to move to ${to}`, {
+  // In a status it may move from, only the caller's own clause can have refused it.
+  const byCondition = condition !== undefined && from.includes(String(existing.status));
+  const found = schema.safeParse(existing);
+  throw new StateConflictError(`${machine} is ${String(existing.status)}; ${byCondition ? `refused by ${condition}` : `expected ${from.join("|")}`} to move to ${to}`, {
     cause: write.refusal,
-    details: { ...key, expected: from, actual: existing.status, to },
+    // A conflict stays a conflict: an item that does not parse is simply not carried.
+    current: found.success ? found.data : undefined,
+    details: { ...key, expected: from, actual: existing.status, to, ...(byCondition ? { condition } : {}) },
   });
 }

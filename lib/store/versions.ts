@@ -22,7 +22,7 @@ import { transition, type TransitionOptions } from "./transition";
 
 type AnyVersion = PromptVersion | ProcessVersion;
 
-function versionNotFound(kind: VersionKind, taskId: string, version: number): RecordNotFoundError {
+export function versionNotFound(kind: VersionKind, taskId: string, version: number): RecordNotFoundError {
   return new RecordNotFoundError(`${kind} v${version} of task ${taskId} not found`, { details: { taskId, kind, version } });
 }
 
