@@ -3,7 +3,7 @@ import * as sfn from "aws-cdk-lib/aws-stepfunctions";
 import * as tasks from "aws-cdk-lib/aws-stepfunctions-tasks";
 import { Construct } from "constructs";
 import { addRetries, RETRIES } from "./error-table";
-import { invokeStep, type StepFunctions } from "./functions";
+import { invokeStep, STATE_INPUT, type StepFunctions } from "./functions";
 
 const J = sfn.JsonPath;
 
@@ -20,7 +20,7 @@ export interface ExecutionRunDefinitionProps {
 export function buildExecutionRunDefinition(scope: Construct, props: ExecutionRunDefinitionProps): sfn.IChainable {
   const fns = props.functions;
   const ref = { taskId: J.stringAt("$.taskId"), executionNo: J.numberAt("$.executionNo") };
-  const invoke = (id: string, fn: keyof StepFunctions, payload: Record<string, unknown>, resultPath: string) =>
+  const invoke = (id: string, fn: keyof StepFunctions, payload: Record<string, unknown> | typeof STATE_INPUT, resultPath: string) =>
     invokeStep(scope, fns, id, fn, payload, resultPath);
 
   const recordFailure = invoke("RecordRunFailure", "record-run-failure", { ...ref, error: J.objectAt("$.error") }, "$.failure");
@@ -30,7 +30,9 @@ export function buildExecutionRunDefinition(scope: Construct, props: ExecutionRu
     .otherwise(new sfn.Fail(scope, "RunFailed", { errorPath: "$.failure.errorName", causePath: "$.failure.status" }));
   recordFailure.next(ended);
 
-  const startSession = invoke("StartSession", "start-session", ref, "$.run");
+  // The run's whole input (this is the first state): `processVersion` is optional (a start by a Lambda deployed
+  // before it existed sends none), and a JSONPath to a missing field would fail the state.
+  const startSession = invoke("StartSession", "start-session", STATE_INPUT, "$.run");
   addRetries(startSession, RETRIES.sessionCreate);
   startSession.addCatch(recordFailure, { errors: [sfn.Errors.ALL], resultPath: "$.error" });
 

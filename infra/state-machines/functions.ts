@@ -23,6 +23,9 @@ export type StepFunctionName = PipelineFunctionName | RunFunctionName;
 
 export type StepFunctions = Record<StepFunctionName, lambda.IFunction>;
 
+/** `invokeStep`'s payload that is the state's whole input (with payloadResponseOnly, a JSONPath payload renders as no valid Parameters). */
+export const STATE_INPUT = "state input";
+
 /**
  * A Task state that invokes one step Lambda with a shaped payload. Service exceptions are NOT retried here:
  * the Retry blocks of error-table.ts are the only retry policy, so every retry shows in the history.
@@ -32,12 +35,13 @@ export function invokeStep(
   functions: StepFunctions,
   id: string,
   fn: StepFunctionName,
-  payload: Record<string, unknown>,
+  payload: Record<string, unknown> | typeof STATE_INPUT,
   resultPath: string,
 ): tasks.LambdaInvoke {
   return new tasks.LambdaInvoke(scope, id, {
     lambdaFunction: functions[fn],
-    payload: sfn.TaskInput.fromObject(payload),
+    // No Parameters: the Lambda gets the state's input as it is.
+    ...(payload === STATE_INPUT ? {} : { payload: sfn.TaskInput.fromObject(payload) }),
     payloadResponseOnly: true,
     retryOnServiceExceptions: false,
     resultPath,

@@ -17,6 +17,11 @@ export type TaskPipelineInput = z.infer<typeof TaskPipelineInputSchema>;
 export const ExecutionRunInputSchema = z.object({
   taskId: z.string().check(z.minLength(1)),
   executionNo: z.int().check(z.positive()),
+  /**
+   * The Process version the Execution runs (its record's `processVersion`), so StartSession reads it with the task
+   * and the Execution in one request. Absent in a run started before the field existed: StartSession reads it then.
+   */
+  processVersion: z.optional(z.int().check(z.positive())),
 });
 export type ExecutionRunInput = z.infer<typeof ExecutionRunInputSchema>;
 

@@ -54,7 +54,7 @@ export async function startExecutionRun(deps: StartExecutionRunDeps, request: St
     },
     request.entry,
   );
-  const input: ExecutionRunInput = { taskId: task.taskId, executionNo };
+  const input: ExecutionRunInput = { taskId: task.taskId, executionNo, processVersion: execution.processVersion };
   try {
     await deps.sfn.send(
       new StartExecutionCommand({

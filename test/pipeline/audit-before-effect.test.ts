@@ -121,6 +121,40 @@ describe("an entry that rides its effect's transaction", () => {
     expect(await h.store.getVersionOrThrow("prompt", taskId, 1)).toMatchObject({ status: "pending_approval" });
     execution.abort();
   });
+
+  // The run's own entries (issue 17): execution.started rides pending → running.
+  for (const [auditKey, state] of [["execution.started#execution#1", "StartSession"]] as const) {
+    it(`${state}: the Execution's status change and ${auditKey.split("#")[0]} are one TransactWriteItems; throttled once → retried, both once`, async () => {
+      const { taskId, execution } = await untilPromptApproval(l3Ok());
+      const failed = failAuditWriteOnce(taskId, auditKey);
+      await decide(h, taskId, "prompt", 1, "approve");
+      await decide(h, taskId, "process", 1, "approve");
+      const run = await runExecution(h, taskId);
+      await run.done;
+      expect(run.status, String(run.cause)).toBe("SUCCEEDED");
+      expect(failed()).toBe(DYNAMODB_CALL.attempts);
+      expect(retriesOf(run, state)).toBeGreaterThanOrEqual(1);
+      expect(proxy.requests.filter((r) => isAuditPut(taskId, auditKey)(r) && r.headers["x-amz-target"] === "DynamoDB_20120810.PutItem")).toEqual([]);
+      expect((await h.store.loadHistory(taskId)).audit.filter((a) => a.auditKey === auditKey)).toHaveLength(1);
+      await execution.done;
+    });
+  }
+
+  it("the session's transaction fails once → StartSession retried on a running Execution: its promised execution.started is confirmed, stored once", async () => {
+    const { taskId, execution } = await untilPromptApproval(l3Ok());
+    const failed = failAuditWriteOnce(taskId, "execution.session_created#execution#1");
+    await decide(h, taskId, "prompt", 1, "approve");
+    await decide(h, taskId, "process", 1, "approve");
+    const run = await runExecution(h, taskId);
+    await run.done;
+    expect(run.status, String(run.cause)).toBe("SUCCEEDED");
+    expect(failed()).toBe(DYNAMODB_CALL.attempts);
+    expect(retriesOf(run, "StartSession")).toBeGreaterThanOrEqual(1);
+    const started = await h.store.getExecutionOrThrow(taskId, 1);
+    expect(await entries(taskId, "execution.started")).toMatchObject([{ actor: h.actor.userId, at: started.startAudit?.at }]);
+    expect(await entries(taskId, "execution.session_created")).toHaveLength(1);
+    await execution.done;
+  });
 });
 
 describe("approve", () => {

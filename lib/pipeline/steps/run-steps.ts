@@ -1,10 +1,13 @@
 import { z } from "zod";
-import { SlackThreadSchema, type Execution, type ExecutionProgress, type ProcessVersion, type SlackThread, type Task } from "../../domain/records";
+import { SlackThreadSchema, type AuditEntry, type Execution, type ExecutionProgress, type ProcessVersion, type SlackThread, type Task } from "../../domain/records";
 import { AgentRunFailedError, RecordNotFoundError, RunTimeoutError, StateConflictError, IllegalTransitionError } from "../../errors/taxonomy";
 import { allowedToolsForSteps } from "../../tools/summaries";
 import { ExecutionRunInputSchema } from "../../workflow/contracts";
 import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { confirmAudit } from "../../audit/pending-audit";
+import type { AuditEvent } from "../../audit/audit-log";
+import { executionNotFound } from "../../store/executions";
+import type { EntryState } from "../../store/task-store";
 import { asIncomplete, faultError } from "../run-completion";
 import { nowIso, refreshCard, heldState, refreshWithTaskCard, type TaskRef } from "./common";
 import { judgeCompletion, stepsToRun } from "./complete-run";
@@ -33,24 +36,22 @@ const EMPTY_PROGRESS: ExecutionProgress = { seenEventIds: [], completedSteps: 0,
  */
 export async function startSessionStep(deps: PipelineDeps, input: z.infer<typeof ExecutionRunInputSchema>): Promise<RunStateOutput> {
   const { taskId, executionNo } = input;
-  const task = await deps.store.getTaskOrThrow(taskId);
-  let execution = await deps.store.getExecutionOrThrow(taskId, executionNo);
+  const read = await readRun(deps, input);
+  const task = read.task;
+  let execution = read.execution;
   if (execution.status === "pending") {
-    let applied: boolean;
-    ({ record: execution, applied } = await deps.store.transitionExecution(taskId, executionNo, "running", {
-      from: ["pending"],
-      set: { startedAt: nowIso(deps) },
-    }));
-    if (applied && executionNo > 1) deps.metrics.rerun();
+    execution = await markRunning(deps, task, execution);
+  } else if (execution.startAudit !== undefined) {
+    // A retried start (already running): the promise is confirmed again, under its write-once key.
+    await confirmAudit(deps.audit, { teamId: task.thread.teamId, taskId }, execution.startAudit);
   }
-  // The start's promised entry: written here, once (its click and StartRun only promise it: start-execution-run.ts).
-  if (execution.startAudit !== undefined) await confirmAudit(deps.audit, { teamId: task.thread.teamId, taskId }, execution.startAudit);
   if (execution.sessionId !== undefined) {
     return { sessionId: execution.sessionId, elapsedSeconds: 0, state: "running", thread: task.thread };
   }
   // A retried start after a rerun found nothing to do: it is done already.
   if (execution.status === "completed") return { elapsedSeconds: 0, state: "completed", thread: task.thread };
-  const process = await deps.store.getVersionOrThrow("process", taskId, execution.processVersion);
+  // The version the payload named, when it is the run's (a payload without one, or naming another, is read now).
+  const process = read.process?.version === execution.processVersion ? read.process : await deps.store.getVersionOrThrow("process", taskId, execution.processVersion);
   // The first run's Process card shows the approval StartRun started it on (drawn from what this step holds).
   if (executionNo === 1) await refreshCard(deps, task, { kind: "process" }, heldState(task, { processes: [process] }));
   if (process.steps === undefined) {
@@ -84,6 +85,41 @@ export async function startSessionStep(deps: PipelineDeps, input: z.infer<typeof
       (await deps.store.recordProgressWithEntry(taskId, executionNo, { sessionId: started.sessionId, progress: { ...EMPTY_PROGRESS, stepsSentAt: started.stepsSentAt } }, entry)).entry,
   );
   return { sessionId: started.sessionId, elapsedSeconds: 0, state: "running", thread: task.thread };
+}
+
+/** The task, the Execution and (when the payload names it) its Process version, in one request. */
+async function readRun(deps: PipelineDeps, input: z.infer<typeof ExecutionRunInputSchema>): Promise<{ task: Task; execution: Execution; process?: ProcessVersion }> {
+  const { taskId, executionNo, processVersion } = input;
+  const snapshot = await deps.store.readSnapshot(taskId, {
+    execution: executionNo,
+    ...(processVersion === undefined ? {} : { version: { kind: "process" as const, version: processVersion } }),
+  });
+  if (snapshot.execution === undefined) throw executionNotFound(taskId, executionNo);
+  const version = snapshot.version;
+  return { task: snapshot.task, execution: snapshot.execution, ...(version?.kind === "process" ? { process: version } : {}) };
+}
+
+/**
+ * `pending → running`, with the start's promised `execution.started` entry in the same transaction (its click and
+ * StartRun only promise it: start-execution-run.ts). A record from before the promise existed moves alone.
+ */
+async function markRunning(deps: PipelineDeps, task: Task, execution: Execution): Promise<Execution> {
+  const { taskId, executionNo } = execution;
+  const options = { from: ["pending"], set: { startedAt: nowIso(deps) } };
+  const promised = execution.startAudit;
+  const { record, applied } =
+    promised === undefined
+      ? await deps.store.transitionExecution(taskId, executionNo, "running", options)
+      : await withEntry(deps, { teamId: task.thread.teamId, taskId, ...promised }, (entry) => deps.store.transitionExecutionWithEntry(execution, "running", options, entry));
+  if (applied && executionNo > 1) deps.metrics.rerun();
+  return record;
+}
+
+/** `AuditLog.recordWith` for a write whose result the step needs as well as its entry's fate. */
+async function withEntry<R extends { entry: EntryState }>(deps: PipelineDeps, event: AuditEvent, write: (entry: AuditEntry) => Promise<R>): Promise<R> {
+  let result: R | undefined;
+  await deps.audit.recordWith(event, async (entry) => (result = await write(entry)).entry);
+  return result!;
 }
 
 /** A rerun whose every approved step an earlier run completed: nothing to send to an agent, the run is done. */
