@@ -122,8 +122,11 @@ describe("an entry that rides its effect's transaction", () => {
     execution.abort();
   });
 
-  // The run's own entries (issue 17): execution.started rides pending → running.
-  for (const [auditKey, state] of [["execution.started#execution#1", "StartSession"]] as const) {
+  // The run's own entries (issue 17): execution.started rides pending → running, execution.completed the completing write.
+  for (const [auditKey, state] of [
+    ["execution.started#execution#1", "StartSession"],
+    ["execution.completed#execution#1", "PollSession"],
+  ] as const) {
     it(`${state}: the Execution's status change and ${auditKey.split("#")[0]} are one TransactWriteItems; throttled once → retried, both once`, async () => {
       const { taskId, execution } = await untilPromptApproval(l3Ok());
       const failed = failAuditWriteOnce(taskId, auditKey);

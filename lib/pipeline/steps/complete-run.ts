@@ -22,25 +22,21 @@ export interface RunRead {
 }
 
 /**
- * The session ended its turn: read the run once more (a freee fault the MCP server stamped meanwhile), the write
- * ledger and the approved steps, and judge. A verdict against the run is stored on it, then thrown by name for
- * ExecutionRun's Catch (IncompleteRunError / WriteOutcomeUnknownError / AuthError). A cancel that landed first
- * wins.
+ * The session ended its turn: read the write ledger and the approved steps, and judge. A verdict against the run
+ * is stored on it, then thrown by name for ExecutionRun's Catch (IncompleteRunError / WriteOutcomeUnknownError /
+ * AuthError); a cancel that landed first wins, and a freee fault the MCP server stamped meanwhile explains the
+ * failure better than the verdict. The run is not read again here: a verdict for the run is the completing write's
+ * to check (it is refused when the run was cancelled or a fault stamped since the poll read it).
  */
 export async function judgeCompletion(deps: PipelineDeps, execution: Execution, outcome: Extract<PollOutcome, { state: "completed" }>): Promise<Judged> {
   const { taskId, executionNo } = execution;
-  const [latest, ledger, process] = await Promise.all([
-    deps.store.getExecutionOrThrow(taskId, executionNo),
-    deps.writes.listForTask(taskId),
-    approvedProcess(deps, taskId, execution.processVersion),
-  ]);
+  const [ledger, process] = await Promise.all([deps.writes.listForTask(taskId), approvedProcess(deps, taskId, execution.processVersion)]);
   const steps = process.steps;
-  if (latest.status === "cancelled") return { kind: "cancelled", execution: latest };
-  if (latest.fault !== undefined) throw faultError(latest.fault);
   const verdict = judgeRunCompletion({ steps, processVersion: execution.processVersion, ledger, finalMessage: outcome.resultSummary, now: deps.clock() });
   if (verdict.error !== undefined) {
     const { record, applied } = await deps.store.recordProgress(taskId, executionNo, { progress: outcome.progress, usage: outcome.usage, completion: verdict.completion });
     if (!applied && record.status === "cancelled") return { kind: "cancelled", execution: record };
+    if (record.fault !== undefined) throw faultError(record.fault);
     throw verdict.error;
   }
   return { kind: "completed", summary: verdict.summary, completion: verdict.completion, read: { ledger, process } };

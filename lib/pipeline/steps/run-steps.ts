@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SlackThreadSchema, type AuditEntry, type Execution, type ExecutionProgress, type ProcessVersion, type SlackThread, type Task } from "../../domain/records";
+import { ExecutionSchema, SlackThreadSchema, type AuditEntry, type Execution, type ExecutionProgress, type ProcessVersion, type SlackThread, type Task } from "../../domain/records";
 import { AgentRunFailedError, RecordNotFoundError, RunTimeoutError, StateConflictError, IllegalTransitionError } from "../../errors/taxonomy";
 import { allowedToolsForSteps } from "../../tools/summaries";
 import { ExecutionRunInputSchema } from "../../workflow/contracts";
@@ -122,45 +122,34 @@ async function withEntry<R extends { entry: EntryState }>(deps: PipelineDeps, ev
   return result!;
 }
 
+/** The run's `execution.completed` entry, which rides the Execution's completing write. */
+function completedEvent(task: TaskRef, executionNo: number, details: Record<string, unknown>): AuditEvent {
+  return { teamId: task.thread.teamId, taskId: task.taskId, action: "execution.completed", subject: `execution#${executionNo}`, actor: PIPELINE_ACTOR, layer: "L4", details };
+}
+
 /** A rerun whose every approved step an earlier run completed: nothing to send to an agent, the run is done. */
 async function completeWithoutSession(deps: PipelineDeps, task: Task, execution: Execution, process: ProcessVersion, done: string[]): Promise<RunStateOutput> {
-  const { taskId, executionNo } = execution;
   const completion = { writeStepsDone: done, writeStepsMissing: [], reported: "no_session" as const, judgedAt: nowIso(deps) };
-  const { record: completed } = await deps.store.transitionExecution(taskId, executionNo, "completed", {
-    from: ["running"],
-    set: { completion, resultSummary: "承認済みのステップは前回までの実行ですべて完了しています（freee には再送していません）。", writes: await writesAtEnd(deps, execution), endedAt: nowIso(deps) },
-  });
-  await completeTask(deps, task, { execution: completed, process }, { withoutSession: true, writeStepsDone: done });
+  const set = { completion, resultSummary: "承認済みのステップは前回までの実行ですべて完了しています（freee には再送していません）。", writes: await writesAtEnd(deps, execution), endedAt: nowIso(deps) };
+  const { record: completed } = await withEntry(deps, completedEvent(task, execution.executionNo, { withoutSession: true, writeStepsDone: done }), (entry) =>
+    deps.store.transitionExecutionWithEntry(execution, "completed", { from: ["running"], set }, entry),
+  );
+  await completeTask(deps, task, { execution: completed, process });
   return { elapsedSeconds: 0, state: "completed", thread: task.thread };
 }
 
 /**
- * The Execution is completed: the task too (counted once, by the write that applied), its audit entry, and the
- * Execution and Task cards, drawn from the records the two writes returned and the run's Process version.
- * `onCompleted` adds what only the caller knows to the metrics.
+ * The Execution is completed (its entry rode that write): the task too (counted once, by the write that applied),
+ * and the Execution and Task cards, drawn from the two records and the run's Process version. `onCompleted` adds
+ * what only the caller knows to the metrics.
  */
-async function completeTask(
-  deps: PipelineDeps,
-  task: TaskRef,
-  ran: { execution: Execution; process: ProcessVersion },
-  details: Record<string, unknown>,
-  onCompleted?: () => void,
-): Promise<void> {
+async function completeTask(deps: PipelineDeps, task: TaskRef, ran: { execution: Execution; process: ProcessVersion }, onCompleted?: () => void): Promise<void> {
   const { executionNo } = ran.execution;
   const { record: done, applied } = await deps.store.transitionTask(task.taskId, "completed", { from: ["executing"] });
   if (applied) {
     deps.metrics.taskEnded("completed");
     onCompleted?.();
   }
-  await deps.audit.record({
-    teamId: task.thread.teamId,
-    taskId: task.taskId,
-    action: "execution.completed",
-    subject: `execution#${executionNo}`,
-    actor: PIPELINE_ACTOR,
-    layer: "L4",
-    details,
-  });
   await refreshWithTaskCard(deps, done, { kind: "execution", executionNo }, heldState(done, { executions: [ran.execution], processes: [ran.process] }));
 }
 
@@ -190,26 +179,30 @@ export async function pollSessionStep(deps: PipelineDeps, input: PollSessionInpu
   if (outcome.state === "completed") {
     const judged = await judgeCompletion(deps, execution, outcome);
     if (judged.kind === "cancelled") return finalizeCancel(deps, task, judged.execution, input);
+    const set = {
+      progress: outcome.progress,
+      ...(judged.summary === "" ? {} : { resultSummary: judged.summary }),
+      completion: judged.completion,
+      writes: await writesAtEnd(deps, execution, judged.read),
+      resultFiles: await attachReadResults(deps, task, executionNo, outcome.progress),
+      usage: outcome.usage,
+      endedAt: nowIso(deps),
+    };
     let completed: Execution;
     try {
-      ({ record: completed } = await deps.store.transitionExecution(taskId, executionNo, "completed", {
-        from: ["running"],
-        set: {
-          progress: outcome.progress,
-          ...(judged.summary === "" ? {} : { resultSummary: judged.summary }),
-          completion: judged.completion,
-          writes: await writesAtEnd(deps, execution, judged.read),
-          resultFiles: await attachReadResults(deps, task, executionNo, outcome.progress),
-          usage: outcome.usage,
-          endedAt: nowIso(deps),
-        },
-      }));
+      // Refused too when the freee MCP server stamped a fault since this poll's read: no 完了 over a failed connection.
+      ({ record: completed } = await withEntry(deps, completedEvent(task, executionNo, { usage: outcome.usage, completedSteps: outcome.progress.completedSteps }), (entry) =>
+        deps.store.transitionExecutionWithEntry(execution, "completed", { from: ["running"], condition: "attribute_not_exists(fault)", set }, entry),
+      ));
     } catch (err) {
-      // A cancel landed between our read and this write: the user's cancel wins.
       if (!(err instanceof StateConflictError) || err instanceof IllegalTransitionError) throw err;
-      return finalizeCancel(deps, task, await deps.store.getExecutionOrThrow(taskId, executionNo), input);
+      const found = ExecutionSchema.safeParse(err.current);
+      const current = found.success ? found.data : await deps.store.getExecutionOrThrow(taskId, executionNo);
+      // A cancel landed since our read: the user's cancel wins, over a fault too (as at the poll's read).
+      if (current.status !== "cancelled" && current.fault !== undefined) throw faultError(current.fault);
+      return finalizeCancel(deps, task, current, input);
     }
-    await completeTask(deps, task, { execution: completed, process: judged.read.process }, { usage: outcome.usage, completedSteps: outcome.progress.completedSteps }, () => {
+    await completeTask(deps, task, { execution: completed, process: judged.read.process }, () => {
       const started = execution.startedAt === undefined ? undefined : Date.parse(execution.startedAt);
       deps.metrics.executionFinished(started === undefined ? 0 : Math.max(0, (deps.clock().getTime() - started) / 1000), outcome.usage);
     });
