@@ -35,9 +35,9 @@ it("runs a tiny bench and writes JSON with the required keys", async () => {
   // Every card refresh of the happy path is drawn from what its step holds: none reads the task's items.
   expect(byItem["Query TASK# EXEC#…PROMPT"]).toBeUndefined();
   // The deterministic counts of docs/bench.md, as ceilings: a change that adds a request says so here.
-  // 40 on branch `run`: StartSession reads the task, the Execution and the Process in one request, and the run's
+  // 35 (issue 17's goal): StartSession reads the task, the Execution and the Process in one request, and the run's
   // started / completed entries ride the Execution's status changes (docs/bench.md).
-  expect(json.perTask.dynamoRequests).toBeLessThanOrEqual(40);
+  expect(json.perTask.dynamoRequests).toBeLessThanOrEqual(35);
   expect(json.perPoll.dynamoRequests).toBeLessThanOrEqual(1.34);
   expect(Object.keys(byItem).filter((k) => /AUDIT#|WRITE#/.test(k) && k.startsWith("Query"))).toEqual([]);
   expect(json.perTask.anthropicMessagesRequests).toBe(3);
