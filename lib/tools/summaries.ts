@@ -87,6 +87,13 @@ export function summaryOf(name: string): ToolSummary {
   return summary;
 }
 
+/** A typed tool's summary: one that serves a single freee operation (missing one is a programming error, found at load). */
+export function typedSummaryOf(name: string): ToolSummary & { operation: string } {
+  const summary = summaryOf(name);
+  if (summary.operation === undefined) throw new Error(`lib/tools/summaries.ts gives ${name} no freee operation`);
+  return { ...summary, operation: summary.operation };
+}
+
 export function isKnownTool(name: string): boolean {
   return name === AGENT_DECIDE || FREEE_TOOL_NAMES.has(name);
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { operationTool, zodTool, type FreeeToolDefinition } from "./define";
 import { UPLOAD_RECEIPT } from "./upload-tool";
-import { summaryOf } from "./summaries";
+import { typedSummaryOf } from "./summaries";
 
 /**
  * The typed tools: a better handle than the generic ones where a request is common (employees, pay rules, deals,
@@ -26,8 +26,7 @@ const yearMonth = {
 
 /** A typed tool's name, description, read/write and operation, as lib/tools/summaries.ts states them (one source). */
 function about(name: string): { name: string; description: string; readOnly: boolean; operation: string } {
-  const { description, readOnly, operation } = summaryOf(name);
-  if (operation === undefined) throw new Error(`lib/tools/summaries.ts gives ${name} no freee operation`);
+  const { description, readOnly, operation } = typedSummaryOf(name);
   return { name, description, readOnly, operation };
 }
 

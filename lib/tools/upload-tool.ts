@@ -1,7 +1,7 @@
 import { operationByTemplate } from "../freee/openapi/operations";
 import { derefSchema } from "../freee/openapi/validator";
 import { schemaInputReader, type FreeeToolDefinition } from "./define";
-import { summaryOf, UPLOAD_RECEIPT_TOOL } from "./summaries";
+import { typedSummaryOf, UPLOAD_RECEIPT_TOOL } from "./summaries";
 
 /**
  * The file box (ファイルボックス) upload: a receipt attached to the request in Slack goes to freee as
@@ -19,8 +19,7 @@ export const SLACK_FILE_ID = /^F[A-Z0-9]{2,}$/;
 export const RECEIPT_MAX_BYTES = 64 * 1024 * 1024;
 
 function uploadTool(): FreeeToolDefinition {
-  const summary = summaryOf(UPLOAD_RECEIPT_TOOL);
-  if (summary.operation === undefined) throw new Error(`lib/tools/summaries.ts gives ${UPLOAD_RECEIPT_TOOL} no freee operation`);
+  const summary = typedSummaryOf(UPLOAD_RECEIPT_TOOL);
   const { operation } = operationByTemplate(summary.operation);
   const body = derefSchema(operation.requestBody?.schema ?? {}) as { properties?: Record<string, unknown>; required?: string[] };
   const fields = Object.entries(body.properties ?? {}).filter(([k]) => k !== "company_id" && k !== RECEIPT_FILE_FIELD);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { effectOfStep, FREEE_TOOL_NAMES, isKnownTool, TOOL_SUMMARIES, toolSummary } from "../../lib/tools/summaries";
+import { effectOfStep, FREEE_TOOL_NAMES, isKnownTool, TOOL_SUMMARIES, toolSummary, typedSummaryOf } from "../../lib/tools/summaries";
 import { FREEE_TOOLS, getTool } from "../../lib/tools/registry";
 
 /**
@@ -28,5 +28,14 @@ describe("the tool summaries", () => {
     expect(effectOfStep({ tool: "freee_hr_delete_everything" })).toBe("write");
     expect(isKnownTool("agent_decide")).toBe(true);
     expect(effectOfStep({ tool: "agent_decide" })).toBe("read");
+  });
+});
+
+describe("typedSummaryOf: what the typed tools and the upload tool are defined from", () => {
+  it("a typed tool's summary with its operation; a generic tool (a method, no operation) is refused by name", () => {
+    for (const summary of TOOL_SUMMARIES.filter((s) => s.operation !== undefined)) expect(typedSummaryOf(summary.name).operation).toBe(summary.operation);
+    const generic = TOOL_SUMMARIES.find((s) => s.operation === undefined);
+    expect(generic).toBeDefined();
+    expect(() => typedSummaryOf(generic!.name)).toThrow(`gives ${generic!.name} no freee operation`);
   });
 });
