@@ -45,7 +45,7 @@ async function heldRun(l3 = l3Ok()) {
   run.abort();
   await run.done;
   // A poll already invoked when the run stopped still finishes: let it land before the test polls.
-  await new Promise((r) => setTimeout(r, 200));
+  await h.idle("poll-session");
   const sessionId = (await h.store.getExecutionOrThrow(taskId, 1)).sessionId!;
   // The session ends its turn claiming done at the next poll.
   h.agents.scriptSession(sessionId, { polls: [{ events: [ev.agentMessage("すべてのステップを実行しました。\n[result:done]"), ev.idle("end_turn")] }] });

@@ -62,6 +62,8 @@ export interface PipelineHarness {
   failStartExecution(...errors: Error[]): void;
   /** The next invocations of a step Lambda fail with these errors before running (as the Lambda service reports them). */
   failInvocation(fn: StepFunctionName, ...errors: Error[]): void;
+  /** Resolve once no invocation of this step Lambda is running (one a stopped execution had started still ends). */
+  idle(fn: StepFunctionName, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -142,11 +144,17 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     }
   }
   const invocationFaults = new Map<StepFunctionName, Error[]>();
+  const running = new Map<StepFunctionName, number>();
   for (const [name, run] of Object.entries(handlers) as [StepFunctionName, LocalHandler][]) {
-    handlers[name] = ((event: unknown) => {
+    handlers[name] = (async (event: unknown) => {
       const fault = invocationFaults.get(name)?.shift();
-      if (fault !== undefined) return Promise.reject(fault);
-      return (run as (e: unknown) => Promise<unknown>)(event);
+      if (fault !== undefined) throw fault;
+      running.set(name, (running.get(name) ?? 0) + 1);
+      try {
+        return await (run as (e: unknown) => Promise<unknown>)(event);
+      } finally {
+        running.set(name, (running.get(name) ?? 1) - 1);
+      }
     }) as LocalHandler;
   }
   local = new LocalStepFunctions({ machines, handlers });
@@ -185,6 +193,13 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     actor: { teamId: "T0001", userId: REQUESTER },
     failStartExecution: (...errors) => void sfnFaults.push(...errors),
     failInvocation: (fn, ...errors) => void invocationFaults.set(fn, [...(invocationFaults.get(fn) ?? []), ...errors]),
+    async idle(fn, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      while ((running.get(fn) ?? 0) > 0) {
+        if (Date.now() > deadline) throw new Error(`local-sfn: ${fn} still running after ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
     startTask(text = "来月から山田さんの基本給を30万円に変更して") {
       threadCounter += 1;
       const thread = { teamId: "T0001", channelId: "C0001", messageTs: `1700000${String(threadCounter).padStart(3, "0")}.000100` };
