@@ -116,12 +116,13 @@ export class StateConflictError extends AppError {
   readonly kind = "business" as const;
   /**
    * The record as the refused write found it, when the store had it (a status change's refusal carries the item):
-   * the caller can act on it without reading it again. Not in `details`, which are logged and audited.
+   * the caller can act on it without reading it again. Not enumerable, so no logger or audit entry copies a whole
+   * record (a request's text, a version's task token) out of an error.
    */
-  readonly current: unknown;
+  declare readonly current: unknown;
   constructor(message: string, options: AppErrorOptions & { current?: unknown } = {}) {
     super(message, options);
-    this.current = options.current;
+    Object.defineProperty(this, "current", { value: options.current, enumerable: false, writable: false });
   }
 }
 /** A record the caller relies on does not exist (unknown task id in a button, deleted execution). */
