@@ -40,15 +40,17 @@ export class AuditLog {
 
   /**
    * Record an event in the same transaction as its effect (lib/store `…WithEntry`): `write` commits the effect and
-   * this entry together, or neither, and says what became of the entry. One the effect's refusal left unwritten
-   * (the effect was done already, by an earlier write that did not carry this entry) is appended on its own.
+   * this entry together, or neither, and returns its result with what became of the entry (`entry`), which this
+   * returns to the caller. One the effect's refusal left unwritten (the effect was done already, by an earlier
+   * write that did not carry this entry) is appended on its own.
    */
-  async recordWith(event: AuditEvent, write: (entry: AuditEntry) => Promise<EntryState>): Promise<EntryState> {
+  async recordWith<R extends { entry?: EntryState }>(event: AuditEvent, write: (entry: AuditEntry) => Promise<R>): Promise<R> {
     const entry = this.entryOf(event);
-    const state = await write(entry);
-    if (state === "written") this.logRecorded(event, entry);
-    if (state === "missing") await this.record(event);
-    return state;
+    const result = await write(entry);
+    if (result.entry === undefined) throw new Error(`${event.action}: the write given an audit entry did not say what became of it`);
+    if (result.entry === "written") this.logRecorded(event, entry);
+    if (result.entry === "missing") await this.record(event);
+    return result;
   }
 
   /** The entry an event becomes (its key, time and redacted details), not yet written. */

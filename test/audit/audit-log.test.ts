@@ -50,3 +50,20 @@ describe("audit log (seed E-3, §10)", () => {
     expect(line).toMatchObject({ level: "ERROR", layer: "L3", error_type: "TruncatedResponseError", error_message: "reply cut off (stop_reason=max_tokens)" });
   });
 });
+
+describe("recordWith: an entry that rides its effect's write", () => {
+  const event = (taskId: string) => ({ teamId: "T9", taskId, action: "task.analyzed", subject: "task", actor: "system:pipeline", layer: "L1" as const });
+
+  it("returns the write's own result; an entry the write left missing is appended on its own", async () => {
+    const audit = new AuditLog(store, createLogger("test"));
+    const task = (await store.createTask({ thread: { teamId: "T9", channelId: "C1", messageTs: "1.000002" }, requesterId: "U1", requestText: "依頼", pipelineExecutionName: "n" })).record;
+    const result = await audit.recordWith(event(task.taskId), async () => ({ record: "the effect's record", entry: "missing" as const }));
+    expect(result).toEqual({ record: "the effect's record", entry: "missing" });
+    expect((await store.loadHistory(task.taskId)).audit.map((a) => a.action)).toContain("task.analyzed");
+  });
+
+  it("a write that does not say what became of the entry is refused, not taken as done", async () => {
+    const audit = new AuditLog(store, createLogger("test"));
+    await expect(audit.recordWith(event("T9-C1-1_000003"), async () => ({ record: 1 }))).rejects.toThrow("did not say what became of it");
+  });
+});

@@ -32,8 +32,7 @@ export async function awaitApprovalStep(deps: PipelineDeps, input: AwaitApproval
   // in one read; the token write and its entry in one transaction, the version drawn from the one read.
   const { task, version: held } = await deps.store.readSnapshot(input.taskId, { version: { kind: input.kind, version: input.version } });
   if (held === undefined) throw new RecordNotFoundError(`${input.kind} v${input.version} of ${input.taskId} not found`, { details: { taskId: input.taskId, kind: input.kind, version: input.version } });
-  let pending = held;
-  await deps.audit.recordWith(
+  const { record: pending } = await deps.audit.recordWith(
     {
       teamId: task.thread.teamId,
       taskId: task.taskId,
@@ -43,11 +42,7 @@ export async function awaitApprovalStep(deps: PipelineDeps, input: AwaitApproval
       layer: input.kind === "prompt" ? "L2" : "L3",
       details: { version: input.version },
     },
-    async (entry) => {
-      const opened = await deps.store.openApproval(input.kind, input.taskId, input.version, input.taskToken, { teamId: task.thread.teamId, requesterId: task.requesterId }, { held, entry });
-      pending = opened.record;
-      return opened.entry!;
-    },
+    (entry) => deps.store.openApproval(input.kind, input.taskId, input.version, input.taskToken, { teamId: task.thread.teamId, requesterId: task.requesterId }, { held, entry }),
   );
   // Drawn from the task read above and the version as this write left it, when the task still points at it.
   const current = input.kind === "prompt" ? task.currentPromptVersion : task.currentProcessVersion;
@@ -143,17 +138,13 @@ export async function startRunStep(deps: PipelineDeps, input: StartRunInput): Pr
   // The approved version is remembered by the write that claims the first run (a retry finds both done; the
   // write applies only with the claim, from process_review). The approval's promised entry is written with the
   // first Execution, in one transaction; if the run cannot be created, the failure path writes it (confirmAllAudits).
-  let executionNo = 0;
-  await deps.audit.recordWith(
+  const started = await deps.audit.recordWith(
     { teamId: owner.thread.teamId, taskId: input.taskId, ...decisionAudit("process", input.version, { ...input.approval, decidedAt: nowIso(deps) }) },
-    async (entry) => {
-      const started = await startExecutionRun(
+    (entry) =>
+      startExecutionRun(
         { store: deps.store, sfn: deps.sfn, executionRunArn },
         { taskId: input.taskId, from: ["process_review"], actorId: input.approval.actorId, maxExecutions: 1 + deps.limits.maxReruns, set: { approvedProcessVersion: input.version }, entry },
-      );
-      executionNo = started.execution.executionNo;
-      return started.entry!;
-    },
+      ),
   );
-  return { taskId: input.taskId, executionNo };
+  return { taskId: input.taskId, executionNo: started.execution.executionNo };
 }

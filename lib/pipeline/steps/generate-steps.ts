@@ -35,7 +35,7 @@ export async function generatePromptStep(deps: PipelineDeps, input: GenerateProm
     const previous = version > 1 ? await previousPrompt(deps, taskId, version, regeneratedFor) : undefined;
     const text = await deps.layers.generatePrompt({ task, spec, previous });
     // The text and its entry in one transaction (a retry that finds the text finds the entry too).
-    await deps.audit.recordWith(generated, async (entry) => (await deps.store.saveVersionContentWithEntry("prompt", taskId, version, { text }, entry)).entry);
+    await deps.audit.recordWith(generated, (entry) => deps.store.saveVersionContentWithEntry("prompt", taskId, version, { text }, entry));
   } else {
     await deps.audit.record(generated);
   }
@@ -78,14 +78,8 @@ export async function generateProcessStep(deps: PipelineDeps, input: GeneratePro
   const decision = version === 1 && malformed === undefined ? prompt.decision : undefined;
   const approval =
     decision === undefined ? undefined : { teamId: input.thread?.teamId, taskId, ...decisionAudit("prompt", basedOnPromptVersion, { ...decision, decidedAt: decision.decidedAt ?? nowIso(deps) }) };
-  let created: Awaited<ReturnType<PipelineDeps["store"]["createVersion"]>> | undefined;
-  const create = async (entry?: AuditEntry) => {
-    created = await deps.store.createVersion("process", taskId, version, { regeneratedFor, basedOnPromptVersion }, entry, read);
-    return created.entry ?? "missing";
-  };
-  if (approval?.teamId !== undefined) await deps.audit.recordWith({ ...approval, teamId: approval.teamId }, create);
-  else await create();
-  const { record, task: pointed } = created!;
+  const create = (entry?: AuditEntry) => deps.store.createVersion("process", taskId, version, { regeneratedFor, basedOnPromptVersion }, entry, read);
+  const { record, task: pointed } = approval?.teamId === undefined ? await create() : await deps.audit.recordWith({ ...approval, teamId: approval.teamId }, create);
   // The task as the pointer write left it; when that was refused (a retry, or a later version is current), as read.
   let task = pointed ?? read;
   const spec = task.spec;
@@ -129,11 +123,7 @@ export async function generateProcessStep(deps: PipelineDeps, input: GeneratePro
     // that finds the steps finds the rest too. The task is then the one this step holds, moved.
     const held = task;
     const moveTask = held.status === "prompt_review" ? { held, to: "process_review" as const, from: ["prompt_review" as const] } : undefined;
-    await deps.audit.recordWith(generated, async (entry) => {
-      const saved = await deps.store.saveVersionContentWithEntry("process", taskId, version, { steps }, entry, moveTask);
-      movedTask = saved.task;
-      return saved.entry;
-    });
+    ({ task: movedTask } = await deps.audit.recordWith(generated, (entry) => deps.store.saveVersionContentWithEntry("process", taskId, version, { steps }, entry, moveTask)));
   } else {
     await deps.audit.record(generated);
   }

@@ -55,11 +55,8 @@ export async function previewProcessStep(deps: PipelineDeps, input: PreviewProce
     const via = approvableVia({ ...record, steps: outcome.steps, preview: outcome.preview });
     const stored: ProcessVersion = { ...record, steps: outcome.steps, preview: outcome.preview, approvableVia: via };
     // The preview and its entry in one transaction; refused, the preview an earlier attempt stored is the one shown.
-    await deps.audit.recordWith(event(stored), async (entry) => {
-      const saved = await deps.store.saveProcessPreview(taskId, version, { ...outcome, approvableVia: via }, entry);
-      record = saved.record ?? stored;
-      return saved.entry!;
-    });
+    const saved = await deps.audit.recordWith(event(stored), (entry) => deps.store.saveProcessPreview(taskId, version, { ...outcome, approvableVia: via }, entry));
+    record = saved.record ?? stored;
   } else {
     await deps.audit.record(event(record));
   }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ExecutionSchema, SlackThreadSchema, type AuditEntry, type Execution, type ExecutionProgress, type ProcessVersion, type SlackThread, type Task } from "../../domain/records";
+import { ExecutionSchema, SlackThreadSchema, type Execution, type ExecutionProgress, type ProcessVersion, type SlackThread, type Task } from "../../domain/records";
 import { AgentRunFailedError, RecordNotFoundError, RunTimeoutError, StateConflictError, IllegalTransitionError } from "../../errors/taxonomy";
 import { allowedToolsForSteps } from "../../tools/summaries";
 import { ExecutionRunInputSchema } from "../../workflow/contracts";
@@ -7,7 +7,6 @@ import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { confirmAudit } from "../../audit/pending-audit";
 import type { AuditEvent } from "../../audit/audit-log";
 import { executionNotFound } from "../../store/executions";
-import type { EntryState } from "../../store/task-store";
 import { asIncomplete, faultError } from "../run-completion";
 import { nowIso, refreshCard, heldState, refreshWithTaskCard, type TaskRef } from "./common";
 import { judgeCompletion, stepsToRun } from "./complete-run";
@@ -81,8 +80,7 @@ export async function startSessionStep(deps: PipelineDeps, input: z.infer<typeof
       layer: "L4",
       details: { sessionId: started.sessionId, processVersion: execution.processVersion, steps: remaining.map((s) => s.stepId), alreadyDone: done },
     },
-    async (entry) =>
-      (await deps.store.recordProgressWithEntry(taskId, executionNo, { sessionId: started.sessionId, progress: { ...EMPTY_PROGRESS, stepsSentAt: started.stepsSentAt } }, entry)).entry,
+    (entry) => deps.store.recordProgressWithEntry(taskId, executionNo, { sessionId: started.sessionId, progress: { ...EMPTY_PROGRESS, stepsSentAt: started.stepsSentAt } }, entry),
   );
   return { sessionId: started.sessionId, elapsedSeconds: 0, state: "running", thread: task.thread };
 }
@@ -110,16 +108,9 @@ async function markRunning(deps: PipelineDeps, task: Task, execution: Execution)
   const { record, applied } =
     promised === undefined
       ? await deps.store.transitionExecution(taskId, executionNo, "running", options)
-      : await withEntry(deps, { teamId: task.thread.teamId, taskId, ...promised }, (entry) => deps.store.transitionExecutionWithEntry(execution, "running", options, entry));
+      : await deps.audit.recordWith({ teamId: task.thread.teamId, taskId, ...promised }, (entry) => deps.store.transitionExecutionWithEntry(execution, "running", options, entry));
   if (applied && executionNo > 1) deps.metrics.rerun();
   return record;
-}
-
-/** `AuditLog.recordWith` for a write whose result the step needs as well as its entry's fate. */
-async function withEntry<R extends { entry: EntryState }>(deps: PipelineDeps, event: AuditEvent, write: (entry: AuditEntry) => Promise<R>): Promise<R> {
-  let result: R | undefined;
-  await deps.audit.recordWith(event, async (entry) => (result = await write(entry)).entry);
-  return result!;
 }
 
 /** The run's `execution.completed` entry, which rides the Execution's completing write. */
@@ -131,7 +122,7 @@ function completedEvent(task: TaskRef, executionNo: number, details: Record<stri
 async function completeWithoutSession(deps: PipelineDeps, task: Task, execution: Execution, process: ProcessVersion, done: string[]): Promise<RunStateOutput> {
   const completion = { writeStepsDone: done, writeStepsMissing: [], reported: "no_session" as const, judgedAt: nowIso(deps) };
   const set = { completion, resultSummary: "承認済みのステップは前回までの実行ですべて完了しています（freee には再送していません）。", writes: await writesAtEnd(deps, execution), endedAt: nowIso(deps) };
-  const { record: completed } = await withEntry(deps, completedEvent(task, execution.executionNo, { withoutSession: true, writeStepsDone: done }), (entry) =>
+  const { record: completed } = await deps.audit.recordWith(completedEvent(task, execution.executionNo, { withoutSession: true, writeStepsDone: done }), (entry) =>
     deps.store.transitionExecutionWithEntry(execution, "completed", { from: ["running"], set }, entry),
   );
   await completeTask(deps, task, { execution: completed, process });
@@ -191,7 +182,7 @@ export async function pollSessionStep(deps: PipelineDeps, input: PollSessionInpu
     let completed: Execution;
     try {
       // Refused too when the freee MCP server stamped a fault since this poll's read: no 完了 over a failed connection.
-      ({ record: completed } = await withEntry(deps, completedEvent(task, executionNo, { usage: outcome.usage, completedSteps: outcome.progress.completedSteps }), (entry) =>
+      ({ record: completed } = await deps.audit.recordWith(completedEvent(task, executionNo, { usage: outcome.usage, completedSteps: outcome.progress.completedSteps }), (entry) =>
         deps.store.transitionExecutionWithEntry(execution, "completed", { from: ["running"], condition: "attribute_not_exists(fault)", set }, entry),
       ));
     } catch (err) {

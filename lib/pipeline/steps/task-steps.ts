@@ -19,9 +19,8 @@ export type CreateTaskInput = z.infer<typeof CreateTaskInputSchema>;
 export async function createTaskStep(deps: PipelineDeps, input: CreateTaskInput): Promise<{ taskId: string; attachments: SlackFileRef[] }> {
   const attachments = input.attachments ?? input.request?.attachments;
   const taskId = taskIdFor(input.thread);
-  let created: Task | undefined;
   // The task item and its `task.created` entry in one transaction (a redelivery finds both, or repairs the entry).
-  await deps.audit.recordWith(
+  const { record: task } = await deps.audit.recordWith(
     {
       teamId: input.thread.teamId,
       taskId,
@@ -31,8 +30,8 @@ export async function createTaskStep(deps: PipelineDeps, input: CreateTaskInput)
       layer: "L1",
       details: { pipelineExecutionName: input.executionName, ...(attachments === undefined ? {} : { attachments: attachments.length }) },
     },
-    async (entry) => {
-      const result = await deps.store.createTask(
+    (entry) =>
+      deps.store.createTask(
         {
           thread: input.thread,
           requesterId: input.requesterId,
@@ -41,12 +40,8 @@ export async function createTaskStep(deps: PipelineDeps, input: CreateTaskInput)
           pipelineExecutionName: input.executionName,
         },
         entry,
-      );
-      created = result.record;
-      return result.entry!;
-    },
+      ),
   );
-  const task = created!;
   await refreshCard(deps, task, { kind: "task" }, heldState(task));
   return { taskId: task.taskId, attachments: task.attachments ?? [] };
 }
@@ -98,11 +93,9 @@ export async function analyzeTaskStep(deps: PipelineDeps, input: z.infer<typeof 
     // The spec, the status and the entry in one transaction: a retry finds all three, or none and asks the model
     // again. The task goes on as read above with the change applied (the Task card is drawn from it).
     const held = task;
-    await deps.audit.recordWith(analyzed, async (entry) => {
-      const moved = await deps.store.transitionTaskWithEntry(held, "prompt_review", { from: ["analyzing"], ...(spec === undefined ? {} : { set: { spec } }) }, entry);
-      task = moved.record;
-      return moved.entry;
-    });
+    ({ record: task } = await deps.audit.recordWith(analyzed, (entry) =>
+      deps.store.transitionTaskWithEntry(held, "prompt_review", { from: ["analyzing"], ...(spec === undefined ? {} : { set: { spec } }) }, entry),
+    ));
   } else {
     if (spec !== undefined) task = await deps.store.updateTask(task.taskId, { spec });
     await deps.audit.record(analyzed);
