@@ -64,6 +64,6 @@ describe("recordWith: an entry that rides its effect's write", () => {
 
   it("a write that does not say what became of the entry is refused, not taken as done", async () => {
     const audit = new AuditLog(store, createLogger("test"));
-    await expect(audit.recordWith(event("T9-C1-1_000003"), async () => ({ record: 1 }))).rejects.toThrow("did not say what became of it");
+    await expect(audit.recordWith(event("T9-C1-1_000003"), async () => ({ record: 1, entry: undefined }))).rejects.toThrow("did not say what became of it");
   });
 });
