@@ -101,16 +101,27 @@ it("1,000 randomly mutated but validly signed payloads → no 5xx, no state chan
     if (e.bot_id !== undefined || e.subtype !== undefined || typeof e.channel !== "string" || typeof e.ts !== "string") return;
     allowedStarts.add(`T1-${e.channel.replace(/[^A-Za-z0-9]/g, "")}-${e.ts.replace(".", "_")}`);
   };
+  const parsedOrUndefined = (raw: string): unknown => {
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch (err) {
+      if (err instanceof SyntaxError) return undefined;
+      throw err;
+    }
+  };
   let sent = 0;
   const one = async () => {
     const base = bases[Math.floor(random() * bases.length)]!;
     const mutated = mutate(base.payload, random);
-    noteLegitimateMessage(mutated);
     let event = base.kind === "json" ? signedJson(mutated) : signedInteraction(mutated);
     if (random() < 0.25) {
       // Mutate the raw text itself (broken JSON, broken form encoding), then sign what is sent.
       const raw = mutateText(event.body!, random);
+      // The oracle judges what is sent: a text mutation can turn a bot's message into a user's (a broken `bot_id` key).
+      if (base.kind === "json") noteLegitimateMessage(parsedOrUndefined(raw));
       event = base.kind === "json" ? signedJson(raw) : { ...signedJson(raw), headers: { ...signedJson(raw).headers, "content-type": "application/x-www-form-urlencoded" } };
+    } else {
+      noteLegitimateMessage(mutated);
     }
     if (random() < 0.2) event = { ...event, body: Buffer.from(event.body!, "utf8").toString("base64"), isBase64Encoded: true };
     const res = await h.send(event);
