@@ -6,6 +6,7 @@ import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack
 import { signedInteraction, signedJson } from "../support/slack-signing";
 import { taskAwaitingPrompt, taskWithExecution } from "../actions/harness";
 import { blockAction, install, messageEvent, rejectSubmission, startIngress } from "./ingress-harness";
+import { replayHint, seededRandom, seedsFor } from "../support/seeds";
 
 let table: TestTable;
 let slack: FakeSlack;
@@ -22,18 +23,6 @@ beforeAll(async () => {
   await install(h, "T1");
 });
 afterAll(async () => Promise.all([table.close(), slack.close()]));
-
-/** Small seeded PRNG (mulberry32): a failure is reproducible from the printed seed. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WEIRD: unknown[] = [null, true, 0, -1, 1e308, "", " ", "\u0000", "日本語", "<@UREQ>", "{", "[]", [], {}, [1, "x"], { a: { b: null } }, "x".repeat(5000), "💥".repeat(50)];
 
@@ -65,9 +54,18 @@ function mutateText(body: string, random: () => number): string {
   return chars.join("");
 }
 
-it("1,000 randomly mutated but validly signed payloads → no 5xx, no state change", async () => {
-  const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 100000);
-  const random = rng(seed);
+/**
+ * The seeds CI replays. 90184 once made a raw-text mutation break a bot message's `bot_id` key (the oracle now
+ * judges the payload as sent). `npm run fuzz -- --seeds N` explores new ones.
+ */
+const SEEDS = seedsFor([90184, 7, 424242]);
+const PER_SEED = 400;
+
+it.each(SEEDS)(`${PER_SEED} randomly mutated but validly signed payloads → no 5xx, no state change (seed %i)`, async (seed) => {
+  const random = seededRandom(seed);
+  const replay = replayHint(seed);
+  const startsBefore = h.sfnMock.commandCalls(StartExecutionCommand).length;
+  const successesBefore = h.sfnMock.commandCalls(SendTaskSuccessCommand).length;
   const pending = await taskAwaitingPrompt(h.store);
   const running = await taskWithExecution(h.store, "running");
   const before = await Promise.all([h.store.loadHistory(pending.taskId), h.store.loadHistory(running.taskId)]);
@@ -83,7 +81,6 @@ it("1,000 randomly mutated but validly signed payloads → no 5xx, no state chan
     { kind: "form", payload: blockAction("T1", stranger, ActionIds.rerun, { taskId: running.taskId, executionNo: 1 }) },
     { kind: "form", payload: rejectSubmission("T1", stranger, { taskId: pending.taskId, kind: "prompt", version: 1 }, "理由") },
   ];
-  const deadline = Date.now() + 20_000;
   const statuses = new Map<number, number>();
   // The one state change a mutation may legitimately cause: removing bot_id / subtype from the T1 bot message
   // turns it into a real user's message, which starts a task. Oracle independent of the code under test.
@@ -126,20 +123,19 @@ it("1,000 randomly mutated but validly signed payloads → no 5xx, no state chan
     if (random() < 0.2) event = { ...event, body: Buffer.from(event.body!, "utf8").toString("base64"), isBase64Encoded: true };
     const res = await h.send(event);
     statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
-    if (res.statusCode >= 500) throw new Error(`seed ${seed}: 5xx for ${JSON.stringify(event).slice(0, 500)}`);
+    if (res.statusCode >= 500) throw new Error(`${replay}: 5xx for ${JSON.stringify(event).slice(0, 500)}`);
     sent += 1;
   };
-  while (sent < 1000 && Date.now() < deadline) {
+  // A fixed count, not a deadline: the same seed sends the same requests however loaded the machine is. The draws
+  // of a batch all happen before its first await, so the batch's concurrency does not reorder them.
+  while (sent < PER_SEED) {
     await Promise.all(Array.from({ length: 25 }, one));
   }
-  // Every failure names the seed, so FUZZ_SEED replays it.
-  const replay = `seed ${seed} (FUZZ_SEED=${seed} replays it)`;
-  expect(sent, replay).toBeGreaterThanOrEqual(500);
-  expect(h.sfnMock.commandCalls(SendTaskSuccessCommand), replay).toHaveLength(0);
-  for (const call of h.sfnMock.commandCalls(StartExecutionCommand)) expect(allowedStarts, replay).toContain(call.args[0].input.name);
+  expect(sent, replay).toBe(PER_SEED);
+  expect(h.sfnMock.commandCalls(SendTaskSuccessCommand).slice(successesBefore), replay).toHaveLength(0);
+  for (const call of h.sfnMock.commandCalls(StartExecutionCommand).slice(startsBefore)) expect(allowedStarts, replay).toContain(call.args[0].input.name);
   const after = await Promise.all([h.store.loadHistory(pending.taskId), h.store.loadHistory(running.taskId)]);
   expect(after, replay).toEqual(before);
   // A fair share must get past the envelope check into Bolt and the actions, or the fuzz tests nothing.
-  expect(statuses.get(200) ?? 0, replay).toBeGreaterThan(100);
-  console.info(`fuzz seed ${seed}: ${sent} requests, statuses ${JSON.stringify([...statuses])}`);
+  expect(statuses.get(200) ?? 0, replay).toBeGreaterThan(PER_SEED / 10);
 }, 40_000);
