@@ -238,7 +238,9 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
   const ingressEnv = envOf("ingress", env);
   const ingress = await createIngressFromEnv(ingressEnv, { doc: ingressEnv === env ? doc : createDocumentClient(ingressEnv), freee: freeePort });
   const freeeConnectUrl = slackMode === "sandbox" && freee === undefined ? await oauth.buildConnectUrl(SANDBOX_WHO.teamId, SANDBOX_WHO.userId) : undefined;
-  const mcp = await createFreeeMcpHandlerFromEnv(envOf("mcp", env));
+  // Tests run freee's backoffs and rate-limit waits in milliseconds: each wait divided by this (default 1: real time).
+  const freeeWaitDivisor = Math.max(1, intSetting("LOCAL_FREEE_WAIT_DIVISOR", get("LOCAL_FREEE_WAIT_DIVISOR"), 1));
+  const mcp = await createFreeeMcpHandlerFromEnv(envOf("mcp", env), freeeWaitDivisor === 1 ? {} : { sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms / freeeWaitDivisor)) });
   const labels = [
     slackMode === "sandbox" ? "Slack: サンドボックス（ローカル記録）" : `Slack: ${slackMode}`,
     model === undefined ? "モデル: Anthropic API" : "モデル: スクリプト（ANTHROPIC_API_KEY 未設定）",

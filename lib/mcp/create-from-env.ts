@@ -28,7 +28,15 @@ import { WriteOnceLedger } from "./write-once";
  * (default https://files.slack.com) for a local Slack.
  * Missing settings fail here, at cold start (FatalConfigError).
  */
-export async function createFreeeMcpHandlerFromEnv(env: Env = process.env): Promise<(req: Request) => Promise<Response>> {
+export interface FreeeMcpWiringOptions {
+  /**
+   * How the server waits (the freee client's backoff, rate-limit resets and token lease polls; a lost write
+   * reply's pause before its read-back); real time unless given.
+   */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export async function createFreeeMcpHandlerFromEnv(env: Env = process.env, options: FreeeMcpWiringOptions = {}): Promise<(req: Request) => Promise<Response>> {
   const logger = createLogger("freee-mcp");
   const tableName = requireEnv("TABLE_NAME", env);
   const doc = createDocumentClient(env);
@@ -53,7 +61,8 @@ export async function createFreeeMcpHandlerFromEnv(env: Env = process.env): Prom
     bearerSecret: async () => bearerSecret,
     writes: new WriteOnceLedger(doc, tableName),
     metrics: new PipelineMetrics(),
+    sleep: options.sleep,
     freeeClient: (teamId) =>
-      new FreeeClient({ teamId, store: connections, pending, tokenEndpoint, apiBaseUrl: endpoints.apiBaseUrl, logger, remainingTimeMs: invocationRemainingTimeMs }),
+      new FreeeClient({ teamId, store: connections, pending, tokenEndpoint, apiBaseUrl: endpoints.apiBaseUrl, logger, remainingTimeMs: invocationRemainingTimeMs, sleep: options.sleep }),
   });
 }

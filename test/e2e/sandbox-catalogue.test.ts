@@ -15,8 +15,9 @@ import { waitFor } from "./support";
  * no other failure message), the task ends as the error table says (the layer's version or the run failed,
  * `timed_out` for a run timeout), and the `error.<layer>` audit entry names the error. An entry the product
  * recovers from by itself (a lost write reply) completes, writing once. Each entry a retry row covers is also
- * armed once: the retry recovers and the task completes with no error. Waits are the shortest the stack allows;
- * the run timeout (counted in polls) stays above the slowest run here, freee's real-time 429 and 5xx waits.
+ * armed once: the retry recovers and the task completes with no error. Waits are the shortest the stack allows:
+ * freee's backoffs and rate-limit waits run at 1/100 of real time, and the run timeout (counted in polls of
+ * LOCAL_WAIT_MS) stays several times above the slowest run here.
  */
 let page: SandboxPage;
 let stack: LocalStack;
@@ -28,7 +29,8 @@ beforeAll(async () => {
     L3_TIMEOUT_MS: "500",
     FREEE_READ_TIMEOUT_MS: "500",
     POLL_INTERVAL_SECONDS: "1",
-    RUN_TIMEOUT_SECONDS: "400",
+    RUN_TIMEOUT_SECONDS: "100",
+    LOCAL_FREEE_WAIT_DIVISOR: "100",
   });
   stack = page.stack;
 }, 60_000);
