@@ -9,9 +9,18 @@ const shared = {
   hookTimeout: 30_000,
 };
 
+/**
+ * Test files at once. vitest's default on a 2-core machine is 1, but most files wait (on ports, DynamoDB Local,
+ * the local state machines' polls), so 2 overlap well; TEST_WORKERS overrides it (docs/testing.md has the
+ * measurements).
+ */
+const workers = Number(process.env.TEST_WORKERS ?? 2);
+
 export default defineConfig({
   test: {
     pool: "forks",
+    maxWorkers: workers,
+    reporters: ["default", "./test/setup/slowest-files.ts"],
     projects: [{ test: { ...shared, name: "all", include: ["test/**/*.test.ts"] } }],
   },
 });

@@ -53,7 +53,7 @@ describe("sandbox: the Execution card says what happened", { timeout: 90_000 }, 
     const ts = await page.send("こんにちは");
     const reply = await waitFor("the reply", async () => (await page.thread(ts)).find((m) => JSON.stringify(m.blocks ?? []).includes(NotARequestMessages.noTask)), 30_000);
     expect(reply.text).toMatch(/^こんにちは。/);
-    await new Promise((r) => setTimeout(r, 300));
+    await page.settled(ts);
     const thread = await page.thread(ts);
     expect(thread).toHaveLength(1);
     expect(JSON.stringify(thread)).not.toContain("approve_version");

@@ -112,6 +112,19 @@ export class SandboxPage {
     return this.stack.store.loadHistory(this.taskIdOf(ts));
   }
 
+  /**
+   * Wait until the task of `ts` is at rest: it exists, none of its state machine executions is running, and the
+   * reconciler has nothing left to do. A test that shows that something does not happen asserts after this.
+   */
+  async settled(ts: string): Promise<void> {
+    const taskId = this.taskIdOf(ts);
+    await waitFor(`task ${taskId} at rest`, async () => {
+      const mine = [...this.stack.local.executions.values()].filter((x) => x.name === taskId || x.name.startsWith(`${taskId}-`));
+      return (await this.stack.store.getTask(taskId)) !== undefined && mine.length > 0 && mine.every((x) => x.status !== "RUNNING");
+    });
+    await this.stack.reconciler.idle();
+  }
+
   /** Wait until the thread shows a button `actionId` whose value matches. */
   button(ts: string, actionId: string, match: (value: Record<string, unknown>) => boolean = () => true): Promise<PageButton> {
     return waitFor(`button ${actionId}`, async () => {

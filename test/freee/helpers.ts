@@ -18,9 +18,9 @@ interface FreeeLike {
 const pendingStores = new WeakMap<FreeeConnectionStore, PendingTokenStore>();
 
 /** The connection store, with its parked-token store (same table, same key) kept for `pendingOf`. */
-export function makeStore(table: TestTable, key = localKey(), doc = table.doc): FreeeConnectionStore {
+export function makeStore(table: TestTable, key = localKey(), doc = table.doc, clock?: () => Date): FreeeConnectionStore {
   const cipher = new LocalTokenCipher(key);
-  const store = new FreeeConnectionStore(doc, table.tableName, cipher);
+  const store = new FreeeConnectionStore(doc, table.tableName, cipher, clock);
   pendingStores.set(store, new PendingTokenStore(doc, table.tableName, cipher));
   return store;
 }

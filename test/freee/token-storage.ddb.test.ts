@@ -68,6 +68,9 @@ async function storedRefreshTokenIsLive(): Promise<boolean> {
   return result.ok && fake.refreshCalls === before + 1 && (await store.getMeta(teamId))!.status === "active";
 }
 
+/** A caller that comes a minute after now: any lease taken now has run out for it. */
+const aMinuteLater = () => new Date(Date.now() + 60_000);
+
 it("the token write fails once → it is retried, the call succeeds, and the new single-use refresh token is kept", async () => {
   await expireStoredAccessToken();
   const flaky = makeStore(table, key, throttlingTokenWrites(1));
@@ -100,8 +103,8 @@ it("the token write keeps failing → TransientError, the pair is parked encrypt
   expect(raw.Item).toBeDefined();
   expect(JSON.stringify(raw.Item)).not.toContain(parked.tokens.refreshToken);
 
-  await new Promise((r) => setTimeout(r, 40)); // the first caller's lease runs out
-  const { client } = makeClient(store, fake, teamId);
+  // The next caller comes a minute later, when the first caller's lease has run out (a clock, not a wait).
+  const { client } = makeClient(makeStore(table, key, table.doc, aMinuteLater), fake, teamId, { clock: aMinuteLater });
   expect((await client.request(listEmployees)).ok).toBe(true);
   expect(fake.refreshCalls).toBe(1);
   const stored = (await store.get(teamId))!;
@@ -113,9 +116,8 @@ it("the token write keeps failing → TransientError, the pair is parked encrypt
 it("a refused refresh does not mark the workspace while a parked pair for its version exists", async () => {
   await expireStoredAccessToken();
   await makeClient(makeStore(table, key, throttlingTokenWrites(100)), fake, teamId, { refreshLeaseMs: 30 }).client.request(listEmployees).catch(() => undefined);
-  await new Promise((r) => setTimeout(r, 40));
-  // The stored refresh token is spent at freee; only the parked one is live.
-  const { client } = makeClient(store, fake, teamId);
+  // The stored refresh token is spent at freee; only the parked one is live. A minute later the lease is gone.
+  const { client } = makeClient(makeStore(table, key, table.doc, aMinuteLater), fake, teamId, { clock: aMinuteLater });
   expect((await client.request(listEmployees)).ok).toBe(true);
   expect(fake.tokenRequests("refresh_token")).toHaveLength(1);
   expect((await store.getMeta(teamId))!.status).toBe("active");
