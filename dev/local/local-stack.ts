@@ -9,7 +9,6 @@ import { createFreeeOAuthFromEnv } from "../../lib/freee/oauth";
 import { createTokenCipher } from "../../lib/freee/token-cipher";
 import { createFreeeMcpHandlerFromEnv } from "../../lib/mcp/create-from-env";
 import { createLogger } from "../../lib/observability/logger";
-import { createPipelineDeps } from "../../lib/pipeline/create-deps";
 import type { DefinedStep } from "../../lib/pipeline/step-handler";
 import type { FreeePort } from "../../lib/slack/freee-port";
 import { fromFetchRequest, toFetchResponse } from "../../lib/slack/http/types";
@@ -190,13 +189,13 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
   const handlers = {} as Record<StepFunctionName, LocalHandler>;
   for (const name of [...PIPELINE_FUNCTIONS, ...RUN_FUNCTIONS]) {
     const mod = (await import(`../../lambdas/${name}/handler.ts`)) as { step: DefinedStep<unknown> };
-    const deps = await createPipelineDeps(mod.step.service, mod.step.needs, envOf(name, mod.step.needs.agent ? agentEnv : env));
+    const deps = await mod.step.wire(envOf(name, mod.step.needs.agent ? agentEnv : env));
     handlers[name] = mod.step.withDeps(options.consumerEnv === undefined ? { ...deps, sfn } : deps);
   }
   const pollMs = limits.pollIntervalSeconds * 1000;
   const retryMs = intSetting("LOCAL_RETRY_MS", get("LOCAL_RETRY_MS"), 1000);
   // The deployed EventBridge rule: a machine that ended FAILED / ABORTED goes to the reconciler.
-  const reconcile = reconciler.withDeps(await createPipelineDeps(reconciler.service, reconciler.needs, envOf(reconciler.service, agentEnv)));
+  const reconcile = reconciler.withDeps(await reconciler.wire(envOf(reconciler.service, agentEnv)));
   const statusRule = startStatusChangeRule({ deliver: reconcile, pauseMs: Math.max(100, retryMs * 10), log });
   local = new LocalStepFunctions({
     machines,

@@ -6,13 +6,29 @@ import { BadRequestError, ErrorNames } from "../errors/taxonomy";
 import type { Env } from "../config/env";
 import { appendInvocationKeys, beginInvocation } from "../observability/logger";
 import { redactThrown } from "../observability/redact";
-import { createPipelineDeps, type DepsNeeds } from "./create-deps";
 import type { PipelineDeps } from "./ports";
+
+/** Which optional ports a step uses (what its Lambda's `wire` builds; test/pipeline/wiring.test.ts checks). */
+export interface DepsNeeds {
+  /** L1–L3 (Anthropic Messages): TaskPipeline generation Lambdas. */
+  layers?: boolean;
+  /** L4 (Managed Agents): ExecutionRun Lambdas. */
+  agent?: boolean;
+  /** StartExecution(ExecutionRun): the Lambda that starts the first run. */
+  executionRun?: boolean;
+  /** freee reads with the workspace's connection (the preview). */
+  freee?: boolean;
+}
 
 export interface StepDefinition<I, O> {
   /** The Lambda's name (its folder under lambdas/ and its logger's service name). */
   service: string;
   needs: DepsNeeds;
+  /**
+   * Builds the step's dependencies from the environment, once per cold start: its Lambda's own wiring
+   * (lambdas/<folder>/handler.ts), so the bundle holds only the clients the step uses.
+   */
+  wire: (env: Env) => Promise<PipelineDeps> | PipelineDeps;
   schema: z.ZodType<I> | ZodMiniType<I>;
   run: (deps: PipelineDeps, input: I) => Promise<O>;
 }
@@ -26,6 +42,8 @@ export interface DefinedStep<O> {
   handler: StepHandler<O>;
   /** The same handler over given deps (tests, the local runner). */
   withDeps(deps: PipelineDeps | (() => Promise<PipelineDeps>)): StepHandler<O>;
+  /** The production wiring over another environment (the local stack, tests). */
+  wire(env: Env): Promise<PipelineDeps>;
   service: string;
   needs: DepsNeeds;
 }
@@ -62,16 +80,19 @@ export function defineStep<I, O>(definition: StepDefinition<I, O>, env: Env = pr
   let cached: Promise<PipelineDeps> | undefined;
   const production = () => {
     // A failed build (e.g. a secret not yet filled) is not cached: the next invocation tries again.
-    cached ??= createPipelineDeps(definition.service, definition.needs, env).catch((err: unknown) => {
-      cached = undefined;
-      throw err;
-    });
+    cached ??= Promise.resolve()
+      .then(() => definition.wire(env))
+      .catch((err: unknown) => {
+        cached = undefined;
+        throw err;
+      });
     return cached;
   };
   return {
     service: definition.service,
     needs: definition.needs,
     handler: make(production),
+    wire: async (other) => definition.wire(other),
     withDeps: (deps) => make(typeof deps === "function" ? deps : async () => deps),
   };
 }

@@ -34,6 +34,7 @@ describe("a step's log lines carry the Lambda context and the task, not by hand"
   const step = defineStep({
     service: "generate-prompt",
     needs: {},
+    wire: () => Promise.reject(new Error("this test gives the step its deps (withDeps)")),
     schema: z.object({ taskId: z.optional(z.string()), executionNo: z.optional(z.int()), thread: z.optional(z.object({ teamId: z.string(), channelId: z.string(), messageTs: z.string() })) }),
     run: async (deps) => {
       deps.log.info("step ran");

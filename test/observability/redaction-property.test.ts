@@ -115,7 +115,7 @@ const CARRIERS: Carrier[] = [
     name: "a step Lambda that throws (message and stack reach the Catch Cause)",
     named: false,
     run: async (s) => {
-      const step = defineStep({ service: "t", needs: {}, schema: z.object({}), run: async () => { throw new Error(`unexpected reply containing ${s}`); } });
+      const step = defineStep({ service: "t", needs: {}, wire: () => Promise.reject(new Error("given by withDeps")), schema: z.object({}), run: async () => { throw new Error(`unexpected reply containing ${s}`); } });
       const deps = { metrics: { retry: () => {} } } as unknown as PipelineDeps;
       const thrown = await step.withDeps(deps)({}).then(() => undefined, (e: unknown) => e as Error);
       return { message: thrown?.message, stack: thrown?.stack, name: thrown?.name };

@@ -5,7 +5,6 @@ import { limitsEnvironment } from "../../infra/settings";
 import { rerunExecution } from "../../lib/actions";
 import { step as pollSession } from "../../lambdas/poll-session/handler";
 import { step as previewProcess } from "../../lambdas/preview-process/handler";
-import { createPipelineDeps } from "../../lib/pipeline/create-deps";
 import { MCP_BEARER_SECRET, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
 import { decide, l1Ok, l2Ok, l3Ok, runApprovedTask, runExecution } from "./fixtures";
 
@@ -36,11 +35,11 @@ it("PreviewProcess and PollSession without thread or attachments read the task a
   const before = await h.store.loadHistory(taskId);
   const freeeCalls = h.freee.apiRequests().length;
 
-  const preview = previewProcess.withDeps(await createPipelineDeps(previewProcess.service, previewProcess.needs, env));
+  const preview = previewProcess.withDeps(await previewProcess.wire(env));
   expect(await preview({ taskId, version: 1 })).toEqual({ taskId, version: 1, status: before.processes[0]!.preview!.status });
   expect(h.freee.apiRequests().length).toBe(freeeCalls); // a stored preview is not read again
 
-  const poll = pollSession.withDeps(await createPipelineDeps(pollSession.service, pollSession.needs, env));
+  const poll = pollSession.withDeps(await pollSession.wire(env));
   const sessionId = before.executions[0]!.sessionId!;
   // The thread it answers with is the task's (read from the table): the next poll of that run would carry it.
   expect(await poll({ taskId, executionNo: 1, sessionId, elapsedSeconds: 30 })).toEqual({ sessionId, elapsedSeconds: 30, state: "completed", thread });

@@ -4,7 +4,6 @@ import { step as reconciler } from "../../lambdas/reconcile-execution/handler";
 import { limitsEnvironment } from "../../infra/settings";
 import { ThrottledError } from "../../lib/errors/taxonomy";
 import { LIVE_EXECUTION_STATUSES } from "../../lib/mcp/execution-scope";
-import { createPipelineDeps } from "../../lib/pipeline/create-deps";
 import { AgentFailureMessages, SlackMessages } from "../../lib/messages/ja";
 import { errorReply } from "../../dev/fakes/anthropic";
 import { ev } from "../../dev/fakes/anthropic";
@@ -33,7 +32,7 @@ beforeAll(async () => {
     MCP_SERVER_URL: "https://mcp.example.test/mcp",
     MCP_BEARER_SECRET,
   };
-  reconcile = reconciler.withDeps(await createPipelineDeps(reconciler.service, reconciler.needs, env)) as (event: unknown) => Promise<unknown>;
+  reconcile = reconciler.withDeps(await reconciler.wire(env)) as (event: unknown) => Promise<unknown>;
 });
 afterAll(async () => h.close());
 

@@ -4,7 +4,6 @@ import { step as pollSession } from "../../lambdas/poll-session/handler";
 import { cancelExecution } from "../../lib/actions";
 import type { AgentRunner } from "../../lib/agent/agent-runner";
 import type { Execution } from "../../lib/domain/records";
-import { createPipelineDeps } from "../../lib/pipeline/create-deps";
 import type { PipelineDeps } from "../../lib/pipeline/ports";
 import { MCP_BEARER_SECRET, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
 import { decide, l1Ok, l2Ok, l3Ok, runExecution, slackTexts } from "./fixtures";
@@ -19,7 +18,7 @@ let h: PipelineHarness;
 let deps: PipelineDeps;
 beforeAll(async () => {
   h = await startPipelineHarness();
-  deps = await createPipelineDeps(pollSession.service, pollSession.needs, {
+  deps = await pollSession.wire({
     ...h.env,
     ANTHROPIC_BASE_URL: h.agents.url,
     ANTHROPIC_API_KEY: h.agents.apiKey,

@@ -10,7 +10,6 @@ import { localSfnClient } from "../../dev/local/local-sfn-client";
 import { LocalStepFunctions, type EventLog, type LocalExecution, type LocalHandler } from "../../dev/local/local-step-functions";
 import { synthesizeMachines, type SynthesizedMachines } from "../../dev/local/synth-definitions";
 import { createLogger } from "../../lib/observability/logger";
-import { createPipelineDeps } from "../../lib/pipeline/create-deps";
 import type { DefinedStep } from "../../lib/pipeline/step-handler";
 import { createCardRefresher } from "../../lib/slack/factory";
 import { createDocumentClient } from "../../lib/store/dynamo-client";
@@ -36,7 +35,7 @@ export const REQUESTER = "UREQ";
 /**
  * The whole back end on one machine: the synthesized TaskPipeline / ExecutionRun run by aws-local-stepfunctions,
  * every Task state mapped to the REAL Lambda handler (lambdas/<name>/handler.ts) wired with the production deps
- * (createPipelineDeps) pointed at DynamoDB Local, a scripted Anthropic Messages server (L1–L3), a scripted Managed
+ * (each step's own `wire`) pointed at DynamoDB Local, a scripted Anthropic Messages server (L1–L3), a scripted Managed
  * Agents server (L4) and a recording Slack. Approvals and cancels go through the real lib/actions code with a
  * local Step Functions client, exactly as the ingress calls them.
  */
@@ -139,7 +138,7 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     const steps = await loadSteps();
     for (const [name, step] of Object.entries(steps) as [StepFunctionName, DefinedStep<unknown>][]) {
       const env = step.needs.agent ? agentEnv : step.needs.layers ? layerEnv : common;
-      const deps = await createPipelineDeps(step.service, step.needs, { ...env, EXECUTION_RUN_ARN: machines.executionRunArn, ...(options.dynamo === undefined ? {} : { AWS_ACCESS_KEY_ID: accessKeyFor(name) }) });
+      const deps = await step.wire({ ...env, EXECUTION_RUN_ARN: machines.executionRunArn, ...(options.dynamo === undefined ? {} : { AWS_ACCESS_KEY_ID: accessKeyFor(name) }) });
       handlers[name] = step.withDeps({ ...deps, sfn: sfn() });
     }
   }

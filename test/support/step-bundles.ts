@@ -24,12 +24,16 @@ export async function bundleSteps(outDir: string, bundling: LambdaBundling = LAM
       const dir = join(outDir, name);
       mkdirSync(dir, { recursive: true });
       const file = join(dir, "index.mjs");
-      await build({ ...esbuildOptions(bundling), entryPoints: [join(PROJECT_ROOT, "lambdas", name, "handler.ts")], outfile: file });
+      const built = await build({ ...esbuildOptions(bundling), entryPoints: [join(PROJECT_ROOT, "lambdas", name, "handler.ts")], outfile: file, metafile: true });
+      bundledInputs.set(name, new Set(Object.keys(built.metafile.inputs)));
       return [name, file] as const;
     }),
   );
   return Object.fromEntries(files) as Record<StepFunctionName, string>;
 }
+
+/** The source files each bundle of the last bundleSteps holds (esbuild's metafile, paths from the project root). */
+export const bundledInputs = new Map<StepFunctionName, ReadonlySet<string>>();
 
 /** Imports each bundle (module state, like a cold start, happens once per bundle and process). */
 export async function loadBundledSteps(files: Record<StepFunctionName, string>): Promise<Record<StepFunctionName, BundledStep>> {
