@@ -4,9 +4,11 @@ const shared = {
   setupFiles: ["test/setup/polyfills.ts", "test/setup/scripted-replies.ts"],
   // One DynamoDB Local (Java 17) for the run; each test file makes its own tables on it (test/support/dynamo.ts).
   globalSetup: ["test/setup/dynamodb-local.ts"],
-  // Integration tests start in-process servers (fake Slack/Anthropic/freee) on ephemeral ports.
-  testTimeout: 30_000,
-  hookTimeout: 30_000,
+  // Integration tests start in-process servers (fake Slack/Anthropic/freee) on ephemeral ports. These are budgets
+  // for a loaded 2-core machine (a hung test still fails), never timing checks: a file two to three times slower
+  // than on a quiet machine must still pass.
+  testTimeout: 120_000,
+  hookTimeout: 120_000,
 };
 
 /**

@@ -10,7 +10,7 @@ let e2e: E2E;
 beforeAll(async () => {
   process.env.LOG_LEVEL = "SILENT";
   e2e = await startE2E({ APPROVAL_TIMEOUT_SECONDS: "1" });
-}, 60_000);
+}, 180_000);
 afterAll(async () => e2e?.close());
 
 it("an approval nobody answers expires: version expired, task closed, the card says so", { timeout: 60_000 }, async () => {

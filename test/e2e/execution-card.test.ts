@@ -11,7 +11,7 @@ import { waitFor } from "./support";
 let page: SandboxPage;
 beforeAll(async () => {
   page = await SandboxPage.start();
-}, 60_000);
+}, 180_000);
 afterAll(async () => page?.close());
 
 /** Send the request, approve the plan and the Process, wait for 完了; the 完了 card's sections and the task's history. */

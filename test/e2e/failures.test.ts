@@ -14,7 +14,7 @@ beforeAll(async () => {
   process.env.LOG_LEVEL = "SILENT";
   e2e = await startE2E();
   user = new SlackUser(e2e);
-}, 60_000);
+}, 180_000);
 afterAll(async () => e2e?.close());
 afterEach(() => {
   expect(e2e.anthropic.pending()).toBe(0);

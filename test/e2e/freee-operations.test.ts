@@ -12,7 +12,7 @@ import { SandboxPage } from "./sandbox-page";
 let page: SandboxPage;
 beforeAll(async () => {
   page = await SandboxPage.start();
-}, 60_000);
+}, 180_000);
 afterAll(async () => page?.close());
 
 /** Send the request, approve the plan and the Process, wait for 完了; the task's history. */

@@ -15,7 +15,7 @@ beforeAll(async () => {
   process.env.LOG_LEVEL = "SILENT";
   e2e = await startE2E();
   user = new SlackUser(e2e);
-}, 60_000);
+}, 180_000);
 afterAll(async () => e2e?.close());
 afterEach(() => {
   // A scenario that leaves scripted replies unused would feed the next one: fail where the script was wrong.

@@ -33,7 +33,7 @@ beforeAll(async () => {
     LOCAL_FREEE_WAIT_DIVISOR: "100",
   });
   stack = page.stack;
-}, 60_000);
+}, 180_000);
 afterAll(() => page?.close());
 
 const post = (path: string, body: unknown) => page.post(path, body);

@@ -17,7 +17,7 @@ beforeAll(async () => {
   process.env.POWERTOOLS_METRICS_DISABLED = "true";
   page = await SandboxPage.start({ L1_TIMEOUT_MS: "800", RUN_TIMEOUT_SECONDS: "8", POLL_INTERVAL_SECONDS: "1" });
   stack = page.stack;
-}, 60_000);
+}, 180_000);
 afterAll(() => page?.close());
 
 const state = () => page.state();

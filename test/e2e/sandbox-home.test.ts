@@ -33,7 +33,7 @@ beforeAll(async () => {
   process.env.POWERTOOLS_METRICS_DISABLED = "true";
   page = await SandboxPage.start();
   stack = page.stack;
-}, 60_000);
+}, 180_000);
 afterAll(() => page?.close());
 
 const post = (path: string, body: unknown) => page.post(path, body);

@@ -16,7 +16,7 @@ import { waitFor } from "./support";
 let page: SandboxPage;
 beforeAll(async () => {
   page = await SandboxPage.start({}, { ownDynamo: true });
-}, 60_000);
+}, 180_000);
 afterAll(async () => page?.close());
 
 const state = () => page.state();

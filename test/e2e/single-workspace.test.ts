@@ -31,7 +31,7 @@ beforeAll(async () => {
     LOCAL_WAIT_MS: "20",
     LOCAL_RETRY_MS: "0",
   });
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await stack?.close();
   await slack?.close();

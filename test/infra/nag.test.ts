@@ -25,11 +25,11 @@ it("DESIGN §8: AwsSolutions checks pass on the stack — every remaining findin
   }
   expect(findings(stack)).toEqual([]);
   expect(error).toBeUndefined();
-}, 60_000);
+}, 180_000);
 
 it("the check is live: an unacknowledged finding (a table without PITR) fails the synth", () => {
   const { app, stack } = synthStack();
   new dynamodb.Table(stack, "Unprotected", { partitionKey: { name: "pk", type: dynamodb.AttributeType.STRING } });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   expect(() => app.synth()).toThrow(/DynamoDB table/);
-}, 60_000);
+}, 180_000);

@@ -138,4 +138,4 @@ it.each(SEEDS)(`${PER_SEED} randomly mutated but validly signed payloads → no 
   expect(after, replay).toEqual(before);
   // A fair share must get past the envelope check into Bolt and the actions, or the fuzz tests nothing.
   expect(statuses.get(200) ?? 0, replay).toBeGreaterThan(PER_SEED / 10);
-}, 40_000);
+}, 120_000);
