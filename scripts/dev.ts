@@ -1,4 +1,6 @@
+import "./quiet-sdk";
 import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
 import { devStackFile, removeDevStackFile, writeDevStackFile } from "../dev/local/dev-stack-file";
 import { startLocalStack } from "../dev/local/local-stack";
 import { runCli, UsageError } from "./cli";
@@ -9,6 +11,8 @@ import { runCli, UsageError } from "./cli";
  * While it runs, .local/dev-stack.json (DEV_STACK_FILE) says where its table is: `npm run report` reads it.
  */
 await runCli("npm run dev", async () => {
+  // No flags: settings come from .env; anything given is refused rather than ignored.
+  parseArgs({ options: {} });
   const envFile = process.env.ENV_FILE ?? ".env";
   if (process.env.ENV_FILE !== undefined && !existsSync(envFile)) throw new UsageError(`ENV_FILE ${envFile} does not exist`, "point ENV_FILE at your settings file, or unset it to read .env");
   if (existsSync(envFile)) {

@@ -95,7 +95,7 @@ describe("configuration errors: one line with the fix", () => {
     }
   }, 240_000);
 
-  // Each loads its whole harness before it reads a flag: slow on a busy machine, hence the long timeouts.
+  // Both answer before the harness loads (the flags are read first); --only reads the matrix only.
   it("npm run chaos with a bad --concurrency, and with an --only that matches no cell", { timeout: 180_000 }, () => {
     const c = run("scripts/chaos.ts", ["--concurrency", "0"]);
     expect(c.status).toBe(1);
