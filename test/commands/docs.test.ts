@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR_SECRETS, SECRET_NAMES } from "../../infra/constructs/data";
 import { DEFAULT_SETTINGS } from "../../infra/settings";
@@ -73,6 +73,16 @@ describe("docs agree with the code", () => {
     expect(README).toMatch(/npm run report[^\n]*`\.local\/dev-stack\.json`/);
     expect(DEV).toContain("`.local/dev-stack.json`");
     expect(read(".gitignore").split("\n")).toContain(".local/");
+  });
+
+  it("the repository holds no DynamoDB Local telemetry id, and .env.example describes the DynamoDB the stack runs", () => {
+    // This run's DynamoDB Local (test/setup) started in the repository: with telemetry on it writes the file here.
+    expect(existsSync("dynamodb-local-metadata.json"), "DynamoDB Local ran with telemetry on (or the file is left from an older run: delete it)").toBe(false);
+    expect(read(".gitignore").split("\n")).toContain("dynamodb-local-metadata.json");
+    const example = read(".env.example");
+    expect(example).not.toMatch(/dynalite/i);
+    expect(example).toContain("DynamoDB Local");
+    expect(example).toContain("# DYNAMODB_ENDPOINT=");
   });
 
   it("docs/dev.md describes every end-to-end test file, and the README's sandbox names the page's panel, Home tab and file picker", () => {
