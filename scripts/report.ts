@@ -4,10 +4,6 @@
 import "./quiet-sdk";
 import { devStackAnswers, devStackFile, readDevStackFile } from "../dev/local/dev-stack-file";
 import { optionalEnv, requireEnv } from "../lib/config/env";
-import { buildLedger, renderLedger } from "../lib/report/ledger";
-import { readAuditEntries } from "../lib/report/audit-source";
-import { createDocumentClient } from "../lib/store/dynamo-client";
-import { TaskStore } from "../lib/store/task-store";
 import { runCli, UsageError } from "./cli";
 import { parseReportArgs } from "./report-args";
 
@@ -15,6 +11,13 @@ await runCli("npm run report", async () => {
   const args = parseReportArgs(process.argv.slice(2), new Date().toISOString().slice(0, 10));
 
   const env = await tableEnv();
+  // The SDK and the store load after the flags are checked: a bad flag or date answers at once.
+  const [{ buildLedger, renderLedger }, { readAuditEntries }, { createDocumentClient }, { TaskStore }] = await Promise.all([
+    import("../lib/report/ledger"),
+    import("../lib/report/audit-source"),
+    import("../lib/store/dynamo-client"),
+    import("../lib/store/task-store"),
+  ]);
   const tableName = requireEnv("TABLE_NAME", env);
   const doc = createDocumentClient(env);
   try {
