@@ -1,7 +1,7 @@
 import type { BenchResults } from "./harness";
 
 /** The bench's table: ours vs baseline with ratios, then the per-task / per-poll counts. */
-export function printReport(r: BenchResults, print: (line: string) => void): void {
+export function printReport(r: BenchResults, print: (line: string) => void, run: { quick?: boolean } = {}): void {
   const m = r.machine;
   print(`machine: ${m.nproc} cores (${m.cpuModel}), ${m.memoryGiB} GiB, node ${m.node} ${m.platform}/${m.arch}`);
   print(`warm: ${r.settings.requests} timed requests per kind per side (+${r.settings.warmup} warm-up); cold: ${r.settings.coldRuns} fresh processes per side (node ${r.settings.coldNodeArgs.join(" ") || "without flags"})`);
@@ -30,7 +30,13 @@ export function printReport(r: BenchResults, print: (line: string) => void): voi
   const a = r.baselineAliased;
   print(`baseline with the ingress's aliases (reference, not a goal): bundle ${kb(a.bundleBytes)}, cold import ${ms(a.coldImportMsMedian)}, cold first response ${ms(a.coldFirstResponseMsMedian)}`);
   print("");
-  print("goals (against the naive baseline): " + Object.entries(r.goals).map(([k, g]) => `${k} ${g.ratio} (${g.goal}) ${g.met ? "met" : "MISSED"}`).join("; "));
+  if (run.quick === true) {
+    // A few requests and cold runs give ratios too noisy to call a goal met or missed.
+    print(`goals: not judged — a --quick run (${r.settings.requests} requests, ${r.settings.coldRuns} cold runs) is a smoke test; run \`npm run bench\` for the verdict`);
+    print("ratios (against the naive baseline): " + Object.entries(r.goals).map(([k, g]) => `${k} ${g.ratio} (${g.goal})`).join("; "));
+  } else {
+    print("goals (against the naive baseline): " + Object.entries(r.goals).map(([k, g]) => `${k} ${g.ratio} (${g.goal}) ${g.met ? "met" : "MISSED"}`).join("; "));
+  }
   print(`largest inputs of ours: ${r.ingress.topInputs.map((i) => `${i.name} ${kb(i.bytes)}`).join(", ")}`);
   print("");
   const t = r.perTask;

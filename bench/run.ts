@@ -2,8 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { runBench, type BenchOptions } from "./harness";
-import { printReport } from "./report";
+import type { BenchOptions } from "./harness";
 import { runCli, UsageError } from "../scripts/cli";
 
 // `npm run bench [-- --out file --requests N --cold-runs N --quick --source-maps]`: bundle, cold, warm, pipeline; table + JSON.
@@ -35,8 +34,10 @@ await runCli("npm run bench", async () => {
   }
   mkdirSync(resolve(options.out, ".."), { recursive: true });
   try {
+    // The harness (bundles, stacks) loads after the flags are checked: a bad flag answers at once.
+    const [{ runBench }, { printReport }] = await Promise.all([import("./harness"), import("./report")]);
     const results = await runBench(options, (line) => process.stderr.write(`${line}\n`));
-    printReport(results, (line) => process.stdout.write(`${line}\n`));
+    printReport(results, (line) => process.stdout.write(`${line}\n`), { quick });
     process.stdout.write(`\nresults written to ${options.out}\n`);
   } finally {
     rmSync(options.workDir, { recursive: true, force: true });

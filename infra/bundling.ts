@@ -1,5 +1,5 @@
 import type { BuildOptions } from "esbuild";
-import { OutputFormat, type BundlingOptions } from "aws-cdk-lib/aws-lambda-nodejs";
+import { LogLevel, OutputFormat, type BundlingOptions } from "aws-cdk-lib/aws-lambda-nodejs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -77,6 +77,8 @@ export function nodejsBundlingOptions(b: LambdaBundling = LAMBDA_BUNDLING): Bund
     externalModules: [...b.external],
     mainFields: [...b.mainFields],
     banner: b.banner,
+    // esbuild's per-bundle size listing made `cdk synth --quiet` print five lines per Lambda; warnings still show.
+    logLevel: LogLevel.WARNING,
     ...(Object.keys(aliasArgs).length === 0 ? {} : { esbuildArgs: aliasArgs }),
   };
 }

@@ -6,6 +6,7 @@ import type { Construct } from "constructs";
 import { INGRESS_BUNDLING, WEB_BUNDLING, type LambdaBundling } from "./bundling";
 import { AppFunction } from "./constructs/app-function";
 import { DataConstruct, type SecretName } from "./constructs/data";
+import { secretOutputName } from "./secret-names";
 import { FreeeTokenRefresh, REFRESH_FREEE_TOKENS_TIMEOUT_SECONDS } from "./constructs/freee-token-refresh";
 import { Observability } from "./constructs/observability";
 import { Reconciler } from "./constructs/reconciler";
@@ -206,7 +207,7 @@ export class SlackMcpAgentStack extends Stack {
     out("TaskPipelineArn", this.machines.taskPipeline.stateMachineArn, "TaskPipeline state machine");
     out("ExecutionRunArn", this.machines.executionRun.stateMachineArn, "ExecutionRun state machine");
     out("AlarmTopicArn", this.observability.alarmTopic.topicArn, "SNS topic every alarm notifies (subscribe on-call here)");
-    for (const [name, secret] of Object.entries(data.secrets)) out(`${pascal(name.toLowerCase().replace(/_/g, "-"))}SecretArn`, secret.secretArn, `Secrets Manager: ${name}`);
+    for (const [name, secret] of Object.entries(data.secrets)) out(secretOutputName(name as SecretName), secret.secretArn, `Secrets Manager: ${name}`);
 
     reconciler.alarmOn(this.observability.alarmTopic);
     acknowledgeFindings(this, { functions: Object.values(this.functions), data, machines: this.machines, reconciler });

@@ -1,6 +1,7 @@
+import "./quiet-sdk";
 import { existsSync } from "node:fs";
-import { devStackFile, removeDevStackFile, writeDevStackFile } from "../dev/local/dev-stack-file";
-import { startLocalStack } from "../dev/local/local-stack";
+import { parseArgs } from "node:util";
+import { devOutputsFile, devStackFile, localStackOutputs, removeDevStackFile, writeDevOutputsFile, writeDevStackFile } from "../dev/local/dev-stack-file";
 import { runCli, UsageError } from "./cli";
 
 /**
@@ -9,6 +10,8 @@ import { runCli, UsageError } from "./cli";
  * While it runs, .local/dev-stack.json (DEV_STACK_FILE) says where its table is: `npm run report` reads it.
  */
 await runCli("npm run dev", async () => {
+  // No flags: settings come from .env; anything given is refused rather than ignored.
+  parseArgs({ options: {} });
   const envFile = process.env.ENV_FILE ?? ".env";
   if (process.env.ENV_FILE !== undefined && !existsSync(envFile)) throw new UsageError(`ENV_FILE ${envFile} does not exist`, "point ENV_FILE at your settings file, or unset it to read .env");
   if (existsSync(envFile)) {
@@ -19,6 +22,8 @@ await runCli("npm run dev", async () => {
   // EMF metric lines are for CloudWatch; locally they would drown the log (set to false to see them).
   process.env.POWERTOOLS_METRICS_DISABLED ??= "true";
 
+  // The stack's modules load after the flags and the .env file are checked: a bad flag answers at once.
+  const { startLocalStack } = await import("../dev/local/local-stack");
   const stack = await startLocalStack(process.env);
   const { slack, model, freee } = stack.mode;
   const stackFile = devStackFile();
@@ -30,6 +35,9 @@ await runCli("npm run dev", async () => {
     pid: process.pid,
     startedAt: new Date().toISOString(),
   });
+  // The URLs as `cdk deploy --outputs-file` gives them: `npm run smoke -- --outputs .local/cdk-outputs.json`.
+  const outputsFile = devOutputsFile();
+  writeDevOutputsFile(outputsFile, localStackOutputs(stack.url, stack.env.TABLE_NAME!));
   console.log(
     [
       "",
@@ -41,6 +49,7 @@ await runCli("npm run dev", async () => {
       `  freee:          ${freee === "scripted" ? "scripted company (set FREEE_CLIENT_ID / FREEE_CLIENT_SECRET for the real API)" : "freee API"}`,
       `  data:           ${process.env.DATA_DIR ?? ".data"}`,
       `  table:          ${stack.env.TABLE_NAME} at ${stack.env.DYNAMODB_ENDPOINT} (\`npm run report -- --since YYYY-MM-DD\` finds it)`,
+      `  outputs:        ${outputsFile} (\`npm run smoke -- --outputs ${outputsFile}\`)`,
       ...(model === "anthropic" && /^https?:\/\/(127\.|localhost)/.test(stack.env.MCP_SERVER_URL ?? "")
         ? ["  warning:        Managed Agents cannot reach a loopback MCP_SERVER_URL: set PUBLIC_BASE_URL to your tunnel"]
         : []),

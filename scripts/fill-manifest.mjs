@@ -2,29 +2,34 @@
 // Fill slack/manifest.yaml's URL placeholders from the stack outputs and print the result (or write --out).
 //   npx cdk deploy --outputs-file cdk-outputs.json
 //   node scripts/fill-manifest.mjs --outputs cdk-outputs.json --out slack/manifest.filled.yaml
-// Without --outputs, SLACK_EVENTS_URL and SLACK_OAUTH_REDIRECT_URL (or INGRESS_URL) are read from the environment.
+// Without --outputs, SLACK_EVENTS_URL and SLACK_OAUTH_REDIRECT_URL (or INGRESS_URL and WEB_URL) are read from the environment.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 
 const USAGE = `usage: node scripts/fill-manifest.mjs --outputs cdk-outputs.json [--out slack/manifest.filled.yaml] [--manifest slack/manifest.yaml]
   --outputs   the file \`npx cdk deploy --outputs-file cdk-outputs.json\` wrote (SlackEventsUrl, SlackOAuthRedirectUrl)
   --out       write the filled manifest here (default: print it)
-  without --outputs: INGRESS_URL=https://<id>.lambda-url.<region>.on.aws/ (the IngressUrl output), or
-  SLACK_EVENTS_URL and SLACK_OAUTH_REDIRECT_URL, from the environment`;
+  without --outputs: INGRESS_URL and WEB_URL (the IngressUrl and WebUrl outputs: events go to the ingress, the
+  OAuth redirect to the web pages), or SLACK_EVENTS_URL and SLACK_OAUTH_REDIRECT_URL, from the environment`;
 
-const args = process.argv.slice(2);
-const arg = (name) => {
-  const i = args.indexOf(name);
-  return i === -1 ? undefined : args[i + 1];
-};
 /** A problem with the inputs: one line saying what and how to fix it, exit 1 (no stack trace). */
 function fail(message, fix) {
   process.stderr.write(`fill-manifest: ${message} — ${fix}\n`);
   process.exit(1);
 }
 
-if (args.includes("--help") || args.includes("-h")) {
+let flags;
+try {
+  flags = parseArgs({ options: { outputs: { type: "string" }, out: { type: "string" }, manifest: { type: "string" }, help: { type: "boolean", short: "h" } } }).values;
+} catch (err) {
+  if (!String(err?.code).startsWith("ERR_PARSE_ARGS")) throw err;
+  fail(err.message, "node scripts/fill-manifest.mjs --outputs cdk-outputs.json [--out slack/manifest.filled.yaml] [--manifest slack/manifest.yaml]");
+}
+const arg = (name) => flags[name.replace(/^--/, "")];
+
+if (flags.help) {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
 }
@@ -48,15 +53,15 @@ function fromOutputs(file) {
 }
 
 function fromEnv() {
-  const base = process.env.INGRESS_URL?.replace(/\/?$/, "/");
+  const ingress = process.env.INGRESS_URL?.replace(/\/?$/, "/");
+  const web = process.env.WEB_URL?.replace(/\/?$/, "/");
   return {
-    SLACK_EVENTS_URL: process.env.SLACK_EVENTS_URL ?? (base && `${base}slack/events`),
-    SLACK_OAUTH_REDIRECT_URL: process.env.SLACK_OAUTH_REDIRECT_URL ?? (base && `${base}slack/oauth_redirect`),
+    SLACK_EVENTS_URL: process.env.SLACK_EVENTS_URL ?? (ingress && `${ingress}slack/events`),
+    SLACK_OAUTH_REDIRECT_URL: process.env.SLACK_OAUTH_REDIRECT_URL ?? (web && `${web}slack/oauth_redirect`),
   };
 }
 
 const outputsFile = arg("--outputs");
-if (args.includes("--outputs") && outputsFile === undefined) fail("--outputs needs a file", "node scripts/fill-manifest.mjs --outputs cdk-outputs.json");
 const values = outputsFile ? fromOutputs(outputsFile) : fromEnv();
 if (outputsFile === undefined && Object.values(values).every((v) => v === undefined)) {
   // Nothing to fill from: say how to call it.
@@ -65,7 +70,7 @@ if (outputsFile === undefined && Object.values(values).every((v) => v === undefi
 }
 for (const [name, value] of Object.entries(values)) {
   if (typeof value !== "string" || !/^https:\/\//.test(value)) {
-    fail(`${name} is missing or not an https URL (got ${JSON.stringify(value)})`, "pass --outputs cdk-outputs.json, or set INGRESS_URL to the stack's IngressUrl output");
+    fail(`${name} is missing or not an https URL (got ${JSON.stringify(value)})`, "pass --outputs cdk-outputs.json, or set INGRESS_URL and WEB_URL to the stack's IngressUrl and WebUrl outputs");
   }
 }
 const here = dirname(fileURLToPath(import.meta.url));

@@ -1,37 +1,31 @@
 // The ledger report: `npm run report -- --since 2026-11-01 [--until 2026-11-30] [--team T0123] [--json]`.
 // Reads the audit log of the table named by TABLE_NAME (AWS; DYNAMODB_ENDPOINT for another local table), or —
 // with no TABLE_NAME — of the running `npm run dev`, found through .local/dev-stack.json (DEV_STACK_FILE).
-import { parseArgs } from "node:util";
+import "./quiet-sdk";
 import { devStackAnswers, devStackFile, readDevStackFile } from "../dev/local/dev-stack-file";
 import { optionalEnv, requireEnv } from "../lib/config/env";
-import { buildLedger, renderLedger } from "../lib/report/ledger";
-import { readAuditEntries } from "../lib/report/audit-source";
-import { createDocumentClient } from "../lib/store/dynamo-client";
-import { TaskStore } from "../lib/store/task-store";
 import { runCli, UsageError } from "./cli";
-
-const USAGE = "npm run report -- --since YYYY-MM-DD [--until YYYY-MM-DD] [--team TEAM_ID] [--json]";
+import { parseReportArgs } from "./report-args";
 
 await runCli("npm run report", async () => {
-  const { values } = parseArgs({
-    options: {
-      since: { type: "string" },
-      until: { type: "string" },
-      team: { type: "string" },
-      json: { type: "boolean", default: false },
-    },
-  });
-  if (values.since === undefined || !/^\d{4}-\d{2}-\d{2}/.test(values.since)) throw new UsageError("--since is required (a date)", `usage: ${USAGE}`);
+  const args = parseReportArgs(process.argv.slice(2), new Date().toISOString().slice(0, 10));
 
   const env = await tableEnv();
+  // The SDK and the store load after the flags are checked: a bad flag or date answers at once.
+  const [{ buildLedger, renderLedger }, { readAuditEntries }, { createDocumentClient }, { TaskStore }] = await Promise.all([
+    import("../lib/report/ledger"),
+    import("../lib/report/audit-source"),
+    import("../lib/store/dynamo-client"),
+    import("../lib/store/task-store"),
+  ]);
   const tableName = requireEnv("TABLE_NAME", env);
   const doc = createDocumentClient(env);
   try {
     const store = new TaskStore(doc, tableName);
-    const window = { since: values.since, until: values.until ?? new Date().toISOString().slice(0, 10), teamId: values.team };
+    const window = { since: args.since, until: args.until, teamId: args.team };
     const entries = await readAuditEntries({ store, doc, tableName }, window);
     const ledger = buildLedger(entries, window);
-    console.log(values.json ? JSON.stringify(ledger, null, 2) : renderLedger(ledger));
+    console.log(args.json ? JSON.stringify(ledger, null, 2) : renderLedger(ledger));
   } finally {
     doc.destroy();
   }

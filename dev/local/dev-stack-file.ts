@@ -56,3 +56,38 @@ export async function devStackAnswers(info: DevStackInfo, timeoutMs = 2000): Pro
     throw err;
   }
 }
+
+/** Where `npm run dev` writes its outputs in the shape `cdk deploy --outputs-file` writes (DEV_OUTPUTS_FILE). */
+export const DEFAULT_DEV_OUTPUTS_FILE = ".local/cdk-outputs.json";
+export const LOCAL_STACK_NAME = "SlackMcpAgentLocal";
+
+export function devOutputsFile(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  return resolve(env.DEV_OUTPUTS_FILE ?? DEFAULT_DEV_OUTPUTS_FILE);
+}
+
+/**
+ * The deployed stack's URL outputs for the local stack, which serves every route on one server (the MCP server
+ * under /mcp): `npm run smoke -- --outputs .local/cdk-outputs.json` checks it as it checks a deploy. There are no
+ * secret or alarm outputs: locally the secrets are in .env / DATA_DIR and nothing alarms.
+ */
+export function localStackOutputs(url: string, tableName: string): Record<string, Record<string, string>> {
+  const base = `${url.replace(/\/+$/, "")}/`;
+  return {
+    [LOCAL_STACK_NAME]: {
+      IngressUrl: base,
+      SlackEventsUrl: `${base}slack/events`,
+      WebUrl: base,
+      SlackInstallUrl: `${base}slack/install`,
+      SlackOAuthRedirectUrl: `${base}slack/oauth_redirect`,
+      FreeeConnectUrl: `${base}freee/connect`,
+      FreeeCallbackUrl: `${base}freee/callback`,
+      FreeeMcpUrl: `${base}mcp`,
+      TableName: tableName,
+    },
+  };
+}
+
+export function writeDevOutputsFile(path: string, outputs: Record<string, Record<string, string>>): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(outputs, null, 2)}\n`);
+}

@@ -60,8 +60,11 @@ export async function startDynamoDbLocal(options: { dbPath?: string } = {}): Pro
         "-port",
         String(port),
         "-sharedDb",
+        // Telemetry off: it would report usage to AWS and write dynamodb-local-metadata.json (an installation id)
+        // into the working directory, i.e. the repository. The variable covers a jar that lacks the flag.
+        "-disableTelemetry",
       ],
-      { stdio: ["ignore", "ignore", "pipe"] },
+      { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, DDB_LOCAL_TELEMETRY: "0" } },
     );
     track(child);
     const endpoint = `http://127.0.0.1:${port}`;

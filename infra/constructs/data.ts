@@ -12,27 +12,9 @@ import { TABLE_KEYS } from "../../lib/store/table";
  * until then Slack signatures fail to verify and Anthropic answers 401 (FatalConfigError). The generated value
  * IS the final value of SLACK_STATE_SECRET, FREEE_STATE_SECRET and MCP_BEARER_SECRET (our own HMAC keys).
  */
-export const SECRET_NAMES = [
-  "SLACK_SIGNING_SECRET",
-  "SLACK_CLIENT_ID",
-  "SLACK_CLIENT_SECRET",
-  "SLACK_STATE_SECRET",
-  "ANTHROPIC_API_KEY",
-  "FREEE_CLIENT_ID",
-  "FREEE_CLIENT_SECRET",
-  "MCP_BEARER_SECRET",
-  "FREEE_STATE_SECRET",
-] as const;
-/** Secrets the operator must fill with values from Slack / Anthropic / freee. */
-export const OPERATOR_SECRETS: readonly SecretName[] = [
-  "SLACK_SIGNING_SECRET",
-  "SLACK_CLIENT_ID",
-  "SLACK_CLIENT_SECRET",
-  "ANTHROPIC_API_KEY",
-  "FREEE_CLIENT_ID",
-  "FREEE_CLIENT_SECRET",
-];
-export type SecretName = (typeof SECRET_NAMES)[number];
+// In a CDK-free module: `npm run smoke` reads them without loading aws-cdk-lib.
+export { OPERATOR_SECRETS, SECRET_NAMES, secretOutputName, type SecretName } from "../secret-names";
+import { OPERATOR_SECRETS, SECRET_NAMES, type SecretName } from "../secret-names";
 
 /** The table of DESIGN §4, its KMS key, the token key, and the operator-filled secrets. */
 export class DataConstruct extends Construct {

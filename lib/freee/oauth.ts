@@ -260,7 +260,7 @@ function readCookie(header: string | null, name: string): string | undefined {
 
 /**
  * Settings of the connect flow: FREEE_STATE_SECRET (or _SECRET_ARN), FREEE_CLIENT_ID, and where the ingress
- * lives — PUBLIC_BASE_URL (the ingress Function URL) and/or FREEE_REDIRECT_URI (default
+ * lives — PUBLIC_BASE_URL (the web Function URL, `WebUrl`) and/or FREEE_REDIRECT_URI (default
  * `<PUBLIC_BASE_URL>/freee/callback`; must equal the callback URL registered in the freee app).
  */
 export async function loadOAuthSettings(env: Env = process.env) {

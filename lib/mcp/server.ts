@@ -26,6 +26,8 @@ export const MCP_SERVER_INFO = { name: "freee", version: "1.0.0" } as const;
 
 export function createFreeeMcpHandler(deps: FreeeMcpDeps): (req: Request) => Promise<Response> {
   return async (req) => {
+    // Before the bearer: `npm run smoke` asks whether the function is deployed and wired; it reads nothing.
+    if (req.method === "GET" && /\/healthz\/?$/.test(new URL(req.url).pathname)) return Response.json({ ok: true, function: "freee-mcp" });
     const claims = await authenticate(deps, req);
     if (claims instanceof Response) return claims;
     if (req.method !== "POST") {

@@ -1,10 +1,9 @@
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { TokenUsage } from "../domain/records";
 
-/** CloudWatch namespace of every metric; the alarms in infra/ read the same names. */
-export const METRICS_NAMESPACE = "SlackMcpAgent";
-/** Powertools adds `service` to every metric's dimensions; alarms must name it too. */
-export const METRICS_SERVICE = "slack-mcp-agent";
+import { METRICS_NAMESPACE, METRICS_SERVICE, SLACK_CALLBACKS_METRIC } from "./emf";
+
+export { METRICS_NAMESPACE, METRICS_SERVICE } from "./emf";
 
 export const MetricNames = {
   tasksEnded: "TasksEnded", // dimension Outcome
@@ -27,6 +26,8 @@ export const MetricNames = {
   toolRefusals: "ToolCallsRefused",
   /** freee writes that may have landed and could not be confirmed by reading back (dimension Tool). */
   writeOutcomesUnknown: "WriteOutcomesUnknown",
+  /** Slack callbacks that are no event (dimension Type, e.g. app_rate_limited); counted by the ingress (./emf). */
+  slackCallbacks: SLACK_CALLBACKS_METRIC,
 } as const;
 
 const SILENT_FAILURES = new Set(["EmptyResponseError", "TruncatedResponseError", "RefusedResponseError", "IncompleteRunError"]);

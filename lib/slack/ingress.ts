@@ -17,17 +17,23 @@ export interface IngressDeps {
   /** freee's pages; the Slack Lambda has only App Home's status and link, so its routes are 404. */
   freee: FreeePort;
   log: Logger;
+  /** Which Function URL this router is (`GET /healthz` says so: `npm run smoke` checks each URL is the right one). */
+  name?: "ingress" | "web" | "local";
 }
 
 export type IngressHandler = (request: HttpRequest) => Promise<HttpResponse>;
 
-const NOT_FOUND = "ページが見つかりません";
+export const NOT_FOUND = "ページが見つかりません";
+
+/** Every route the router knows (the switch below); which Lambda serves which is its deps' doing. */
+export const ROUTES = ["GET /healthz", "POST /slack/events", "GET /slack/install", "GET /slack/oauth_redirect", "GET /freee/connect", "GET /freee/callback"] as const;
 
 /**
  * The router shared by the two Lambdas and the local dev server. The Slack Lambda (lambdas/ingress) serves
  * POST /slack/events: it answers within Slack's 3 s, so it carries neither the install flow nor freee's OAuth.
  * The web Lambda (lambdas/web) serves the browser pages: /slack/install, /slack/oauth_redirect, /freee/connect,
- * /freee/callback. Each bundle imports only its half (docs/bench.md); the local server mounts both.
+ * /freee/callback. Each bundle imports only its half (docs/bench.md); the local server mounts both. Both answer
+ * GET /healthz (docs/slack.md lists the routes; test/commands/docs.test.ts holds the list to these routers).
  */
 export function createIngress(deps: IngressDeps): IngressHandler {
   async function viaFetch(handler: ((r: Request) => Promise<Response>) | undefined, request: HttpRequest): Promise<HttpResponse> {
@@ -39,6 +45,9 @@ export function createIngress(deps: IngressDeps): IngressHandler {
     try {
       const route = `${request.method} ${request.path.replace(/\/+$/, "")}`;
       switch (route) {
+        case "GET /healthz":
+          // Touches no dependency: it says the function is deployed and wired, not that Slack or freee answer.
+          return { statusCode: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ ok: true, function: deps.name ?? "local" }) };
         case "POST /slack/events":
           return deps.events === undefined ? text(404, NOT_FOUND) : await deps.events(request);
         case "GET /slack/install":

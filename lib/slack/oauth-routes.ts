@@ -22,7 +22,6 @@ export const BOT_SCOPES = [
   "im:history",
   "mpim:history",
   "chat:write",
-  "im:write",
   // users.info: Slack's own is_admin / is_owner count as workspace admins (lib/slack/user-roles.ts).
   "users:read",
   // files.info and the file's download: a receipt shared with a request, for its approved file-box upload.

@@ -3,7 +3,8 @@ import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { createBoltApp, type BoltDeps } from "./bolt-app";
 import { text, type HttpRequest, type HttpResponse } from "./http/types";
 import { verifySlackSignature } from "./http/verify";
-import { isHandledEnvelope } from "./http/envelope";
+import { isHandledEnvelope, parseAppRateLimited } from "./http/envelope";
+import { emitCount, SLACK_CALLBACKS_METRIC } from "../observability/emf";
 import { requestScope } from "./request-scope";
 
 const FORM = "application/x-www-form-urlencoded";
@@ -16,7 +17,8 @@ export type SlackEventsHandler = (request: HttpRequest) => Promise<HttpResponse>
  * already UTF-8 decoded; the signature is checked here with a ±5 min window (Bolt checks only the past); a body
  * that does not parse is a 400, not a crash; only then does Bolt see the request.
  */
-export function createSlackEvents(deps: BoltDeps & { log: Logger }): SlackEventsHandler {
+export function createSlackEvents(deps: BoltDeps & { log: Logger; count?: typeof emitCount }): SlackEventsHandler {
+  const count = deps.count ?? emitCount;
   const { receiver } = createBoltApp(deps);
   const bolt = receiver.toHandler();
 
@@ -33,6 +35,15 @@ export function createSlackEvents(deps: BoltDeps & { log: Logger }): SlackEvents
     if (body.type === "url_verification") {
       if (typeof body.challenge !== "string") return text(400, "");
       return { statusCode: 200, headers: { "content-type": JSON_TYPE }, body: JSON.stringify({ challenge: body.challenge }) };
+    }
+    if (body.type === "app_rate_limited") {
+      // Slack stopped delivering this workspace's events for a minute (over 30,000 an hour). Acknowledged: a
+      // refusal would count as a failed delivery against the app. Nothing to do but say so.
+      const limited = parseAppRateLimited(body);
+      if (limited === undefined) return text(400, "");
+      deps.log.warn("Slack rate-limited the app's events for a workspace", { layer: "ingress", team_id: limited.team_id, minute_rate_limited: limited.minute_rate_limited });
+      count(SLACK_CALLBACKS_METRIC, { Type: "app_rate_limited" });
+      return text(200, "");
     }
     if (!isHandledEnvelope(body)) {
       deps.log.warn("Slack payload of an unexpected shape ignored", { layer: "ingress", type: typeof body.type === "string" ? body.type.slice(0, 40) : typeof body.type });

@@ -64,5 +64,5 @@ export async function createWebFromEnv(env: Env = process.env, overrides: WebOve
   const refreshHome: HomeRefresher = (teamId, userId) => republish(teamId, userId);
   const freee = lazyFreeeOAuthFromEnv(env, { admins, logger: log, onConnected: refreshHome });
   const republish = createHomeRefresher({ tokens, home: { store, settings, admins, freee, audit: new AuditLog(store, log), log }, env });
-  return createIngress({ ...(oauth === undefined ? {} : { oauth }), freee, log });
+  return createIngress({ ...(oauth === undefined ? {} : { oauth }), freee, log, name: "web" });
 }

@@ -1,11 +1,11 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readDevStackFile } from "../../dev/local/dev-stack-file";
+import { LOCAL_STACK_NAME, localStackOutputs, readDevStackFile } from "../../dev/local/dev-stack-file";
 
 /**
  * The repo's commands as a newcomer runs them, each as its own process: a configuration problem ends in one
@@ -20,6 +20,12 @@ const baseEnv = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? work, 
 function run(script: string, args: string[], env: Record<string, string> = {}) {
   const node = script.endsWith(".mjs") ? [script] : ["--import", "tsx", script];
   const out = spawnSync(process.execPath, [...node, ...args], { cwd: process.cwd(), env: { ...baseEnv, ...env }, encoding: "utf8", timeout: 110_000 });
+  return { status: out.status, stdout: out.stdout, stderr: out.stderr };
+}
+
+/** `npm …` in the repository, as a person types it (npm's own configuration from the project's .npmrc). */
+function npmRun(args: string[], env: Record<string, string> = {}) {
+  const out = spawnSync("npm", args, { cwd: process.cwd(), env: { ...baseEnv, ...env }, encoding: "utf8", timeout: 110_000 });
   return { status: out.status, stdout: out.stdout, stderr: out.stderr };
 }
 
@@ -95,7 +101,7 @@ describe("configuration errors: one line with the fix", () => {
     }
   }, 240_000);
 
-  // Each loads its whole harness before it reads a flag: slow on a busy machine, hence the long timeouts.
+  // Both answer before the harness loads (the flags are read first); --only reads the matrix only.
   it("npm run chaos with a bad --concurrency, and with an --only that matches no cell", { timeout: 180_000 }, () => {
     const c = run("scripts/chaos.ts", ["--concurrency", "0"]);
     expect(c.status).toBe(1);
@@ -126,9 +132,10 @@ describe("configuration errors: one line with the fix", () => {
 describe("npm run report finds the running npm run dev with no flags", () => {
   it("npm run dev writes where its table is; the report reads it; the file goes when dev stops", async () => {
     const stackFile = join(work, "dev-stack.json");
+    const outputsFile = join(work, "cdk-outputs.json");
     const dev = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts"], {
       cwd: process.cwd(),
-      env: { ...baseEnv, DEV_STACK_FILE: stackFile, PORT: "0", DATA_DIR: ":memory:", LOG_LEVEL: "SILENT", SANDBOX_STEP_DELAY_MS: "5", LOCAL_WAIT_MS: "30" },
+      env: { ...baseEnv, DEV_STACK_FILE: stackFile, DEV_OUTPUTS_FILE: outputsFile, PORT: "0", DATA_DIR: ":memory:", LOG_LEVEL: "SILENT", SANDBOX_STEP_DELAY_MS: "5", LOCAL_WAIT_MS: "30" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
@@ -151,6 +158,10 @@ describe("npm run report finds the running npm run dev with no flags", () => {
       const info = readDevStackFile(stackFile);
       expect(info).toMatchObject({ url, tableName: "slack-mcp-agent-local", pid: dev.pid });
       expect(output).toContain(`table:          slack-mcp-agent-local at ${info!.dynamodbEndpoint}`);
+      // The outputs `npm run smoke` reads, in cdk's --outputs-file shape (test/commands/smoke.test.ts runs it).
+      expect(JSON.parse(readFileSync(outputsFile, "utf8"))).toEqual(localStackOutputs(url, "slack-mcp-agent-local"));
+      expect(output).toContain(`outputs:        ${outputsFile}`);
+      expect(Object.keys(localStackOutputs(url, "t")[LOCAL_STACK_NAME]!)).toContain("WebUrl");
 
       // Something to count: a request through the sandbox page's API, as a click would make it.
       const posted = await fetch(`${url}/sandbox/api/message`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "経費の取引を見せて" }) });
@@ -158,7 +169,8 @@ describe("npm run report finds the running npm run dev with no flags", () => {
       const today = new Date().toISOString().slice(0, 10);
       let ledger: { tasks: unknown[] } = { tasks: [] };
       for (let i = 0; i < 10 && ledger.tasks.length === 0; i++) {
-        const r = run("scripts/report.ts", ["--since", today, "--json"], { DEV_STACK_FILE: stackFile });
+        // As typed: `npm run report -- --json` (the project's .npmrc sends npm's banner to stderr, so stdout parses).
+        const r = npmRun(["run", "report", "--", "--since", today, "--json"], { DEV_STACK_FILE: stackFile });
         expect(r.status, r.stderr).toBe(0);
         expect(r.stderr).toContain(`the table of npm run dev at ${url}`);
         ledger = JSON.parse(r.stdout) as { tasks: unknown[] };

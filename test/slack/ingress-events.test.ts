@@ -1,5 +1,6 @@
 import { StartExecutionCommand } from "@aws-sdk/client-sfn";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { MetricNames, METRICS_NAMESPACE } from "../../lib/observability/metrics";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { nowSeconds, signature, signedJson } from "../support/slack-signing";
@@ -64,6 +65,38 @@ it("url_verification answers the challenge", async () => {
   const res = await h.send(signedJson({ token: "x", challenge: "challenge-abc", type: "url_verification" }));
   expect(res.statusCode).toBe(200);
   expect(JSON.parse(res.body)).toEqual({ challenge: "challenge-abc" });
+});
+
+it("app_rate_limited is acknowledged (200), logged and counted; a malformed one is a 400, an unsigned one a 401", async () => {
+  const callback = { token: "x", type: "app_rate_limited", team_id: "T1", minute_rate_limited: 1518467820, api_app_id: "A1" };
+  const lines: string[] = [];
+  // The setup turns EMF lines off for the suites that do not read them.
+  vi.stubEnv("POWERTOOLS_METRICS_DISABLED", "false");
+  // The EMF line goes to stdout, the warning to stderr (Powertools' console.warn).
+  const capture = (chunk: string | Uint8Array) => {
+    lines.push(String(chunk));
+    return true;
+  };
+  const writes = [vi.spyOn(process.stdout, "write").mockImplementation(capture), vi.spyOn(process.stderr, "write").mockImplementation(capture)];
+  let res;
+  try {
+    res = await h.send(signedJson(callback));
+  } finally {
+    for (const w of writes) w.mockRestore();
+    vi.unstubAllEnvs();
+  }
+  expect(res.statusCode).toBe(200);
+  expect(starts()).toHaveLength(0);
+  const records = lines.flatMap((l) => l.split("\n")).filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(records.find((r) => r.message === "Slack rate-limited the app's events for a workspace")).toMatchObject({ level: "WARN", team_id: "T1", minute_rate_limited: 1518467820 });
+  const metric = records.find((r) => r[MetricNames.slackCallbacks] === 1);
+  expect(metric, lines.join("")).toMatchObject({ Type: "app_rate_limited", service: "slack-mcp-agent" });
+  expect((metric!._aws as { CloudWatchMetrics: Array<{ Namespace: string; Dimensions: string[][] }> }).CloudWatchMetrics[0]).toMatchObject({ Namespace: METRICS_NAMESPACE, Dimensions: [["service", "Type"]] });
+
+  for (const bad of [{ ...callback, team_id: undefined }, { ...callback, minute_rate_limited: "soon" }, { ...callback, team_id: "" }]) {
+    expect((await h.send(signedJson(bad))).statusCode, JSON.stringify(bad)).toBe(400);
+  }
+  expect((await h.send(signedJson(callback, { secret: "other-secret" }))).statusCode).toBe(401);
 });
 
 describe("messages start tasks", () => {

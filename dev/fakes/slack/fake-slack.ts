@@ -348,7 +348,7 @@ export class FakeSlack {
       ok: true,
       app_id: "A0001",
       authed_user: { id: "UINSTALLER" },
-      scope: "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,im:write,users:read,files:read,files:write",
+      scope: "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,users:read,files:read,files:write",
       token_type: "bot",
       access_token: token,
       bot_user_id: this.team.botUserId,

@@ -37,6 +37,19 @@ const Interaction = z.object({
   message: z.optional(z.looseObject({ ts: z.string() })),
 });
 
+/** Slack's notice that it drops a workspace's events for a minute (Events API rate limit). */
+const AppRateLimited = z.object({
+  type: z.literal("app_rate_limited"),
+  team_id: slackId,
+  minute_rate_limited: z.int().check(z.nonnegative()),
+  api_app_id: z.optional(z.string()),
+});
+
+export function parseAppRateLimited(body: Record<string, unknown>): z.infer<typeof AppRateLimited> | undefined {
+  const parsed = AppRateLimited.safeParse(body);
+  return parsed.success ? parsed.data : undefined;
+}
+
 /** True when the body is an envelope Bolt can process safely. */
 export function isHandledEnvelope(body: Record<string, unknown>): boolean {
   if (body.type === "event_callback") return EventCallback.safeParse(body).success;
