@@ -54,6 +54,7 @@ describe("a flag a command does not know is refused, in one line", () => {
     ["scripts/dev.ts", "npm run dev", ["--bogus"]],
     ["scripts/smoke.ts", "npm run smoke", ["--bogus"]],
     ["scripts/fill-manifest.mjs", "fill-manifest", ["--bogus"]],
+    ["scripts/fuzz.ts", "npm run fuzz", ["--bogus"]],
   ];
   for (const [script, command, args] of commands) {
     it(command, { timeout: 60_000 }, async () => {
@@ -80,6 +81,10 @@ describe("a bad value is refused, in one line that says what is wrong", () => {
     // End to end once: what DynamoDB refused with a stack trace before is one line now, before any table is read.
     expectOneLine(await run("scripts/report.ts", ["--since", "2026-11-02", "--until", "2026-11-01"]), "npm run report", /--until 2026-11-01 is before --since 2026-11-02/);
   }, 60_000);
+
+  it("npm run fuzz: a seed count that is not a whole number from 1 to 10000", { timeout: 60_000 }, async () => {
+    expectOneLine(await run("scripts/fuzz.ts", ["--seeds", "many"]), "npm run fuzz", /--seeds must be a whole number from 1 to 10000, got "many"/);
+  });
 
   it("npm run chaos: a stray argument, a flag without its value, a bad --concurrency", () => {
     expect(lineOf(() => parseChaosArgs(["L1"], 2))).toMatch(/Unexpected argument 'L1'.* — check the flags/);
