@@ -1,7 +1,7 @@
 import { RESULT_DONE, RESULT_INCOMPLETE } from "../agent/agent-prompt";
-import type { ExecutionCompletion, ProcessStep } from "../domain/records";
+import type { Execution, ExecutionCompletion, ProcessStep } from "../domain/records";
 import { judgeReply, type ResponseContract } from "../errors/response-contract";
-import { AuthError, IncompleteRunError, SilentFailureError, TruncatedResponseError, WriteOutcomeUnknownError } from "../errors/taxonomy";
+import { AuthError, FreeeCompanyChangedError, IncompleteRunError, SilentFailureError, TruncatedResponseError, WriteOutcomeUnknownError } from "../errors/taxonomy";
 import type { WriteRecord, WriteStepRef } from "../mcp/write-once";
 import { effectOfStep } from "../tools/summaries";
 
@@ -104,8 +104,16 @@ export function asIncomplete(err: unknown): unknown {
   return new IncompleteRunError(`the session ended its turn without a usable final message (${err.name})`, { cause: err, details: { cause: err.name } });
 }
 
-/** The fault the freee MCP server stamped on the run (the connection failed): the run ends as AuthError. */
-export function faultError(fault: { errorName: "AuthError"; tool: string; reason?: string | undefined; at: string }): AuthError {
+/**
+ * The fault the freee MCP server stamped on the run: the run ends as AuthError (the connection failed) or
+ * FreeeCompanyChangedError (the connection acts on another company than the approved plan's).
+ */
+export function faultError(fault: NonNullable<Execution["fault"]>): AuthError | FreeeCompanyChangedError {
+  if (fault.errorName === "FreeeCompanyChangedError") {
+    return new FreeeCompanyChangedError(`the freee connection acts on another company than the approved plan's (${fault.tool})`, {
+      details: { tool: fault.tool, at: fault.at, ...(fault.reason === undefined ? {} : { reason: fault.reason }) },
+    });
+  }
   return new AuthError(`the freee connection failed during the run (${fault.tool}${fault.reason === undefined ? "" : `: ${fault.reason}`})`, {
     details: { tool: fault.tool, at: fault.at, ...(fault.reason === undefined ? {} : { reason: fault.reason }) },
   });
