@@ -45,6 +45,9 @@ export const RefusalTexts = {
   companyChanged: () => FreeeCompanyChangedMessages.agent,
   outsideReadScope: (tool: string, what: string, allowed: readonly string[]) =>
     `${tool} の ${what} は承認済みステップで許可された範囲の外です。許可された範囲: ${allowed.join(", ") || "（なし）"}`,
+  readInputMismatch: (tool: string, approved: readonly { stepId: string; input: unknown }[]) =>
+    `この ${tool} の入力は承認済みの読み取りステップと一致しないため実行できません。承認された入力のとおりに読み取れます（変えてよいのは limit / offset / page / per_page だけです）。承認済みの入力: ` +
+    (approved.map((a) => `[${a.stepId}] ${JSON.stringify(a.input)}`).join(" ") || "（なし）"),
   inputMismatch: (tool: string, approved: readonly { stepId: string; input: unknown }[]) =>
     `この ${tool} の入力は承認済みの書き込みステップと一致しないため実行できません。承認された内容だけを、そのとおりの入力で書き込めます。承認済みの入力: ` +
     approved.map((a) => `[${a.stepId}] ${JSON.stringify(a.input)}`).join(" "),
