@@ -46,6 +46,8 @@ const WorkRecordSchema = z.object({
 export type FreeeWorkRecord = z.infer<typeof WorkRecordSchema>;
 const NamedSchema = z.object({ id: z.number().int(), name: z.string() });
 export type FreeeNamed = z.infer<typeof NamedSchema>;
+const WalletableSchema = z.object({ id: z.number().int(), name: z.string(), type: z.string() });
+export type FreeeWalletable = z.infer<typeof WalletableSchema>;
 const TaxSchema = z.object({ code: z.number().int(), name: z.string(), name_ja: z.string().nullish() });
 export type FreeeTaxCode = z.infer<typeof TaxSchema>;
 
@@ -119,6 +121,11 @@ export class FreeeReader {
   /** A list of named records (walletables, sections, tags, items) by its GET path and the array its answer holds. */
   namedList(path: string, key: string): Promise<Read<FreeeNamed[]>> {
     return this.tool("freee_api_get", { path }, z.object({ [key]: z.array(NamedSchema) }), (d) => d[key] as FreeeNamed[]);
+  }
+
+  /** The company's bank accounts, cards and cash wallets, with their type: a payment names its wallet by type and id. */
+  walletables(): Promise<Read<FreeeWalletable[]>> {
+    return this.tool("freee_api_get", { path: "/api/1/walletables" }, z.object({ walletables: z.array(WalletableSchema) }), (d) => d.walletables);
   }
 
   /** Tax codes have no registry tool of their own: the same GET the free-form tool would send. */
