@@ -59,6 +59,17 @@ export const PreviewStepSchema = z.object({
 });
 export type PreviewStep = z.infer<typeof PreviewStepSchema>;
 
+/**
+ * The freee company the preview read (the workspace's connection then): the approval is of this company's data,
+ * and the freee MCP server serves the run only while the connection still acts on it (lib/mcp/tool-call.ts).
+ */
+export const PreviewCompanySchema = z.object({
+  id: z.int().check(z.positive()),
+  /** freee's display name, as stored with the connection (absent when freee gave none). */
+  name: z.optional(z.string().check(z.minLength(1))),
+});
+export type PreviewCompany = z.infer<typeof PreviewCompanySchema>;
+
 export const ProcessPreviewSchema = z.object({
   /** `blocked`: some write step has a problem; the version can only be rejected. */
   status: z.enum(["ready", "blocked"]),
@@ -67,5 +78,7 @@ export const ProcessPreviewSchema = z.object({
   steps: z.array(PreviewStepSchema),
   /** freee reads made (the budget is bounded: lib/preview/reader.ts). */
   reads: z.int().check(z.nonnegative()),
+  /** Absent only on a preview stored before the company was recorded: such a plan runs nothing (fails closed). */
+  company: z.optional(PreviewCompanySchema),
 });
 export type ProcessPreview = z.infer<typeof ProcessPreviewSchema>;

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { ProcessPreviewSchema } from "./preview";
+import { PreviewCompanySchema, ProcessPreviewSchema } from "./preview";
 import { EXECUTION_STATUSES, TASK_STATUSES, VERSION_STATUSES } from "./status";
 
 /**
@@ -275,12 +275,17 @@ export const RunWritesSchema = z.object({
 });
 export type RunWrites = z.infer<typeof RunWritesSchema>;
 
+/** The failures the freee MCP server stamps on a run (the connection failed, or acts on another company now). */
+export const RUN_FAULT_ERRORS = ["AuthError", "FreeeCompanyChangedError"] as const;
+
 export const ExecutionSchema = z.object({
   taskId: z.string().check(z.minLength(1)),
   executionNo: z.int().check(z.positive()),
   /** Stable id: `<taskId>-e<no>`; also the ExecutionRun execution name. */
   executionId: z.string().check(z.minLength(1)),
   processVersion: z.int().check(z.positive()),
+  /** The company the approved Process was previewed against (copied at creation): the only one the run may act on. */
+  company: z.optional(PreviewCompanySchema),
   status: z.enum(EXECUTION_STATUSES),
   sessionId: z.optional(z.string().check(z.minLength(1))),
   cardTs: z.optional(slackTs),
@@ -296,9 +301,10 @@ export const ExecutionSchema = z.object({
   progress: z.optional(ExecutionProgressSchema),
   /**
    * A failure the freee MCP server saw during the run that no tool result can recover from: the workspace's freee
-   * connection failed (AuthError — refresh refused, not connected). The next poll ends the run with it.
+   * connection failed (AuthError — refresh refused, not connected), or it acts on another company than the approved
+   * one (FreeeCompanyChangedError). The next poll ends the run with it.
    */
-  fault: z.optional(z.object({ errorName: z.literal("AuthError"), at: isoTime, tool: z.string().check(z.minLength(1)), reason: z.optional(z.string()) })),
+  fault: z.optional(z.object({ errorName: z.enum(RUN_FAULT_ERRORS), at: isoTime, tool: z.string().check(z.minLength(1)), reason: z.optional(z.string()) })),
   /** The L4 completion contract's verdict (lib/pipeline/run-completion.ts): which approved writes the MCP server recorded done. */
   completion: z.optional(ExecutionCompletionSchema),
   resultSummary: z.optional(z.string()),

@@ -170,6 +170,15 @@ export class AuthError extends AppError {
   override readonly name: string = "AuthError";
   readonly kind = "auth" as const;
 }
+/**
+ * The workspace's freee connection now acts on another company than the one the approved plan was previewed
+ * against (an admin reconnected and chose another company). Nothing the run or a rerun does can fix it: the plan
+ * must be previewed again, so it is never retried.
+ */
+export class FreeeCompanyChangedError extends AppError {
+  override readonly name: string = "FreeeCompanyChangedError";
+  readonly kind = "auth" as const;
+}
 
 // ---------------------------------------------------------------- fatal
 
@@ -217,6 +226,7 @@ export const ErrorNames = {
     "RefusedResponseError",
     "BadRequestError",
     "AuthError",
+    "FreeeCompanyChangedError",
     "FatalConfigError",
     "StateConflictError",
     "IllegalTransitionError",

@@ -99,6 +99,12 @@ export class FreeeClient {
     return (await this.tokens.current()).companyId;
   }
 
+  /** The connected company with the display name stored at connect time: what a preview records and shows. */
+  async company(): Promise<{ id: number; name?: string }> {
+    const conn = await this.tokens.current();
+    return { id: conn.companyId, ...(conn.companyName === undefined ? {} : { name: conn.companyName }) };
+  }
+
   async request(req: FreeeRequest): Promise<FreeeResult> {
     if (req.upload !== undefined && req.file === undefined) {
       // Checked before anything leaves: a programming error, not a write that may have reached freee.

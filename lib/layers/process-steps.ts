@@ -12,7 +12,8 @@ import { FREEE_GET_PATH, getTool, type FreeeToolDefinition } from "../tools/regi
  * - a write step is fully specified: its input passes the tool's whole schema, so what is approved is exactly
  *   what the MCP server will let run. A value the request gave as a name is listed in `nameRefs` (resolved to
  *   the id before approval), never left for the agent to guess;
- * - a read step may leave out what the agent fills in at run time;
+ * - a read step is fully specified too: the MCP server serves it with exactly this input (only paging may vary),
+ *   so what the agent decides at run time belongs in an `agent_decide` step;
  * - an `agent_decide` step names the read tools it may use (and, for the free-form GET, the path prefixes);
  * - no step chooses `company_id`: the connected company is always used.
  * Input is stored normalised (numbers as numbers). All problems are reported together, so one retry can fix them.
@@ -178,7 +179,7 @@ function toolStep(tool: FreeeToolDefinition, input: Record<string, unknown>, raw
       report("toolInput: path is required (it is the scope of this read)", ["toolInput", "path"]);
       return undefined;
     }
-    const normal = normaliseToolInput(tool, input, { partial: true });
+    const normal = normaliseToolInput(tool, input);
     if (!normal.ok) {
       normal.issues.forEach((i) => report(`toolInput: ${i}`, ["toolInput"]));
       return undefined;

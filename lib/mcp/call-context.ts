@@ -10,7 +10,8 @@ import type { PipelineMetrics } from "../observability/metrics";
 import { redactString } from "../observability/redact";
 import type { TaskStore } from "../store/task-store";
 import type { ExecutionScope } from "./execution-scope";
-import type { Refusal } from "./refusals";
+import { refusal, RefusalTexts, type Refusal } from "./refusals";
+import type { Execution } from "../domain/records";
 import type { SlackFileFetcher } from "./slack-files";
 import type { WriteOnceLedger } from "./write-once";
 
@@ -90,18 +91,27 @@ export class ToolCall {
     });
     // A failed freee connection cannot be fixed by the agent: the run ends as AuthError with the §9.1 freee
     // message, rather than the agent reading it as tool text and ending its turn as if done.
-    if (err instanceof AuthError) await this.recordAuthFault(err);
+    if (err instanceof AuthError) await this.recordFault("AuthError", typeof err.details.reason === "string" ? err.details.reason : undefined);
     return errorResult(agentTextForError(err));
   }
 
-  private async recordAuthFault(err: AuthError): Promise<void> {
+  /**
+   * The connection acts on another company than the approved one: refused (audited, counted) and stamped on the
+   * run, which the next poll ends as FreeeCompanyChangedError — the agent cannot fix it, and must not go on.
+   */
+  async companyChanged(connectedCompanyId: number): Promise<CallToolResult> {
+    const approved = this.scope.company?.id;
+    await this.recordFault("FreeeCompanyChangedError", approved === undefined ? "no_approved_company" : "company_changed");
+    return this.refuse(refusal("company_changed", RefusalTexts.companyChanged(), { approvedCompanyId: approved ?? null, connectedCompanyId }));
+  }
+
+  private async recordFault(errorName: NonNullable<Execution["fault"]>["errorName"], reason: string | undefined): Promise<void> {
     const s = this.scope;
-    const reason = typeof err.details.reason === "string" ? err.details.reason : undefined;
     try {
-      await this.deps.taskStore.recordRunFault(s.taskId, s.executionNo, { errorName: "AuthError", at: (this.deps.clock ?? (() => new Date()))().toISOString(), tool: this.toolName, ...(reason === undefined ? {} : { reason }) });
+      await this.deps.taskStore.recordRunFault(s.taskId, s.executionNo, { errorName, at: (this.deps.clock ?? (() => new Date()))().toISOString(), tool: this.toolName, ...(reason === undefined ? {} : { reason }) });
     } catch (failure) {
-      // The tool result still says the connection failed; the completion contract finds the writes missing.
-      this.deps.logger.error("could not stamp the freee auth fault on the run", { executionId: s.executionId, error: failure instanceof Error ? failure : String(failure) });
+      // The tool result still says what failed; the completion contract finds the writes missing.
+      this.deps.logger.error("could not stamp a freee fault on the run", { executionId: s.executionId, errorName, error: failure instanceof Error ? failure : String(failure) });
     }
   }
 

@@ -1,5 +1,5 @@
 import type { ProcessStep } from "../domain/records";
-import { getPath, normaliseToolInput } from "../tools/normalise";
+import { getPath, normaliseToolInput, stableJson } from "../tools/normalise";
 import { AGENT_DECIDE, effectOfStep } from "../tools/summaries";
 import type { FreeeToolDefinition } from "../tools/registry";
 import { LIVE_EXECUTION_STATUSES, type ExecutionScope } from "./execution-scope";
@@ -10,8 +10,10 @@ import { refusal, RefusalTexts, type Refusal } from "./refusals";
  * agent sent and the connected company, decide what the call may do.
  * - A write runs only as an approved write step: same tool, same normalised input. Each match is a candidate
  *   step (two identical approved writes are two steps); the write ledger then lets each run once per Task.
- * - A read runs only when a read step names the tool, or an `agent_decide` scope does; the free-form GET only
- *   under the path its step names or its scope's prefixes.
+ * - A read runs only as an approved read step — same tool, same normalised input, only paging parameters
+ *   (limit / offset / page / per_page) may differ; the free-form GET's path is part of that input, so its exact
+ *   operation and path parameters, never a prefix — or within an `agent_decide` scope: a tool it names, and for
+ *   the free-form GET a path under one of its prefixes, never the list of companies (`/api/1/companies`).
  * - `company_id` is the connected company: one the agent names must be it (and leaves the input), and no path
  *   may reach into another company.
  */
@@ -24,7 +26,7 @@ export function precheck(scope: ExecutionScope, tool: FreeeToolDefinition): Refu
   if (!LIVE_EXECUTION_STATUSES.has(scope.executionStatus)) {
     return refusal("execution_not_live", RefusalTexts.executionNotLive(scope.executionStatus), { executionStatus: scope.executionStatus });
   }
-  const named = tool.readOnly ? readGrants(scope.steps, tool.name).length > 0 : writeSteps(scope.steps, tool.name).length > 0;
+  const named = tool.readOnly ? readGrants(scope.steps, tool, undefined).length > 0 : writeSteps(scope.steps, tool.name).length > 0;
   if (!named) {
     return refusal("not_approved", RefusalTexts.notApproved(tool.name, [...scope.allowedTools]), { allowedTools: [...scope.allowedTools] });
   }
@@ -51,33 +53,76 @@ export function permitCall(scope: ExecutionScope, tool: FreeeToolDefinition, arg
   return tool.readOnly ? permitRead(scope, tool, normal.input, companyId) : permitWrite(scope, tool, normal.input, normal.canonical, companyId);
 }
 
+/** What may vary between an approved read and its call: the page of the answer, never what is read. */
+export const PAGING_KEYS: ReadonlySet<string> = new Set(["limit", "offset", "page", "per_page"]);
+
+/** freee's list of every company the connected freee user can see: never granted by a scope (another company's name). */
+const COMPANY_LIST = /^\/api\/1\/companies\/?$/;
+
 interface ReadGrant {
   stepId: string;
-  /** For the free-form GET: the paths this grant reads under. */
-  prefixes: string[];
+  /** A read step: its input, normalised and without paging; the call must be it. */
+  exact?: string;
+  /** A read step's free-form GET: the one path it reads. */
+  path?: string;
+  /** An `agent_decide` scope's free-form GET: the paths it reads under (never the company list). */
+  prefixes?: string[];
 }
 
-function readGrants(steps: readonly ProcessStep[], tool: string): ReadGrant[] {
+function readGrants(steps: readonly ProcessStep[], tool: FreeeToolDefinition, companyId: number | undefined): ReadGrant[] {
   const grants: ReadGrant[] = [];
   for (const step of steps) {
     if (step.tool === AGENT_DECIDE) {
       // A record from before read scopes has none: it may read nothing (fail closed).
-      if (step.readScope?.tools.includes(tool) === true) grants.push({ stepId: step.stepId, prefixes: step.readScope.pathPrefixes ?? [] });
-    } else if (step.tool === tool && effectOfStep(step) === "read") {
+      if (step.readScope?.tools.includes(tool.name) === true) grants.push({ stepId: step.stepId, prefixes: step.readScope.pathPrefixes ?? [] });
+    } else if (step.tool === tool.name && effectOfStep(step) === "read") {
       const path = step.toolInput.path;
-      grants.push({ stepId: step.stepId, prefixes: typeof path === "string" ? [path] : [] });
+      // Normalised as the call is; a step the schema no longer reads whole grants nothing (fail closed).
+      const normal = companyId === undefined ? undefined : normaliseToolInput(tool, step.toolInput, { companyId });
+      grants.push({
+        stepId: step.stepId,
+        exact: normal?.ok === true ? withoutPaging(tool, normal.input) : "",
+        ...(typeof path === "string" ? { path } : {}),
+      });
     }
   }
   return grants;
 }
 
+/** The canonical input without its paging parameters (top level; a generic tool's query). */
+function withoutPaging(tool: FreeeToolDefinition, input: Record<string, unknown>): string {
+  const out: Record<string, unknown> = Object.fromEntries(Object.entries(input).filter(([k]) => !PAGING_KEYS.has(k)));
+  if (tool.method !== undefined && typeof out.query === "object" && out.query !== null) {
+    const query = Object.fromEntries(Object.entries(out.query as Record<string, unknown>).filter(([k]) => !PAGING_KEYS.has(k)));
+    if (Object.keys(query).length === 0) delete out.query;
+    else out.query = query;
+  }
+  return stableJson(out);
+}
+
+/** A scope's GET covers the path (whole segments), and no scope covers the company list. */
+function scopeCovers(grant: ReadGrant, path: string): boolean {
+  return grant.prefixes !== undefined && !COMPANY_LIST.test(path) && grant.prefixes.some((prefix) => isUnder(path, prefix));
+}
+
 function permitRead(scope: ExecutionScope, tool: FreeeToolDefinition, input: Record<string, unknown>, companyId: number): Permit | Refusal {
-  const grants = readGrants(scope.steps, tool.name);
-  if (tool.name !== "freee_api_get") return { kind: "read", input, stepIds: grants.map((g) => g.stepId) };
-  const path = String(input.path);
-  const outside = pathRefusal(scope, tool, path, companyId);
-  if (outside !== undefined) return outside;
-  return { kind: "read", input, stepIds: grants.filter((g) => g.prefixes.some((prefix) => isUnder(path, prefix))).map((g) => g.stepId) };
+  const grants = readGrants(scope.steps, tool, companyId);
+  const path = typeof input.path === "string" ? input.path : undefined;
+  if (path !== undefined) {
+    const outside = pathRefusal(scope, tool, path, companyId);
+    if (outside !== undefined) return outside;
+  }
+  const call = withoutPaging(tool, input);
+  const stepIds = grants.filter((g) => (g.exact !== undefined ? g.exact === call : path === undefined || scopeCovers(g, path))).map((g) => g.stepId);
+  if (stepIds.length > 0) return { kind: "read", input, stepIds };
+  // Named by a step, but not with this input: a read step grants its approved input, only the page may differ.
+  const steps = grants.filter((g) => g.exact !== undefined);
+  const approved = steps.map((g) => ({ stepId: g.stepId, input: scope.steps.find((s) => s.stepId === g.stepId)!.toolInput }));
+  const first = steps[0]?.exact;
+  return refusal("outside_read_scope", RefusalTexts.readInputMismatch(tool.name, approved), {
+    approved,
+    differingKeys: differingKeys(JSON.parse(call) as Record<string, unknown>, first === undefined || first === "" ? undefined : JSON.parse(first)),
+  });
 }
 
 function otherCompanyInPath(path: string, companyId: number): boolean {
@@ -85,13 +130,13 @@ function otherCompanyInPath(path: string, companyId: number): boolean {
   return other !== null && Number(other[1]) !== companyId;
 }
 
-/** The free-form GET reads only the connected company, and only under its step's path or its scope's prefixes. */
+/** The free-form GET reads only the connected company, and only its read step's path or under its scope's prefixes. */
 function pathRefusal(scope: ExecutionScope, tool: FreeeToolDefinition, path: string, companyId: number): Refusal | undefined {
   if (otherCompanyInPath(path, companyId)) return refusal("company_mismatch", RefusalTexts.companyMismatch(), { path });
-  const grants = readGrants(scope.steps, tool.name);
-  if (grants.some((g) => g.prefixes.some((prefix) => isUnder(path, prefix)))) return undefined;
-  const prefixes = [...new Set(grants.flatMap((g) => g.prefixes))];
-  return refusal("outside_read_scope", RefusalTexts.outsideReadScope(tool.name, `パス ${path}`, prefixes), { path, allowedPrefixes: prefixes });
+  const grants = readGrants(scope.steps, tool, undefined);
+  if (grants.some((g) => (g.path !== undefined && g.path === path) || scopeCovers(g, path))) return undefined;
+  const allowed = [...new Set(grants.flatMap((g) => [...(g.path === undefined ? [] : [g.path]), ...(g.prefixes ?? []).map((p) => `${p}/…`)]))];
+  return refusal("outside_read_scope", RefusalTexts.outsideReadScope(tool.name, `パス ${path}`, allowed), { path, allowedPaths: allowed, ...(COMPANY_LIST.test(path) ? { companyList: true } : {}) });
 }
 
 /** Path-segment prefix: `/api/1/deals` covers `/api/1/deals/12`, not `/api/1/deals_extra`. */

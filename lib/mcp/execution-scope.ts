@@ -1,4 +1,5 @@
 import { executionRefOf } from "../agent/mcp-bearer";
+import type { PreviewCompany } from "../domain/preview";
 import type { Execution, ProcessStep } from "../domain/records";
 import { RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
 import type { TaskStore } from "../store/task-store";
@@ -16,6 +17,11 @@ export interface ExecutionScope {
   executionId: string;
   executionStatus: Execution["status"];
   processVersion: number;
+  /**
+   * The company the approved Process was previewed against (the Execution's copy; the version's preview for a run
+   * created before Executions carried it). Undefined: no company was approved, and the run may call nothing.
+   */
+  company: PreviewCompany | undefined;
   steps: readonly ProcessStep[];
   allowedTools: ReadonlySet<string>;
 }
@@ -54,6 +60,7 @@ export async function loadExecutionScope(
     executionId: claims.executionId,
     executionStatus: execution.status,
     processVersion: execution.processVersion,
+    company: execution.company ?? process.preview?.company,
     steps: process.steps,
     allowedTools: new Set(allowedToolsForSteps(process.steps)),
   };

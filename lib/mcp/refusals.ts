@@ -1,4 +1,4 @@
-import { WriteOutcomeUnknownMessages } from "../messages/ja";
+import { FreeeCompanyChangedMessages, WriteOutcomeUnknownMessages } from "../messages/ja";
 
 /**
  * Why the MCP server refused a tool call, and what the agent is told (Japanese, as the session speaks). Every
@@ -11,6 +11,7 @@ export const REFUSAL_REASONS = [
   "not_approved",
   "invalid_input",
   "company_mismatch",
+  "company_changed",
   "outside_read_scope",
   "input_mismatch",
   "unresolved_name",
@@ -41,8 +42,12 @@ export const RefusalTexts = {
   invalidInput: (tool: string, issues: readonly string[]) => `ツール ${tool} の入力が不正です: ${issues.slice(0, 5).join(" / ")}`,
   companyMismatch: () =>
     "company_id は指定できません。この実行が操作できるのはワークスペースが接続した事業所だけです（company_id を省略してください）。",
+  companyChanged: () => FreeeCompanyChangedMessages.agent,
   outsideReadScope: (tool: string, what: string, allowed: readonly string[]) =>
     `${tool} の ${what} は承認済みステップで許可された範囲の外です。許可された範囲: ${allowed.join(", ") || "（なし）"}`,
+  readInputMismatch: (tool: string, approved: readonly { stepId: string; input: unknown }[]) =>
+    `この ${tool} の入力は承認済みの読み取りステップと一致しないため実行できません。承認された入力のとおりに読み取れます（変えてよいのは limit / offset / page / per_page だけです）。承認済みの入力: ` +
+    (approved.map((a) => `[${a.stepId}] ${JSON.stringify(a.input)}`).join(" ") || "（なし）"),
   inputMismatch: (tool: string, approved: readonly { stepId: string; input: unknown }[]) =>
     `この ${tool} の入力は承認済みの書き込みステップと一致しないため実行できません。承認された内容だけを、そのとおりの入力で書き込めます。承認済みの入力: ` +
     approved.map((a) => `[${a.stepId}] ${JSON.stringify(a.input)}`).join(" "),

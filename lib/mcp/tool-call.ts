@@ -43,19 +43,23 @@ export async function runToolCall(
   } catch (err) {
     return call.failed(err, { stage: "connection" });
   }
+  // The approval was of one company's data: a connection that now acts on another (an admin reconnected and chose
+  // it) serves nothing, and the run ends (lib/messages FreeeCompanyChangedMessages).
+  if (scope.company === undefined || scope.company.id !== companyId) return call.companyChanged(companyId);
   const permit: Permit | Refusal = permitCall(scope, tool, args, companyId);
   if ("refused" in permit) return call.refuse(permit);
-  if (permit.kind === "write") return runWrite(call, tool, permit, client);
-  return runRead(call, tool, permit, client);
+  // Requests name the checked company, never one read again later.
+  if (permit.kind === "write") return runWrite(call, tool, permit, client, companyId);
+  return runRead(call, tool, permit, client, companyId);
 }
 
-async function runRead(call: ToolCall, tool: FreeeToolDefinition, permit: Extract<Permit, { kind: "read" }>, client: Pick<FreeeClient, "companyId" | "request">): Promise<CallToolResult> {
+async function runRead(call: ToolCall, tool: FreeeToolDefinition, permit: Extract<Permit, { kind: "read" }>, client: Pick<FreeeClient, "companyId" | "request">, companyId: number): Promise<CallToolResult> {
   await call.audit("freee.tool_called", { input: permit.input, stepIds: permit.stepIds });
   const started = Date.now();
   let result: FreeeResult;
   let request;
   try {
-    request = tool.toRequest(permit.input as never, await client.companyId());
+    request = tool.toRequest(permit.input as never, companyId);
     result = await client.request(request);
   } catch (err) {
     return call.failed(err, { durationMs: Date.now() - started });

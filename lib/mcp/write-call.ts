@@ -34,9 +34,8 @@ export const WRITE_CALL_DEFAULTS = {
  *   by a rerun (the user was told to check freee, and the read back shows no trace).
  * - A write whose reply is lost (timeout, reset, 5xx) is not repeated: it is read back at once.
  */
-export async function runWrite(call: ToolCall, tool: FreeeToolDefinition, permit: Extract<Permit, { kind: "write" }>, client: Client): Promise<CallToolResult> {
+export async function runWrite(call: ToolCall, tool: FreeeToolDefinition, permit: Extract<Permit, { kind: "write" }>, client: Client, companyId: number): Promise<CallToolResult> {
   const { deps, scope } = call;
-  const companyId = await client.companyId();
   const unmarked = tool.toRequest(permit.input, companyId);
   const reconciler = reconcilerFor(unmarked);
   if (reconciler === undefined) {

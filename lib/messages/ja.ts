@@ -123,6 +123,19 @@ export function freeeAuthMessageFor(reason: unknown): string {
     : FreeeAuthMessages.unrecognized;
 }
 
+/**
+ * The freee connection acts on another company than the one the approved plan was previewed against
+ * (FreeeCompanyChangedError): the run stops, and the plan must be previewed again — a rerun would meet the same.
+ */
+export const FreeeCompanyChangedMessages = {
+  slack: "freee の接続先の事業所が、この計画をプレビューしたときから変わったため、実行を止めました。計画は接続先の事業所でプレビューし直す必要があります。もう一度依頼してください。",
+  agent: "freee の接続先の事業所が、承認された計画の事業所から変わっています。この実行では freee のツールは使えません。ほかのツールは呼ばずに、事業所が変わったため実行できなかったと報告して終えてください。",
+  /** On a Process card: the company the plan was previewed against, and what a reconnect to another one does. */
+  target: (name: string) => `対象の事業所: ${name}`,
+  unnamed: (id: number) => `事業所 ID ${id}`,
+  cardNote: "freee の接続先を別の事業所に切り替えると、この計画は実行されません（承認しても freee を操作せずに止まります。新しい事業所でプレビューし直すため、もう一度依頼してください）。",
+} as const;
+
 /** freee's rate limit, with when it resets when freee said so. */
 export function freeeRateLimitedMessage(retryAfterSeconds: number | undefined): string {
   const head = "freee API の利用回数制限に達しました。";
@@ -176,10 +189,12 @@ export function failureMessageFor(layer: "L1" | "L2" | "L3" | "L4", errorName?: 
     case "L3":
       // The preview reads freee with the workspace's connection before the Process card asks for approval.
       if (errorName === "AuthError") return SlackMessages.freeeConnectionFailed;
+      if (errorName === "FreeeCompanyChangedError") return FreeeCompanyChangedMessages.slack;
       return SlackMessages.l3Failed;
     case "L4":
       if (errorName === "RunTimeoutError") return SlackMessages.l4TimedOut;
       if (errorName === "AuthError") return SlackMessages.freeeConnectionFailed;
+      if (errorName === "FreeeCompanyChangedError") return FreeeCompanyChangedMessages.slack;
       if (errorName === "WriteOutcomeUnknownError") return WriteOutcomeUnknownMessages.slack;
       return SlackMessages.l4Failed;
   }

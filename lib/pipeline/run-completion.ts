@@ -1,7 +1,7 @@
 import { RESULT_DONE, RESULT_INCOMPLETE } from "../agent/agent-prompt";
-import type { ExecutionCompletion, ProcessStep } from "../domain/records";
+import type { Execution, ExecutionCompletion, ProcessStep } from "../domain/records";
 import { judgeReply, type ResponseContract } from "../errors/response-contract";
-import { AuthError, IncompleteRunError, SilentFailureError, TruncatedResponseError, WriteOutcomeUnknownError } from "../errors/taxonomy";
+import { AuthError, FreeeCompanyChangedError, IncompleteRunError, SilentFailureError, TruncatedResponseError, WriteOutcomeUnknownError } from "../errors/taxonomy";
 import type { WriteRecord, WriteStepRef } from "../mcp/write-once";
 import { effectOfStep } from "../tools/summaries";
 
@@ -71,7 +71,37 @@ export function judgeRunCompletion(input: { steps: readonly ProcessStep[]; proce
   return { completion, summary };
 }
 
-const RESULT_LINE = /\[result:(done|incomplete)\]\s*$/;
+/**
+ * The result marker as a model writes it, on the last non-empty line: bare, in a code span (`` `…` ``) or bold, then
+ * only whitespace or closing punctuation (「[result:done]。」). A question mark is not such punctuation (an agent
+ * that asks has not finished). A marker inside a fenced block counts when the fence closes the message. Nothing
+ * looser: a marker mid-text, or followed by more words, is no result line. The ledger, not this, says what was
+ * written (judgeRunCompletion checks it first).
+ */
+const RESULT_MARKER = /(`{1,3}|\*{1,2})?\[result:(done|incomplete)\]\1?[\s。．.、，,!！)）」』】]*$/u;
+const FENCE = /^\s*```\s*$/;
+
+export function readResultMarker(text: string): { result: "done" | "incomplete"; before: string } | undefined {
+  const lines = text.split("\n");
+  let end = lines.length;
+  const skipBlank = () => {
+    while (end > 0 && lines[end - 1]!.trim() === "") end--;
+  };
+  skipBlank();
+  const fenced = end > 0 && FENCE.test(lines[end - 1]!);
+  if (fenced) {
+    end--;
+    skipBlank();
+  }
+  if (end === 0) return undefined;
+  const line = lines[end - 1]!;
+  const match = RESULT_MARKER.exec(line);
+  if (match === null) return undefined;
+  let before = [...lines.slice(0, end - 1), line.slice(0, match.index)].join("\n").trimEnd();
+  // The fence that opened the marker's block is no part of the summary.
+  if (fenced) before = before.replace(/(^|\n)\s*```[^\n`]*$/, "");
+  return { result: match[2] as "done" | "incomplete", before: before.trim() };
+}
 
 function readFinalMessage(text: string): { reported: ExecutionCompletion["reported"]; summary: string; messageError?: Error } {
   let judged: string;
@@ -80,16 +110,16 @@ function readFinalMessage(text: string): { reported: ExecutionCompletion["report
   } catch (err) {
     return { reported: "missing", summary: "", messageError: asIncomplete(err) as Error };
   }
-  const match = RESULT_LINE.exec(judged);
-  if (match === null) {
+  const marker = readResultMarker(judged);
+  if (marker === undefined) {
     const asked = /[?？]\s*$/.test(judged);
     const cause = new TruncatedResponseError(asked ? "the final message ends with a question, not a result line" : "the final message has no result line (cut off?)", {
       details: { expected: [RESULT_DONE, RESULT_INCOMPLETE], endsWithQuestion: asked },
     });
     return { reported: "missing", summary: judged.trim(), messageError: new IncompleteRunError(`the agent's final message does not meet the contract: ${cause.message}`, { cause, details: { endsWithQuestion: asked } }) };
   }
-  const summary = judged.slice(0, match.index).trim();
-  if (match[1] === "incomplete") {
+  const summary = marker.before;
+  if (marker.result === "incomplete") {
     return { reported: "incomplete", summary, messageError: new IncompleteRunError("the agent reported that it could not carry out every step", { details: { reported: "incomplete" } }) };
   }
   return { reported: "done", summary };
@@ -104,8 +134,16 @@ export function asIncomplete(err: unknown): unknown {
   return new IncompleteRunError(`the session ended its turn without a usable final message (${err.name})`, { cause: err, details: { cause: err.name } });
 }
 
-/** The fault the freee MCP server stamped on the run (the connection failed): the run ends as AuthError. */
-export function faultError(fault: { errorName: "AuthError"; tool: string; reason?: string | undefined; at: string }): AuthError {
+/**
+ * The fault the freee MCP server stamped on the run: the run ends as AuthError (the connection failed) or
+ * FreeeCompanyChangedError (the connection acts on another company than the approved plan's).
+ */
+export function faultError(fault: NonNullable<Execution["fault"]>): AuthError | FreeeCompanyChangedError {
+  if (fault.errorName === "FreeeCompanyChangedError") {
+    return new FreeeCompanyChangedError(`the freee connection acts on another company than the approved plan's (${fault.tool})`, {
+      details: { tool: fault.tool, at: fault.at, ...(fault.reason === undefined ? {} : { reason: fault.reason }) },
+    });
+  }
   return new AuthError(`the freee connection failed during the run (${fault.tool}${fault.reason === undefined ? "" : `: ${fault.reason}`})`, {
     details: { tool: fault.tool, at: fault.at, ...(fault.reason === undefined ? {} : { reason: fault.reason }) },
   });

@@ -28,6 +28,8 @@ export async function buildPreview(steps: readonly StepWithNames[], reader: Free
   const ordered = [...steps].sort((a, b) => a.order - b.order);
   const out = await Promise.all(ordered.map((step) => (isWriteStep(step) ? previewWrite(step, reader, now, context) : { step, preview: undefined })));
   const previewSteps = out.flatMap((o) => (o.preview === undefined ? [] : [o.preview]));
+  // After the reads: the company they were made in (a plan of reads alone is bound to its company too).
+  const company = await reader.connectedCompany();
   return {
     steps: out.map((o) => o.step),
     preview: {
@@ -35,6 +37,7 @@ export async function buildPreview(steps: readonly StepWithNames[], reader: Free
       previewedAt: now.toISOString(),
       steps: previewSteps,
       reads: reader.reads,
+      company,
     },
   };
 }

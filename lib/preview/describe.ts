@@ -109,6 +109,37 @@ interface DealDetail {
   description?: unknown;
 }
 
+interface DealPayment {
+  date?: unknown;
+  from_walletable_type?: unknown;
+  from_walletable_id?: unknown;
+  amount?: unknown;
+}
+
+/** freee's wallet types (from_walletable_type). */
+const WALLET_TYPES: Readonly<Record<string, string>> = { bank_account: "銀行口座", credit_card: "クレジットカード", wallet: "現金", private_account_item: "プライベート資金" };
+
+/**
+ * Each payment with its wallet as freee finds it — by type and id: a bank account, card or cash wallet of that
+ * type, or for `private_account_item` an account item (whose ids are another list). Never by id alone.
+ */
+async function paymentLines(payments: readonly DealPayment[], reader: FreeeReader, items: Read<{ id: number; name: string }[]>, warnings: string[]): Promise<string[]> {
+  const wallets = payments.some((p) => p.from_walletable_type !== "private_account_item") ? await reader.walletables() : undefined;
+  if (wallets !== undefined && !wallets.ok) warnings.push(`口座の名前を freee から読み取れませんでした（${wallets.reason}）。`);
+  return payments.map((p, i) => {
+    const type = String(p.from_walletable_type);
+    const id = num(p.from_walletable_id);
+    const label = WALLET_TYPES[type] ?? `口座区分 ${type}`;
+    let name: string | undefined;
+    if (type === "private_account_item") name = items.ok ? items.value.find((a) => a.id === id)?.name : undefined;
+    else if (wallets?.ok === true) name = wallets.value.find((w) => w.id === id && w.type === type)?.name;
+    const known = type === "private_account_item" ? items.ok : wallets?.ok === true;
+    if (known && name === undefined) warnings.push(`${label} ID ${id} は freee に見つかりません。`);
+    const wallet = name === undefined ? `${label} ID ${id}` : name === label ? `${label}（ID ${id}）` : `${label}「${name}」（ID ${id}）`;
+    return `支払 ${i + 1}: ${String(p.date)} ${wallet} ${yen(num(p.amount))}`;
+  });
+}
+
 const createDeal: Describer = async (input, reader) => {
   const warnings: string[] = [];
   const details = (Array.isArray(input.details) ? input.details : []) as DealDetail[];
@@ -142,7 +173,8 @@ const createDeal: Describer = async (input, reader) => {
   const type = dealTypeLabel(String(input.type));
   const date = String(input.issue_date);
   const lines = details.map((d, i) => {
-    const account = accountName(num(d.account_item_id));
+    // A line may name its account by code instead: that is not described here (the card shows it as given).
+    const account = d.account_item_id === undefined ? "勘定科目（ID の指定なし）" : accountName(num(d.account_item_id));
     const description = typeof d.description === "string" && d.description !== "" ? ` ${quoted(d.description)}` : "";
     return { account, amount: num(d.amount), text: `明細 ${i + 1}: ${account} ${yen(num(d.amount))}（${taxName(num(d.tax_code))}）${description}` };
   });
@@ -153,16 +185,9 @@ const createDeal: Describer = async (input, reader) => {
       ? `取引 作成: ${date} ${type} ${lines[0]!.account} ${yen(lines[0]!.amount)}${partnerText}`
       : `取引 作成: ${date} ${type} 合計 ${yen(total)}（明細 ${lines.length} 件）${partnerText}`;
   const extra = input.due_date === undefined ? [] : [`支払期日: ${String(input.due_date)}`];
-  const payments = (Array.isArray(input.payments) ? input.payments : []) as { date?: unknown; from_walletable_id?: unknown; amount?: unknown }[];
+  const payments = (Array.isArray(input.payments) ? input.payments : []) as DealPayment[];
   if (payments.length > 0) {
-    const wallets = await reader.namedList("/api/1/walletables", "walletables");
-    if (!wallets.ok) warnings.push(`口座の名前を freee から読み取れませんでした（${wallets.reason}）。`);
-    payments.forEach((p, i) => {
-      const id = num(p.from_walletable_id);
-      const wallet = wallets.ok ? wallets.value.find((w) => w.id === id)?.name : undefined;
-      if (wallets.ok && wallet === undefined) warnings.push(`口座 ID ${id} は freee に見つかりません。`);
-      extra.push(`支払 ${i + 1}: ${String(p.date)} ${wallet ?? `口座 ID ${id}`} ${yen(num(p.amount))}`);
-    });
+    extra.push(...(await paymentLines(payments, reader, items, warnings)));
     const paid = payments.reduce((sum, p) => sum + num(p.amount), 0);
     extra.push(paid >= total ? "決済済みの取引として登録されます。" : `未決済残高 ${yen(total - paid)} が残ります。`);
   }
@@ -195,17 +220,27 @@ export function undescribed(tool: string, description: string | undefined): Desc
   };
 }
 
-/** The input keys each describer puts into words (for a deal, also the keys of each line). */
-const COVERED: Readonly<Record<string, { keys: readonly string[]; details?: readonly string[] }>> = {
+/**
+ * The input fields each describer puts into words: top-level keys, and for a list (a deal's lines, its payments)
+ * the keys of each entry. Tested field by field against the tools' schemas (test/preview/coverage.ddb.test.ts):
+ * a field listed here changes what the preview says when its value changes.
+ */
+const COVERED: Readonly<Record<string, { keys: readonly string[]; lists?: Readonly<Record<string, readonly string[]>> }>> = {
   freee_hr_update_basic_pay_rule: { keys: ["employee_id", "year", "month", "pay_calc_type", "pay_amount"] },
-  freee_hr_update_work_record: { keys: ["employee_id", "date", "work_record_segments", "clock_in_at", "clock_out_at", "break_records", "note"] },
-  freee_accounting_create_deal: { keys: ["issue_date", "type", "partner_id", "due_date", "details", "payments"], details: ["account_item_id", "tax_code", "amount", "description"] },
+  freee_hr_update_work_record: {
+    keys: ["employee_id", "date", "note"],
+    lists: { work_record_segments: ["clock_in_at", "clock_out_at"], break_records: ["clock_in_at", "clock_out_at"] },
+  },
+  freee_accounting_create_deal: {
+    keys: ["issue_date", "type", "partner_id", "due_date"],
+    lists: { details: ["account_item_id", "tax_code", "amount", "description"], payments: ["date", "from_walletable_type", "from_walletable_id", "amount"] },
+  },
   [UPLOAD_RECEIPT_TOOL]: { keys: UPLOAD_COVERED_KEYS },
 };
 
 /**
  * The part of a write step's input its summary does not put into words (everything, for a tool without a
- * describer): the card shows it as it is, so no value of an approved write is ever left unseen.
+ * describer): the card shows it raw and says so, so no value of an approved write is ever left unseen.
  */
 export function uncoveredInput(tool: string, input: Record<string, unknown>): Record<string, unknown> | undefined {
   // A generic write's preview puts every field of its path, query and body into words (lib/preview/generic.ts).
@@ -213,12 +248,21 @@ export function uncoveredInput(tool: string, input: Record<string, unknown>): Re
   const covered = COVERED[tool];
   if (covered === undefined) return Object.keys(input).length === 0 ? undefined : input;
   const rest: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(input)) if (!covered.keys.includes(key)) rest[key] = value;
-  if (covered.details !== undefined && Array.isArray(input.details)) {
-    input.details.forEach((line, i) => {
-      if (line === null || typeof line !== "object") return;
-      for (const [key, value] of Object.entries(line as Record<string, unknown>)) if (!covered.details!.includes(key)) rest[`details.${i}.${key}`] = value;
-    });
+  for (const [key, value] of Object.entries(input)) {
+    const listed = covered.lists?.[key];
+    if (listed === undefined) {
+      if (!covered.keys.includes(key)) rest[key] = value;
+    } else if (!Array.isArray(value)) {
+      rest[key] = value;
+    } else {
+      value.forEach((entry, i) => {
+        if (entry === null || typeof entry !== "object" || Array.isArray(entry)) {
+          rest[`${key}.${i}`] = entry;
+          return;
+        }
+        for (const [field, v] of Object.entries(entry as Record<string, unknown>)) if (!listed.includes(field)) rest[`${key}.${i}.${field}`] = v;
+      });
+    }
   }
   return Object.keys(rest).length === 0 ? undefined : rest;
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { FreeeClient } from "../freee/client";
 import type { FreeeRequest, FreeeResult } from "../freee/types";
 import { getTool } from "../tools/registry";
+import { FreeeCompanyChangedError } from "../errors/taxonomy";
 
 /**
  * The preview's reads from freee: the registry's read tools (the requests the MCP server would send for them),
@@ -14,7 +15,7 @@ import { getTool } from "../tools/registry";
  * - AuthError and transient errors are thrown: Step Functions retries or catches them (the error table).
  */
 
-export type PreviewClient = Pick<FreeeClient, "companyId" | "request">;
+export type PreviewClient = Pick<FreeeClient, "companyId" | "company" | "request">;
 export type Read<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 /** At most this many freee requests per preview (each write step needs two or three, lookups are shared). */
@@ -45,6 +46,8 @@ const WorkRecordSchema = z.object({
 export type FreeeWorkRecord = z.infer<typeof WorkRecordSchema>;
 const NamedSchema = z.object({ id: z.number().int(), name: z.string() });
 export type FreeeNamed = z.infer<typeof NamedSchema>;
+const WalletableSchema = z.object({ id: z.number().int(), name: z.string(), type: z.string() });
+export type FreeeWalletable = z.infer<typeof WalletableSchema>;
 const TaxSchema = z.object({ code: z.number().int(), name: z.string(), name_ja: z.string().nullish() });
 export type FreeeTaxCode = z.infer<typeof TaxSchema>;
 
@@ -59,6 +62,15 @@ export class FreeeReader {
     private readonly client: PreviewClient,
     private readonly maxReads = MAX_PREVIEW_READS,
   ) {}
+
+  /** The connected company the reads are made in (read from the stored connection, not from freee's API). */
+  async connectedCompany(): Promise<{ id: number; name?: string }> {
+    const company = await this.client.company();
+    // Every read of this preview names the same company, so the one recorded is the one read.
+    this.company ??= Promise.resolve(company.id);
+    if ((await this.company) !== company.id) throw new FreeeCompanyChangedError("the freee connection changed company during the preview", { details: { read: await this.company, now: company.id } });
+    return company;
+  }
 
   employee(id: number, year: number, month: number): Promise<Read<FreeeEmployee>> {
     return this.tool("freee_hr_get_employee", { year, month, employee_id: id }, z.object({ employee: EmployeeSchema }), (d) => d.employee);
@@ -109,6 +121,11 @@ export class FreeeReader {
   /** A list of named records (walletables, sections, tags, items) by its GET path and the array its answer holds. */
   namedList(path: string, key: string): Promise<Read<FreeeNamed[]>> {
     return this.tool("freee_api_get", { path }, z.object({ [key]: z.array(NamedSchema) }), (d) => d[key] as FreeeNamed[]);
+  }
+
+  /** The company's bank accounts, cards and cash wallets, with their type: a payment names its wallet by type and id. */
+  walletables(): Promise<Read<FreeeWalletable[]>> {
+    return this.tool("freee_api_get", { path: "/api/1/walletables" }, z.object({ walletables: z.array(WalletableSchema) }), (d) => d.walletables);
   }
 
   /** Tax codes have no registry tool of their own: the same GET the free-form tool would send. */

@@ -42,6 +42,8 @@ export const PlanMessages = {
   blocked: "freee で確かめられない名前があるため、この実行ステップは承認できません。却下して、理由に正しい名前を書いてください。",
   tooLarge: "この実行ステップは大きすぎて Slack で全文を確認できないため、承認できません。却下して、依頼を分けてください。",
   notPreviewed: "この実行ステップは freee での事前確認（プレビュー）が済んでいないため、承認できません。",
+  undescribedFields: "プレビューで説明していない入力（そのまま書き込まれます）",
+  rawInput: "入力（プレビューで説明していません。そのまま書き込まれます）",
 } as const;
 
 export function planLayout(version: ProcessVersion): PlanLayout {
@@ -106,7 +108,8 @@ export function stepText(step: ProcessStep, preview: PreviewStep | undefined): s
   for (const w of preview.warnings) lines.push(`:warning: ${escapeMrkdwn(w)}`);
   for (const p of preview.problems) lines.push(`:no_entry: ${escapeMrkdwn(p.message)}`);
   const rest = uncoveredInput(step.tool, step.toolInput);
-  if (rest !== undefined) lines.push(`${hasDescriber(step.tool) ? "その他の入力" : "入力"}: ${code(rest)}`);
+  // Shown as given, and said to be: the preview did not put these fields into words.
+  if (rest !== undefined) lines.push(`${hasDescriber(step.tool) ? PlanMessages.undescribedFields : PlanMessages.rawInput}: ${code(rest)}`);
   return lines.join("\n");
 }
 

@@ -1,3 +1,4 @@
+import type { PreviewCompany } from "../domain/preview";
 import { ExecutionSchema, executionIdFor, TaskSchema, type AuditEntry, type Execution, type ExecutionProgress, type PendingAudit, type Task } from "../domain/records";
 import { assertTransition, type ExecutionStatus, type TaskStatus } from "../domain/status";
 import { LimitReachedError, RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
@@ -68,12 +69,13 @@ export class ExecutionItems {
   /** Create Execution N (status `pending`); a retried call gets the existing record back. */
   async create(
     taskId: string,
-    input: { executionNo: number; processVersion: number; startedBy: string; startAudit?: PendingAudit },
+    input: { executionNo: number; processVersion: number; startedBy: string; startAudit?: PendingAudit; company?: PreviewCompany },
     entry?: AuditEntry,
   ): Promise<WriteResult<Execution> & { entry?: EntryState }> {
     const now = this.table.now();
     const record = ExecutionSchema.parse({
       startAudit: input.startAudit,
+      company: input.company,
       taskId,
       executionNo: input.executionNo,
       executionId: executionIdFor(taskId, input.executionNo),

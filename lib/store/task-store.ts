@@ -1,3 +1,4 @@
+import type { PreviewCompany } from "../domain/preview";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { ProcessPreview } from "../domain/preview";
 import type {
@@ -182,7 +183,7 @@ export class TaskStore {
   }
   createExecution(
     taskId: string,
-    input: { executionNo: number; processVersion: number; startedBy: string; startAudit?: PendingAudit },
+    input: { executionNo: number; processVersion: number; startedBy: string; startAudit?: PendingAudit; company?: PreviewCompany },
     entry?: AuditEntry,
   ): Promise<WriteResult<Execution> & { entry?: EntryState }> {
     return this.executions.create(taskId, input, entry);

@@ -44,11 +44,14 @@ export async function startExecutionRun(deps: StartExecutionRunDeps, request: St
   if (task.approvedProcessVersion === undefined) {
     throw new RecordNotFoundError(`task ${task.taskId} has no approved Process`, { details: { taskId: task.taskId } });
   }
+  // The run acts on the company its Process was previewed against, and only on it (lib/mcp/tool-call.ts).
+  const company = (await deps.store.getVersion("process", task.taskId, task.approvedProcessVersion))?.preview?.company;
   const { record: execution, ...audited } = await deps.store.createExecution(
     task.taskId,
     {
       executionNo,
       processVersion: task.approvedProcessVersion,
+      ...(company === undefined ? {} : { company }),
       startedBy: request.actorId,
       startAudit: startAudit(executionNo, task.approvedProcessVersion, request.actorId, new Date().toISOString()),
     },

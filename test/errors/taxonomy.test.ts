@@ -24,8 +24,7 @@ import {
   TruncatedResponseError,
   UpstreamServerError,
   UpstreamTimeoutError,
-  type ErrorKind,
-} from "../../lib/errors/taxonomy";
+  type ErrorKind, FreeeCompanyChangedError } from "../../lib/errors/taxonomy";
 
 // DESIGN §3, one row each: class → kind. The name is what Step Functions' ErrorEquals matches.
 const rows: Array<[string, () => AppError, ErrorKind]> = [
@@ -40,6 +39,7 @@ const rows: Array<[string, () => AppError, ErrorKind]> = [
   ["RefusedResponseError", () => new RefusedResponseError("x", { stopDetails: { category: "cyber" } }), "business"],
   ["MalformedOutputError", () => new MalformedOutputError("x"), "business"],
   ["AuthError", () => new AuthError("x"), "auth"],
+  ["FreeeCompanyChangedError", () => new FreeeCompanyChangedError("x"), "auth"],
   ["BadRequestError", () => new BadRequestError("x"), "business"],
   ["FatalConfigError", () => new FatalConfigError("x"), "fatal"],
   ["RunTimeoutError", () => new RunTimeoutError("x"), "timeout"],

@@ -40,7 +40,14 @@ it("「来月から山田さんの基本給を30万円に変更して」→ vali
           toolInput: '{"instruction":"一覧から山田さんの従業員 ID を確認する。同姓が複数いれば更新せずに報告する。","tools":["freee_hr_get_employee"]}',
           nameRefs: [],
         },
-        { stepId: "s3", order: 3, tool: "freee_hr_get_basic_pay_rule", effect: "read", toolInput: '{"year":2026,"month":12}', nameRefs: [] },
+        {
+          stepId: "s3",
+          order: 3,
+          tool: "agent_decide",
+          effect: "read",
+          toolInput: '{"instruction":"確認した山田さんの現在の基本給を読む。","tools":["freee_hr_get_basic_pay_rule"]}',
+          nameRefs: [],
+        },
         {
           stepId: "s4",
           order: 4,

@@ -65,8 +65,9 @@ describe("write steps", () => {
 });
 
 describe("read steps", () => {
-  it("may leave out what the agent fills in at run time", () => {
-    expect(stepOf(step("freee_hr_get_basic_pay_rule", { year: 2027, month: 1 })).toolInput).toEqual({ year: 2027, month: 1 });
+  it("is fully specified: the MCP server serves exactly this input, so nothing is left for the agent to fill in", () => {
+    expect(issues(step("freee_hr_get_basic_pay_rule", { year: 2027, month: 1 }))[0]).toContain("employee_id");
+    expect(stepOf(step("freee_hr_get_basic_pay_rule", { year: 2027, month: 1, employee_id: 1 })).toolInput).toEqual({ year: 2027, month: 1, employee_id: 1 });
   });
 
   it("the free-form GET names its path: that path is its scope", () => {

@@ -156,6 +156,56 @@ describe("an agent with a valid bearer cannot do what was not approved", () => {
   });
 });
 
+/** Approved reads: one employee's pay rule, the employee list (any page), the list by the free-form GET, and a scope. */
+const READS: ProcessStep[] = [
+  { stepId: "r1", order: 1, tool: "freee_hr_get_basic_pay_rule", effect: "read", toolInput: { year: 2027, month: 1, employee_id: 1 } },
+  { stepId: "r2", order: 2, tool: "freee_hr_list_employees", effect: "read", toolInput: { year: 2027, month: 1 } },
+  { stepId: "r3", order: 3, tool: "freee_api_get", effect: "read", toolInput: { path: "/hr/api/v1/employees", query: { year: 2027, month: 1 } } },
+  { stepId: "r4", order: 4, tool: "agent_decide", effect: "read", toolInput: { instruction: "事業所を確認する" }, readScope: { tools: ["freee_api_get"], pathPrefixes: ["/api/1"] } },
+];
+
+describe("reads are bound like writes: the approved input, only the page may differ", () => {
+  const reading = async () => {
+    const { taskId, bearer } = await stack.newExecution(READS);
+    return { taskId, agent: await stack.agent(bearer) };
+  };
+
+  it("another employee's pay rule: the approved read names employee 1", async () => {
+    const { taskId, agent } = await reading();
+    for (const employee_id of [2, 3]) {
+      await expectRefused(taskId, agent, { name: "freee_hr_get_basic_pay_rule", arguments: { year: 2027, month: 1, employee_id } }, "outside_read_scope", "承認済みの読み取りステップと一致しない");
+    }
+    // Another month is another read too.
+    await expectRefused(taskId, agent, { name: "freee_hr_get_basic_pay_rule", arguments: { year: 2026, month: 12, employee_id: 1 } }, "outside_read_scope", "[r1]");
+    const refused = (await stack.audit(taskId)).filter((a) => a.details.reason === "outside_read_scope").at(-1)!;
+    expect(refused.details.differingKeys).toEqual(["month", "year"]);
+    const approved = await agent.callTool({ name: "freee_hr_get_basic_pay_rule", arguments: { employee_id: "1", month: 1, year: 2027 } });
+    expect(approved.isError).toBeFalsy();
+  });
+
+  it("the approved list is served page by page, and nothing else by the same tool", async () => {
+    const { taskId, agent } = await reading();
+    const page = await agent.callTool({ name: "freee_hr_list_employees", arguments: { year: 2027, month: 1, limit: 1, offset: 1 } });
+    expect(page.isError).toBeFalsy();
+    await expectRefused(taskId, agent, { name: "freee_hr_list_employees", arguments: { year: 2026, month: 1 } }, "outside_read_scope", "limit / offset / page / per_page");
+  });
+
+  it("the free-form GET of the employee list is that path, not a prefix of every employee's records", async () => {
+    const { taskId, agent } = await reading();
+    await expectRefused(taskId, agent, { name: "freee_api_get", arguments: { path: "/hr/api/v1/employees/2/basic_pay_rule", query: { year: 2027, month: 1 } } }, "outside_read_scope", "許可された範囲の外");
+    await expectRefused(taskId, agent, { name: "freee_api_get", arguments: { path: "/hr/api/v1/employees/2", query: { year: 2027, month: 1 } } }, "outside_read_scope", "許可された範囲の外");
+    const list = await agent.callTool({ name: "freee_api_get", arguments: { path: "/hr/api/v1/employees", query: { year: 2027, month: 1, limit: 5 } } });
+    expect(list.isError).toBeFalsy();
+  });
+
+  it("no agent_decide scope lists the companies the freee user can see, even one over /api/1", async () => {
+    const { taskId, agent } = await reading();
+    await expectRefused(taskId, agent, { name: "freee_api_get", arguments: { path: "/api/1/companies" } }, "outside_read_scope", "許可された範囲の外");
+    const refused = (await stack.audit(taskId)).filter((a) => a.details.reason === "outside_read_scope").at(-1)!;
+    expect(refused.details.companyList).toBe(true);
+  });
+});
+
 describe("the approved writes do run", () => {
   it("each approved write runs once with the approved input, in the connected company", async () => {
     const { taskId, agent } = await running();

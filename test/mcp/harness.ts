@@ -67,8 +67,14 @@ async function toEvent(req: IncomingMessage): Promise<APIGatewayProxyEventV2> {
   };
 }
 
-/** A task whose Process v1 (these steps) is approved, with Execution 1 in `status`. */
-export async function seedExecution(store: TaskStore, teamId: string, messageTs: string, steps: ProcessStep[], status: "running" | "completed" = "running", attachments?: SlackFileRef[]) {
+/** The company the seeded plans were previewed against: the one every test workspace connects first. */
+export const APPROVED_COMPANY = { id: 101, name: "テスト株式会社" } as const;
+
+/**
+ * A task whose Process v1 (these steps) is approved, with Execution 1 in `status`, carrying the company the plan
+ * was previewed against (as startExecutionRun copies it from the preview).
+ */
+export async function seedExecution(store: TaskStore, teamId: string, messageTs: string, steps: ProcessStep[], status: "running" | "completed" = "running", attachments?: SlackFileRef[], company: { id: number; name?: string } | null = APPROVED_COMPANY) {
   const { record: task } = await store.createTask({
     thread: { teamId, channelId: "C1", messageTs },
     requesterId: "U1",
@@ -80,7 +86,7 @@ export async function seedExecution(store: TaskStore, teamId: string, messageTs:
   await store.saveVersionContent("process", task.taskId, 1, { steps });
   await store.openApproval("process", task.taskId, 1, "token-1");
   await store.transitionVersion("process", task.taskId, 1, "approved", { remove: ["taskToken"] });
-  const { record: execution } = await store.createExecution(task.taskId, { executionNo: 1, processVersion: 1, startedBy: "U1" });
+  const { record: execution } = await store.createExecution(task.taskId, { executionNo: 1, processVersion: 1, startedBy: "U1", ...(company === null ? {} : { company }) });
   await store.transitionExecution(task.taskId, 1, "running");
   if (status === "completed") await store.transitionExecution(task.taskId, 1, "completed");
   return { task, execution };

@@ -147,7 +147,7 @@ describe("freee MCP server over Streamable HTTP (MCP SDK client)", () => {
   });
 
   it("freee 404 becomes error text for the agent (isError), audited as freee.tool_failed", async () => {
-    const { task, bearer } = await newExecution([{ stepId: "s1", order: 1, tool: "freee_hr_get_employee", effect: "read", toolInput: {} }]);
+    const { task, bearer } = await newExecution([{ stepId: "s1", order: 1, tool: "freee_hr_get_employee", effect: "read", toolInput: { year: 2026, month: 1, employee_id: 404 } }]);
     const client = await mcpClient(bearer);
     const result = await client.callTool({ name: "freee_hr_get_employee", arguments: { year: 2026, month: 1, employee_id: 404 } });
     expect(result.isError).toBe(true);

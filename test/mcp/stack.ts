@@ -131,7 +131,8 @@ export async function startMcpStack(options: McpStackOptions = {}): Promise<McpS
       return { taskId: task.taskId, execution, bearer: bearerFor(execution.executionId) };
     },
     async rerun(taskId, executionNo) {
-      await store.createExecution(taskId, { executionNo, processVersion: 1, startedBy: "U1" });
+      const first = await store.getExecution(taskId, 1);
+      await store.createExecution(taskId, { executionNo, processVersion: 1, startedBy: "U1", ...(first?.company === undefined ? {} : { company: first.company }) });
       const { record } = await store.transitionExecution(taskId, executionNo, "running");
       return { execution: record, bearer: bearerFor(record.executionId) };
     },

@@ -5,7 +5,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { rerunExecution } from "../../lib/actions";
 import { createFreeeMcpHandlerFromEnv } from "../../lib/mcp/create-from-env";
 import { functionUrlHandler } from "../../lib/mcp/function-url";
-import { SlackMessages } from "../../lib/messages/ja";
+import { FreeeCompanyChangedMessages, SlackMessages } from "../../lib/messages/ja";
+import { FreeeConnectionStore } from "../../lib/freee/connection-store";
+import { LocalTokenCipher } from "../../lib/freee/token-cipher";
 import { serveFunctionUrl } from "../mcp/harness";
 import { jsonReply } from "../../dev/fakes/anthropic";
 import { ev } from "../../dev/fakes/anthropic";
@@ -220,6 +222,31 @@ describe("L4 completion contract", () => {
     expect(card).not.toContain("完了*");
     expect(payPuts().slice(putsBefore).filter((r) => r.status === 200)).toHaveLength(0);
     expect(h.agents.requests.some((r) => r.method === "POST" && /\/events$/.test(r.path) && JSON.stringify(r.body).includes("user.interrupt"))).toBe(true);
+  });
+
+  it("an admin reconnects freee to another company after the approval: the run writes nothing and ends with the preview-again message", async () => {
+    const { taskId, run, agent } = await untilSession();
+    // The plan was previewed against the connected company, and its card said so.
+    const history0 = await h.store.loadHistory(taskId);
+    expect(history0.processes[0]!.preview?.company).toEqual({ id: 101, name: "テスト株式会社" });
+    expect(history0.executions[0]!.company).toEqual({ id: 101, name: "テスト株式会社" });
+    expect(slackTexts(h).some((t) => t.includes(FreeeCompanyChangedMessages.target("テスト株式会社")))).toBe(true);
+    // The callback's save with company 202 (the freee user can act on both).
+    const connections = new FreeeConnectionStore(h.actions.doc, h.store.tableName, new LocalTokenCipher(h.env.FREEE_TOKEN_LOCAL_KEY!));
+    await connections.save({ teamId: "T0001", tokens: { ...h.freee.issueTokens(), accessTokenExpiresAt: new Date(Date.now() + 3_600_000).toISOString() }, companyId: 202, companyName: "別会社株式会社", connectedBy: "U1" });
+    const putsBefore = payPuts().length;
+    const result = await call(agent, "freee_hr_update_basic_pay_rule", pay(1, 300_000));
+    await agent.close();
+    expect(result.isError).toBe(true);
+    await run.done;
+    expect(run.status).toBe("FAILED");
+    expect(run.error).toBe("FreeeCompanyChangedError");
+    expect(payPuts().length).toBe(putsBefore);
+    const history = await h.store.loadHistory(taskId);
+    expect(history.executions[0]).toMatchObject({ status: "failed", errorName: "FreeeCompanyChangedError", fault: { errorName: "FreeeCompanyChangedError" } });
+    const card = slackTexts(h).filter((t) => t.includes("実行 #1")).at(-1)!;
+    expect(card).toContain(FreeeCompanyChangedMessages.slack);
+    expect(card).not.toContain("完了*");
   });
 
   it("a rerun with every write already done (only the result line was missing) completes without a session", async () => {

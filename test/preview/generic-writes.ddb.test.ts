@@ -75,7 +75,7 @@ describe("typed writes with freee's own inputs", () => {
   it("a settled expense: the payment with the wallet's name, and that the deal will be settled; a minus line in 円", async () => {
     const deal = { issue_date: "2026-12-01", type: "expense", details: [{ account_item_id: 21, tax_code: 136, amount: 5_500 }, { account_item_id: 23, tax_code: 136, amount: -500 }], payments: [{ date: "2026-12-01", from_walletable_type: "wallet", from_walletable_id: 32, amount: 5_000 }] };
     const p = await preview(step(1, "freee_accounting_create_deal", deal));
-    expect(p.steps[0]!.details).toEqual(expect.arrayContaining(["支払 1: 2026-12-01 現金 5,000円", "決済済みの取引として登録されます。"]));
+    expect(p.steps[0]!.details).toEqual(expect.arrayContaining(["支払 1: 2026-12-01 現金（ID 32） 5,000円", "決済済みの取引として登録されます。"]));
     expect(p.steps[0]!.details.some((d) => d.includes("-500円"))).toBe(true);
     expect(uncoveredInput("freee_accounting_create_deal", deal)).toBeUndefined();
   });

@@ -71,7 +71,7 @@ describe("ledger report from the audit log", () => {
       e("I", "error.L3", "2026-11-09T00:02:00Z", { layer: "L3", errorType: "AuthError" }),
     ];
     const ledger = buildLedger(runs, { since: "2026-11-01", until: "2026-11-30" });
-    expect(ledger.runsNotCompleted).toEqual({ IncompleteRunError: 1, AuthError: 1, WriteOutcomeUnknownError: 0 });
+    expect(ledger.runsNotCompleted).toEqual({ IncompleteRunError: 1, AuthError: 1, FreeeCompanyChangedError: 0, WriteOutcomeUnknownError: 0 });
     expect(ledger.tasks.filter((t) => t.outcome === "failed").map((t) => [t.taskId, t.errorClass])).toEqual([
       ["G", "IncompleteRunError"],
       ["H", "AuthError"],

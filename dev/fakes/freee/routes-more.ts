@@ -1,5 +1,5 @@
 import { notFoundBody } from "./errors";
-import { checkDealRefs, employeeOr404, invalid, page, type Route, type RouteContext, type RouteResult } from "./routes";
+import { checkDealRefs, employeeOr404, invalid, page, walletableExists, type Route, type RouteContext, type RouteResult } from "./routes";
 import { dealRecord, nextId, TAX_CODES } from "./state";
 
 /** The file each uploaded receipt was made from (name, type, size, bytes' digest), for the tests' assertions. */
@@ -80,7 +80,7 @@ export const MORE_ROUTES: Record<string, Route> = {
   create_deal_payment: (ctx) => {
     const deal = byId(ctx.company.deals, ctx.pathParams.id);
     if (deal === undefined) return missing(ctx, "取引");
-    if (!ctx.company.walletables.some((w) => w.id === ctx.body.from_walletable_id)) return invalid(ctx, "口座が存在しません。");
+    if (!walletableExists(ctx.company, String(ctx.body.from_walletable_type), Number(ctx.body.from_walletable_id))) return invalid(ctx, "口座が存在しません。");
     const payments = [...(deal.payments as Record<string, unknown>[]), { id: nextId(), date: ctx.body.date, from_walletable_type: ctx.body.from_walletable_type, from_walletable_id: ctx.body.from_walletable_id, amount: ctx.body.amount }];
     const due = Number(deal.amount) - payments.reduce((s, p) => s + Number(p.amount), 0);
     Object.assign(deal, { payments, due_amount: due, status: due <= 0 ? "settled" : "unsettled" });

@@ -97,8 +97,8 @@ export function checkDealRefs(ctx: RouteContext): string[] {
     else if (!ctx.company.accountItems.some((a) => a.id === d.account_item_id)) problems.push(`勘定科目 ${d.account_item_id} が存在しません。`);
     if (!TAX_CODES.some((t) => t.code === d.tax_code)) problems.push(`税区分 ${d.tax_code} が存在しません。`);
   }
-  for (const p of (b.payments ?? []) as { from_walletable_id: number }[]) {
-    if (!ctx.company.walletables.some((w) => w.id === p.from_walletable_id)) problems.push("口座が存在しません。");
+  for (const p of (b.payments ?? []) as { from_walletable_id: number; from_walletable_type: string }[]) {
+    if (!walletableExists(ctx.company, p.from_walletable_type, p.from_walletable_id)) problems.push("口座が存在しません。");
   }
   return problems;
 }
@@ -295,3 +295,12 @@ export const ROUTES: Record<string, Route> = {
     return [201, { invoice }];
   },
 };
+
+/**
+ * A payment's wallet as freee finds it: by type and id — a bank account, card or cash wallet of that type, or for
+ * `private_account_item` an account item (プライベート資金), whose ids are another list.
+ */
+export function walletableExists(company: { walletables: Record<string, unknown>[]; accountItems: Record<string, unknown>[] }, type: string, id: number): boolean {
+  if (type === "private_account_item") return company.accountItems.some((a) => a.id === id);
+  return company.walletables.some((w) => w.id === id && w.type === type);
+}

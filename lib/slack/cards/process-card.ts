@@ -1,5 +1,6 @@
 import type { ProcessVersion, Task } from "../../domain/records";
 import { ActionIds, actions, context, escapeMrkdwn, section, wholeSection, type ButtonSpec, type Card } from "./blocks";
+import { FreeeCompanyChangedMessages } from "../../messages/ja";
 import { planLayout, planSummary, PlanMessages, type PlanSection } from "../../review/plan";
 
 /**
@@ -14,7 +15,7 @@ const OVERFLOW_SHOWN = 43;
 export function processContentBlocks(task: Task, record: ProcessVersion): Card["blocks"] {
   if (record.steps === undefined) return [];
   const layout = planLayout(record);
-  const blocks: Card["blocks"] = [context(`${planSummary(record)}。承認すると、この内容だけが実行されます。`)];
+  const blocks: Card["blocks"] = [context(`${planSummary(record)}。承認すると、この内容だけが実行されます。${companyLine(record)}`)];
   if (layout.kind === "too_large") return [...blocks, section(`:no_entry: ${PlanMessages.tooLarge}`)];
   const shown = layout.kind === "card" ? layout.sections : layout.sections.slice(0, OVERFLOW_SHOWN);
   blocks.push(...shown.map((s) => planSection(task.taskId, record.version, s)));
@@ -24,6 +25,15 @@ export function processContentBlocks(task: Task, record: ProcessVersion): Card["
     blocks.push(section(`:page_facing_up: ${note}このプランはカードに収まらないため、全文は「全文を確認して承認」で確認できます。`));
   }
   return blocks;
+}
+
+/** The company the plan was previewed against, in the summary's block (the card's block budget is the steps'). */
+function companyLine(record: ProcessVersion): string {
+  const company = record.preview?.company;
+  if (company === undefined) return "";
+  // The approval is of this company's data; the run acts on it only (lib/mcp/tool-call.ts).
+  const name = company.name ?? FreeeCompanyChangedMessages.unnamed(company.id);
+  return `\n*${escapeMrkdwn(FreeeCompanyChangedMessages.target(name))}*　${escapeMrkdwn(FreeeCompanyChangedMessages.cardNote)}`;
 }
 
 export function planSection(taskId: string, version: number, s: PlanSection) {
