@@ -1,7 +1,7 @@
 import type { PreviewStep } from "../../domain/preview";
 import type { Execution, ProcessStep, ProcessVersion, ReadTable, StepProgress } from "../../domain/records";
 import { CARD_TABLE_ROWS } from "../../agent/step-results";
-import { freeeRecordUrl } from "../../freee/web-links";
+import { freeeRecordUrl, recordNamedByWrite } from "../../freee/web-links";
 import { ExecutionCardTexts as T } from "../../messages/ja";
 import { chunk, sortedSteps } from "../../review/plan";
 import { AGENT_DECIDE, isWriteStep, toolSummary } from "../../tools/summaries";
@@ -78,15 +78,31 @@ export function changeBlocks(process: ProcessVersion, execution: Execution): Car
   const writes = execution.writes;
   if (writes === undefined) return execution.status === "completed" ? [] : [wholeSection(T.writesUnreadable)];
   const lines = writes.done.map((stepId) => {
-    const preview = previewOf(process, stepId);
     const record = writes.records.find((r) => r.stepId === stepId);
     const link = record === undefined ? "" : ` <${freeeRecordUrl(record)}|${T.openInFreee}>`;
-    return `✓ ${escapeMrkdwn(preview?.summary ?? stepTitle(process.steps?.find((s) => s.stepId === stepId) ?? { stepId, order: 0, tool: stepId, toolInput: {} }, undefined))}${link}`;
+    return `✓ ${escapeMrkdwn(changeInWords(process, stepId))}${link}`;
+  });
+  // A write that may have landed is shown as such, with the change in words and where freee shows it: never
+  // beside 「freee への書き込みはありません」.
+  const maybe = writes.unknown.map((stepId) => {
+    const record = recordOfStep(process, stepId);
+    const where = record === undefined ? "" : ` <${freeeRecordUrl(record)}|${T.openInFreee}>`;
+    return `:warning: ${escapeMrkdwn(changeInWords(process, stepId))} — ${T.writeUnknown}${where}`;
   });
   const head = execution.status === "completed" ? T.changedHead : T.writtenBeforeStopHead;
-  const body = lines.length === 0 ? T.noWrites : `${lines.join("\n")}\n${T.nothingElse}`;
-  const extra = writes.unknown.length > 0 ? `\n:warning: ${T.unknownWrites(writes.unknown)}` : "";
-  return bounded(chunk(`*${head}*\n${body}${extra}`), CHANGE_BLOCKS, (rest) => T.moreSections(rest));
+  const all = [...lines, ...maybe];
+  const body = all.length === 0 ? T.noWrites : `${all.join("\n")}\n${T.nothingElse}`;
+  return bounded(chunk(`*${head}*\n${body}`), CHANGE_BLOCKS, (rest) => T.moreSections(rest));
+}
+
+function changeInWords(process: ProcessVersion, stepId: string): string {
+  return previewOf(process, stepId)?.summary ?? stepTitle(process.steps?.find((s) => s.stepId === stepId) ?? { stepId, order: 0, tool: stepId, toolInput: {} }, undefined);
+}
+
+/** The freee record a write step names in its approved input (an employee), where freee has a page for it. */
+function recordOfStep(process: ProcessVersion, stepId: string) {
+  const step = process.steps?.find((s) => s.stepId === stepId);
+  return step === undefined ? undefined : recordNamedByWrite(step);
 }
 
 /** What the reads returned: a short table per read step (the first rows), its size, and where the rest is. */
