@@ -169,8 +169,12 @@ export async function pollSessionStep(deps: PipelineDeps, input: PollSessionInpu
   const outcome = await pollOrRecordFailure(deps, execution, sessionId);
   const mayWait = input.elapsedSeconds + deps.limits.pollIntervalSeconds < deps.limits.runTimeoutSeconds;
   const judged = outcome.state === "completed" ? await judgeCompletion(deps, execution, outcome, { mayWait }) : undefined;
-  if (judged?.kind === "settling") deps.log.info("the session ended its turn with freee writes in flight: judged once they settle", { taskId, executionNo, steps: judged.stepIds });
-  if (outcome.state === "completed" && judged !== undefined && judged.kind !== "settling") {
+  if (judged?.kind === "settling") {
+    // The progress is not stored: the next poll reads the turn's end again and judges it then.
+    deps.log.info("the session ended its turn with freee writes in flight: judged once they settle", { taskId, executionNo, steps: judged.stepIds });
+    return { sessionId, elapsedSeconds: elapsedAfterPoll(deps, input.elapsedSeconds, execution), state: "running", thread: task.thread };
+  }
+  if (outcome.state === "completed" && judged !== undefined) {
     if (judged.kind === "cancelled") return finalizeCancel(deps, task, judged.execution, input);
     const set = {
       progress: outcome.progress,
