@@ -82,7 +82,7 @@ export function registerApprovalListeners(app: App, deps: BoltDeps): void {
         type: "modal" as const,
         title: { type: "plain_text" as const, text: "承認できません" },
         close: { type: "plain_text" as const, text: "閉じる" },
-        blocks: [{ type: "section", text: { type: "mrkdwn", text: message } }],
+        blocks: [{ type: "section", text: { type: "mrkdwn", text: message, verbatim: true } }],
       },
     });
     // A member of another organisation (Slack Connect) approves nothing, from the card or from here.
