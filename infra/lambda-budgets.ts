@@ -121,6 +121,11 @@ function freeeMcpCall(): BudgetItem[] {
     { what: "wait before a read back", ms: w.reconcileDelayMs },
     { what: "write read backs × 2", ms: times(2, w.reconcileBudgetMs) },
     { what: "write ledger DynamoDB × 5", ms: times(5, worstCallMs(DYNAMODB_CALL)) },
+    // The ledger's record of a write freee took, retried through a throttle (lib/mcp/write-call.ts).
+    {
+      what: `write ledger completion × ${w.ledgerAttempts} + backoff`,
+      ms: times(w.ledgerAttempts, worstCallMs(DYNAMODB_CALL)) + Array.from({ length: w.ledgerAttempts - 1 }, (_, i) => w.ledgerBackoffMs * 2 ** i).reduce((a, b) => a + b, 0),
+    },
     // A file-box upload: the task's attachments, files.info and the file's download from Slack.
     { what: "upload's Slack file (task read, files.info, download)", ms: worstCallMs(DYNAMODB_CALL) + worstCallMs(SLACK_CALL) + SLACK_FILE_DOWNLOAD_TIMEOUT_MS },
   ];

@@ -19,6 +19,8 @@ export interface AdminCheck {
   isListed(userId: string): boolean;
   /** Listed, in the workspace's settings list, or a Slack admin / owner of that same workspace. */
   isAdmin(actor: Actor, settings?: TeamSettings): Promise<boolean>;
+  /** The member's own workspace as Slack knows it; undefined when Slack does not know the member. */
+  teamOf(actor: Actor): Promise<string | undefined>;
 }
 
 export interface AdminDirectoryOptions {
@@ -55,8 +57,17 @@ export class AdminDirectory implements AdminCheck {
     if (team.adminUserIds.includes(actor.userId)) return true;
     const role = await this.slackRole(actor);
     if (role === undefined || !role.isWorkspaceAdmin) return false;
-    // An enterprise-wide install may ask about a member of one of the organisation's workspaces.
-    return role.teamId === actor.teamId || (actor.enterpriseId !== undefined && role.enterpriseId === actor.enterpriseId);
+    // is_admin speaks of the member's own workspace only. The app is installed per workspace (the manifest has
+    // org_deploy_enabled: false): an admin of a sibling workspace of the same Enterprise Grid is no admin here.
+    return role.teamId === actor.teamId;
+  }
+
+  /**
+   * The member's own workspace as Slack knows it (users.info, cached like the roles), or undefined when Slack
+   * does not know the member: for a click that does not say which workspace its user is from.
+   */
+  async teamOf(actor: Actor): Promise<string | undefined> {
+    return (await this.slackRole(actor))?.teamId;
   }
 
   private slackRole(actor: Actor): Promise<SlackRole | undefined> {

@@ -38,6 +38,8 @@ export interface ToolCallDeps {
   reconcileDelayMs?: number;
   reconcileBudgetMs?: number;
   inFlightLeaseMs?: number;
+  ledgerAttempts?: number;
+  ledgerBackoffMs?: number;
 }
 
 /** The per-call helpers both paths share: audit, refuse, report a failure, answer. */

@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { FatalConfigError, isAppError, WriteOutcomeUnknownError } from "../errors/taxonomy";
+import { invocationRemainingTimeMs } from "../aws/invocation-deadline";
+import { DYNAMODB_CALL, worstCallMs } from "../config/client-budgets";
+import { FatalConfigError, isAppError, TransientError, WriteOutcomeUnknownError } from "../errors/taxonomy";
 import type { FreeeClient } from "../freee/client";
 import type { FreeeRequest, FreeeResult } from "../freee/types";
 import { reconcilerFor, writeMarker, type ReadBack, type WriteReconciler } from "../freee/write-reconciler";
@@ -24,6 +26,13 @@ export const WRITE_CALL_DEFAULTS = {
    * Lambda's timeout is below it: infra/lambda-budgets.ts), so its outcome is unknown.
    */
   inFlightLeaseMs: 900_000,
+  /**
+   * The ledger's record of a write freee took is retried (a throttled table) this many times in all, with
+   * doubling waits from `ledgerBackoffMs`, while the invocation has the time: a write that landed must not be
+   * left `in_flight` by one throttle.
+   */
+  ledgerAttempts: 6,
+  ledgerBackoffMs: 100,
 };
 
 /**
@@ -216,13 +225,33 @@ class StepWrite {
     return RefusalTexts.writeOutcomeUnknown(this.ref.stepId, this.reconciler.markerField === undefined ? undefined : this.marker);
   }
 
+  /**
+   * Records a write freee took. A transient failure (a throttle) is retried with backoff while the invocation
+   * has time for the wait and one more call; past that the item stays `in_flight` — which the completion
+   * contract and the card read as "may have been written", and a later call or rerun settles by reading back.
+   */
   private async complete(attempt: number, text: string, how: "written" | "reconciled"): Promise<void> {
-    try {
-      const applied = await this.deps.writes.complete(this.ref, attempt, text, how);
-      if (!applied) this.deps.logger.warn("freee write completed under a newer attempt", { stepId: this.ref.stepId, attempt });
-    } catch (err) {
-      // The write happened; the item stays in_flight, and a later call reconciles it rather than writing twice.
-      this.deps.logger.error("could not record a completed freee write", { stepId: this.ref.stepId, error: err instanceof Error ? err : String(err) });
+    const attempts = this.deps.ledgerAttempts ?? WRITE_CALL_DEFAULTS.ledgerAttempts;
+    const backoffMs = this.deps.ledgerBackoffMs ?? WRITE_CALL_DEFAULTS.ledgerBackoffMs;
+    for (let n = 1; ; n++) {
+      try {
+        const applied = await this.deps.writes.complete(this.ref, attempt, text, how);
+        if (!applied) this.deps.logger.warn("freee write completed under a newer attempt", { stepId: this.ref.stepId, attempt });
+        if (n > 1) this.deps.logger.info("freee write recorded after retries", { stepId: this.ref.stepId, attempts: n });
+        return;
+      } catch (err) {
+        const waitMs = backoffMs * 2 ** (n - 1);
+        const remainingMs = invocationRemainingTimeMs();
+        const timeLeft = remainingMs === undefined || remainingMs > waitMs + 2 * worstCallMs(DYNAMODB_CALL);
+        if (n < attempts && err instanceof TransientError && timeLeft) {
+          await (this.deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(waitMs);
+          continue;
+        }
+        // The write happened; the item stays in_flight, and a later call reconciles it rather than writing twice.
+        this.deps.logger.error("could not record a completed freee write", { stepId: this.ref.stepId, attempts: n, error: err instanceof Error ? err : String(err) });
+        await this.call.audit("freee.write_unrecorded", { stepId: this.ref.stepId, marker: this.marker, attempt, attempts: n, errorType: err instanceof Error ? err.name : typeof err });
+        return;
+      }
     }
   }
 

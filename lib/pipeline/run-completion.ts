@@ -2,6 +2,7 @@ import { RESULT_DONE, RESULT_INCOMPLETE } from "../agent/agent-prompt";
 import type { Execution, ExecutionCompletion, ProcessStep } from "../domain/records";
 import { judgeReply, type ResponseContract } from "../errors/response-contract";
 import { AuthError, FreeeCompanyChangedError, IncompleteRunError, SilentFailureError, TruncatedResponseError, WriteOutcomeUnknownError } from "../errors/taxonomy";
+import { WRITE_CALL_DEFAULTS } from "../mcp/write-call";
 import type { WriteRecord, WriteStepRef } from "../mcp/write-once";
 import { effectOfStep } from "../tools/summaries";
 
@@ -9,7 +10,8 @@ import { effectOfStep } from "../tools/summaries";
  * The L4 completion contract (DESIGN §3, seed 001 one layer down): a session that ended its turn is a completed
  * run only when
  * - every approved write step has a recorded successful tool call — the freee MCP server's write ledger, not the
- *   agent's word (lib/mcp/write-once.ts);
+ *   agent's word (lib/mcp/write-once.ts). A write still `in_flight` is one freee may have taken (its completion
+ *   was not recorded): it counts as unknown, never as missing;
  * - the agent's final message exists, is not empty, cut off or refused (the response-contract judge), and ends
  *   with `[result:done]`: a message without a result line was cut off or ended the turn with a question.
  * Otherwise the run fails with a name: WriteOutcomeUnknownError (a write freee may have taken: check freee),
@@ -33,18 +35,43 @@ export interface CompletionVerdict {
   error?: Error;
 }
 
+export interface WriteStepStates {
+  done: string[];
+  /** No item, or released: freee refused it or it was never sent — definitely not written. */
+  missing: string[];
+  /**
+   * May have reached freee: `unknown` items, and `in_flight` ones — a write whose freee answer the MCP server
+   * could not record (its completion write failed), or one still under way. Never "not written".
+   */
+  unknown: string[];
+  /** The `in_flight` share of `unknown`, with when each was claimed (a young one may still settle). */
+  inFlight: Array<{ stepId: string; since: string }>;
+}
+
 /** The approved write steps of this Process version and where each stands in the ledger. */
-export function writeStepStates(steps: readonly ProcessStep[], processVersion: number, ledger: readonly LedgerEntry[]): { done: string[]; missing: string[]; unknown: string[] } {
+export function writeStepStates(steps: readonly ProcessStep[], processVersion: number, ledger: readonly LedgerEntry[]): WriteStepStates {
   const byStep = new Map(ledger.filter((w) => w.processVersion === processVersion).map((w) => [w.stepId, w]));
-  const out = { done: [] as string[], missing: [] as string[], unknown: [] as string[] };
+  const out: WriteStepStates = { done: [], missing: [], unknown: [], inFlight: [] };
   for (const step of [...steps].sort((a, b) => a.order - b.order)) {
     if (effectOfStep(step) !== "write") continue;
-    const state = byStep.get(step.stepId)?.state;
-    if (state === "done") out.done.push(step.stepId);
-    else if (state === "unknown") out.unknown.push(step.stepId);
-    else out.missing.push(step.stepId);
+    const entry = byStep.get(step.stepId);
+    if (entry?.state === "done") out.done.push(step.stepId);
+    else if (entry?.state === "unknown") out.unknown.push(step.stepId);
+    else if (entry?.state === "in_flight") {
+      out.unknown.push(step.stepId);
+      out.inFlight.push({ stepId: step.stepId, since: entry.since });
+    } else out.missing.push(step.stepId);
   }
   return out;
+}
+
+/**
+ * The in-flight writes that may still settle by themselves: claimed less than the MCP server's in-flight lease
+ * ago (its Lambda may still be waiting for freee, or retrying the ledger's completion). Older ones lost their
+ * Lambda: their outcome is unknown until a read back settles it.
+ */
+export function settlingWrites(states: Pick<WriteStepStates, "inFlight">, now: Date, leaseMs: number = WRITE_CALL_DEFAULTS.inFlightLeaseMs): string[] {
+  return states.inFlight.filter((w) => now.getTime() - Date.parse(w.since) < leaseMs).map((w) => w.stepId);
 }
 
 export function judgeRunCompletion(input: { steps: readonly ProcessStep[]; processVersion: number; ledger: readonly LedgerEntry[]; finalMessage: string; now: Date }): CompletionVerdict {
@@ -56,7 +83,7 @@ export function judgeRunCompletion(input: { steps: readonly ProcessStep[]; proce
     reported,
     judgedAt: input.now.toISOString(),
   };
-  const details = { writeStepsDone: writes.done, writeStepsMissing: writes.missing, writeStepsUnknown: writes.unknown, reported };
+  const details = { writeStepsDone: writes.done, writeStepsMissing: writes.missing, writeStepsUnknown: writes.unknown, writeStepsInFlight: writes.inFlight.map((w) => w.stepId), reported };
   if (writes.unknown.length > 0) {
     return { completion, summary, error: new WriteOutcomeUnknownError(`freee writes of steps ${writes.unknown.join(", ")} may have landed and were not confirmed`, { details }) };
   }

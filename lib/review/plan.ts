@@ -1,6 +1,6 @@
 import type { PreviewStep } from "../domain/preview";
 import type { ProcessStep, ProcessVersion } from "../domain/records";
-import { escapeMrkdwn } from "../messages/mrkdwn";
+import { codeCell, escapeMrkdwn, inlineMrkdwn } from "../messages/mrkdwn";
 import { hasDescriber, uncoveredInput } from "../preview/describe";
 import { AGENT_DECIDE, isWriteStep, toolSummary } from "../tools/summaries";
 
@@ -94,19 +94,19 @@ export function stepText(step: ProcessStep, preview: PreviewStep | undefined): s
   const tool = toolSummary(step.tool);
   if (!isWriteStep(step)) {
     const input = Object.keys(step.toolInput).length === 0 ? "（入力なし）" : code(step.toolInput);
-    return `*${step.order}. ${escapeMrkdwn(sentence(tool?.description ?? step.tool))}*（読み取り）\n\`${escapeMrkdwn(step.tool)}\` ${input}`;
+    return `*${step.order}. ${inlineMrkdwn(sentence(tool?.description ?? step.tool))}*（読み取り）\n\`${codeCell(step.tool)}\` ${input}`;
   }
-  const lines = [`*${step.order}. ${escapeMrkdwn(preview?.title ?? sentence(tool?.description ?? step.tool))}*（書き込み）`];
+  const lines = [`*${step.order}. ${inlineMrkdwn(preview?.title ?? sentence(tool?.description ?? step.tool))}*（書き込み）`];
   if (preview === undefined) {
     lines.push(`入力: ${code(step.toolInput)}`);
     return lines.join("\n");
   }
-  lines.push(escapeMrkdwn(preview.summary));
-  for (const detail of preview.details) lines.push(`• ${escapeMrkdwn(detail)}`);
-  if (preview.current === "unreadable" && preview.currentNote !== undefined) lines.push(`:warning: ${escapeMrkdwn(preview.currentNote)}`);
-  for (const r of preview.resolved) lines.push(`名前: 「${escapeMrkdwn(r.name)}」→ ${escapeMrkdwn(r.label)}（ID ${r.id}）`);
-  for (const w of preview.warnings) lines.push(`:warning: ${escapeMrkdwn(w)}`);
-  for (const p of preview.problems) lines.push(`:no_entry: ${escapeMrkdwn(p.message)}`);
+  lines.push(inlineMrkdwn(preview.summary));
+  for (const detail of preview.details) lines.push(`• ${inlineMrkdwn(detail)}`);
+  if (preview.current === "unreadable" && preview.currentNote !== undefined) lines.push(`:warning: ${inlineMrkdwn(preview.currentNote)}`);
+  for (const r of preview.resolved) lines.push(`名前: 「${inlineMrkdwn(r.name)}」→ ${inlineMrkdwn(r.label)}（ID ${r.id}）`);
+  for (const w of preview.warnings) lines.push(`:warning: ${inlineMrkdwn(w)}`);
+  for (const p of preview.problems) lines.push(`:no_entry: ${inlineMrkdwn(p.message)}`);
   const rest = uncoveredInput(step.tool, step.toolInput);
   // Shown as given, and said to be: the preview did not put these fields into words.
   if (rest !== undefined) lines.push(`${hasDescriber(step.tool) ? PlanMessages.undescribedFields : PlanMessages.rawInput}: ${code(rest)}`);
@@ -116,10 +116,10 @@ export function stepText(step: ProcessStep, preview: PreviewStep | undefined): s
 function agentDecideText(step: ProcessStep): string {
   const scope = step.readScope;
   const instruction = typeof step.toolInput.instruction === "string" ? step.toolInput.instruction : JSON.stringify(step.toolInput);
-  const lines = [`*${step.order}. エージェントの判断*（読み取りのみ）`, escapeMrkdwn(instruction)];
+  const lines = [`*${step.order}. エージェントの判断*（読み取りのみ）`, inlineMrkdwn(instruction)];
   if (scope !== undefined) {
-    const paths = scope.pathPrefixes === undefined || scope.pathPrefixes.length === 0 ? "" : `（パス ${scope.pathPrefixes.map(escapeMrkdwn).join(", ")}）`;
-    lines.push(`使える読み取り: ${scope.tools.map((t) => `\`${escapeMrkdwn(t)}\``).join(", ")}${paths}`);
+    const paths = scope.pathPrefixes === undefined || scope.pathPrefixes.length === 0 ? "" : `（パス ${scope.pathPrefixes.map((p) => `\`${codeCell(p)}\``).join(", ")}）`;
+    lines.push(`使える読み取り: ${scope.tools.map((t) => `\`${codeCell(t)}\``).join(", ")}${paths}`);
   }
   return lines.join("\n");
 }

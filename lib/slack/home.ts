@@ -2,7 +2,7 @@ import type { KnownBlock, View } from "@slack/web-api";
 import type { Ledger, LedgerOutcome } from "../report/ledger";
 import type { Task } from "../domain/records";
 import { AdminMessages, freeeAuthMessageFor, freeeLapseMessage, HomeTexts } from "../messages/ja";
-import { context, escapeMrkdwn, header, section, truncate } from "./cards/blocks";
+import { context, escapeMrkdwn, header, inlineMrkdwn, section, truncate } from "./cards/blocks";
 
 export const HomeActionIds = {
   admins: "home_settings_admins",
@@ -70,12 +70,12 @@ export function buildHomeView(state: HomeState): View {
   if (state.notice !== undefined) blocks.push(section(`:warning: *${escapeMrkdwn(state.notice)}*`));
 
   blocks.push(header("freee 接続"));
-  const freeeLine = `${FREEE_STATUS[data.freee.status]}${data.freee.companyName ? ` (${escapeMrkdwn(data.freee.companyName)})` : ""}`;
+  const freeeLine = `${FREEE_STATUS[data.freee.status]}${data.freee.companyName ? ` (${inlineMrkdwn(data.freee.companyName)})` : ""}`;
   // Connect and disconnect are admins' (the connect pages check again): a member sees the status only.
   if (data.viewerIsAdmin && data.freee.connectUrl !== undefined && data.freee.status !== "connected") {
     blocks.push({
       type: "section",
-      text: { type: "mrkdwn", text: freeeLine },
+      text: { type: "mrkdwn", text: freeeLine, verbatim: true },
       accessory: { type: "button", action_id: HomeActionIds.freeeConnect, text: { type: "plain_text", text: "freee に接続" }, url: data.freee.connectUrl, style: "primary" },
     });
   } else {
@@ -93,7 +93,7 @@ export function buildHomeView(state: HomeState): View {
     blocks.push({
       type: "section",
       block_id: HOME_SETTINGS_BLOCK_ID,
-      text: { type: "mrkdwn", text: "*承認・却下・中止・再実行ができるユーザー* (依頼者に加えて)" },
+      text: { type: "mrkdwn", text: "*承認・却下・中止・再実行ができるユーザー* (依頼者に加えて)", verbatim: true },
       accessory: {
         type: "multi_users_select",
         action_id: HomeActionIds.admins,
@@ -126,7 +126,7 @@ export function buildHomeView(state: HomeState): View {
   else {
     const lines = data.recentTasks.slice(0, 10).map((t) => {
       const title = t.spec?.title ?? t.requestText;
-      return `• ${escapeMrkdwn(truncate(title, 60))} — ${TASK_STATUS[t.status]} (${t.createdAt.slice(0, 16).replace("T", " ")})`;
+      return `• ${inlineMrkdwn(truncate(title, 60))} — ${TASK_STATUS[t.status]} (${t.createdAt.slice(0, 16).replace("T", " ")})`;
     });
     blocks.push(section(lines.join("\n")));
   }

@@ -32,8 +32,18 @@ export function externalTeamOf(facts: OrgFacts): string | undefined {
   return theirs;
 }
 
-/** True when the user may use the app here: a member of ours, or of a workspace the admins allowed. */
-export async function mayUseApp(settings: Pick<TeamSettingsStore, "get">, facts: OrgFacts): Promise<boolean> {
+/**
+ * True when the user may use the app here: a member of ours, or of a workspace the admins allowed. A click whose
+ * payload names no workspace for its user (`user.team_id` absent) is checked against the installation's team
+ * with what Slack says of the user (`userTeam`, users.info with the installation's token): a user Slack does not
+ * know there is refused.
+ */
+export async function mayUseApp(settings: Pick<TeamSettingsStore, "get">, facts: OrgFacts, userTeam?: () => Promise<string | undefined>): Promise<boolean> {
+  if (userTeam !== undefined && facts.userTeamIds.every((id) => id === undefined || id === "")) {
+    const known = await userTeam();
+    if (known === undefined) return false;
+    facts = { ...facts, userTeamIds: [known] };
+  }
   const external = externalTeamOf(facts);
   if (external === undefined) return true;
   // Only an outsider costs a settings read: the ack path of our own members stays as it is.

@@ -44,7 +44,8 @@ export function buildStepInputModal(record: ProcessVersion, stepIds: readonly st
   const steps = sortedSteps(record).filter((s) => stepIds.includes(s.stepId));
   const blocks: ModalView["blocks"] = [];
   for (const step of steps) {
-    const json = escapeMrkdwn(JSON.stringify(step.toolInput, null, 2));
+    // A backtick in a value would close the code block early: shown as its look-alike.
+    const json = escapeMrkdwn(JSON.stringify(step.toolInput, null, 2)).replace(/`/g, "ˋ");
     // Each piece is its own code block: leave room for the fences and the step line.
     const pieces = chunk(json, 2_800);
     pieces.forEach((piece, i) => blocks.push(wholeSection(`${i === 0 ? `*${escapeMrkdwn(step.stepId)}* \`${escapeMrkdwn(step.tool)}\`\n` : ""}\`\`\`${piece}\`\`\``)));

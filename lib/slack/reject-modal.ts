@@ -28,7 +28,7 @@ export function buildRejectModal(metadata: RejectMetadata): View {
     submit: { type: "plain_text", text: "却下する" },
     close: { type: "plain_text", text: "キャンセル" },
     blocks: [
-      { type: "section", text: { type: "mrkdwn", text: truncate(`${what} v${metadata.version} を却下します。理由は再生成に使われます。`) } },
+      { type: "section", text: { type: "mrkdwn", verbatim: true, text: truncate(`${what} v${metadata.version} を却下します。理由は再生成に使われます。`) } },
       {
         type: "input",
         block_id: REASON_BLOCK_ID,

@@ -13,6 +13,7 @@ import { createFreeeMcpHandler } from "../../lib/mcp/server";
 import { WriteOnceLedger } from "../../lib/mcp/write-once";
 import { createLogger } from "../../lib/observability/logger";
 import { TaskStore } from "../../lib/store/task-store";
+import { createDocumentClient } from "../../lib/store/dynamo-client";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { makeStore, pendingOf } from "../freee/helpers";
@@ -60,6 +61,8 @@ export interface McpStackOptions {
   reconcileWaitsForReal?: boolean;
   /** Where a file-box upload fetches the request's file (lib/mcp/slack-files.ts). */
   slackFiles?: ToolCallDeps["slackFiles"];
+  /** The write ledger's DynamoDB endpoint (a fault proxy in front of DynamoDB Local); the table's own by default. */
+  ledgerEndpoint?: string;
 }
 
 export async function startMcpStack(options: McpStackOptions = {}): Promise<McpStack> {
@@ -78,6 +81,7 @@ export async function startMcpStack(options: McpStackOptions = {}): Promise<McpS
   const logger = createLogger("freee-mcp-test");
   const tokenEndpoint = new FreeeTokenEndpoint(fake.url, { clientId: FAKE_CLIENT_ID, clientSecret: FAKE_CLIENT_SECRET });
   const ledger = new WriteOnceLedger(table.doc, table.tableName);
+  const serverLedger = options.ledgerEndpoint === undefined ? ledger : new WriteOnceLedger(createDocumentClient({ ...table.env, DYNAMODB_ENDPOINT: options.ledgerEndpoint }), table.tableName);
   const counted: McpStack["counted"] = [];
   const reconcileWaits: number[] = [];
   let executionReads = 0;
@@ -95,7 +99,7 @@ export async function startMcpStack(options: McpStackOptions = {}): Promise<McpS
     audit: new AuditLog(store, logger),
     logger,
     bearerSecret: async () => SECRET,
-    writes: ledger,
+    writes: serverLedger,
     ...(options.slackFiles === undefined ? {} : { slackFiles: options.slackFiles }),
     metrics: {
       toolRefused: (value) => counted.push({ metric: "toolRefused", value }),

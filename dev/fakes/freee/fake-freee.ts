@@ -41,7 +41,9 @@ export type ScriptedFault =
   /** Process the request (a write happens) and drop the connection before answering. */
   | { lostReply: true }
   /** Wait, then answer normally (a slow freee, for timeout tests). */
-  | { delayMs: number };
+  | { delayMs: number }
+  /** Hold the request until the test lets it go, then answer normally (a write in flight at a chosen moment). */
+  | { holdUntil: Promise<unknown> };
 
 interface FaultRule {
   method?: string;
@@ -217,6 +219,7 @@ export class FakeFreee {
         return this.answer(recorded, rule.fault.status, rule.fault.body ?? defaultErrorBody(api ?? "accounting", rule.fault.status), rule.fault.headers);
       }
       if ("delayMs" in rule.fault) await sleep(rule.fault.delayMs);
+      if ("holdUntil" in rule.fault) await rule.fault.holdUntil;
       if ("lostReply" in rule.fault) {
         await this.route(recorded, url, api);
         recorded.status = undefined;

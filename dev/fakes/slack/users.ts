@@ -31,5 +31,6 @@ function userView(u: SlackUser): Record<string, unknown> {
     is_bot: false,
     is_app_user: false,
     updated: 1_700_000_000,
+    ...(u.enterpriseId === undefined ? {} : { enterprise_user: { id: u.id, enterprise_id: u.enterpriseId, enterprise_name: "Grid", is_admin: false, is_owner: false, teams: [u.teamId] } }),
   };
 }

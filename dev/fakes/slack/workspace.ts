@@ -43,6 +43,8 @@ export interface SlackUser {
   id: string;
   /** The member's own workspace: a Slack Connect guest from another organisation has theirs. */
   teamId: string;
+  /** Enterprise Grid: the organisation the member's workspace is in (users.info `enterprise_user`). */
+  enterpriseId?: string;
   isAdmin: boolean;
   isOwner: boolean;
   isPrimaryOwner: boolean;

@@ -3,7 +3,7 @@ import { RecordNotFoundError } from "../../errors/taxonomy";
 import type { PollOutcome } from "../../agent/agent-runner";
 import { effectOfStep } from "../../tools/summaries";
 import type { PipelineDeps } from "../ports";
-import { faultError, judgeRunCompletion, writeStepStates, type LedgerEntry } from "../run-completion";
+import { faultError, judgeRunCompletion, settlingWrites, writeStepStates, type LedgerEntry } from "../run-completion";
 
 /**
  * The L4 completion contract applied where a run ends (lib/pipeline/run-completion.ts), and the rerun's share of
@@ -13,7 +13,9 @@ import { faultError, judgeRunCompletion, writeStepStates, type LedgerEntry } fro
 /** A completed verdict carries what it read (the ledger, the approved Process), so the step does not read them again. */
 export type Judged =
   | { kind: "completed"; summary: string; completion: ExecutionCompletion; read: RunRead }
-  | { kind: "cancelled"; execution: Execution };
+  | { kind: "cancelled"; execution: Execution }
+  /** A write is still in flight and may settle by itself: no verdict yet, the run is polled again. */
+  | { kind: "settling"; stepIds: string[] };
 
 /** The write ledger and the run's Process version, as read when the session ended its turn. */
 export interface RunRead {
@@ -28,10 +30,14 @@ export interface RunRead {
  * failure better than the verdict. The run is not read again here: a verdict for the run is the completing write's
  * to check (it is refused when the run was cancelled or a fault stamped since the poll read it).
  */
-export async function judgeCompletion(deps: PipelineDeps, execution: Execution, outcome: Extract<PollOutcome, { state: "completed" }>): Promise<Judged> {
+export async function judgeCompletion(deps: PipelineDeps, execution: Execution, outcome: Extract<PollOutcome, { state: "completed" }>, options: { mayWait: boolean }): Promise<Judged> {
   const { taskId, executionNo } = execution;
   const [ledger, process] = await Promise.all([deps.writes.listForTask(taskId), approvedProcess(deps, taskId, execution.processVersion)]);
   const steps = process.steps;
+  // A write in flight is judged only once it settled (done, released, unknown) or its lease ran out — or when
+  // the run has no time left to wait: then it counts as a write that may have landed.
+  const settling = settlingWrites(writeStepStates(steps, execution.processVersion, ledger), deps.clock());
+  if (settling.length > 0 && options.mayWait) return { kind: "settling", stepIds: settling };
   const verdict = judgeRunCompletion({ steps, processVersion: execution.processVersion, ledger, finalMessage: outcome.resultSummary, now: deps.clock() });
   if (verdict.error !== undefined) {
     const { record, applied } = await deps.store.recordProgress(taskId, executionNo, { progress: outcome.progress, usage: outcome.usage, completion: verdict.completion });

@@ -1,18 +1,29 @@
-import type { Execution, Task } from "../../domain/records";
+import type { Execution, RunWrites, Task } from "../../domain/records";
 import { StateConflictError, TransientError } from "../../errors/taxonomy";
 import { logLayerError } from "../../observability/logger";
 import { confirmAudit } from "../../audit/pending-audit";
 import { cancelAudit } from "../../domain/audit-promises";
 import { PIPELINE_ACTOR, type PipelineDeps } from "../ports";
 import { nowIso, refreshWithTaskCard, type TaskRef } from "./common";
-import { writesAtEnd } from "./run-writes";
+import { runWrites } from "./run-writes";
 
 /** A cancelled run's end (seed §6.2), for the poll that sees the cancel and for the failure path. */
 
-/** The cancelled run's session took the interrupt (or had ended): 中止, the task cancelled, the cancel audited. */
-export async function settleCancel(deps: PipelineDeps, taskAtPoll: TaskRef, execution: Execution): Promise<void> {
+/**
+ * The cancelled run's session took the interrupt (or had ended): 中止, the task cancelled, the cancel audited.
+ * A write the MCP server still has in flight may land after the interrupt: with `waitForWrites` (the poll, which
+ * runs again) the cancel is not finalised while one is young enough to settle — the card keeps saying 中止中...
+ * and is drawn with what freee took once the write settles. Without it (the failure path, which runs once) an
+ * in-flight write is shown as one that may have been written.
+ */
+export async function settleCancel(deps: PipelineDeps, taskAtPoll: TaskRef, execution: Execution, options: { waitForWrites?: boolean } = {}): Promise<"settled" | "waiting"> {
   let task: TaskRef = taskAtPoll;
-  const writes = execution.cancelFinalizedAt === undefined ? await writesOrNone(deps, task, execution) : undefined;
+  const read = execution.cancelFinalizedAt === undefined ? await writesOrNone(deps, task, execution) : undefined;
+  if (options.waitForWrites === true && read !== undefined && read.settling.length > 0) {
+    deps.log.info("cancel waits for freee writes in flight", { taskId: task.taskId, executionNo: execution.executionNo, steps: read.settling });
+    return "waiting";
+  }
+  const writes = read?.writes;
   const { applied } = await deps.store.finalizeCancel(task.taskId, execution.executionNo, { writes });
   // The click only cancelled the Execution (its ack path is three calls): the task ends here, with the run.
   try {
@@ -30,6 +41,7 @@ export async function settleCancel(deps: PipelineDeps, taskAtPoll: TaskRef, exec
   const promised = execution.cancelAudit ?? cancelAudit(execution.executionNo, execution.cancelledBy ?? PIPELINE_ACTOR, execution.cancelledAt ?? nowIso(deps));
   await confirmAudit(deps.audit, { teamId: task.thread.teamId, taskId: task.taskId }, promised);
   await refreshWithTaskCard(deps, task, { kind: "execution", executionNo: execution.executionNo });
+  return "settled";
 }
 
 /**
@@ -63,9 +75,9 @@ export async function interruptForCancel(deps: PipelineDeps, task: TaskRef, exec
  * stop the run from ending (its status, audit and card matter more): transient errors are retried by the step;
  * anything else is logged and the card says it could not read the writes.
  */
-export async function writesOrNone(deps: PipelineDeps, task: TaskRef, execution: Execution): Promise<Execution["writes"]> {
+export async function writesOrNone(deps: PipelineDeps, task: TaskRef, execution: Execution): Promise<{ writes: RunWrites; settling: string[] } | undefined> {
   try {
-    return await writesAtEnd(deps, execution);
+    return await runWrites(deps, execution);
   } catch (err) {
     if (err instanceof TransientError) throw err;
     logLayerError(deps.log, "L4", err, { taskId: task.taskId, executionNo: execution.executionNo, action: "read_write_ledger" });

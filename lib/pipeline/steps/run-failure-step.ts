@@ -34,7 +34,7 @@ export async function recordRunFailureStep(deps: PipelineDeps, input: RunFailure
     try {
       // `pending → timed_out` is no transition: a run that never started is `failed`.
       const target = execution.status === "pending" ? "failed" : to;
-      const writes = await writesOrNone(deps, task, execution);
+      const writes = (await writesOrNone(deps, task, execution))?.writes;
       ({ record: execution } = await deps.store.transitionExecution(taskId, executionNo, target, {
         from: [execution.status],
         set: { errorName, errorMessage: error.message.slice(0, 500), ...(writes === undefined ? {} : { writes }), endedAt: nowIso(deps) },

@@ -167,8 +167,14 @@ export async function pollSessionStep(deps: PipelineDeps, input: PollSessionInpu
   // The freee MCP server found the workspace's freee connection failed: no step can succeed, the run ends now.
   if (execution.fault !== undefined) throw faultError(execution.fault);
   const outcome = await pollOrRecordFailure(deps, execution, sessionId);
-  if (outcome.state === "completed") {
-    const judged = await judgeCompletion(deps, execution, outcome);
+  const mayWait = input.elapsedSeconds + deps.limits.pollIntervalSeconds < deps.limits.runTimeoutSeconds;
+  const judged = outcome.state === "completed" ? await judgeCompletion(deps, execution, outcome, { mayWait }) : undefined;
+  if (judged?.kind === "settling") {
+    // The progress is not stored: the next poll reads the turn's end again and judges it then.
+    deps.log.info("the session ended its turn with freee writes in flight: judged once they settle", { taskId, executionNo, steps: judged.stepIds });
+    return { sessionId, elapsedSeconds: elapsedAfterPoll(deps, input.elapsedSeconds, execution), state: "running", thread: task.thread };
+  }
+  if (outcome.state === "completed" && judged !== undefined) {
     if (judged.kind === "cancelled") return finalizeCancel(deps, task, judged.execution, input);
     const set = {
       progress: outcome.progress,
@@ -253,6 +259,7 @@ function elapsedAfterPoll(deps: PipelineDeps, previous: number, execution: Execu
  */
 async function finalizeCancel(deps: PipelineDeps, taskAtPoll: TaskRef, execution: Execution, input: PollSessionInput): Promise<RunStateOutput> {
   await interruptForCancel(deps, taskAtPoll, execution, input.sessionId ?? execution.sessionId);
-  await settleCancel(deps, taskAtPoll, execution);
-  return { sessionId: input.sessionId, elapsedSeconds: input.elapsedSeconds, state: "cancelled", thread: taskAtPoll.thread };
+  // A write still in flight may land after the interrupt: ExecutionRun polls again until it settles.
+  const settled = await settleCancel(deps, taskAtPoll, execution, { waitForWrites: true });
+  return { sessionId: input.sessionId, elapsedSeconds: input.elapsedSeconds, state: settled === "settled" ? "cancelled" : "running", thread: taskAtPoll.thread };
 }

@@ -5,8 +5,9 @@ import { logLayerError } from "../../observability/logger";
 import type { FreeeRecordRef, ProcessStep, ProcessVersion } from "../../domain/records";
 import type { WriteRecord, WriteStepRef } from "../../mcp/write-once";
 import type { PipelineDeps } from "../ports";
-import { writeStepStates } from "../run-completion";
+import { settlingWrites, writeStepStates } from "../run-completion";
 import { nowIso } from "./common";
+import { isEmployeeWrite, recordNamedByWrite } from "../../freee/web-links";
 
 /**
  * What the run wrote to freee, read from the freee MCP server's write ledger when the run ends (not from the
@@ -18,6 +19,18 @@ export async function writesAtEnd(
   /** The ledger and Process the caller read a moment ago (the completion's judge): not read twice. */
   read?: { ledger: readonly (WriteRecord & WriteStepRef)[]; process: Pick<ProcessVersion, "steps"> },
 ): Promise<RunWrites> {
+  return (await runWrites(deps, execution, read)).writes;
+}
+
+/**
+ * The run's writes and which of them are still in flight young enough to settle by themselves (the MCP server's
+ * Lambda may still be waiting for freee): a cancelled run's card waits for those before it says what was written.
+ */
+export async function runWrites(
+  deps: Pick<PipelineDeps, "writes" | "store" | "clock">,
+  execution: Pick<Execution, "taskId" | "processVersion" | "executionId">,
+  read?: { ledger: readonly (WriteRecord & WriteStepRef)[]; process: Pick<ProcessVersion, "steps"> },
+): Promise<{ writes: RunWrites; settling: string[] }> {
   const [ledger, process] =
     read === undefined
       ? await Promise.all([deps.writes.listForTask(execution.taskId), deps.store.getVersionOrThrow("process", execution.taskId, execution.processVersion)])
@@ -26,13 +39,14 @@ export async function writesAtEnd(
   const states = writeStepStates(steps, execution.processVersion, ledger);
   const byStep = new Map(ledger.filter((w) => w.processVersion === execution.processVersion).map((w) => [w.stepId, w]));
   const mine = (stepId: string) => byStep.get(stepId)?.executionId === execution.executionId;
-  return {
+  const writes = {
     done: states.done.filter(mine),
     earlier: states.done.filter((id) => !mine(id)),
     unknown: states.unknown,
     records: writtenRecords(steps, ledger, execution.processVersion),
     readAt: nowIso(deps),
   };
+  return { writes, settling: settlingWrites(states, deps.clock()) };
 }
 
 
@@ -63,9 +77,6 @@ export async function attachReadResults(deps: Pick<PipelineDeps, "cards" | "log"
   return attached;
 }
 
-/** HR writes that change one employee's data: the employee is the record. */
-const EMPLOYEE_WRITES = new Set(["freee_hr_update_basic_pay_rule", "freee_hr_update_work_record"]);
-
 const positiveInt = (v: unknown): number | undefined => (typeof v === "number" && Number.isInteger(v) && v > 0 ? v : undefined);
 
 /**
@@ -78,9 +89,9 @@ export function writtenRecords(steps: readonly ProcessStep[], ledger: readonly (
     if (entry.state !== "done" || entry.processVersion !== processVersion) continue;
     const step = steps.find((s) => s.stepId === entry.stepId);
     if (step === undefined) continue;
-    if (EMPLOYEE_WRITES.has(step.tool)) {
-      const id = positiveInt(step.toolInput.employee_id);
-      if (id !== undefined) out.push({ stepId: step.stepId, kind: "employee", id });
+    if (isEmployeeWrite(step.tool)) {
+      const named = recordNamedByWrite(step);
+      if (named !== undefined) out.push(named);
       continue;
     }
     if (step.tool === "freee_accounting_create_deal") {

@@ -1,4 +1,4 @@
-import { escapeMrkdwn } from "../../messages/mrkdwn";
+import { codeCell, escapeMrkdwn, inlineMrkdwn, quotedMrkdwn } from "../../messages/mrkdwn";
 import type { KnownBlock } from "@slack/web-api";
 
 /** Small Block Kit builders shared by the cards. Buttons carry ids only (never task tokens). */
@@ -49,8 +49,16 @@ export function header(text: string): KnownBlock {
   return { type: "header", text: { type: "plain_text", text: truncate(text, 150), emoji: true } };
 }
 
+/**
+ * Every mrkdwn text object of a card is `verbatim`: Slack links only the `<url|text>` and `<@U…>` forms the card
+ * writes itself, never a bare URL, @name or #channel inside outside text (lib/messages/mrkdwn.ts).
+ */
+export function mrkdwn(text: string): { type: "mrkdwn"; text: string; verbatim: true } {
+  return { type: "mrkdwn", text, verbatim: true };
+}
+
 export function section(markdown: string): KnownBlock {
-  return { type: "section", text: { type: "mrkdwn", text: truncate(markdown) } };
+  return { type: "section", text: mrkdwn(truncate(markdown)) };
 }
 
 /**
@@ -60,13 +68,13 @@ export function section(markdown: string): KnownBlock {
 export function wholeSection(markdown: string, button?: ButtonSpec): KnownBlock {
   return {
     type: "section",
-    text: { type: "mrkdwn", text: markdown },
+    text: mrkdwn(markdown),
     ...(button === undefined ? {} : { accessory: buttonElement(button) }),
   };
 }
 
 export function context(markdown: string): KnownBlock {
-  return { type: "context", elements: [{ type: "mrkdwn", text: truncate(markdown) }] };
+  return { type: "context", elements: [mrkdwn(truncate(markdown))] };
 }
 
 export interface ButtonSpec {
@@ -94,13 +102,10 @@ function buttonElement(b: ButtonSpec) {
   };
 }
 
-export { escapeMrkdwn };
+export { codeCell, escapeMrkdwn, inlineMrkdwn, quotedMrkdwn };
 
 export function quote(text: string): string {
-  return escapeMrkdwn(text)
-    .split("\n")
-    .map((line) => `> ${line}`)
-    .join("\n");
+  return quotedMrkdwn(text);
 }
 
 export function user(userId: string): string {

@@ -2,7 +2,7 @@ import type { Execution } from "../../domain/records";
 import { agentFailureMessageFor, failureMessageFor, limitMessageFor } from "../../messages/ja";
 import type { Limits } from "../../config/limits";
 import type { CardState as TaskHistory } from "../../domain/card-refresher";
-import { ActionIds, actions, context, escapeMrkdwn, header, section, user, type Card } from "./blocks";
+import { ActionIds, actions, codeCell, context, header, inlineMrkdwn, quotedMrkdwn, section, user, type Card } from "./blocks";
 import { changeBlocks, ranBlocks, stepBlocks, stepLines, tableBlocks, type StepLine } from "./execution-steps";
 
 export const CANCELLING_TEXT = "中止中...";
@@ -59,7 +59,7 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
       if (execution.cancelledBy !== undefined) blocks.push(context(`中止: ${user(execution.cancelledBy)}`));
       break;
     case "completed":
-      blocks.push(section(`:white_check_mark: *完了*${execution.resultSummary ? `\n${escapeMrkdwn(execution.resultSummary)}` : ""}`));
+      blocks.push(section(`:white_check_mark: *完了*${execution.resultSummary ? `\n${quotedMrkdwn(execution.resultSummary)}` : ""}`));
       blocks.push(...changes(), ...tableBlocks(lines, new Set((execution.resultFiles ?? []).map((f) => f.stepId))), ...steps());
       text = `${title}: 完了`;
       break;
@@ -74,7 +74,7 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
       if (missing.length > 0) {
         // The MCP server's ledger, not the agent's word: what a rerun will do (the done writes are not repeated).
         const done = execution.completion?.writeStepsDone ?? [];
-        blocks.push(section(`完了していない書き込みステップ: ${missing.map(escapeMrkdwn).join(", ")}${done.length > 0 ? `（完了済み: ${done.map(escapeMrkdwn).join(", ")}。再実行では繰り返しません）` : ""}`));
+        blocks.push(section(`完了していない書き込みステップ: ${missing.map(inlineMrkdwn).join(", ")}${done.length > 0 ? `（完了済み: ${done.map(inlineMrkdwn).join(", ")}。再実行では繰り返しません）` : ""}`));
       }
       blocks.push(...ranBlocks(lines), ...changes(), ...steps());
       blocks.push(...rerunBlocks());
@@ -93,7 +93,7 @@ function progressLine(execution: Execution, lines: readonly StepLine[]): string 
   const done = execution.progress?.steps === undefined ? (execution.progress?.completedSteps ?? 0) : lines.filter((l) => l.state === "done" || l.state === "failed").length;
   const parts = [lines.length === 0 ? `完了ステップ: ${execution.progress?.completedSteps ?? 0}` : `進捗: ${done} / ${lines.length} ステップ`];
   const tool = execution.progress?.currentTool;
-  if (tool !== undefined) parts.push(`実行中のツール: \`${escapeMrkdwn(tool)}\``);
+  if (tool !== undefined) parts.push(`実行中のツール: \`${codeCell(tool)}\``);
   const errors = execution.progress?.toolErrors.length ?? 0;
   if (errors > 0) parts.push(`ツールエラー: ${errors} 件 (エージェントが対応中)`);
   return parts.join("\n");

@@ -1,11 +1,11 @@
 import type { PreviewStep } from "../../domain/preview";
 import type { Execution, ProcessStep, ProcessVersion, ReadTable, StepProgress } from "../../domain/records";
 import { CARD_TABLE_ROWS } from "../../agent/step-results";
-import { freeeRecordUrl } from "../../freee/web-links";
+import { freeeRecordUrl, recordNamedByWrite } from "../../freee/web-links";
 import { ExecutionCardTexts as T } from "../../messages/ja";
 import { chunk, sortedSteps } from "../../review/plan";
 import { AGENT_DECIDE, isWriteStep, toolSummary } from "../../tools/summaries";
-import { escapeMrkdwn, wholeSection, type Card } from "./blocks";
+import { codeCell, inlineMrkdwn, wholeSection, type Card } from "./blocks";
 
 /**
  * The Execution card's body (issue 16): one line per approved step with its state and a one-line result; once
@@ -68,7 +68,7 @@ const previewOf = (process: ProcessVersion, stepId: string) => process.preview?.
 /** One line per step, in as many sections as they need (at most STEP_BLOCKS; the rest is counted). */
 export function stepBlocks(process: ProcessVersion, lines: readonly StepLine[]): Card["blocks"] {
   const text = lines
-    .map((l) => `${STATE_MARK[l.state]}  ${l.step.order}. ${escapeMrkdwn(stepTitle(l.step, previewOf(process, l.step.stepId)))}${l.note === undefined ? "" : ` — ${escapeMrkdwn(l.note)}`}`)
+    .map((l) => `${STATE_MARK[l.state]}  ${l.step.order}. ${inlineMrkdwn(stepTitle(l.step, previewOf(process, l.step.stepId)))}${l.note === undefined ? "" : ` — ${inlineMrkdwn(l.note)}`}`)
     .join("\n");
   return bounded(chunk(`*ステップ*\n${text}`), STEP_BLOCKS, (rest) => T.moreSteps(rest));
 }
@@ -78,15 +78,31 @@ export function changeBlocks(process: ProcessVersion, execution: Execution): Car
   const writes = execution.writes;
   if (writes === undefined) return execution.status === "completed" ? [] : [wholeSection(T.writesUnreadable)];
   const lines = writes.done.map((stepId) => {
-    const preview = previewOf(process, stepId);
     const record = writes.records.find((r) => r.stepId === stepId);
     const link = record === undefined ? "" : ` <${freeeRecordUrl(record)}|${T.openInFreee}>`;
-    return `✓ ${escapeMrkdwn(preview?.summary ?? stepTitle(process.steps?.find((s) => s.stepId === stepId) ?? { stepId, order: 0, tool: stepId, toolInput: {} }, undefined))}${link}`;
+    return `✓ ${inlineMrkdwn(changeInWords(process, stepId))}${link}`;
+  });
+  // A write that may have landed is shown as such, with the change in words and where freee shows it: never
+  // beside 「freee への書き込みはありません」.
+  const maybe = writes.unknown.map((stepId) => {
+    const record = recordOfStep(process, stepId);
+    const where = record === undefined ? "" : ` <${freeeRecordUrl(record)}|${T.openInFreee}>`;
+    return `:warning: ${inlineMrkdwn(changeInWords(process, stepId))} — ${T.writeUnknown}${where}`;
   });
   const head = execution.status === "completed" ? T.changedHead : T.writtenBeforeStopHead;
-  const body = lines.length === 0 ? T.noWrites : `${lines.join("\n")}\n${T.nothingElse}`;
-  const extra = writes.unknown.length > 0 ? `\n:warning: ${T.unknownWrites(writes.unknown)}` : "";
-  return bounded(chunk(`*${head}*\n${body}${extra}`), CHANGE_BLOCKS, (rest) => T.moreSections(rest));
+  const all = [...lines, ...maybe];
+  const body = all.length === 0 ? T.noWrites : `${all.join("\n")}\n${T.nothingElse}`;
+  return bounded(chunk(`*${head}*\n${body}`), CHANGE_BLOCKS, (rest) => T.moreSections(rest));
+}
+
+function changeInWords(process: ProcessVersion, stepId: string): string {
+  return previewOf(process, stepId)?.summary ?? stepTitle(process.steps?.find((s) => s.stepId === stepId) ?? { stepId, order: 0, tool: stepId, toolInput: {} }, undefined);
+}
+
+/** The freee record a write step names in its approved input (an employee), where freee has a page for it. */
+function recordOfStep(process: ProcessVersion, stepId: string) {
+  const step = process.steps?.find((s) => s.stepId === stepId);
+  return step === undefined ? undefined : recordNamedByWrite(step);
 }
 
 /** What the reads returned: a short table per read step (the first rows), its size, and where the rest is. */
@@ -94,13 +110,14 @@ export function tableBlocks(lines: readonly StepLine[], csvSteps: ReadonlySet<st
   const blocks = lines.flatMap((l) => {
     if (l.table === undefined || l.state !== "done") return [];
     const t = l.table;
-    const head = `*${l.step.order}. ${escapeMrkdwn(t.label)}（${t.total} 件）*`;
+    const head = `*${l.step.order}. ${inlineMrkdwn(t.label)}（${t.total} 件）*`;
     if (t.columns.length === 0 || t.rows.length === 0) return [wholeSection(`${head}\n${T.emptyResult}`)];
     // Rows are added while the section stays well under its 3,000 characters (the code fence must close).
-    // freee's text is anyone's text: escaped, so a partner named <!channel> notifies nobody.
-    const rows = [escapeMrkdwn(t.columns.join(" | "))];
+    // freee's text is anyone's text: escaped, so a partner named <!channel> notifies nobody, and each cell kept
+    // on its row (a name with a newline would add a row of its own).
+    const rows = [t.columns.map(codeCell).join(" | ")];
     for (const r of t.rows.slice(0, CARD_TABLE_ROWS)) {
-      const row = escapeMrkdwn(r.join(" | "));
+      const row = r.map(codeCell).join(" | ");
       if ([...rows.join("\n")].length + [...row].length > TABLE_TEXT_MAX) break;
       rows.push(row);
     }

@@ -1,6 +1,6 @@
 import type { CardState as TaskHistory } from "../../domain/card-refresher";
 import { failureMessageFor, limitMessageFor, NotARequestMessages } from "../../messages/ja";
-import { context, escapeMrkdwn, header, section, user, type Card } from "./blocks";
+import { context, escapeMrkdwn, header, inlineMrkdwn, quotedMrkdwn, section, user, type Card } from "./blocks";
 
 const STATUS_LABEL: Record<TaskHistory["task"]["status"], string> = {
   analyzing: "解析中...",
@@ -19,11 +19,11 @@ export function renderTaskCard(history: TaskHistory): Card {
   const { task } = history;
   if (task.status === "answered" && task.reply !== undefined) return renderReply(task.reply);
   const blocks: Card["blocks"] = [header("タスク")];
-  blocks.push(section(`*依頼*\n${escapeMrkdwn(task.requestText)}`));
+  blocks.push(section(`*依頼*\n${quotedMrkdwn(task.requestText)}`));
   if (task.spec !== undefined) {
-    const lines = [`*タイトル*: ${escapeMrkdwn(task.spec.title)}`, `*目的*: ${escapeMrkdwn(task.spec.intent)}`];
+    const lines = [`*タイトル*: ${inlineMrkdwn(task.spec.title)}`, `*目的*: ${inlineMrkdwn(task.spec.intent)}`];
     if (task.spec.missingInformation.length > 0) {
-      lines.push(`*不足している情報*: ${task.spec.missingInformation.map(escapeMrkdwn).join("、")}`);
+      lines.push(`*不足している情報*: ${task.spec.missingInformation.map(inlineMrkdwn).join("、")}`);
     }
     blocks.push(section(lines.join("\n")));
   }

@@ -1,7 +1,7 @@
 import type { ProcessVersion, PromptVersion, Task, VersionKind } from "../../domain/records";
 import { failureMessageFor, limitMessageFor } from "../../messages/ja";
 import type { CardState as TaskHistory } from "../../domain/card-refresher";
-import { ActionIds, actions, context, escapeMrkdwn, header, quote, section, truncate, user, wholeSection, type Card } from "./blocks";
+import { ActionIds, actions, context, escapeMrkdwn, header, inlineMrkdwn, quote, section, truncate, user, wholeSection, type Card } from "./blocks";
 import { chunk } from "../../review/plan";
 import { processApprovalBlocks, processContentBlocks } from "./process-card";
 
@@ -82,7 +82,7 @@ export function renderVersionCard(history: TaskHistory, kind: VersionKind): Card
       break;
   }
   if (record.regeneratedFor !== undefined && record.status !== "generating") {
-    blocks.push(context(`前バージョンの却下理由: ${escapeMrkdwn(truncate(record.regeneratedFor, 300))}`));
+    blocks.push(context(`前バージョンの却下理由: ${inlineMrkdwn(truncate(record.regeneratedFor, 300))}`));
   }
   return { text, blocks };
 }

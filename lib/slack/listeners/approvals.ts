@@ -20,7 +20,7 @@ const StepInputValueSchema = z.object({
 /** Approve / reject a Prompt or Process version, and the Process review modals (the raw input, the whole plan). */
 export function registerApprovalListeners(app: App, deps: BoltDeps): void {
   const button = { log: deps.log };
-  onButton(app, { ...button, outsiders: { settings: deps.home.settings } }, ActionIds.approve, VersionValueSchema, (p) => approve(deps.actions, p.actor, p.value));
+  onButton(app, { ...button, outsiders: { settings: deps.home.settings, admins: deps.actions.admins } }, ActionIds.approve, VersionValueSchema, (p) => approve(deps.actions, p.actor, p.value));
 
   onButton(app, button, ActionIds.reject, VersionValueSchema, async (p, client) => {
     if (p.triggerId === undefined) return undefined;
@@ -35,7 +35,7 @@ export function registerApprovalListeners(app: App, deps: BoltDeps): void {
     const meta = safeJson(view.private_metadata, RejectMetadataSchema);
     const actor = submitter(body);
     if (meta === undefined || actor === undefined) return ack();
-    if (!(await mayUseApp(deps.home.settings, outsiderFacts(actor, body.user?.team_id)))) return ack({ response_action: "errors", errors: { [REASON_BLOCK_ID]: AccessMessages.externalUser } });
+    if (!(await mayUseApp(deps.home.settings, outsiderFacts(actor, body.user?.team_id), () => deps.actions.admins.teamOf(actor)))) return ack({ response_action: "errors", errors: { [REASON_BLOCK_ID]: AccessMessages.externalUser } });
     const reason = reasonFromState(view.state?.values);
     if (reason === undefined || reason.trim() === "") {
       return ack({ response_action: "errors", errors: { [REASON_BLOCK_ID]: ActionMessages.reasonRequired } });
@@ -82,11 +82,11 @@ export function registerApprovalListeners(app: App, deps: BoltDeps): void {
         type: "modal" as const,
         title: { type: "plain_text" as const, text: "承認できません" },
         close: { type: "plain_text" as const, text: "閉じる" },
-        blocks: [{ type: "section", text: { type: "mrkdwn", text: message } }],
+        blocks: [{ type: "section", text: { type: "mrkdwn", text: message, verbatim: true } }],
       },
     });
     // A member of another organisation (Slack Connect) approves nothing, from the card or from here.
-    if (!(await mayUseApp(deps.home.settings, outsiderFacts(actor, body.user?.team_id)))) return ack(refusal(AccessMessages.externalUser));
+    if (!(await mayUseApp(deps.home.settings, outsiderFacts(actor, body.user?.team_id), () => deps.actions.admins.teamOf(actor)))) return ack(refusal(AccessMessages.externalUser));
     const result = await approve(deps.actions, actor, meta, "full_plan");
     if (result.outcome === "applied" || result.message === undefined) return ack();
     return ack(refusal(result.message));

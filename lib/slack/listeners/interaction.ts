@@ -2,7 +2,7 @@ import type { Logger } from "@aws-lambda-powertools/logger";
 import type { App } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
 import * as z from "zod/mini";
-import type { ActionResult, Actor, TeamSettingsStore } from "../../actions";
+import type { ActionResult, Actor, AdminCheck, TeamSettingsStore } from "../../actions";
 import { AccessMessages } from "../../messages/ja";
 import { mayUseApp } from "../org-boundary";
 
@@ -33,7 +33,7 @@ export interface ParsedButton<T> {
 export interface ButtonDeps {
   log: Logger;
   /** With it, a member of another organisation (Slack Connect) not allowed here is told so and nothing is done. */
-  outsiders?: { settings: Pick<TeamSettingsStore, "get"> };
+  outsiders?: { settings: Pick<TeamSettingsStore, "get">; admins: Pick<AdminCheck, "teamOf"> };
 }
 
 /**
@@ -53,20 +53,20 @@ export function onButton<T>(
     await ack();
     const parsed = parseButton(body, action, schema);
     if (parsed === undefined) return;
-    if (deps.outsiders !== undefined && (await refusedOutsider(deps.outsiders.settings, deps.log, client, parsed))) return;
+    if (deps.outsiders !== undefined && (await refusedOutsider(deps.outsiders, deps.log, client, parsed))) return;
     const result = await act(parsed, client);
     if (result !== undefined) await tellUser(client, deps.log, parsed, result);
   });
 }
 
 /** A click from a member of another organisation (Slack Connect) not allowed here: told so, nothing done. */
-async function refusedOutsider(settings: Pick<TeamSettingsStore, "get">, log: Logger, client: WebClient, parsed: ParsedButton<unknown>): Promise<boolean> {
+async function refusedOutsider(outsiders: NonNullable<ButtonDeps["outsiders"]>, log: Logger, client: WebClient, parsed: ParsedButton<unknown>): Promise<boolean> {
   const facts = {
     installedTeamId: parsed.actor.teamId,
     ...(parsed.actor.enterpriseId === undefined ? {} : { installedEnterpriseId: parsed.actor.enterpriseId }),
     userTeamIds: [parsed.userTeamId],
   };
-  if (await mayUseApp(settings, facts)) return false;
+  if (await mayUseApp(outsiders.settings, facts, () => outsiders.admins.teamOf(parsed.actor))) return false;
   log.info("click from another organisation refused", { teamId: parsed.actor.teamId, layer: "ingress" });
   await tellUser(client, log, parsed, { outcome: "refused", message: AccessMessages.externalUser });
   return true;
