@@ -5,6 +5,7 @@ import type { Execution, ProcessStep } from "../../lib/domain/records";
 import { renderCard } from "../../lib/slack/cards";
 import type { CardSubject } from "../../lib/domain/card-refresher";
 import { baseTask, execution, history, processVersion } from "../slack/fixtures";
+import { seedsFor } from "../support/seeds";
 
 /**
  * Adversarial: forged card lines. No text from freee or the model can change a card's structure. Every outside string a card shows — freee's
@@ -12,9 +13,9 @@ import { baseTask, execution, history, processVersion } from "../slack/fixtures"
  * random from pieces that mean something to Slack (line breaks, `* _ ~ \``, `<…>`, <!channel>, <@U…>, bare
  * URLs, a forged 「✅ *承認済み (v1)*」 line), and each card must have the same blocks, the same card lines, the
  * same formatting marks and links as with plain text in their place; every mrkdwn text object is verbatim.
- * The seed is fixed (CARD_PROPERTY_SEED overrides it) and printed with any failure.
+ * The seeds are a fixed list (test/support/seeds.ts; FUZZ_SEEDS overrides it), each printed with any failure.
  */
-const SEED = Number(process.env.CARD_PROPERTY_SEED ?? 20261202);
+const SEEDS = seedsFor([20261202]);
 const RUNS = 150;
 
 const PIECES = [
@@ -122,7 +123,7 @@ const outsideCode = (text: string) => text.replace(/```[\s\S]*?```/g, "").replac
 const PLAIN: Outside = { name: "山田", value: "a", summary: "a", cell: "a", title: "a" };
 
 describe("card structure under outside text (property, seed printed on failure)", () => {
-  it(`task, Process and Execution cards keep their blocks, lines, marks and links (seed ${SEED})`, () => {
+  it.each(SEEDS)("task, Process and Execution cards keep their blocks, lines, marks and links (seed %i)", (SEED) => {
     const expected = cards(PLAIN).map((c) => structure(c.blocks));
     for (const card of expected) for (const t of card.texts) expect(t.verbatim).toBe(true);
     fc.assert(

@@ -98,7 +98,8 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
   ]);
   options.dynamo?.forwardTo(table.endpoint);
   const dynamoEnv: Record<string, string> = options.dynamo === undefined ? {} : { DYNAMODB_ENDPOINT: options.dynamo.endpoint };
-  const freeeKey = randomBytes(32).toString("base64");
+  // The key the steps decrypt with: a caller that sets its own (options.env) has the connection sealed with it too.
+  const freeeKey = options.env?.FREEE_TOKEN_LOCAL_KEY ?? randomBytes(32).toString("base64");
   const freeeEnv = { FREEE_API_BASE_URL: freee.url, FREEE_OAUTH_BASE_URL: freee.url, FREEE_CLIENT_ID: FAKE_CLIENT_ID, FREEE_CLIENT_SECRET: FAKE_CLIENT_SECRET, FREEE_TOKEN_LOCAL_KEY: freeeKey };
   const common = { ...table.env, ...dynamoEnv, ...limitsEnvironment(machines.settings), SLACK_API_URL: slack.url, SLACK_BOT_TOKEN: "xoxb-test-pipeline", ...freeeEnv, ...options.env };
   const connections = new FreeeConnectionStore(table.doc, table.tableName, new LocalTokenCipher(freeeKey));
