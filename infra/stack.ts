@@ -14,6 +14,7 @@ import { StateMachines } from "./constructs/state-machines";
 import { lambdaTimeoutSeconds } from "./lambda-budgets";
 import { acknowledgeFindings } from "./nag";
 import { limitsEnvironment, type StackSettings } from "./settings";
+import { grantTokenKey } from "./key-access";
 import { grantTableAccess, readsInstallations, TABLE_ACCESS } from "./table-access";
 import { PIPELINE_FUNCTIONS, RUN_FUNCTIONS, type StepFunctionName, type StepFunctions } from "./state-machines/functions";
 
@@ -80,23 +81,25 @@ export class SlackMcpAgentStack extends Stack {
       if (needs.layers) {
         Object.assign(env, secretEnv("ANTHROPIC_API_KEY"), { L1_MODEL: settings.l1Model, L2_MODEL: settings.l2Model, L3_MODEL: settings.l3Model });
       }
+      // The bearer secret only where bearers are minted (the session's vault credential): StartSession.
+      const mintsBearers = name === "start-session";
       if (needs.agent) {
-        Object.assign(env, secretEnv("ANTHROPIC_API_KEY", "MCP_BEARER_SECRET"), { MCP_SERVER_URL: freeeMcpUrl.url, AGENT_MODEL: settings.agentModel });
+        Object.assign(env, secretEnv("ANTHROPIC_API_KEY", ...(mintsBearers ? (["MCP_BEARER_SECRET"] as const) : [])), { MCP_SERVER_URL: freeeMcpUrl.url, AGENT_MODEL: settings.agentModel });
       }
       if (needs.freee) Object.assign(env, { TOKEN_KMS_KEY_ID: data.tokenKey.keyArn }, secretEnv("FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET"));
       steps[name] = make(name, pascal(name), env, lambdaTimeoutSeconds(name));
       grantTableAccess(data, steps[name].fn, TABLE_ACCESS[name]);
-      if (opensInstallations) data.tokenKey.grantDecrypt(steps[name].fn);
+      if (opensInstallations) grantTokenKey(data, steps[name].fn, "installation", { decrypt: true });
       if (needs.freee) {
         // freee tokens: opened for reads, sealed again after a refresh.
-        data.tokenKey.grantEncryptDecrypt(steps[name].fn);
+        grantTokenKey(data, steps[name].fn, "freee", { decrypt: true, encrypt: true });
         data.secrets.FREEE_CLIENT_ID.grantRead(steps[name].fn);
         data.secrets.FREEE_CLIENT_SECRET.grantRead(steps[name].fn);
       }
       if (needs.layers) data.secrets.ANTHROPIC_API_KEY.grantRead(steps[name].fn);
       if (needs.agent) {
         data.secrets.ANTHROPIC_API_KEY.grantRead(steps[name].fn);
-        data.secrets.MCP_BEARER_SECRET.grantRead(steps[name].fn);
+        if (mintsBearers) data.secrets.MCP_BEARER_SECRET.grantRead(steps[name].fn);
       }
     }
     const stepFns = Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, v.fn])) as unknown as StepFunctions;
@@ -113,13 +116,15 @@ export class SlackMcpAgentStack extends Stack {
     const reconcile = make(
       "reconcile-execution",
       "ReconcileExecution",
-      { TOKEN_KMS_KEY_ID: data.tokenKey.keyArn, ...secretEnv("ANTHROPIC_API_KEY", "MCP_BEARER_SECRET"), MCP_SERVER_URL: freeeMcpUrl.url, AGENT_MODEL: settings.agentModel },
+      { TOKEN_KMS_KEY_ID: data.tokenKey.keyArn, ...secretEnv("ANTHROPIC_API_KEY"), MCP_SERVER_URL: freeeMcpUrl.url, AGENT_MODEL: settings.agentModel },
       lambdaTimeoutSeconds("reconcile-execution"),
     );
     const reconciler = new Reconciler(this, "Reconciler", { fn: reconcile.fn, machines: this.machines, data });
 
     grantTableAccess(data, freeeMcp.fn, TABLE_ACCESS["freee-mcp"]);
-    data.tokenKey.grantEncryptDecrypt(freeeMcp.fn);
+    // freee tokens (opened, sealed again after a refresh); the bot token of a file-box upload's Slack file.
+    grantTokenKey(data, freeeMcp.fn, "freee", { decrypt: true, encrypt: true });
+    grantTokenKey(data, freeeMcp.fn, "installation", { decrypt: true });
     for (const n of ["FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET", "MCP_BEARER_SECRET"] as const) data.secrets[n].grantRead(freeeMcp.fn);
 
     // ---------------------------------------------------------------- web pages (Slack install, freee connect)
@@ -140,7 +145,9 @@ export class SlackMcpAgentStack extends Stack {
     const webUrl = web.fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
     reserveConcurrency(web, settings.webReservedConcurrency);
     grantTableAccess(data, web.fn, TABLE_ACCESS.web);
-    data.tokenKey.grantEncryptDecrypt(web.fn);
+    // Slack installs are sealed and opened here; freee tokens only sealed (the callback saves them, never reads them).
+    grantTokenKey(data, web.fn, "installation", { decrypt: true, encrypt: true });
+    grantTokenKey(data, web.fn, "freee", { encrypt: true });
     for (const n of ["SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_STATE_SECRET", "FREEE_CLIENT_ID", "FREEE_CLIENT_SECRET", "FREEE_STATE_SECRET"] as const) {
       data.secrets[n].grantRead(web.fn);
     }
@@ -168,7 +175,8 @@ export class SlackMcpAgentStack extends Stack {
     reserveConcurrency(ingress, settings.ingressReservedConcurrency);
     grantTableAccess(data, ingress.fn, TABLE_ACCESS.ingress);
     // Opens sealed installations (bot tokens) and seals any plain item an earlier version left.
-    data.tokenKey.grantEncryptDecrypt(ingress.fn);
+    // Installations only (bot tokens; plain items sealed): the public ingress never opens freee tokens.
+    grantTokenKey(data, ingress.fn, "installation", { decrypt: true, encrypt: true });
     for (const n of ["SLACK_SIGNING_SECRET", "FREEE_STATE_SECRET"] as const) data.secrets[n].grantRead(ingress.fn);
     this.machines.taskPipeline.grantStartExecution(ingress.fn);
     this.machines.executionRun.grantStartExecution(ingress.fn);

@@ -1,3 +1,4 @@
+import { grantTokenKey } from "../key-access";
 import { Duration } from "aws-cdk-lib";
 import * as events from "aws-cdk-lib/aws-events";
 import * as targets from "aws-cdk-lib/aws-events-targets";
@@ -38,7 +39,7 @@ export class FreeeTokenRefresh extends Construct {
     );
     // The table's own key (customer managed), as CDK's table grants add it.
     data.tableKey.grant(fn.fn, "kms:Decrypt", "kms:DescribeKey", "kms:Encrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*");
-    data.tokenKey.grantEncryptDecrypt(fn.fn);
+    grantTokenKey(data, fn.fn, "freee", { decrypt: true, encrypt: true });
     data.secrets.FREEE_CLIENT_ID.grantRead(fn.fn);
     data.secrets.FREEE_CLIENT_SECRET.grantRead(fn.fn);
     this.rule = new events.Rule(this, "Schedule", {

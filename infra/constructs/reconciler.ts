@@ -8,6 +8,7 @@ import type * as lambda from "aws-cdk-lib/aws-lambda";
 import * as destinations from "aws-cdk-lib/aws-lambda-destinations";
 import * as sqs from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
+import { grantTokenKey } from "../key-access";
 import { grantTableAccess, TABLE_ACCESS } from "../table-access";
 import type { DataConstruct } from "./data";
 import type { StateMachines } from "./state-machines";
@@ -58,9 +59,9 @@ export class Reconciler extends Construct {
 
     // Its table actions per key prefix: infra/table-access.ts ("reconcile-execution"); cards open sealed installations.
     grantTableAccess(data, fn, TABLE_ACCESS["reconcile-execution"]);
-    data.tokenKey.grantDecrypt(fn);
+    // Cards only: installations' bot tokens, never freee tokens (it makes no freee call).
+    grantTokenKey(data, fn, "installation", { decrypt: true });
     data.secrets.ANTHROPIC_API_KEY.grantRead(fn);
-    data.secrets.MCP_BEARER_SECRET.grantRead(fn);
   }
 
   /** An event that could not be reconciled even after every retry is a task nobody told the truth about. */

@@ -140,7 +140,10 @@ export class FreeeConnectionStore {
           ReturnValues: "ALL_NEW",
         }),
       );
-      return this.decode(this.parse(out.Attributes));
+      // The tokens just sealed are the caller's own: not opened again, so the saving Lambda (the connect
+      // callback) needs no Decrypt of freee tokens.
+      const { tokens: _tokens, cipher: _cipher, ...meta } = this.parse(out.Attributes);
+      return { ...meta, accessToken: input.tokens.accessToken, refreshToken: input.tokens.refreshToken };
     } catch (err) {
       throw translateDynamoError(err, "freee connection save");
     }

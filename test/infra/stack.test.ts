@@ -56,7 +56,8 @@ describe("Lambdas", () => {
       statementsOf(roleOf(name)).some((s) => JSON.stringify(s.Resource).includes(logicalId(stack.data.secrets[secret])));
     expect(readsSecret("analyze-task", "ANTHROPIC_API_KEY")).toBe(true);
     expect(readsSecret("create-task", "ANTHROPIC_API_KEY")).toBe(false);
-    expect(readsSecret("poll-session", "MCP_BEARER_SECRET")).toBe(true);
+    expect(readsSecret("start-session", "MCP_BEARER_SECRET")).toBe(true);
+    expect(readsSecret("poll-session", "MCP_BEARER_SECRET")).toBe(false);
     expect(readsSecret("ingress", "SLACK_SIGNING_SECRET")).toBe(true);
     expect(readsSecret("analyze-task", "SLACK_SIGNING_SECRET")).toBe(false);
     const tokenKey = logicalId(stack.data.tokenKey);
