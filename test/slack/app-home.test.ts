@@ -7,11 +7,11 @@ import { loadHomeState, saveAdminsFromHome, type HomeDeps } from "../../lib/slac
 import { createWebClient } from "../../lib/slack/web-client";
 import { ThrottledError } from "../../lib/errors/taxonomy";
 import { AdminMessages } from "../../lib/messages/ja";
-import { startTestTable, type TestTable } from "../support/dynamo";
-import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
+import type { TestTable } from "../support/dynamo";
+import type { FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { signedInteraction, signedJson } from "../support/slack-signing";
 import { testAdmins } from "../support/admins";
-import { install, messageEvent, startIngress } from "./ingress-harness";
+import { install, messageEvent, startIngress, startIngressOnFakes } from "./ingress-harness";
 
 let table: TestTable;
 let slack: FakeSlack;
@@ -22,8 +22,7 @@ const freee = {
 };
 
 beforeAll(async () => {
-  [table, slack] = await Promise.all([startTestTable(), startFakeSlack()]);
-  h = await startIngress(table, slack, {}, freee);
+  ({ table, slack, h } = await startIngressOnFakes({}, freee));
   await install(h, "T1");
   // The members users.info knows (UADMIN is on ADMIN_USER_IDS: never looked up).
   for (const id of ["UREQ", "USTRANGER"]) slack.workspace.addUser({ id, teamId: "T1" });

@@ -3,11 +3,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ActionMessages } from "../../lib/actions";
 import { AccessMessages } from "../../lib/messages/ja";
 import { ActionIds } from "../../lib/slack/cards";
-import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
-import { startTestTable, type TestTable } from "../support/dynamo";
+import type { FakeSlack } from "../../dev/fakes/slack/fake-slack";
+import type { TestTable } from "../support/dynamo";
 import { signedInteraction } from "../support/slack-signing";
 import { taskAwaitingPrompt, taskWithExecution } from "../actions/harness";
-import { blockAction, install, rejectSubmission, startIngress } from "./ingress-harness";
+import { blockAction, install, rejectSubmission, startIngress, startIngressOnFakes } from "./ingress-harness";
 
 /**
  * Boundaries of a workspace, through signed Slack requests to the ingress (the app is installed per workspace:
@@ -21,8 +21,7 @@ let slack: FakeSlack;
 let h: Awaited<ReturnType<typeof startIngress>>;
 
 beforeAll(async () => {
-  [table, slack] = await Promise.all([startTestTable(), startFakeSlack()]);
-  h = await startIngress(table, slack);
+  ({ table, slack, h } = await startIngressOnFakes());
   await install(h, "T1", "xoxb-T1-token");
   slack.workspace.addUser({ id: "UGRIDADMIN", teamId: "T2", enterpriseId: "E1", isAdmin: true });
   slack.workspace.addUser({ id: "UHOMEADMIN", teamId: "T1", enterpriseId: "E1", isAdmin: true });

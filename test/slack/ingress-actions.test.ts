@@ -3,19 +3,18 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ActionMessages } from "../../lib/actions";
 import { ActionIds } from "../../lib/slack/cards";
 import { SlackMessages } from "../../lib/messages/ja";
-import { startTestTable, type TestTable } from "../support/dynamo";
-import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
+import type { TestTable } from "../support/dynamo";
+import type { FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { signedInteraction } from "../support/slack-signing";
 import { taskAwaitingPrompt, taskWithExecution } from "../actions/harness";
-import { blockAction, install, rejectSubmission, startIngress } from "./ingress-harness";
+import { blockAction, install, rejectSubmission, startIngress, startIngressOnFakes } from "./ingress-harness";
 
 let table: TestTable;
 let slack: FakeSlack;
 let h: Awaited<ReturnType<typeof startIngress>>;
 
 beforeAll(async () => {
-  [table, slack] = await Promise.all([startTestTable(), startFakeSlack()]);
-  h = await startIngress(table, slack);
+  ({ table, slack, h } = await startIngressOnFakes());
   await install(h, "T1", "xoxb-T1-token");
   slack.workspace.addUser({ id: "USTRANGER", teamId: "T1" });
   slack.workspace.addUser({ id: "USLACKADMIN", teamId: "T1", isAdmin: true });

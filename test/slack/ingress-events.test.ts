@@ -1,18 +1,17 @@
 import { StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { MetricNames, METRICS_NAMESPACE } from "../../lib/observability/metrics";
-import { startTestTable, type TestTable } from "../support/dynamo";
-import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
+import type { TestTable } from "../support/dynamo";
+import type { FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { nowSeconds, signature, signedJson } from "../support/slack-signing";
-import { install, messageEvent, startIngress } from "./ingress-harness";
+import { install, messageEvent, startIngress, startIngressOnFakes } from "./ingress-harness";
 
 let table: TestTable;
 let slack: FakeSlack;
 let h: Awaited<ReturnType<typeof startIngress>>;
 
 beforeAll(async () => {
-  [table, slack] = await Promise.all([startTestTable(), startFakeSlack()]);
-  h = await startIngress(table, slack);
+  ({ table, slack, h } = await startIngressOnFakes());
   await install(h, "T1");
 });
 // Slack refused nothing the test did not script: a call the real Slack would refuse fails the test.

@@ -8,8 +8,8 @@ import { fromFunctionUrlEvent, type HttpResponse } from "../../lib/slack/http/ty
 import type { FreeePort } from "../../lib/slack/freee-port";
 import { createIngressFromEnv } from "../../lib/slack/ingress-env";
 import { TaskStore } from "../../lib/store/task-store";
-import type { TestTable } from "../support/dynamo";
-import type { FakeSlack } from "../../dev/fakes/slack/fake-slack";
+import { startTestTable, type TestTable } from "../support/dynamo";
+import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { TEST_SIGNING_SECRET, type FunctionUrlEvent } from "../support/slack-signing";
 
 export const TASK_PIPELINE_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:TaskPipeline";
@@ -63,6 +63,12 @@ export async function startIngress(table: TestTable, slack: FakeSlack, extraEnv:
 let issueTriggerId: () => string = () => "1234.5678.abcdef";
 
 /** Store an installation for a workspace, as the OAuth flow would (Slack issued its bot token). */
+/** A table on DynamoDB Local, the recording Slack and the ingress over both: what every ingress test file starts. */
+export async function startIngressOnFakes(extraEnv: Record<string, string> = {}, freee: FreeePort = {}) {
+  const [table, slack] = await Promise.all([startTestTable(), startFakeSlack()]);
+  return { table, slack, h: await startIngress(table, slack, extraEnv, freee) };
+}
+
 export async function install(h: { installations: DynamoInstallationStore; slack: FakeSlack }, teamId: string, botToken = `xoxb-${teamId}`) {
   h.slack.addBotToken(botToken, { teamId });
   await h.installations.storeInstallation({

@@ -5,10 +5,10 @@ import { ActionIds } from "../../lib/slack/cards";
 import { PlanMessages } from "../../lib/review/plan";
 import { APPROVE_PLAN_CALLBACK_ID } from "../../lib/slack/plan-modal";
 import { payStep, taskAwaitingProcess } from "../actions/harness";
-import { startTestTable, type TestTable } from "../support/dynamo";
-import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
+import type { TestTable } from "../support/dynamo";
+import type { FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { signedInteraction } from "../support/slack-signing";
-import { blockAction, install, startIngress } from "./ingress-harness";
+import { blockAction, install, startIngress, startIngressOnFakes } from "./ingress-harness";
 
 /**
  * The Process review over HTTP, as Slack sends it: 「入力 JSON」 (views.open from a card, views.push from the
@@ -20,8 +20,7 @@ let slack: FakeSlack;
 let h: Awaited<ReturnType<typeof startIngress>>;
 
 beforeAll(async () => {
-  [table, slack] = await Promise.all([startTestTable(), startFakeSlack()]);
-  h = await startIngress(table, slack);
+  ({ table, slack, h } = await startIngressOnFakes());
   await install(h, "T1", "xoxb-T1-token");
   await install(h, "T2");
   // Members Slack knows (users.info answers for them): the requester and a member who is no admin.

@@ -4,12 +4,12 @@ import { TeamSettingsStore } from "../../lib/actions";
 import { AccessMessages } from "../../lib/messages/ja";
 import { ActionIds } from "../../lib/slack/cards";
 import { externalTeamOf } from "../../lib/slack/org-boundary";
-import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
-import { startTestTable, type TestTable } from "../support/dynamo";
+import type { FakeSlack } from "../../dev/fakes/slack/fake-slack";
+import type { TestTable } from "../support/dynamo";
 import { signedInteraction, signedJson } from "../support/slack-signing";
 import { payStep, taskAwaitingProcess, taskAwaitingPrompt, taskWithExecution } from "../actions/harness";
 import { APPROVE_PLAN_CALLBACK_ID } from "../../lib/slack/plan-modal";
-import { blockAction, install, messageEvent, rejectSubmission, startIngress } from "./ingress-harness";
+import { blockAction, install, messageEvent, rejectSubmission, startIngress, startIngressOnFakes } from "./ingress-harness";
 
 /** Issue 15 item 3: users of another organisation in a Slack Connect channel are refused, unless an admin allowed their workspace. */
 
@@ -19,8 +19,7 @@ let h: Awaited<ReturnType<typeof startIngress>>;
 let settings: TeamSettingsStore;
 
 beforeAll(async () => {
-  [table, slack] = await Promise.all([startTestTable(), startFakeSlack()]);
-  h = await startIngress(table, slack);
+  ({ table, slack, h } = await startIngressOnFakes());
   await install(h, "T1");
   settings = new TeamSettingsStore(table.doc, table.tableName);
 });
