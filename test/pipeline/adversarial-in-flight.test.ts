@@ -4,12 +4,9 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ev, jsonReply } from "../../dev/fakes/anthropic";
 import { cancelExecution } from "../../lib/actions";
-import { createFreeeMcpHandlerFromEnv } from "../../lib/mcp/create-from-env";
-import { functionUrlHandler } from "../../lib/mcp/function-url";
 import { ExecutionCardTexts } from "../../lib/messages/ja";
-import { serveFunctionUrl } from "../mcp/harness";
-import { MCP_BEARER_SECRET, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
-import { decide, l1Ok, l2Ok, runExecution, slackTexts } from "./fixtures";
+import type { PipelineHarness } from "../support/local-sfn";
+import { decide, l1Ok, l2Ok, runExecution, slackTexts, startPipelineWithMcpServer } from "./fixtures";
 
 /**
  * Adversarial: a freee write still in flight when the run ends (issue of the card saying "nothing was written"
@@ -20,19 +17,13 @@ import { decide, l1Ok, l2Ok, runExecution, slackTexts } from "./fixtures";
  * - the session ends its turn while the write is in flight: the verdict waits for it, and the run is 完了.
  */
 let h: PipelineHarness;
-let mcp: { url: string; close(): Promise<void> };
-let handler: ((event: never) => Promise<never>) | undefined;
+let mcpUrl: string;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  mcp = await serveFunctionUrl((event) => handler!(event as never));
-  // Wait states last 0 ms here, but each poll counts the poll interval: the limit is out of this file's reach.
-  h = await startPipelineHarness({ env: { MCP_SERVER_URL: `${mcp.url}/mcp`, RUN_TIMEOUT_SECONDS: "86400" } });
-  handler = functionUrlHandler(await createFreeeMcpHandlerFromEnv({ ...h.env, MCP_BEARER_SECRET, LOG_LEVEL: "SILENT" })) as never;
+  ({ h, mcpUrl, close } = await startPipelineWithMcpServer());
 });
-afterAll(async () => {
-  await h.close();
-  await mcp.close();
-});
+afterAll(() => close());
 beforeEach(async () => {
   h.slack.reset();
   await h.connectFreee();
@@ -54,7 +45,7 @@ async function untilSession(month: number) {
   const credential = [...h.agents.credentials.values()].find((c) => session.vault_ids.includes(c.vaultId))!;
   const token = (credential.body.auth as { token: string }).token;
   const agent = new Client({ name: "test-agent", version: "1.0.0" });
-  await agent.connect(new StreamableHTTPClientTransport(new URL(`${mcp.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await agent.connect(new StreamableHTTPClientTransport(new URL(`${mcpUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
   return { taskId, run, sessionId, agent };
 }
 

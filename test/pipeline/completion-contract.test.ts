@@ -3,16 +3,13 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { rerunExecution } from "../../lib/actions";
-import { createFreeeMcpHandlerFromEnv } from "../../lib/mcp/create-from-env";
-import { functionUrlHandler } from "../../lib/mcp/function-url";
 import { FreeeCompanyChangedMessages, SlackMessages } from "../../lib/messages/ja";
 import { FreeeConnectionStore } from "../../lib/freee/connection-store";
 import { LocalTokenCipher } from "../../lib/freee/token-cipher";
-import { serveFunctionUrl } from "../mcp/harness";
 import { jsonReply } from "../../dev/fakes/anthropic";
 import { ev } from "../../dev/fakes/anthropic";
-import { MCP_BEARER_SECRET, path, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
-import { decide, l1Ok, l2Ok, l3Ok, runExecution, slackTexts } from "./fixtures";
+import { path, type PipelineHarness } from "../support/local-sfn";
+import { decide, l1Ok, l2Ok, l3Ok, runExecution, slackTexts, startPipelineWithMcpServer } from "./fixtures";
 
 /**
  * The L4 completion contract on the local ExecutionRun, with the freee MCP server as it ships (from its settings,
@@ -21,21 +18,13 @@ import { decide, l1Ok, l2Ok, l3Ok, runExecution, slackTexts } from "./fixtures";
  * write done and the agent's final message meets its contract.
  */
 let h: PipelineHarness;
-let mcp: { url: string; close(): Promise<void> };
-let handler: ((event: never) => Promise<never>) | undefined;
+let mcpUrl: string;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  mcp = await serveFunctionUrl((event) => handler!(event as never));
-  // The run keeps polling while a test drives the agent's calls. Its Wait states last 0 ms here, but each poll
-  // still counts the poll interval towards the run's time limit: a quick poll loop would reach it (RunTimeoutError)
-  // before a slow test ends the turn. No test here is about the limit, so it is out of reach.
-  h = await startPipelineHarness({ env: { MCP_SERVER_URL: `${mcp.url}/mcp`, RUN_TIMEOUT_SECONDS: "86400" } });
-  handler = functionUrlHandler(await createFreeeMcpHandlerFromEnv({ ...h.env, MCP_BEARER_SECRET, LOG_LEVEL: "SILENT" })) as never;
+  ({ h, mcpUrl, close } = await startPipelineWithMcpServer());
 });
-afterAll(async () => {
-  await h.close();
-  await mcp.close();
-});
+afterAll(() => close());
 beforeEach(async () => {
   h.slack.reset();
   await h.connectFreee();
@@ -64,7 +53,7 @@ async function untilSession(l3: unknown = PLAN, executionNo = 1, existing?: stri
   const credential = [...h.agents.credentials.values()].find((c) => session.vault_ids.includes(c.vaultId))!;
   const token = (credential.body.auth as { token: string }).token;
   const agent = new Client({ name: "test-agent", version: "1.0.0" });
-  await agent.connect(new StreamableHTTPClientTransport(new URL(`${mcp.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await agent.connect(new StreamableHTTPClientTransport(new URL(`${mcpUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
   const firstMessage = JSON.stringify(session.body.initial_events ?? session.events);
   return { taskId, run, sessionId, agent, firstMessage };
 }

@@ -1,7 +1,10 @@
 import { approve, reject } from "../../lib/actions";
 import type { VersionKind } from "../../lib/domain/records";
 import { jsonReply, messageReply, type ScriptedReply } from "../../dev/fakes/anthropic";
-import type { PipelineHarness } from "../support/local-sfn";
+import { createFreeeMcpHandlerFromEnv } from "../../lib/mcp/create-from-env";
+import { functionUrlHandler } from "../../lib/mcp/function-url";
+import { serveFunctionUrl } from "../mcp/harness";
+import { MCP_BEARER_SECRET, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
 
 /** The task of an L1 structured output (parameters as entries, the structured-output shape). */
 export const L1_REPLY = {
@@ -108,4 +111,25 @@ export async function expectPipelineFailure(h: PipelineHarness, execution: Local
   expect(audit[0]).toMatchObject({ errorType: e.errorName, layer: e.layer });
   expect(slackTexts(h).some((t) => t.includes(e.message)), `Slack never showed ${e.message}`).toBe(true);
   expect(h.anthropic.pending()).toBe(0);
+}
+
+/**
+ * The pipeline with the real freee MCP server behind MCP_SERVER_URL, for tests that drive the agent's tool calls
+ * themselves. The run keeps polling while a test drives those calls; its Wait states last 0 ms, but each poll
+ * still counts the poll interval towards the run's limit, so the limit is put out of reach (no test here is about
+ * it).
+ */
+export async function startPipelineWithMcpServer(): Promise<{ h: PipelineHarness; mcpUrl: string; close(): Promise<void> }> {
+  let handler: ((event: never) => Promise<never>) | undefined;
+  const mcp = await serveFunctionUrl((event) => handler!(event as never));
+  const h = await startPipelineHarness({ env: { MCP_SERVER_URL: `${mcp.url}/mcp`, RUN_TIMEOUT_SECONDS: "86400" } });
+  handler = functionUrlHandler(await createFreeeMcpHandlerFromEnv({ ...h.env, MCP_BEARER_SECRET, LOG_LEVEL: "SILENT" })) as never;
+  return {
+    h,
+    mcpUrl: mcp.url,
+    close: async () => {
+      await h.close();
+      await mcp.close();
+    },
+  };
 }
