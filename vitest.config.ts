@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 
 const shared = {
-  setupFiles: ["test/setup/polyfills.ts", "test/setup/scripted-replies.ts"],
+  setupFiles: ["test/setup/environment.ts", "test/setup/scripted-replies.ts"],
   // One DynamoDB Local (Java 17) for the run; each test file makes its own tables on it (test/support/dynamo.ts).
   globalSetup: ["test/setup/dynamodb-local.ts"],
   // Integration tests start in-process servers (fake Slack/Anthropic/freee) on ephemeral ports. These are budgets

@@ -1,8 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import "./quiet-sdk";
-import "../dev/local/promise-with-resolvers";
 import type { CellResult } from "../dev/chaos/run";
 import { parseChaosArgs } from "./chaos-args";
 import { runCli, UsageError } from "./cli";

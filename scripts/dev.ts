@@ -1,4 +1,3 @@
-import "./quiet-sdk";
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { devOutputsFile, devStackFile, localStackOutputs, removeDevStackFile, writeDevOutputsFile, writeDevStackFile } from "../dev/local/dev-stack-file";
@@ -15,7 +14,6 @@ await runCli("npm run dev", async () => {
   const envFile = process.env.ENV_FILE ?? ".env";
   if (process.env.ENV_FILE !== undefined && !existsSync(envFile)) throw new UsageError(`ENV_FILE ${envFile} does not exist`, "point ENV_FILE at your settings file, or unset it to read .env");
   if (existsSync(envFile)) {
-    if (typeof process.loadEnvFile !== "function") throw new UsageError(`reading ${envFile} needs Node 20.12 or later (this is ${process.version})`, "use Node 20.12+ or 22 (package.json engines)");
     process.loadEnvFile(envFile);
   }
   process.env.LOG_LEVEL ??= "WARN";

@@ -1,7 +1,6 @@
 // The ledger report: `npm run report -- --since 2026-11-01 [--until 2026-11-30] [--team T0123] [--json]`.
 // Reads the audit log of the table named by TABLE_NAME (AWS; DYNAMODB_ENDPOINT for another local table), or —
 // with no TABLE_NAME — of the running `npm run dev`, found through .local/dev-stack.json (DEV_STACK_FILE).
-import "./quiet-sdk";
 import { devStackAnswers, devStackFile, readDevStackFile } from "../dev/local/dev-stack-file";
 import { optionalEnv, requireEnv } from "../lib/config/env";
 import { runCli, UsageError } from "./cli";

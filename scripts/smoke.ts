@@ -1,4 +1,3 @@
-import "./quiet-sdk";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { runCli, UsageError } from "./cli";

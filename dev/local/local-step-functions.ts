@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import "./promise-with-resolvers";
 import { StateMachine } from "aws-local-stepfunctions";
 import type { StepFunctionName } from "../../infra/state-machines/functions";
 import type { AslDefinition, SynthesizedMachines } from "./synth-definitions";

@@ -64,9 +64,16 @@ describe("docs agree with the code", () => {
   it("the Node versions the docs state are package.json's engines", () => {
     const engines = (JSON.parse(read("package.json")) as { engines: { node: string } }).engines.node;
     const min = /^>=(\d+\.\d+)$/.exec(engines)?.[1];
-    expect(min).toBe("20.12");
+    expect(min).toBe("22.12");
     for (const [doc, text] of Object.entries({ README, DEV })) expect(text, doc).toContain(`Node ${min} or later`);
     expect(INFRA).toContain(`Node ${min}+`);
+  });
+
+  it("the suite runs on the Node the Lambdas run: the dev dependency `node` 22, first on npm's PATH", () => {
+    const dev = (JSON.parse(read("package.json")) as { devDependencies: Record<string, string> }).devDependencies;
+    expect(dev.node).toMatch(/^\^22\./);
+    // npm test puts node_modules/.bin first on PATH: a run that reached vitest through another Node fails here.
+    expect(process.versions.node.split(".")[0]).toBe("22");
   });
 
   it("the report's no-flag path is documented where the command is listed", () => {
