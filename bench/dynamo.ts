@@ -6,7 +6,7 @@ import { createTableInput } from "../lib/store/table";
 /**
  * DynamoDB Local with every request counted on its way in by its X-Amz-Target operation: a pass-through HTTP
  * proxy (dev/chaos/fault-proxy, no rule armed) on 127.0.0.1 in front of it. That counts what any client in the
- * process sends (ingress, step handlers, lib/actions), retries included, without touching the app's clients.
+ * process sends (ingress, step handlers, lib/ingress/actions), retries included, without touching the app's clients.
  * `upstream`: a DynamoDB that already runs (the test suite's); otherwise one is started and stopped with this.
  */
 export interface CountingDynamo {

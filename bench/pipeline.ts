@@ -1,21 +1,21 @@
 import type { SFNClient } from "@aws-sdk/client-sfn";
 import { limitsEnvironment } from "../infra/settings";
-import { L1_SYSTEM_PROMPT } from "../lib/layers/l1-task";
-import { L2_SYSTEM_PROMPT } from "../lib/layers/l2-prompt";
-import { L3_SYSTEM_PROMPT } from "../lib/layers/l3-process";
-import { cachePlan, type CachePlan } from "../lib/layers/prompt-cache";
-import { LAYER_DEFAULTS, type LayerName } from "../lib/layers/settings";
-import { taskIdFor } from "../lib/domain/records";
+import { L1_SYSTEM_PROMPT } from "../lib/model/l1-task";
+import { L2_SYSTEM_PROMPT } from "../lib/model/l2-prompt";
+import { L3_SYSTEM_PROMPT } from "../lib/model/l3-process";
+import { cachePlan, type CachePlan } from "../lib/model/prompt-cache";
+import { LAYER_DEFAULTS, type LayerName } from "../lib/model/settings";
+import { taskIdFor } from "../lib/core/domain/records";
 import { localSfnClient } from "../dev/local/local-sfn-client";
 import type { LocalExecution } from "../dev/local/local-step-functions";
 import type { AslDefinition } from "../dev/local/synth-definitions";
-import { ActionIds } from "../lib/slack/cards";
-import { fromFunctionUrlEvent } from "../lib/slack/http/types";
-import type { IngressHandler } from "../lib/slack/ingress";
-import { createIngressFromEnv } from "../lib/slack/ingress-env";
+import { ActionIds } from "../lib/ingress/cards";
+import { fromFunctionUrlEvent } from "../lib/ingress/http/types";
+import type { IngressHandler } from "../lib/ingress/ingress";
+import { createIngressFromEnv } from "../wiring/ingress-env";
 import { jsonReply, messageReply, type ScriptedReply } from "../dev/fakes/anthropic";
 import { ev } from "../dev/fakes/anthropic";
-import { L1_REPLY, L3_STEPS, PROMPT_TEXT } from "../test/pipeline/fixtures";
+import { L1_REPLY, L3_STEPS, PROMPT_TEXT } from "../test/steps/fixtures";
 import { startPipelineHarness, type PipelineHarness } from "../test/support/local-sfn";
 import { signedInteraction, signedJson, TEST_SIGNING_SECRET } from "../test/support/slack-signing";
 import type { CountingDynamo } from "./dynamo";
@@ -61,7 +61,7 @@ export interface PipelineResult {
 }
 
 /**
- * One happy-path task end to end, on one machine: a signed Slack message into OUR ingress (lib/slack, wired as
+ * One happy-path task end to end, on one machine: a signed Slack message into OUR ingress (lib/ingress, wired as
  * the Lambda wires it), the synthesized TaskPipeline / ExecutionRun run by test/support/local-sfn.ts with the
  * real step handlers, L1–L3 on the scripted Messages server, L4 on the scripted Managed Agents server, and the
  * two approvals clicked through the ingress. Counts come from where the work lands: the event log (state
@@ -205,7 +205,7 @@ export type LayerCache = CachePlan & { model: string };
 
 /**
  * Each layer's static prefix (its system block) against its model's minimum cacheable prompt, at the default
- * settings: the estimate of lib/layers/prompt-cache.ts (low side: 4 ASCII characters or 0.75 of another per token).
+ * settings: the estimate of lib/model/prompt-cache.ts (low side: 4 ASCII characters or 0.75 of another per token).
  */
 export function layerCaches(): Record<LayerName, LayerCache> {
   const systems: Record<LayerName, string> = { L1: L1_SYSTEM_PROMPT, L2: L2_SYSTEM_PROMPT, L3: L3_SYSTEM_PROMPT };
@@ -215,7 +215,7 @@ export function layerCaches(): Record<LayerName, LayerCache> {
 }
 
 /**
- * The replies of test/pipeline/fixtures.ts with usage a real reply could carry: a layer whose prefix is cached
+ * The replies of test/steps/fixtures.ts with usage a real reply could carry: a layer whose prefix is cached
  * reads it (a warm cache: another task within the 5-minute TTL) and pays input for its ~250-token user message
  * only; L1, whose prefix is below Haiku's minimum, pays input for all of it and caches nothing.
  */

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
  * bundle tests all derive their esbuild options from here, so what is measured and tested is what ships.
  *
  * `keepNames` matters for correctness, not debugging: Step Functions matches `ErrorEquals` against the `name` of
- * the error a Lambda throws. Error classes spell their names as strings (lib/errors/taxonomy.ts), and the bundler
+ * the error a Lambda throws. Error classes spell their names as strings (lib/core/errors/taxonomy.ts), and the bundler
  * keeps class and function names too, so neither alone can break the error table (test/bundle/ proves both).
  */
 export interface LambdaBundling {

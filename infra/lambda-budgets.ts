@@ -1,10 +1,10 @@
-import { ANTHROPIC_TIMEOUT_MS } from "../lib/anthropic/client";
+import { ANTHROPIC_TIMEOUT_MS } from "../lib/model/anthropic-client";
 import { SLACK_FILE_DOWNLOAD_TIMEOUT_MS } from "../lib/mcp/slack-files";
-import { EVENT_PAGE_SIZE, MAX_EVENTS_PER_POLL } from "../lib/agent/managed-agent-runner";
-import { AWS_CONTROL_CALL, DYNAMODB_CALL, SFN_CALL, SLACK_CALL, worstCallMs } from "../lib/config/client-budgets";
+import { EVENT_PAGE_SIZE, MAX_EVENTS_PER_POLL } from "../lib/model/agent/managed-agent-runner";
+import { AWS_CONTROL_CALL, DYNAMODB_CALL, SFN_CALL, SLACK_CALL, worstCallMs } from "../lib/core/config/client-budgets";
 import { FREEE_CLIENT_DEFAULTS } from "../lib/freee/client";
 import { FREEE_TOKEN_DEFAULTS } from "../lib/freee/token-manager";
-import { LAYER_DEFAULTS, type LayerName } from "../lib/layers/settings";
+import { LAYER_DEFAULTS, type LayerName } from "../lib/model/settings";
 import { WRITE_CALL_DEFAULTS } from "../lib/mcp/write-call";
 import { MAX_PREVIEW_READS, PREVIEW_CLIENT, PREVIEW_READ_CONCURRENCY } from "../lib/preview/reader";
 import type { StepFunctionName } from "./state-machines/functions";

@@ -1,12 +1,12 @@
-import { FatalConfigError } from "../lib/errors/taxonomy";
+import { FatalConfigError } from "../lib/core/errors/taxonomy";
 import type { Node } from "constructs";
-import { DEFAULT_LIMITS, type Limits } from "../lib/config/limits";
-import { DEFAULT_AGENT_MODEL } from "../lib/agent/agent-config";
-import { LAYER_DEFAULTS } from "../lib/layers/settings";
+import { DEFAULT_LIMITS, type Limits } from "../lib/core/config/limits";
+import { DEFAULT_AGENT_MODEL } from "../lib/model/agent/agent-config";
+import { LAYER_DEFAULTS } from "../lib/model/settings";
 
 /**
  * Stack settings, from CDK context (`cdk.json` or `-c key=value`), with the DESIGN defaults. The Lambdas get
- * them as environment variables (lib/config/limits.ts, lib/layers/settings.ts, lib/agent/agent-config.ts).
+ * them as environment variables (lib/core/config/limits.ts, lib/model/settings.ts, lib/model/agent/agent-config.ts).
  */
 export interface StackSettings extends Limits {
   l1Model: string;
@@ -119,7 +119,7 @@ function publicBaseUrlOf(raw: unknown): string | undefined {
   return raw.replace(/\/+$/, "");
 }
 
-/** The environment every Lambda gets for the limits (names of lib/config/limits.ts). */
+/** The environment every Lambda gets for the limits (names of lib/core/config/limits.ts). */
 export function limitsEnvironment(settings: StackSettings): Record<string, string> {
   return {
     POLL_INTERVAL_SECONDS: String(settings.pollIntervalSeconds),

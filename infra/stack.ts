@@ -1,4 +1,4 @@
-import { FatalConfigError } from "../lib/errors/taxonomy";
+import { FatalConfigError } from "../lib/core/errors/taxonomy";
 import { CfnOutput, Duration, Stack, type StackProps } from "aws-cdk-lib";
 import * as lambda from "aws-cdk-lib/aws-lambda";
 import * as logs from "aws-cdk-lib/aws-logs";

@@ -2,7 +2,7 @@
 // Reads the audit log of the table named by TABLE_NAME (AWS; DYNAMODB_ENDPOINT for another local table), or —
 // with no TABLE_NAME — of the running `npm run dev`, found through .local/dev-stack.json (DEV_STACK_FILE).
 import { devStackAnswers, devStackFile, readDevStackFile } from "../dev/local/dev-stack-file";
-import { optionalEnv, requireEnv } from "../lib/config/env";
+import { optionalEnv, requireEnv } from "../lib/core/config/env";
 import { runCli, UsageError } from "./cli";
 import { parseReportArgs } from "./report-args";
 
@@ -12,8 +12,8 @@ await runCli("npm run report", async () => {
   const env = await tableEnv();
   // The SDK and the store load after the flags are checked: a bad flag or date answers at once.
   const [{ buildLedger, renderLedger }, { readAuditEntries }, { createDocumentClient }, { TaskStore }] = await Promise.all([
-    import("../lib/report/ledger"),
-    import("../lib/report/audit-source"),
+    import("../lib/store/ledger"),
+    import("../lib/store/audit-source"),
     import("../lib/store/dynamo-client"),
     import("../lib/store/task-store"),
   ]);

@@ -1,11 +1,11 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { isTerminal } from "../../lib/domain/status";
-import type { CardSubject } from "../../lib/domain/card-refresher";
-import { renderCard } from "../../lib/slack/cards";
+import { isTerminal } from "../../lib/core/domain/status";
+import type { CardSubject } from "../../lib/core/domain/card-refresher";
+import { renderCard } from "../../lib/ingress/cards";
 import type { TaskHistory } from "../../lib/store/task-store";
-import { failureMessageFor } from "../../lib/messages/ja";
+import { failureMessageFor } from "../../lib/core/messages/ja";
 import { EXPECTED_PAY, type ScenarioRun } from "./scenario";
 import type { ChaosStack } from "./stack";
 

@@ -1,4 +1,4 @@
-import { DYNAMODB_CALL, SFN_CALL, SLACK_CALL } from "../../lib/config/client-budgets";
+import { DYNAMODB_CALL, SFN_CALL, SLACK_CALL } from "../../lib/core/config/client-budgets";
 import type { FaultRule, ProxiedRequest } from "./fault-proxy";
 import type { Dependency, FaultKind } from "./faults";
 import { isSessionCreate, type ScenarioKind } from "./scenario";

@@ -1,4 +1,4 @@
-import { taskIdFor } from "../../lib/domain/records";
+import { taskIdFor } from "../../lib/core/domain/records";
 import { blockActionsPayload, messageEnvelope } from "../local/slack-payloads";
 import { deliverEvent, deliverInteraction, type SlackDelivery } from "../local/slack-signature";
 import type { FakeSlack } from "../fakes/slack/fake-slack";

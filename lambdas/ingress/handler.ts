@@ -1,12 +1,12 @@
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
-import { fromFunctionUrlEvent, toFunctionUrlResult, type FunctionUrlResult } from "../../lib/slack/http/types";
-import { beginInvocation } from "../../lib/observability/logger";
-import { redactThrown } from "../../lib/observability/redact";
-import { createSlackLambdaFromEnv } from "../../lib/slack/slack-lambda";
+import { fromFunctionUrlEvent, toFunctionUrlResult, type FunctionUrlResult } from "../../lib/ingress/http/types";
+import { beginInvocation } from "../../lib/core/observability/logger";
+import { redactThrown } from "../../lib/core/redaction/redact";
+import { createSlackLambdaFromEnv } from "../../wiring/slack-lambda";
 
 /**
  * Function URL entry point for Slack: events and interactivity (POST /slack/events), within Slack's 3 s. The
- * install and freee pages are the web Lambda's (lambdas/web). Logic lives in lib/slack.
+ * install and freee pages are the web Lambda's (lambdas/web). Logic lives in lib/ingress.
  */
 const ingress = createSlackLambdaFromEnv(process.env);
 

@@ -1,7 +1,7 @@
-import { defineStep } from "../../lib/pipeline/step-handler";
-import { baseWiring } from "../../lib/pipeline/wiring/base-deps";
-import { withAgent } from "../../lib/pipeline/wiring/agent";
-import { ExecutionStatusChangeSchema, reconcileExecutionStep } from "../../lib/pipeline/steps/reconcile-step";
+import { defineStep } from "../../lib/steps/step-handler";
+import { baseWiring } from "../../wiring/base-deps";
+import { withAgent } from "../../wiring/agent";
+import { ExecutionStatusChangeSchema, reconcileExecutionStep } from "../../lib/steps/reconcile-step";
 
 /** EventBridge target: a TaskPipeline / ExecutionRun that ended FAILED, TIMED_OUT or ABORTED (DESIGN §2). */
 export const step = defineStep({ service: "reconcile-execution", needs: { agent: true }, wire: async (env) => (await withAgent(baseWiring("reconcile-execution", env))).deps, schema: ExecutionStatusChangeSchema, run: reconcileExecutionStep });

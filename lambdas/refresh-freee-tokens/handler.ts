@@ -1,5 +1,5 @@
 import type { Context } from "aws-lambda";
-import { beginInvocation } from "../../lib/observability/logger";
+import { beginInvocation } from "../../lib/core/observability/logger";
 import { createTokenRefresherFromEnv, refreshAgingTokens, type RefreshRunSummary, type TokenRefresherDeps } from "../../lib/freee/token-refresher";
 
 /**

@@ -1,13 +1,13 @@
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
-import { beginInvocation, createLogger } from "../../lib/observability/logger";
-import { redactThrown } from "../../lib/observability/redact";
-import { fromFunctionUrlEvent, toFunctionUrlResult, type FunctionUrlResult } from "../../lib/slack/http/types";
-import { createWebFromEnv } from "../../lib/slack/web-env";
+import { beginInvocation, createLogger } from "../../lib/core/observability/logger";
+import { redactThrown } from "../../lib/core/redaction/redact";
+import { fromFunctionUrlEvent, toFunctionUrlResult, type FunctionUrlResult } from "../../lib/ingress/http/types";
+import { createWebFromEnv } from "../../wiring/web-env";
 
 /**
  * Function URL entry point for the browser pages: Slack install (/slack/install, /slack/oauth_redirect) and the
  * freee connect flow (/freee/connect, /freee/callback). Kept out of the Slack Lambda so its bundle and cold start
- * stay small (docs/bench.md). Logic lives in lib/slack and lib/freee.
+ * stay small (docs/bench.md). Logic lives in lib/ingress and lib/freee.
  */
 const web = createWebFromEnv(process.env, { log: createLogger("web") });
 

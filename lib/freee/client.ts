@@ -1,7 +1,7 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
-import { classifyFetchFailure } from "../errors/classify";
-import { AuthError, FatalConfigError, RateLimitedError, UpstreamServerError } from "../errors/taxonomy";
-import { createLogger } from "../observability/logger";
+import { classifyFetchFailure } from "../core/errors/classify";
+import { AuthError, FatalConfigError, RateLimitedError, UpstreamServerError } from "../core/errors/taxonomy";
+import { createLogger } from "../core/observability/logger";
 import type { FreeeConnection } from "./connection-store";
 import { classifyFreeeResponse, type FreeeAuthReason, type FreeeOutcome } from "./freee-response";
 import { FreeeTokenManager, type FreeeTokenManagerOptions } from "./token-manager";

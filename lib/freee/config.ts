@@ -1,5 +1,5 @@
-import { optionalEnv, requireEnv, type Env } from "../config/env";
-import { resolveSecret } from "../config/secrets";
+import { optionalEnv, requireEnv, type Env } from "../core/config/env";
+import { resolveSecret } from "../core/config/secrets";
 
 /** freee endpoints and app credentials. Every endpoint is configurable so tests point at a fake server. */
 export interface FreeeEndpoints {

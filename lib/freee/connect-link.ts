@@ -1,7 +1,7 @@
 import { GetCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { intEnv, optionalEnv, requireEnv, type Env } from "../config/env";
-import { resolveSecret } from "../config/secrets";
-import { FatalConfigError, MalformedOutputError } from "../errors/taxonomy";
+import { intEnv, optionalEnv, requireEnv, type Env } from "../core/config/env";
+import { resolveSecret } from "../core/config/secrets";
+import { FatalConfigError, MalformedOutputError } from "../core/errors/taxonomy";
 import { createDocumentClient } from "../store/dynamo-client";
 import { translateDynamoError } from "../store/conditional";
 import { Keys } from "../store/table";

@@ -1,12 +1,12 @@
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { z } from "zod";
-import { MalformedOutputError } from "../errors/taxonomy";
+import { MalformedOutputError } from "../core/errors/taxonomy";
 import { isConditionFailure, translateDynamoError } from "../store/conditional";
 import { parseRecord } from "../store/item-table";
 import { Keys, TABLE_KEYS } from "../store/table";
-import { registerSecret } from "../redaction/secret-registry";
+import { registerSecret } from "../core/redaction/secret-registry";
 import { DISCONNECTED } from "./disconnect";
-import type { TokenCipher } from "./token-cipher";
+import type { TokenCipher } from "../store/token-cipher";
 
 /**
  * The freee connection of a workspace (DESIGN §4: `TEAM#<team>` / `FREEE`). Tokens are stored only as one

@@ -8,9 +8,9 @@
  *   decides, not the status.
  * - 429: HR and accounting send `X-RateLimit-Reset` (an ISO time); accounting's body adds `meta.reset`.
  */
-import type { FreeeApiAuthReason } from "../domain/freee-auth";
+import type { FreeeApiAuthReason } from "../core/domain/freee-auth";
 
-export type { FreeeApiAuthReason, FreeeAuthReason } from "../domain/freee-auth";
+export type { FreeeApiAuthReason, FreeeAuthReason } from "../core/domain/freee-auth";
 
 const API_AUTH_REASONS: ReadonlySet<string> = new Set<FreeeApiAuthReason>([
   "user_do_not_have_permission",

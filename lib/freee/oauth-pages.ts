@@ -1,4 +1,4 @@
-import { AccessMessages, AdminMessages } from "../messages/ja";
+import { AccessMessages, AdminMessages } from "../core/messages/ja";
 
 /** The two HTML pages a browser sees at the end of the freee connect flow (seed §9.2 OAuth row). */
 

@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "@aws-lambda-powertools/logger";
 import { z } from "zod";
-import { AuditLog } from "../audit/audit-log";
-import { intEnv, optionalEnv, requireEnv, type Env } from "../config/env";
-import { resolveSecret } from "../config/secrets";
-import { classifyHttpStatus } from "../errors/classify";
-import { AuthError, ConnectionFailedError, FatalConfigError, MalformedOutputError } from "../errors/taxonomy";
-import { createLogger } from "../observability/logger";
-import { redactString } from "../observability/redact";
+import { AuditLog } from "../store/audit-log";
+import { intEnv, optionalEnv, requireEnv, type Env } from "../core/config/env";
+import { resolveSecret } from "../core/config/secrets";
+import { classifyHttpStatus } from "../core/errors/classify";
+import { AuthError, ConnectionFailedError, FatalConfigError, MalformedOutputError } from "../core/errors/taxonomy";
+import { createLogger } from "../core/observability/logger";
+import { redactString } from "../core/redaction/redact";
 import { createDocumentClient } from "../store/dynamo-client";
 import { TaskStore } from "../store/task-store";
 import { loadFreeeAppCredentials, loadFreeeEndpoints } from "./config";
@@ -15,7 +15,7 @@ import { buildConnectLink } from "./connect-link";
 import { FreeeConnectionStore, refreshTokenExpiresAt } from "./connection-store";
 import { adminOnlyPage, failurePage, successPage } from "./oauth-pages";
 import { signState, verifyState, type SignedClaims } from "./signed-state";
-import { createTokenCipher } from "./token-cipher";
+import { createTokenCipher } from "../store/token-cipher";
 import { FreeeTokenEndpoint } from "./token-endpoint";
 
 /**
@@ -33,7 +33,7 @@ export interface FreeeOAuthDeps {
   connections: FreeeConnectionStore;
   tokenEndpoint: Pick<FreeeTokenEndpoint, "exchangeCode">;
   audit: Pick<AuditLog, "record">;
-  /** Who is an admin of a workspace now (lib/actions/admins.ts): asked at the start and in the callback. */
+  /** Who is an admin of a workspace now (lib/ingress/actions/admins.ts): asked at the start and in the callback. */
   admins: { isAdmin(actor: { teamId: string; userId: string }): Promise<boolean> };
   logger: Logger;
   apiBaseUrl: string;
@@ -283,7 +283,7 @@ export async function loadOAuthSettings(env: Env = process.env) {
 
 /**
  * The connect flow wired from the environment (TABLE_NAME, the freee settings above, TOKEN_KMS_KEY_ID or
- * FREEE_TOKEN_LOCAL_KEY) and the admin check of the workspace (lib/slack/admins-env.ts builds it).
+ * FREEE_TOKEN_LOCAL_KEY) and the admin check of the workspace (wiring/admins-env.ts builds it).
  */
 export async function createFreeeOAuthFromEnv(
   env: Env,

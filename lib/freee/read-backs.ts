@@ -1,4 +1,4 @@
-import { WriteOutcomeUnknownError } from "../errors/taxonomy";
+import { WriteOutcomeUnknownError } from "../core/errors/taxonomy";
 import type { MarkerReadBack, ReadBackPlan } from "./openapi/operations";
 import type { FreeeRequest, FreeeResult } from "./types";
 

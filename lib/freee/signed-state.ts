@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { AuthError } from "../errors/taxonomy";
+import { AuthError } from "../core/errors/taxonomy";
 
 /**
  * Signed, expiring tokens for the freee OAuth connect flow: `<base64url(JSON)>.<base64url(HMAC-SHA256)>`.

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { classifyFetchFailure, classifyHttpStatus } from "../errors/classify";
-import { AuthError, FatalConfigError, MalformedOutputError } from "../errors/taxonomy";
-import { registerSecret } from "../redaction/secret-registry";
+import { classifyFetchFailure, classifyHttpStatus } from "../core/errors/classify";
+import { AuthError, FatalConfigError, MalformedOutputError } from "../core/errors/taxonomy";
+import { registerSecret } from "../core/redaction/secret-registry";
 import type { FreeeAppCredentials } from "./config";
 import type { FreeeAuthReason } from "./freee-response";
 import type { FreeeTokens } from "./connection-store";

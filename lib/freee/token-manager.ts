@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "@aws-lambda-powertools/logger";
-import { AuthError, TransientError } from "../errors/taxonomy";
-import { createLogger } from "../observability/logger";
+import { AuthError, TransientError } from "../core/errors/taxonomy";
+import { createLogger } from "../core/observability/logger";
 import type { FreeeConnection, FreeeConnectionStore, FreeeTokens } from "./connection-store";
 import type { FreeeAuthReason } from "./freee-response";
 import type { PendingTokenStore } from "./pending-tokens";

@@ -1,15 +1,15 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
-import { AuditLog } from "../audit/audit-log";
-import { DYNAMODB_CALL, worstCallMs } from "../config/client-budgets";
-import { intEnv, requireEnv, type Env } from "../config/env";
-import { AuthError, FatalConfigError, TransientError } from "../errors/taxonomy";
-import { createLogger } from "../observability/logger";
+import { AuditLog } from "../store/audit-log";
+import { DYNAMODB_CALL, worstCallMs } from "../core/config/client-budgets";
+import { intEnv, requireEnv, type Env } from "../core/config/env";
+import { AuthError, FatalConfigError, TransientError } from "../core/errors/taxonomy";
+import { createLogger } from "../core/observability/logger";
 import { createDocumentClient } from "../store/dynamo-client";
 import { TaskStore } from "../store/task-store";
 import { loadFreeeAppCredentials, loadFreeeEndpoints } from "./config";
 import { FreeeConnectionStore } from "./connection-store";
 import { PendingTokenStore } from "./pending-tokens";
-import { createTokenCipher } from "./token-cipher";
+import { createTokenCipher } from "../store/token-cipher";
 import { FreeeTokenEndpoint, TOKEN_ENDPOINT_TIMEOUT_MS } from "./token-endpoint";
 import { FREEE_TOKEN_DEFAULTS, FreeeTokenManager } from "./token-manager";
 

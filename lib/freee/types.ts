@@ -1,4 +1,4 @@
-/** One call to the freee API, as a tool of the registry maps its input (lib/tools/registry.ts). */
+/** One call to the freee API, as a tool of the registry maps its input (lib/freee/tools/registry.ts). */
 export type FreeeQueryValue = string | number | boolean;
 
 export interface FreeeRequest {

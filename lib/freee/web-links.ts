@@ -1,4 +1,4 @@
-import type { FreeeRecordRef } from "../domain/records";
+import type { FreeeRecordRef } from "../core/domain/records";
 
 /**
  * Links from a card to the record in freee's own web screens. Only the screens freee documents for checking a

@@ -1,17 +1,17 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { AuditLog } from "../audit/audit-log";
-import { AuthError, isAppError, RateLimitedError, TransientError } from "../errors/taxonomy";
+import type { AuditLog } from "../store/audit-log";
+import { AuthError, isAppError, RateLimitedError, TransientError } from "../core/errors/taxonomy";
 import type { FreeeClient } from "../freee/client";
 import type { FreeeResult } from "../freee/types";
-import { freeeAuthMessageFor, freeeRateLimitedMessage } from "../messages/ja";
-import type { PipelineMetrics } from "../observability/metrics";
-import { redactString } from "../observability/redact";
+import { freeeAuthMessageFor, freeeRateLimitedMessage } from "../core/messages/ja";
+import type { PipelineMetrics } from "../core/observability/metrics";
+import { redactString } from "../core/redaction/redact";
 import type { TaskStore } from "../store/task-store";
 import type { ExecutionScope } from "./execution-scope";
 import { refusal, RefusalTexts, type Refusal } from "./refusals";
-import type { Execution } from "../domain/records";
+import type { Execution } from "../core/domain/records";
 import type { SlackFileFetcher } from "./slack-files";
 import type { WriteOnceLedger } from "./write-once";
 
@@ -148,7 +148,7 @@ function agentTextForRefusal(result: Extract<FreeeResult, { ok: false }>): strin
 }
 
 function agentTextForError(err: unknown): string {
-  // Each freee refusal says what is wrong and who fixes it (lib/messages/ja.ts), not a blanket "reconnect".
+  // Each freee refusal says what is wrong and who fixes it (lib/core/messages/ja.ts), not a blanket "reconnect".
   if (err instanceof AuthError) return freeeAuthMessageFor(err.details.reason);
   if (err instanceof RateLimitedError) return freeeRateLimitedMessage(err.retryAfterSeconds);
   if (err instanceof TransientError) return "freee API が一時的に応答しません。再試行しても失敗しました。";

@@ -1,7 +1,7 @@
-import type { ProcessStep } from "../domain/records";
-import { getPath, normaliseToolInput, stableJson } from "../tools/normalise";
-import { AGENT_DECIDE, effectOfStep } from "../tools/summaries";
-import type { FreeeToolDefinition } from "../tools/registry";
+import type { ProcessStep } from "../core/domain/records";
+import { getPath, normaliseToolInput, stableJson } from "../freee/tools/normalise";
+import { AGENT_DECIDE, effectOfStep } from "../freee/tools/summaries";
+import type { FreeeToolDefinition } from "../freee/tools/registry";
 import { LIVE_EXECUTION_STATUSES, type ExecutionScope } from "./execution-scope";
 import { refusal, RefusalTexts, type Refusal } from "./refusals";
 

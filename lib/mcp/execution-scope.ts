@@ -1,9 +1,9 @@
-import { executionRefOf } from "../agent/mcp-bearer";
-import type { PreviewCompany } from "../domain/preview";
-import type { Execution, ProcessStep } from "../domain/records";
-import { RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
+import { executionRefOf } from "./bearer";
+import type { PreviewCompany } from "../core/domain/preview";
+import type { Execution, ProcessStep } from "../core/domain/records";
+import { RecordNotFoundError, StateConflictError } from "../core/errors/taxonomy";
 import type { TaskStore } from "../store/task-store";
-import { allowedToolsForSteps } from "../tools/summaries";
+import { allowedToolsForSteps } from "../freee/tools/summaries";
 
 /**
  * What one MCP request may do: the execution its bearer names, its status as the table holds it now, and the

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
-import { withRemainingTime } from "../aws/invocation-deadline";
-import { beginInvocation } from "../observability/logger";
-import { redactThrown } from "../observability/redact";
+import { withRemainingTime } from "../core/aws/invocation-deadline";
+import { beginInvocation } from "../core/observability/logger";
+import { redactThrown } from "../core/redaction/redact";
 
 /**
  * Lambda Function URL (payload 2.0) ↔ web-standard Request / Response, so one `(Request) => Promise<Response>`
@@ -46,7 +46,7 @@ export async function functionUrlResultFromResponse(res: Response): Promise<APIG
 
 /**
  * Wrap a fetch-style handler as a Function URL handler. With the Lambda context, the invocation's remaining
- * time is available inside the request (lib/aws/invocation-deadline.ts). What escapes it (logged by the
+ * time is available inside the request (lib/core/aws/invocation-deadline.ts). What escapes it (logged by the
  * runtime) is redacted.
  */
 export function functionUrlHandler(

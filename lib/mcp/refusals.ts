@@ -1,4 +1,4 @@
-import { FreeeCompanyChangedMessages, WriteOutcomeUnknownMessages } from "../messages/ja";
+import { FreeeCompanyChangedMessages, WriteOutcomeUnknownMessages } from "../core/messages/ja";
 
 /**
  * Why the MCP server refused a tool call, and what the agent is told (Japanese, as the session speaks). Every

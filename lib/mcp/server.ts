@@ -2,13 +2,13 @@ import type { Logger } from "@aws-lambda-powertools/logger";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { bearerFromAuthorizationHeader, verifyMcpBearer, type McpBearerClaims } from "../agent/mcp-bearer";
-import { AuthError, RecordNotFoundError, StateConflictError, TransientError } from "../errors/taxonomy";
+import { bearerFromAuthorizationHeader, verifyMcpBearer, type McpBearerClaims } from "./bearer";
+import { AuthError, RecordNotFoundError, StateConflictError, TransientError } from "../core/errors/taxonomy";
 import type { TaskStore } from "../store/task-store";
-import { FREEE_TOOLS } from "../tools/registry";
+import { FREEE_TOOLS } from "../freee/tools/registry";
 import { loadExecutionScope, type ExecutionScope } from "./execution-scope";
 import { runToolCall, type ToolCallDeps } from "./tool-call";
-import { appendInvocationKeys } from "../observability/logger";
+import { appendInvocationKeys } from "../core/observability/logger";
 
 /**
  * The freee MCP server (DESIGN §2, §7): Streamable HTTP in stateless mode (no session id, one McpServer per

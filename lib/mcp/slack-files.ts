@@ -1,11 +1,11 @@
 import type { WebClient } from "@slack/web-api";
-import type { SlackFileRef } from "../domain/records";
-import { classifyFetchFailure } from "../errors/classify";
-import { AuthError, UpstreamServerError } from "../errors/taxonomy";
+import type { SlackFileRef } from "../core/domain/records";
+import { classifyFetchFailure } from "../core/errors/classify";
+import { AuthError, UpstreamServerError } from "../core/errors/taxonomy";
 import type { FreeeFile } from "../freee/types";
-import type { BotTokenResolver } from "../slack/bot-token";
-import { classifySlackError, slackErrorCode } from "../slack/web-client";
-import { RECEIPT_MAX_BYTES } from "../tools/upload-tool";
+import type { BotTokenResolver } from "../slack-api/bot-token";
+import { classifySlackError, slackErrorCode } from "../slack-api/web-client";
+import { RECEIPT_MAX_BYTES } from "../freee/tools/upload-tool";
 
 /**
  * The bytes of a file shared with the request, fetched from Slack when its approved upload step runs (and never

@@ -1,7 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { FreeeClient } from "../freee/client";
 import type { FreeeResult } from "../freee/types";
-import { getTool, type FreeeToolDefinition } from "../tools/registry";
+import { getTool, type FreeeToolDefinition } from "../freee/tools/registry";
 import { ToolCall, type ToolCallDeps } from "./call-context";
 import { permitCall, precheck, type Permit } from "./capability";
 import { LIVE_EXECUTION_STATUSES, type ExecutionScope } from "./execution-scope";
@@ -44,7 +44,7 @@ export async function runToolCall(
     return call.failed(err, { stage: "connection" });
   }
   // The approval was of one company's data: a connection that now acts on another (an admin reconnected and chose
-  // it) serves nothing, and the run ends (lib/messages FreeeCompanyChangedMessages).
+  // it) serves nothing, and the run ends (lib/core/messages FreeeCompanyChangedMessages).
   if (scope.company === undefined || scope.company.id !== companyId) return call.companyChanged(companyId);
   const permit: Permit | Refusal = permitCall(scope, tool, args, companyId);
   if ("refused" in permit) return call.refuse(permit);

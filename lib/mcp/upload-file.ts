@@ -1,4 +1,4 @@
-import { isAppError, AuthError, FatalConfigError, TransientError } from "../errors/taxonomy";
+import { isAppError, AuthError, FatalConfigError, TransientError } from "../core/errors/taxonomy";
 import type { FreeeRequest } from "../freee/types";
 import type { ToolCall } from "./call-context";
 import { refusal, RefusalTexts, type Refusal } from "./refusals";

@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { invocationRemainingTimeMs } from "../aws/invocation-deadline";
-import { DYNAMODB_CALL, worstCallMs } from "../config/client-budgets";
-import { FatalConfigError, isAppError, TransientError, WriteOutcomeUnknownError } from "../errors/taxonomy";
+import { invocationRemainingTimeMs } from "../core/aws/invocation-deadline";
+import { DYNAMODB_CALL, worstCallMs } from "../core/config/client-budgets";
+import { FatalConfigError, isAppError, TransientError, WriteOutcomeUnknownError } from "../core/errors/taxonomy";
 import type { FreeeClient } from "../freee/client";
 import type { FreeeRequest, FreeeResult } from "../freee/types";
 import { reconcilerFor, writeMarker, type ReadBack, type WriteReconciler } from "../freee/write-reconciler";
-import type { FreeeToolDefinition } from "../tools/registry";
+import type { FreeeToolDefinition } from "../freee/tools/registry";
 import type { Permit } from "./capability";
 import { LIVE_EXECUTION_STATUSES } from "./execution-scope";
 import { refusal, RefusalTexts } from "./refusals";

@@ -1,7 +1,7 @@
-import type { ProcessStep, SlackFileRef } from "../domain/records";
+import type { ProcessStep, SlackFileRef } from "../core/domain/records";
 import { describeUpload } from "./upload";
-import type { PreviewStep, ProcessPreview } from "../domain/preview";
-import { isWriteStep, toolSummary, UPLOAD_RECEIPT_TOOL } from "../tools/summaries";
+import type { PreviewStep, ProcessPreview } from "../core/domain/preview";
+import { isWriteStep, toolSummary, UPLOAD_RECEIPT_TOOL } from "../freee/tools/summaries";
 import { DESCRIBERS, undescribed, type Described } from "./describe";
 import { describeGeneric } from "./generic";
 import { jstMonth, monthOf } from "./format";

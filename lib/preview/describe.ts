@@ -1,6 +1,6 @@
-import type { PreviewChange, PreviewStep } from "../domain/preview";
+import type { PreviewChange, PreviewStep } from "../core/domain/preview";
 import { clockTime, dealTypeLabel, monthOf, payCalcLabel, quoted, yearMonth, yen } from "./format";
-import { toolSummary, UPLOAD_RECEIPT_TOOL } from "../tools/summaries";
+import { toolSummary, UPLOAD_RECEIPT_TOOL } from "../freee/tools/summaries";
 import { UPLOAD_COVERED_KEYS } from "./upload";
 import type { FreeeReader, FreeeWorkRecord, Read } from "./reader";
 

@@ -1,6 +1,6 @@
 import { operationEntry } from "../freee/openapi/operations";
 import { derefSchema, type FreeeOperation } from "../freee/openapi/validator";
-import type { PreviewChange } from "../domain/preview";
+import type { PreviewChange } from "../core/domain/preview";
 import type { Described } from "./describe";
 import { yen } from "./format";
 import type { FreeeNamed, FreeeReader, Read } from "./reader";

@@ -1,6 +1,6 @@
-import type { ProcessStep } from "../domain/records";
-import type { PreviewProblem, ResolvedName } from "../domain/preview";
-import { getPath } from "../tools/normalise";
+import type { ProcessStep } from "../core/domain/records";
+import type { PreviewProblem, ResolvedName } from "../core/domain/preview";
+import { getPath } from "../freee/tools/normalise";
 import { setAt } from "./paths";
 import type { FreeeReader, Read } from "./reader";
 
@@ -13,7 +13,7 @@ import type { FreeeReader, Read } from "./reader";
  * only when exactly one record fits, a family name (employees) or a part of the name (account items, partners).
  */
 
-/** A step as L3 stores it, names marked in `nameRefs` (lib/domain/records.ts). */
+/** A step as L3 stores it, names marked in `nameRefs` (lib/core/domain/records.ts). */
 export type StepWithNames = ProcessStep;
 
 type Kind = "employee" | "account_item" | "partner";

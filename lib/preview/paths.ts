@@ -1,4 +1,4 @@
-import { getPath } from "../tools/normalise";
+import { getPath } from "../freee/tools/normalise";
 
 /**
  * Writing a resolved id into a step's input at the dotted path its `nameRefs` entry names (`employee_id`,

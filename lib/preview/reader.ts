@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { FreeeClient } from "../freee/client";
 import type { FreeeRequest, FreeeResult } from "../freee/types";
-import { getTool } from "../tools/registry";
-import { FreeeCompanyChangedError } from "../errors/taxonomy";
+import { getTool } from "../freee/tools/registry";
+import { FreeeCompanyChangedError } from "../core/errors/taxonomy";
 
 /**
  * The preview's reads from freee: the registry's read tools (the requests the MCP server would send for them),

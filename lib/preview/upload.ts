@@ -1,4 +1,4 @@
-import type { SlackFileRef } from "../domain/records";
+import type { SlackFileRef } from "../core/domain/records";
 import type { Described } from "./describe";
 import { quoted, yen } from "./format";
 

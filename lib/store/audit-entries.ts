@@ -1,4 +1,4 @@
-import { AuditEntrySchema, type AuditEntry } from "../domain/records";
+import { AuditEntrySchema, type AuditEntry } from "../core/domain/records";
 import { parseRecord, type ConditionalWrite, type EntryState, type Item, type ItemTable, type WriteOutcome, type WriteResult } from "./item-table";
 import { Keys, TABLE_KEYS } from "./table";
 

@@ -1,4 +1,4 @@
-import { classifyAwsError } from "../errors/classify";
+import { classifyAwsError } from "../core/errors/classify";
 
 /** True when a DynamoDB write was refused by its condition: the caller then reads what is there. */
 export function isConditionFailure(err: unknown): boolean {

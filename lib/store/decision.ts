@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { PendingAuditSchema, type ApprovalSource, type Decision, type PendingAudit, type VersionKind } from "../domain/records";
-import { decisionAudit } from "../domain/audit-promises";
+import { PendingAuditSchema, type ApprovalSource, type Decision, type PendingAudit, type VersionKind } from "../core/domain/records";
+import { decisionAudit } from "../core/domain/audit-promises";
 import { ItemTable } from "./item-table";
 import { Keys } from "./table";
 
@@ -23,7 +23,7 @@ export type DecisionResult =
   | { applied: false; reason: "not_found" | "not_requester" }
   /** `promised`: the audit entry the earlier decision promised (a repeated click confirms it again). */
   | { applied: false; reason: "already_decided"; promised?: PendingAudit }
-  /** The approver could not have seen the plan whole from there; `old` says why (lib/review/plan.ts). */
+  /** The approver could not have seen the plan whole from there; `old` says why (lib/preview/plan.ts). */
   | { applied: false; reason: "not_approvable"; old: Record<string, unknown> | undefined }
   /** Written before versions carried their owner: the caller checks ownership on the task item instead. */
   | { applied: false; reason: "unowned" };
@@ -46,7 +46,7 @@ export async function writeDecision(doc: DynamoDBDocumentClient, tableName: stri
       update: {
         Key: Keys.version(w.taskId, w.kind, w.version),
         // The decision's audit entry is promised in the same write (no extra call on the ack path): the resumed
-        // step writes it, the failure path / reconciler / a repeated click repair it (lib/audit/pending-audit.ts).
+        // step writes it, the failure path / reconciler / a repeated click repair it (lib/store/pending-audit.ts).
         // The task token stays on the decided item (dead once Step Functions has its answer; never sent anywhere):
         // if this write's reply is lost, the SDK's retry finds the decision made and resumes with it (below).
         UpdateExpression: "SET #status = :to, decision = :decision, decisionAudit = :audit, decisionWriteId = :write, updatedAt = :now",

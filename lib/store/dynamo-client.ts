@@ -1,9 +1,9 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { localEndpointConfig } from "../aws/local-endpoint";
-import { DYNAMODB_CALL } from "../config/client-budgets";
-import type { Env } from "../config/env";
-import { boundedRequestHandler } from "../config/request-handler";
+import { localEndpointConfig } from "../core/aws/local-endpoint";
+import { DYNAMODB_CALL } from "../core/config/client-budgets";
+import type { Env } from "../core/config/env";
+import { boundedRequestHandler } from "../core/config/request-handler";
 
 /**
  * Document client with few SDK retries: Step Functions owns the retry policy (DESIGN §2), so throttling

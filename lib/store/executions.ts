@@ -1,7 +1,7 @@
-import type { PreviewCompany } from "../domain/preview";
-import { ExecutionSchema, executionIdFor, TaskSchema, type AuditEntry, type Execution, type ExecutionProgress, type PendingAudit, type Task } from "../domain/records";
-import { assertTransition, type ExecutionStatus, type TaskStatus } from "../domain/status";
-import { LimitReachedError, RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
+import type { PreviewCompany } from "../core/domain/preview";
+import { ExecutionSchema, executionIdFor, TaskSchema, type AuditEntry, type Execution, type ExecutionProgress, type PendingAudit, type Task } from "../core/domain/records";
+import { assertTransition, type ExecutionStatus, type TaskStatus } from "../core/domain/status";
+import { LimitReachedError, RecordNotFoundError, StateConflictError } from "../core/errors/taxonomy";
 import { writeAudited } from "./audit-entries";
 import { buildSet, parseRecord, type ConditionalWrite, type EntryState, type Item, type ItemTable, type WriteResult } from "./item-table";
 import { Keys } from "./table";

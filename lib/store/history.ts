@@ -9,7 +9,7 @@ import {
   type ProcessVersion,
   type PromptVersion,
   type Task,
-} from "../domain/records";
+} from "../core/domain/records";
 import { parseRecord, type ItemTable } from "./item-table";
 import { Keys } from "./table";
 import { taskNotFound } from "./tasks";

@@ -12,7 +12,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import type { z } from "zod/mini";
-import { MalformedOutputError, ThrottledError } from "../errors/taxonomy";
+import { MalformedOutputError, ThrottledError } from "../core/errors/taxonomy";
 import { isConditionFailure, translateDynamoError } from "./conditional";
 
 export type Item = Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { QueryCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { TaskSchema, type Task } from "../domain/records";
+import { TaskSchema, type Task } from "../core/domain/records";
 import { translateDynamoError } from "./conditional";
 import { parseRecord } from "./item-table";
 import { Keys, TABLE_KEYS } from "./table";

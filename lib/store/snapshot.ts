@@ -1,4 +1,4 @@
-import { ExecutionSchema, TaskSchema, type Execution, type ProcessVersion, type PromptVersion, type Task, type VersionKind } from "../domain/records";
+import { ExecutionSchema, TaskSchema, type Execution, type ProcessVersion, type PromptVersion, type Task, type VersionKind } from "../core/domain/records";
 import { parseRecord, type ItemKey, type ItemTable } from "./item-table";
 import { Keys } from "./table";
 import { taskNotFound } from "./tasks";

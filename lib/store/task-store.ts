@@ -1,6 +1,6 @@
-import type { PreviewCompany } from "../domain/preview";
+import type { PreviewCompany } from "../core/domain/preview";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import type { ProcessPreview } from "../domain/preview";
+import type { ProcessPreview } from "../core/domain/preview";
 import type {
   ApprovalSource,
   AuditEntry,
@@ -12,8 +12,8 @@ import type {
   PromptVersion,
   Task,
   VersionKind,
-} from "../domain/records";
-import type { ExecutionStatus, TaskStatus, VersionStatus } from "../domain/status";
+} from "../core/domain/records";
+import type { ExecutionStatus, TaskStatus, VersionStatus } from "../core/domain/status";
 import { AuditEntries } from "./audit-entries";
 import { ExecutionItems } from "./executions";
 import { loadHistory, type TaskHistory } from "./history";
@@ -24,7 +24,7 @@ import { prepareTransition, transitionWithEntry, type TransitionOptions } from "
 import { VersionItems } from "./versions";
 import { readSnapshot, type SnapshotRequest, type TaskSnapshot } from "./snapshot";
 import { Keys } from "./table";
-import { ExecutionSchema, TaskSchema } from "../domain/records";
+import { ExecutionSchema, TaskSchema } from "../core/domain/records";
 
 export type { EntryState, WriteResult } from "./item-table";
 export type { TransitionOptions } from "./transition";

@@ -1,6 +1,6 @@
-import { TaskSchema, taskIdFor, type AuditEntry, type SlackFileRef, type SlackThread, type Task } from "../domain/records";
-import type { TaskStatus } from "../domain/status";
-import { RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
+import { TaskSchema, taskIdFor, type AuditEntry, type SlackFileRef, type SlackThread, type Task } from "../core/domain/records";
+import type { TaskStatus } from "../core/domain/status";
+import { RecordNotFoundError, StateConflictError } from "../core/errors/taxonomy";
 import { writeAudited } from "./audit-entries";
 import { buildSet, parseRecord, type EntryState, type ItemTable, type WriteResult } from "./item-table";
 import { Keys, TABLE_KEYS } from "./table";

@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod/mini";
-import { MalformedOutputError } from "../errors/taxonomy";
+import { MalformedOutputError } from "../core/errors/taxonomy";
 import { translateDynamoError } from "./conditional";
 import { Keys } from "./table";
 

@@ -1,7 +1,7 @@
 import type { z } from "zod/mini";
-import { assertTransition, canTransition, EXECUTION_STATUSES, TASK_STATUSES, VERSION_STATUSES, type Machine } from "../domain/status";
-import { RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
-import type { AuditEntry } from "../domain/records";
+import { assertTransition, canTransition, EXECUTION_STATUSES, TASK_STATUSES, VERSION_STATUSES, type Machine } from "../core/domain/status";
+import { RecordNotFoundError, StateConflictError } from "../core/errors/taxonomy";
+import type { AuditEntry } from "../core/domain/records";
 import { auditItem } from "./audit-entries";
 import { buildSet, parseRecord, type ConditionalWrite, type EntryState, type ItemKey, type ItemTable, type WriteOutcome, type WriteResult } from "./item-table";
 
@@ -26,7 +26,7 @@ const ALL_STATUSES: Record<Machine, readonly string[]> = {
 };
 
 /**
- * A status change of a task, version or execution as one conditional write (lib/domain/status.ts says which
+ * A status change of a task, version or execution as one conditional write (lib/core/domain/status.ts says which
  * changes exist). An illegal change is refused before any write; a retried change that finds the item already
  * at `to` returns it with `applied: false`; any other status is a StateConflictError that names both.
  */

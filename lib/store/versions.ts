@@ -1,5 +1,5 @@
 import type { z } from "zod/mini";
-import type { ProcessPreview } from "../domain/preview";
+import type { ProcessPreview } from "../core/domain/preview";
 import {
   ProcessVersionSchema,
   PromptVersionSchema,
@@ -11,9 +11,9 @@ import {
   type ProcessVersion,
   type PromptVersion,
   type VersionKind,
-} from "../domain/records";
-import type { VersionStatus } from "../domain/status";
-import { RecordNotFoundError, StateConflictError } from "../errors/taxonomy";
+} from "../core/domain/records";
+import type { VersionStatus } from "../core/domain/status";
+import { RecordNotFoundError, StateConflictError } from "../core/errors/taxonomy";
 import { auditItem, writeAudited } from "./audit-entries";
 import { parseRecord, type ConditionalWrite, type EntryState, type Item, type ItemTable, type WriteOutcome, type WriteResult } from "./item-table";
 import { Keys } from "./table";

@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
-// The layout's one-way rules (README "Layout"), read from the source's own imports: what ships (lib/, lambdas/)
+// The layout's one-way rules (README "Layout"), read from the source's own imports: what ships (lib/, wiring/, lambdas/)
 // never reaches what does not (infra/ is the CDK app, dev/ the local stack, sandbox and fakes), and the folders
 // of lib/ stand in layers: no import runs back up, so no two folders need each other.
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -24,12 +24,20 @@ function importsOf(file: string): string[] {
 }
 
 describe("import direction", () => {
-  it("nothing in lib/ or lambdas/ imports infra/ or dev/", () => {
-    const offenders = [...sourceFiles("lib"), ...sourceFiles("lambdas")].flatMap((file) =>
+  it("nothing in lib/, wiring/ or lambdas/ imports infra/ or dev/", () => {
+    const offenders = [...sourceFiles("lib"), ...sourceFiles("wiring"), ...sourceFiles("lambdas")].flatMap((file) =>
       importsOf(file)
         .filter((target) => target.startsWith("infra/") || target.startsWith("dev/"))
         .map((target) => `${file} -> ${target}`),
     );
+    expect(offenders).toEqual([]);
+  });
+
+  it("the domain holds no wiring: lib/ never imports wiring/ or lambdas/, and wiring/ never imports lambdas/", () => {
+    const offenders = [
+      ...sourceFiles("lib").flatMap((file) => importsOf(file).filter((t) => t.startsWith("wiring/") || t.startsWith("lambdas/")).map((t) => `${file} -> ${t}`)),
+      ...sourceFiles("wiring").flatMap((file) => importsOf(file).filter((t) => t.startsWith("lambdas/")).map((t) => `${file} -> ${t}`)),
+    ];
     expect(offenders).toEqual([]);
   });
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startCountingDynamo, type CountingDynamo } from "../../bench/dynamo";
-import { LocalTokenCipher } from "../../lib/freee/token-cipher";
-import { DynamoInstallationStore } from "../../lib/slack/installation-store";
+import { LocalTokenCipher } from "../../lib/store/token-cipher";
+import { DynamoInstallationStore } from "../../lib/store/installations";
 import { createDocumentClient } from "../../lib/store/dynamo-client";
 import { testDynamoEndpoint, uniqueTableName } from "../support/dynamo";
 
-// The ingress's installation cache (lib/slack/installation-store.ts, cacheTtlMs): the improvement the bench
+// The ingress's installation cache (lib/store/installations.ts, cacheTtlMs): the improvement the bench
 // measured. Requests are counted at the bench's proxy in front of DynamoDB Local, as the bench counts them.
 let dynamo: CountingDynamo;
 const table = uniqueTableName("cache");

@@ -5,12 +5,12 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { esbuildOptions, LAMBDA_BUNDLING } from "../../infra/bundling";
 import { PROJECT_ROOT } from "../../infra/constructs/app-function";
-import { SlackMessages } from "../../lib/messages/ja";
+import { SlackMessages } from "../../lib/core/messages/ja";
 import { ev } from "../../dev/fakes/anthropic";
 import { errorReply, messageReply } from "../../dev/fakes/anthropic";
 import { path, retriesOf, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
 import { bundledInputs, bundleSteps, loadBundledSteps, STEP_FUNCTION_NAMES, type BundledStep } from "../support/step-bundles";
-import { decide, expectPipelineFailure, l1Ok, l2Ok, l3Ok, runExecution, slackTexts } from "../pipeline/fixtures";
+import { decide, expectPipelineFailure, l1Ok, l2Ok, l3Ok, runExecution, slackTexts } from "../steps/fixtures";
 import type { StepFunctionName } from "../../infra/state-machines/functions";
 
 /**
@@ -40,7 +40,7 @@ describe("error names survive the bundler", () => {
     const file = join(outDir, "taxonomy.mjs");
     await build({
       ...esbuildOptions(LAMBDA_BUNDLING),
-      stdin: { contents: `export * from ${JSON.stringify(join(PROJECT_ROOT, "lib/errors/taxonomy.ts"))};`, resolveDir: PROJECT_ROOT, loader: "ts" },
+      stdin: { contents: `export * from ${JSON.stringify(join(PROJECT_ROOT, "lib/core/errors/taxonomy.ts"))};`, resolveDir: PROJECT_ROOT, loader: "ts" },
       outfile: file,
     });
     const taxonomy = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
@@ -68,12 +68,12 @@ describe("error names survive the bundler", () => {
 describe("each step bundle holds the clients its step uses, and no other", () => {
   // The clients that make a bundle heavy (the Anthropic SDK, the freee client with its schemas), by the port
   // that needs them: a step that does not use a port must not ship its client.
-  const CLIENT_OF_PORT = { layers: "lib/pipeline/anthropic-layers.ts", agent: "lib/agent/create-agent-runner.ts", freee: "lib/freee/client.ts" } as const;
+  const CLIENT_OF_PORT = { layers: "lib/steps/anthropic-layers.ts", agent: "wiring/agent-runner.ts", freee: "lib/freee/client.ts" } as const;
   it.each(STEP_FUNCTION_NAMES)("%s", async (name) => {
     const { step } = (await import(`../../lambdas/${name}/handler.ts`)) as { step: { needs: Record<string, boolean | undefined> } };
     const inputs = bundledInputs.get(name)!;
     for (const [port, file] of Object.entries(CLIENT_OF_PORT)) expect({ port, shipped: inputs.has(file) }).toEqual({ port, shipped: step.needs[port] === true });
-    expect(inputs.has("lib/anthropic/client.ts"), "the Anthropic client only where L1–L4 run").toBe(step.needs.layers === true || step.needs.agent === true);
+    expect(inputs.has("lib/model/anthropic-client.ts"), "the Anthropic client only where L1–L4 run").toBe(step.needs.layers === true || step.needs.agent === true);
   });
 });
 

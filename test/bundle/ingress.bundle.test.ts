@@ -8,14 +8,14 @@ import { startSfnServer, type LocalSfnServer } from "../../bench/sfn-server";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { esbuildOptions, INGRESS_BUNDLING, WEB_BUNDLING, type LambdaBundling } from "../../infra/bundling";
 import { PROJECT_ROOT } from "../../infra/constructs/app-function";
-import { taskIdFor } from "../../lib/domain/records";
-import { ActionIds } from "../../lib/slack/cards";
-import { DynamoInstallationStore, installationCipher } from "../../lib/slack/installation-store";
+import { taskIdFor } from "../../lib/core/domain/records";
+import { ActionIds } from "../../lib/ingress/cards";
+import { DynamoInstallationStore, installationCipher } from "../../lib/store/installations";
 import { TaskStore } from "../../lib/store/task-store";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { getRequest, signedInteraction, signedJson, TEST_SIGNING_SECRET, type FunctionUrlEvent } from "../support/slack-signing";
-import { blockAction, messageEvent } from "../slack/ingress-harness";
+import { blockAction, messageEvent } from "../ingress/ingress-harness";
 
 /**
  * Test what ships: the Slack Lambda (lambdas/ingress) and the web Lambda (lambdas/web) bundled exactly as the stack
@@ -101,11 +101,11 @@ describe("the bundles", () => {
   });
 
   it("the Slack Lambda knows the tools from their summaries only: no input schemas, validators or freee OpenAPI (issue 17)", () => {
-    // The cards and the plan review need a tool's name, words and read/write (lib/tools/summaries.ts). The
+    // The cards and the plan review need a tool's name, words and read/write (lib/freee/tools/summaries.ts). The
     // registry's schemas bring full zod, ajv and freee's vendored OpenAPI: about 800 KB the Slack Lambda never runs.
     const heavy = [/node_modules\/zod\/v4\/classic\//, /node_modules\/ajv\//, /^lib\/freee\/openapi\//, /^lib\/tools\/(registry|define|typed-tools|generic-tools|upload-tool)\.ts$/];
     expect(bundledInputs.filter((path) => heavy.some((re) => re.test(path)))).toEqual([]);
-    expect(bundledInputs).toContain("lib/tools/summaries.ts");
+    expect(bundledInputs).toContain("lib/freee/tools/summaries.ts");
     expect(bundledInputs).toContain("node_modules/zod/v4/mini/external.js");
   });
 

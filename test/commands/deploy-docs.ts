@@ -1,9 +1,9 @@
 import { Stack } from "aws-cdk-lib";
 import type { CfnFunction } from "aws-cdk-lib/aws-lambda";
-import { createSlackLambdaFromEnv } from "../../lib/slack/slack-lambda";
-import { createWebFromEnv } from "../../lib/slack/web-env";
-import { NOT_FOUND } from "../../lib/slack/ingress";
-import type { IngressHandler } from "../../lib/slack/ingress";
+import { createSlackLambdaFromEnv } from "../../wiring/slack-lambda";
+import { createWebFromEnv } from "../../wiring/web-env";
+import { NOT_FOUND } from "../../lib/ingress/ingress";
+import type { IngressHandler } from "../../lib/ingress/ingress";
 import { synthTemplate } from "../infra/synth";
 
 /** What the deploy docs are checked against: the synthesized stack's outputs and Function URLs, and each public

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR_SECRETS, SECRET_NAMES } from "../../infra/constructs/data";
 import { DEFAULT_SETTINGS } from "../../infra/settings";
-import { ROUTES } from "../../lib/slack/ingress";
+import { ROUTES } from "../../lib/ingress/ingress";
 import { deployedShape, serves, type DeployedShape } from "./deploy-docs";
 
 /**

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeAnthropic, type FakeAnthropic } from "../../dev/fakes/anthropic";
 import { employeeNameOf, scriptedLayers } from "../../dev/fakes/anthropic/scripted-layers";
-import { createAnthropicClient } from "../../lib/anthropic/client";
-import { runL1Task } from "../../lib/layers/l1-task";
-import { runL3Process } from "../../lib/layers/l3-process";
-import { LAYER_DEFAULTS } from "../../lib/layers/settings";
+import { createAnthropicClient } from "../../lib/model/anthropic-client";
+import { runL1Task } from "../../lib/model/l1-task";
+import { runL3Process } from "../../lib/model/l3-process";
+import { LAYER_DEFAULTS } from "../../lib/model/settings";
 
 /**
  * The sandbox's scripted model, driven by the real layers over HTTP (the Anthropic SDK → the fake's Messages

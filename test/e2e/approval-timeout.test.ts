@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { l1Ok, l2Ok } from "../pipeline/fixtures";
+import { l1Ok, l2Ok } from "../steps/fixtures";
 import { auditActions, historyOf, settled, SlackUser, startE2E, type E2E } from "./support";
 
 /**

@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { SlackMessages } from "../../lib/messages/ja";
+import { SlackMessages } from "../../lib/core/messages/ja";
 import { BrowserSandbox, CHROMIUM, hasChromium } from "./browser-sandbox";
 
 /**

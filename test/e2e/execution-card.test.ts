@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ExecutionCardTexts, NotARequestMessages } from "../../lib/messages/ja";
+import { ExecutionCardTexts, NotARequestMessages } from "../../lib/core/messages/ja";
 import { SandboxPage, sections } from "./sandbox-page";
 import { waitFor } from "./support";
 

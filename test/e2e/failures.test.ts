@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { AgentFailureMessages, SlackMessages } from "../../lib/messages/ja";
+import { AgentFailureMessages, SlackMessages } from "../../lib/core/messages/ja";
 import { ev } from "../../dev/fakes/anthropic";
 import { messageReply } from "../../dev/fakes/anthropic";
-import { l1Ok, l2Ok, l3Ok } from "../pipeline/fixtures";
+import { l1Ok, l2Ok, l3Ok } from "../steps/fixtures";
 import { auditActions, blockText, history, historyOf, settled, SlackUser, startE2E, texts, waitFor, type E2E } from "./support";
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ActionMessages } from "../../lib/actions";
-import { SlackMessages } from "../../lib/messages/ja";
-import { l1Ok, l2Ok, l3Ok, L3_STEPS } from "../pipeline/fixtures";
+import { ActionMessages } from "../../lib/ingress/actions";
+import { SlackMessages } from "../../lib/core/messages/ja";
+import { l1Ok, l2Ok, l3Ok, L3_STEPS } from "../steps/fixtures";
 import { auditActions, blockText, history, historyOf, settled, SlackUser, startE2E, texts, waitFor, type E2E } from "./support";
 
 /**

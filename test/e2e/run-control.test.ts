@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { SlackMessages } from "../../lib/messages/ja";
+import { SlackMessages } from "../../lib/core/messages/ja";
 import { ev } from "../../dev/fakes/anthropic";
-import { l1Ok, l2Ok, l3Ok } from "../pipeline/fixtures";
+import { l1Ok, l2Ok, l3Ok } from "../steps/fixtures";
 import { auditActions, blockText, historyOf, settled, SlackUser, startE2E, texts, waitFor, type E2E } from "./support";
 
 /**

@@ -2,16 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_WHO, type LocalStack } from "../../dev/local/local-stack";
 import { SANDBOX_COMPANY } from "../../dev/local/sandbox-fakes";
 import { DEFAULT_CATALOGUE_SETTINGS, faultCatalogue, type FaultSpec } from "../../dev/sandbox/fault-catalogue";
-import { taskIdFor } from "../../lib/domain/records";
-import { AgentFailureMessages, failureMessageFor, SlackMessages, WriteOutcomeUnknownMessages } from "../../lib/messages/ja";
-import { ActionIds } from "../../lib/slack/cards/blocks";
+import { taskIdFor } from "../../lib/core/domain/records";
+import { AgentFailureMessages, failureMessageFor, SlackMessages, WriteOutcomeUnknownMessages } from "../../lib/core/messages/ja";
+import { ActionIds } from "../../lib/ingress/cards/blocks";
 import { SandboxPage } from "./sandbox-page";
 import { waitFor } from "./support";
 
 /**
  * Issue 16: every fault of the sandbox's panel reaches what its catalogue entry declares. Each entry is armed for
  * every attempt through the page's API on one `npm run dev` stack, a request is sent and each approval clicked;
- * then the thread shows the §9.1 message that lib/messages/ja.ts maps the declared layer and error name to (and
+ * then the thread shows the §9.1 message that lib/core/messages/ja.ts maps the declared layer and error name to (and
  * no other failure message), the task ends as the error table says (the layer's version or the run failed,
  * `timed_out` for a run timeout), and the `error.<layer>` audit entry names the error. An entry the product
  * recovers from by itself (a lost write reply) completes, writing once. Each entry a retry row covers is also

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalStack } from "../../dev/local/local-stack";
 import { SANDBOX_COMPANY } from "../../dev/local/sandbox-fakes";
-import { SlackMessages } from "../../lib/messages/ja";
+import { SlackMessages } from "../../lib/core/messages/ja";
 import { SandboxPage } from "./sandbox-page";
 import { waitFor } from "./support";
 

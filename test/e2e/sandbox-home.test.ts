@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalStack } from "../../dev/local/local-stack";
 import { SANDBOX_COMPANY, SANDBOX_USER_ID } from "../../dev/local/sandbox-fakes";
-import { HomeTexts, SlackMessages } from "../../lib/messages/ja";
-import { HOME_SETTINGS_BLOCK_ID, HomeActionIds } from "../../lib/slack/home";
+import { HomeTexts, SlackMessages } from "../../lib/core/messages/ja";
+import { HOME_SETTINGS_BLOCK_ID, HomeActionIds } from "../../lib/ingress/home";
 import { SandboxPage, type PageMessage } from "./sandbox-page";
 import { waitFor } from "./support";
 

@@ -2,8 +2,8 @@ import { DescribeExecutionCommand, SendTaskSuccessCommand, SFNClient } from "@aw
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseSteps } from "../../dev/fakes/anthropic/autoplay";
 import { SANDBOX_COMPANY } from "../../dev/local/sandbox-fakes";
-import { buildTaskMessage } from "../../lib/agent/agent-prompt";
-import { ActionMessages } from "../../lib/actions";
+import { buildTaskMessage } from "../../lib/model/agent/agent-prompt";
+import { ActionMessages } from "../../lib/ingress/actions";
 import { SandboxPage } from "./sandbox-page";
 import { waitFor } from "./support";
 

@@ -1,4 +1,4 @@
-import { taskIdFor } from "../../lib/domain/records";
+import { taskIdFor } from "../../lib/core/domain/records";
 import { testDynamoEndpoint, uniqueTableName } from "../support/dynamo";
 import { startLocalStack, type LocalStack } from "../../dev/local/local-stack";
 import { blockActionsPayload, messageEnvelope, viewSubmissionPayload } from "../../dev/local/slack-payloads";

@@ -3,8 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_PAGE_SIZE, FakeAnthropic, MANAGED_AGENTS_BETA } from "../../dev/fakes/anthropic/fake-anthropic";
 import { messageReply } from "../../dev/fakes/anthropic/messages";
 import { ev } from "../../dev/fakes/anthropic/sessions";
-import { buildParams } from "../../lib/layers/call-model";
-import { LAYER_DEFAULTS } from "../../lib/layers/settings";
+import { buildParams } from "../../lib/model/call-model";
+import { LAYER_DEFAULTS } from "../../lib/model/settings";
 
 /** Each rule of the Anthropic fake, shown through the installed SDK (the request shapes its types define). */
 

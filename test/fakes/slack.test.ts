@@ -8,9 +8,9 @@ import addFormatsModule from "ajv-formats";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { FAKE_SLACK_BOT_TOKEN, FakeSlack } from "../../dev/fakes/slack/fake-slack";
-import { createWebClient } from "../../lib/slack/web-client";
+import { createWebClient } from "../../lib/slack-api/web-client";
 
-/** Each rule of the Slack fake, shown through the app's own WebClient settings (lib/slack/web-client.ts). */
+/** Each rule of the Slack fake, shown through the app's own WebClient settings (lib/slack-api/web-client.ts). */
 
 let now = 1_800_000_000_000;
 let slack: FakeSlack;

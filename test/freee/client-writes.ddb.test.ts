@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ConnectionFailedError, UpstreamServerError, UpstreamTimeoutError, WriteOutcomeUnknownError } from "../../lib/errors/taxonomy";
+import { ConnectionFailedError, UpstreamServerError, UpstreamTimeoutError, WriteOutcomeUnknownError } from "../../lib/core/errors/taxonomy";
 import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
 import { mayHaveBeenSent } from "../../lib/freee/write-policy";
 import { startTestTable, type TestTable } from "../support/dynamo";

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { AuthError, RateLimitedError, UpstreamServerError } from "../../lib/errors/taxonomy";
+import { AuthError, RateLimitedError, UpstreamServerError } from "../../lib/core/errors/taxonomy";
 import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";

@@ -1,6 +1,6 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { FatalConfigError } from "../../lib/errors/taxonomy";
+import { FatalConfigError } from "../../lib/core/errors/taxonomy";
 import { disconnectFreee } from "../../lib/freee/disconnect";
 import { Keys } from "../../lib/store/table";
 import { startTestTable, type TestTable } from "../support/dynamo";

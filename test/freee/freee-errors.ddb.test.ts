@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { AuthError, FatalConfigError, RateLimitedError } from "../../lib/errors/taxonomy";
+import { AuthError, FatalConfigError, RateLimitedError } from "../../lib/core/errors/taxonomy";
 import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
-import { FreeeAuthMessages } from "../../lib/messages/ja";
+import { FreeeAuthMessages } from "../../lib/core/messages/ja";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { jstIso, unauthorizedBody } from "../../dev/fakes/freee/errors";
 import { FAKE_CLIENT_ID, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";

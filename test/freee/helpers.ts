@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { FreeeClient, type FreeeClientOptions } from "../../lib/freee/client";
 import { FreeeConnectionStore } from "../../lib/freee/connection-store";
 import { PendingTokenStore } from "../../lib/freee/pending-tokens";
-import { LocalTokenCipher } from "../../lib/freee/token-cipher";
+import { LocalTokenCipher } from "../../lib/store/token-cipher";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET } from "../../dev/fakes/freee/fake-freee";
 import type { TestTable } from "../support/dynamo";

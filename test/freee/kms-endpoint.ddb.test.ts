@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { FreeeConnectionStore } from "../../lib/freee/connection-store";
-import { createTokenCipher } from "../../lib/freee/token-cipher";
+import { createTokenCipher } from "../../lib/store/token-cipher";
 import { Keys } from "../../lib/store/table";
 import { startTestTable, type TestTable } from "../support/dynamo";
 

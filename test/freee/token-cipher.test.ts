@@ -1,8 +1,8 @@
 import { DecryptCommand, EncryptCommand, KMSClient } from "@aws-sdk/client-kms";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, describe, expect, it } from "vitest";
-import { FatalConfigError, ThrottledError } from "../../lib/errors/taxonomy";
-import { createTokenCipher, KmsTokenCipher, LocalTokenCipher } from "../../lib/freee/token-cipher";
+import { FatalConfigError, ThrottledError } from "../../lib/core/errors/taxonomy";
+import { createTokenCipher, KmsTokenCipher, LocalTokenCipher } from "../../lib/store/token-cipher";
 import { localKey } from "./helpers";
 
 describe("KmsTokenCipher", () => {

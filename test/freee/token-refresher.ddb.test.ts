@@ -1,11 +1,11 @@
 import type { Context } from "aws-lambda";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AuditLog } from "../../lib/audit/audit-log";
-import { TransientError } from "../../lib/errors/taxonomy";
+import { AuditLog } from "../../lib/store/audit-log";
+import { TransientError } from "../../lib/core/errors/taxonomy";
 import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
 import { ONE_REFRESH_WORST_MS, refreshAgingTokens, type TokenRefresherDeps } from "../../lib/freee/token-refresher";
-import { createLogger } from "../../lib/observability/logger";
+import { createLogger } from "../../lib/core/observability/logger";
 import { TaskStore } from "../../lib/store/task-store";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { startTestTable, type TestTable } from "../support/dynamo";

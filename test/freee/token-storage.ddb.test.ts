@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
-import { TransientError } from "../../lib/errors/taxonomy";
+import { TransientError } from "../../lib/core/errors/taxonomy";
 import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";

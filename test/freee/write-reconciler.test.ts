@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { WriteOutcomeUnknownError } from "../../lib/errors/taxonomy";
+import { WriteOutcomeUnknownError } from "../../lib/core/errors/taxonomy";
 import { reconcilerFor, writeMarker, type ReadFreee } from "../../lib/freee/write-reconciler";
 import type { FreeeRequest, FreeeResult } from "../../lib/freee/types";
 import { OPERATIONS } from "../../lib/freee/openapi/operations";
-import { FREEE_TOOLS } from "../../lib/tools/registry";
+import { FREEE_TOOLS } from "../../lib/freee/tools/registry";
 
 /** Reading a freee write back (DESIGN §3): the marker per tool, and what counts as found, absent or unsettled. */
 const ok = (data: unknown): FreeeResult => ({ ok: true, status: 200, data });

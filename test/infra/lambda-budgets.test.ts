@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { LAMBDA_BUDGETS, lambdaTimeoutSeconds, worstCaseMs, type BudgetedFunction } from "../../infra/lambda-budgets";
 import { LAMBDA_RUNTIME_ERRORS } from "../../infra/state-machines/error-table";
-import { ANTHROPIC_TIMEOUT_MS } from "../../lib/anthropic/client";
+import { ANTHROPIC_TIMEOUT_MS } from "../../lib/model/anthropic-client";
 import { FREEE_CLIENT_DEFAULTS } from "../../lib/freee/client";
-import { LAYER_DEFAULTS } from "../../lib/layers/settings";
+import { LAYER_DEFAULTS } from "../../lib/model/settings";
 import { WRITE_CALL_DEFAULTS } from "../../lib/mcp/write-call";
 import { synthTemplate } from "./synth";
 

@@ -1,7 +1,7 @@
 import { Match } from "aws-cdk-lib/assertions";
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ErrorNames } from "../../lib/errors/taxonomy";
+import { ErrorNames } from "../../lib/core/errors/taxonomy";
 import { TABLE_KEYS } from "../../lib/store/table";
 import { SECRET_NAMES } from "../../infra/constructs/data";
 import { synthTemplate } from "./synth";

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cancelExecution, rerunExecution } from "../../lib/actions";
-import { taskIdFor } from "../../lib/domain/records";
-import { LocalTokenCipher } from "../../lib/freee/token-cipher";
-import { DynamoInstallationStore } from "../../lib/slack/installation-store";
+import { cancelExecution, rerunExecution } from "../../lib/ingress/actions";
+import { taskIdFor } from "../../lib/core/domain/records";
+import { LocalTokenCipher } from "../../lib/store/token-cipher";
+import { DynamoInstallationStore } from "../../lib/store/installations";
 import { TABLE_KEYS } from "../../lib/store/table";
 import { TABLE_ACCESS, type AccessName } from "../../infra/table-access";
-import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "../pipeline/fixtures";
+import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "../steps/fixtures";
 import { errorReply, ev } from "../../dev/fakes/anthropic";
 import { startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
 import { startRecordingDynamo, type DynamoCall, type RecordingDynamo } from "../support/recording-dynamo";

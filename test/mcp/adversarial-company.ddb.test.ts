@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { issueMcpBearer } from "../../lib/agent/mcp-bearer";
-import type { ProcessStep } from "../../lib/domain/records";
-import { FreeeCompanyChangedMessages } from "../../lib/messages/ja";
-import { buildLedger } from "../../lib/report/ledger";
+import { issueMcpBearer } from "../../lib/mcp/bearer";
+import type { ProcessStep } from "../../lib/core/domain/records";
+import { FreeeCompanyChangedMessages } from "../../lib/core/messages/ja";
+import { buildLedger } from "../../lib/store/ledger";
 import { seedExecution } from "./harness";
 import { SECRET, startMcpStack, TEAM, text, type McpStack } from "./stack";
 
@@ -58,7 +58,7 @@ describe("the connection now acts on another company than the approved plan's", 
     expect(stack.counted.filter((c) => c.value === "company_changed").length).toBeGreaterThanOrEqual(2);
     const ledger = buildLedger(audit, { since: "2000-01-01T00:00:00Z", until: "2100-01-01T00:00:00Z" });
     expect(ledger.refusalsByReason.find((r) => r.reason === "company_changed")?.count).toBe(2);
-    // The next poll ends the run with it (lib/pipeline/steps/run-steps.ts), whatever the agent says.
+    // The next poll ends the run with it (lib/steps/run-steps.ts), whatever the agent says.
     expect((await stack.store.getExecution(taskId, 1))?.fault).toMatchObject({ errorName: "FreeeCompanyChangedError", tool: "freee_hr_update_basic_pay_rule", reason: "company_changed" });
     // A write never sent holds no ledger entry: a rerun after a new preview is free to write it.
     expect(await stack.ledger.get({ taskId, processVersion: 1, stepId: "s2" })).toBeUndefined();

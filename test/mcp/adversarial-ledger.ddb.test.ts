@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFaultProxy, type FaultProxy } from "../../dev/chaos/fault-proxy";
-import type { ProcessStep } from "../../lib/domain/records";
+import type { ProcessStep } from "../../lib/core/domain/records";
 import { writeMarker } from "../../lib/freee/write-reconciler";
 import { WRITE_CALL_DEFAULTS } from "../../lib/mcp/write-call";
 import { testDynamoEndpoint } from "../support/dynamo";

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ProcessStep } from "../../lib/domain/records";
+import type { ProcessStep } from "../../lib/core/domain/records";
 import { writeMarker } from "../../lib/freee/write-reconciler";
 import { WriteOnceLedger } from "../../lib/mcp/write-once";
-import { WriteOutcomeUnknownMessages } from "../../lib/messages/ja";
-import { buildLedger } from "../../lib/report/ledger";
+import { WriteOutcomeUnknownMessages } from "../../lib/core/messages/ja";
+import { buildLedger } from "../../lib/store/ledger";
 import type { ScriptedFault } from "../../dev/fakes/freee/fake-freee";
 import { dealRecord, payRuleAt } from "../../dev/fakes/freee/state";
 import { startMcpStack, text, type McpStack } from "./stack";

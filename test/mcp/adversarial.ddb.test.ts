@@ -1,8 +1,8 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ProcessStep } from "../../lib/domain/records";
+import type { ProcessStep } from "../../lib/core/domain/records";
 import type { RefusalReason } from "../../lib/mcp/refusals";
-import { buildLedger } from "../../lib/report/ledger";
+import { buildLedger } from "../../lib/store/ledger";
 import { startMcpStack, text, type McpStack } from "./stack";
 
 /**

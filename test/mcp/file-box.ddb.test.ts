@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ProcessStep, SlackFileRef } from "../../lib/domain/records";
+import type { ProcessStep, SlackFileRef } from "../../lib/core/domain/records";
 import { SlackFileFetcher } from "../../lib/mcp/slack-files";
-import { StaticBotTokenResolver } from "../../lib/slack/bot-token";
-import { createWebClient } from "../../lib/slack/web-client";
-import { UPLOAD_RECEIPT_TOOL } from "../../lib/tools/summaries";
+import { StaticBotTokenResolver } from "../../lib/slack-api/bot-token";
+import { createWebClient } from "../../lib/slack-api/web-client";
+import { UPLOAD_RECEIPT_TOOL } from "../../lib/freee/tools/summaries";
 import { RECEIPT_FILES } from "../../dev/fakes/freee/routes-more";
 import { FAKE_SLACK_BOT_TOKEN, FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { startMcpStack, text, type McpStack } from "./stack";

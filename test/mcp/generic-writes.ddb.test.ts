@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ProcessStep } from "../../lib/domain/records";
-import { WriteOutcomeUnknownMessages } from "../../lib/messages/ja";
+import type { ProcessStep } from "../../lib/core/domain/records";
+import { WriteOutcomeUnknownMessages } from "../../lib/core/messages/ja";
 import { startMcpStack, text, type McpStack } from "./stack";
 
 /**

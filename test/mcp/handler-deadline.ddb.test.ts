@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { issueMcpBearer } from "../../lib/agent/mcp-bearer";
-import { freeeRateLimitedMessage } from "../../lib/messages/ja";
+import { issueMcpBearer } from "../../lib/mcp/bearer";
+import { freeeRateLimitedMessage } from "../../lib/core/messages/ja";
 import { TaskStore } from "../../lib/store/task-store";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { startTestTable, type TestTable } from "../support/dynamo";

@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { issueMcpBearer } from "../../lib/agent/mcp-bearer";
-import { FatalConfigError } from "../../lib/errors/taxonomy";
-import { createFreeeMcpHandlerFromEnv } from "../../lib/mcp/create-from-env";
+import { issueMcpBearer } from "../../lib/mcp/bearer";
+import { FatalConfigError } from "../../lib/core/errors/taxonomy";
+import { createFreeeMcpHandlerFromEnv } from "../../wiring/freee-mcp";
 import { TaskStore } from "../../lib/store/task-store";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { localKey } from "../freee/helpers";

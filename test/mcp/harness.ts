@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { TaskStore } from "../../lib/store/task-store";
-import type { ProcessStep, SlackFileRef } from "../../lib/domain/records";
+import type { ProcessStep, SlackFileRef } from "../../lib/core/domain/records";
 
 /**
  * Serves a Function URL handler on 127.0.0.1 the way Lambda would call it: each HTTP request becomes an

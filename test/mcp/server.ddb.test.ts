@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { issueMcpBearer } from "../../lib/agent/mcp-bearer";
-import type { ProcessStep } from "../../lib/domain/records";
+import { issueMcpBearer } from "../../lib/mcp/bearer";
+import type { ProcessStep } from "../../lib/core/domain/records";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { writeMarker } from "../../lib/freee/write-reconciler";
-import { FreeeAuthMessages } from "../../lib/messages/ja";
-import { FREEE_TOOLS } from "../../lib/tools/registry";
+import { FreeeAuthMessages } from "../../lib/core/messages/ja";
+import { FREEE_TOOLS } from "../../lib/freee/tools/registry";
 import { SECRET, startMcpStack, TEAM, text, type McpStack } from "./stack";
 
 let stack: McpStack;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DESCRIBERS, uncoveredInput } from "../../lib/preview/describe";
 import { FreeeReader } from "../../lib/preview/reader";
-import { getTool } from "../../lib/tools/registry";
+import { getTool } from "../../lib/freee/tools/registry";
 import { startPreviewFreee, type PreviewFreee } from "./support";
 
 /**

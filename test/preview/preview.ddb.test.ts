@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ProcessStep } from "../../lib/domain/records";
-import { AuthError } from "../../lib/errors/taxonomy";
+import type { ProcessStep } from "../../lib/core/domain/records";
+import { AuthError } from "../../lib/core/errors/taxonomy";
 import { buildPreview } from "../../lib/preview/build";
 import type { StepWithNames } from "../../lib/preview/names";
 import { FreeeReader } from "../../lib/preview/reader";

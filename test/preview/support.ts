@@ -2,7 +2,7 @@ import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } fr
 import { FreeeClient } from "../../lib/freee/client";
 import { FreeeConnectionStore } from "../../lib/freee/connection-store";
 import { PendingTokenStore } from "../../lib/freee/pending-tokens";
-import { LocalTokenCipher } from "../../lib/freee/token-cipher";
+import { LocalTokenCipher } from "../../lib/store/token-cipher";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
 import { localKey } from "../freee/helpers";
 import { startTestTable, type TestTable } from "../support/dynamo";

@@ -4,7 +4,7 @@ import { writeDecision } from "../../lib/store/decision";
 import { createDocumentClient } from "../../lib/store/dynamo-client";
 import { TaskStore } from "../../lib/store/task-store";
 import { startTestTable, type TestTable } from "../support/dynamo";
-import { taskAwaitingPrompt } from "../actions/harness";
+import { taskAwaitingPrompt } from "../ingress/actions/harness";
 
 /**
  * The chaos cell "DynamoDB × approval (prompt) × lost": the decision write reached DynamoDB and applied, its reply

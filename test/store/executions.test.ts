@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LimitReachedError, StateConflictError } from "../../lib/errors/taxonomy";
+import { LimitReachedError, StateConflictError } from "../../lib/core/errors/taxonomy";
 import { useStore } from "./helpers";
 
 const s = useStore();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AuditEntry } from "../../lib/domain/records";
-import { RecordNotFoundError, StateConflictError } from "../../lib/errors/taxonomy";
+import type { AuditEntry } from "../../lib/core/domain/records";
+import { RecordNotFoundError, StateConflictError } from "../../lib/core/errors/taxonomy";
 import { useStore } from "./helpers";
 
 /**

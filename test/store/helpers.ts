@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from "vitest";
-import type { SlackThread } from "../../lib/domain/records";
+import type { SlackThread } from "../../lib/core/domain/records";
 import { TaskStore } from "../../lib/store/task-store";
 import { startTestTable, type TestTable } from "../support/dynamo";
 

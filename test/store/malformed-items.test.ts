@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { MalformedOutputError } from "../../lib/errors/taxonomy";
+import { MalformedOutputError } from "../../lib/core/errors/taxonomy";
 import { WriteOnceLedger } from "../../lib/mcp/write-once";
 import { listRecentTasksOf } from "../../lib/store/recent-tasks";
 import { Keys } from "../../lib/store/table";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ErrorNames, FatalConfigError, RecordNotFoundError, ThrottledError } from "../../lib/errors/taxonomy";
-import { classifyAwsError } from "../../lib/errors/classify";
+import { ErrorNames, FatalConfigError, RecordNotFoundError, ThrottledError } from "../../lib/core/errors/taxonomy";
+import { classifyAwsError } from "../../lib/core/errors/classify";
 import { TaskStore } from "../../lib/store/task-store";
 import { startTestTable, type TestTable } from "../support/dynamo";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { IllegalTransitionError, RecordNotFoundError, StateConflictError } from "../../lib/errors/taxonomy";
+import { IllegalTransitionError, RecordNotFoundError, StateConflictError } from "../../lib/core/errors/taxonomy";
 import { useStore } from "./helpers";
 
 const s = useStore();

@@ -1,6 +1,6 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ThrottledError } from "../../lib/errors/taxonomy";
+import { ThrottledError } from "../../lib/core/errors/taxonomy";
 import { ItemTable, type ConditionalWrite } from "../../lib/store/item-table";
 import { startTestTable, type TestTable } from "../support/dynamo";
 

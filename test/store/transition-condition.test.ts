@@ -1,7 +1,7 @@
-import { redact } from "../../lib/observability/redact";
+import { redact } from "../../lib/core/redaction/redact";
 import { describe, expect, it } from "vitest";
-import type { AuditEntry, Execution } from "../../lib/domain/records";
-import { StateConflictError } from "../../lib/errors/taxonomy";
+import type { AuditEntry, Execution } from "../../lib/core/domain/records";
+import { StateConflictError } from "../../lib/core/errors/taxonomy";
 import { useStore } from "./helpers";
 
 /**
@@ -56,7 +56,7 @@ describe("a status change with a condition of its own", () => {
     expect(err.current).toEqual(await s.store.getExecutionOrThrow(task.taskId, 1));
     expect(err.current).toMatchObject({ status: "running", fault: FAULT });
     expect(err.details).not.toHaveProperty("current");
-    // A logger copies an error's own enumerable fields (lib/observability/redact.ts): the record is not one of them.
+    // A logger copies an error's own enumerable fields (lib/core/redaction/redact.ts): the record is not one of them.
     expect(Object.keys(err)).not.toContain("current");
     expect(redact(err)).not.toHaveProperty("current");
     expect((await s.store.loadHistory(task.taskId)).audit.filter((a) => a.action === "execution.completed")).toEqual([]);

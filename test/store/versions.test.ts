@@ -1,7 +1,7 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { Keys } from "../../lib/store/table";
-import { StateConflictError } from "../../lib/errors/taxonomy";
+import { StateConflictError } from "../../lib/core/errors/taxonomy";
 import { useStore } from "./helpers";
 
 const s = useStore();

@@ -1,4 +1,4 @@
-import { AdminDirectory, TeamSettingsStore, type Actor, type SlackRole } from "../../lib/actions";
+import { AdminDirectory, TeamSettingsStore, type Actor, type SlackRole } from "../../lib/ingress/actions";
 import type { TestTable } from "./dynamo";
 
 /**

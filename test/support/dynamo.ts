@@ -1,6 +1,6 @@
 import { CreateTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { FatalConfigError } from "../../lib/errors/taxonomy";
+import { FatalConfigError } from "../../lib/core/errors/taxonomy";
 import { createDocumentClient } from "../../lib/store/dynamo-client";
 import { createTableInput } from "../../lib/store/table";
 

@@ -1,17 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { StartExecutionCommand, type SFNClient } from "@aws-sdk/client-sfn";
-import { AuditLog } from "../../lib/audit/audit-log";
-import { AdminDirectory, TeamSettingsStore, type ActionDeps, type Actor } from "../../lib/actions";
+import { AuditLog } from "../../lib/store/audit-log";
+import { AdminDirectory, TeamSettingsStore, type ActionDeps, type Actor } from "../../lib/ingress/actions";
 import { limitsEnvironment } from "../../infra/settings";
 import { PIPELINE_FUNCTIONS, RUN_FUNCTIONS, type StepFunctionName } from "../../infra/state-machines/functions";
-import type { SlackThread } from "../../lib/domain/records";
-import { taskIdFor } from "../../lib/domain/records";
+import type { SlackThread } from "../../lib/core/domain/records";
+import { taskIdFor } from "../../lib/core/domain/records";
 import { localSfnClient } from "../../dev/local/local-sfn-client";
 import { LocalStepFunctions, type EventLog, type LocalExecution, type LocalHandler } from "../../dev/local/local-step-functions";
 import { synthesizeMachines, type SynthesizedMachines } from "../../dev/local/synth-definitions";
-import { createLogger } from "../../lib/observability/logger";
-import type { DefinedStep } from "../../lib/pipeline/step-handler";
-import { createCardRefresher } from "../../lib/slack/factory";
+import { createLogger } from "../../lib/core/observability/logger";
+import type { DefinedStep } from "../../lib/steps/step-handler";
+import { createCardRefresher } from "../../wiring/slack-factory";
 import { createDocumentClient } from "../../lib/store/dynamo-client";
 import { TaskStore } from "../../lib/store/task-store";
 import { listenFetch } from "../../dev/local/node-http";
@@ -26,7 +26,7 @@ import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack
 import { accessKeyFor, type RecordingDynamo } from "./recording-dynamo";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { FreeeConnectionStore } from "../../lib/freee/connection-store";
-import { LocalTokenCipher } from "../../lib/freee/token-cipher";
+import { LocalTokenCipher } from "../../lib/store/token-cipher";
 
 export const ANTHROPIC_TEST_KEY = "sk-ant-test-pipeline";
 export const MCP_BEARER_SECRET = "test-mcp-bearer-secret-0123456789abcdef";
@@ -36,7 +36,7 @@ export const REQUESTER = "UREQ";
  * The whole back end on one machine: the synthesized TaskPipeline / ExecutionRun run by aws-local-stepfunctions,
  * every Task state mapped to the REAL Lambda handler (lambdas/<name>/handler.ts) wired with the production deps
  * (each step's own `wire`) pointed at DynamoDB Local, a scripted Anthropic Messages server (L1–L3), a scripted Managed
- * Agents server (L4) and a recording Slack. Approvals and cancels go through the real lib/actions code with a
+ * Agents server (L4) and a recording Slack. Approvals and cancels go through the real lib/ingress/actions code with a
  * local Step Functions client, exactly as the ingress calls them.
  */
 export interface PipelineHarness {

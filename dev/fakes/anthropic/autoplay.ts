@@ -1,8 +1,8 @@
-import { RESULT_DONE, RESULT_INCOMPLETE } from "../../../lib/agent/agent-prompt";
+import { RESULT_DONE, RESULT_INCOMPLETE } from "../../../lib/model/agent/agent-prompt";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { AGENT_DECIDE } from "../../../lib/tools/summaries";
+import { AGENT_DECIDE } from "../../../lib/freee/tools/summaries";
 import { sleep } from "../http";
 import type { FakeAnthropic } from "./fake-anthropic";
 import type { FakeSession } from "./sessions";
@@ -86,7 +86,7 @@ export function createAutoplay(options: { stepDelayMs?: number; claims?: AgentCl
       }
       await sleep(stepDelayMs);
       if (session.interrupted) return;
-      // The agent's side of the L4 completion contract (lib/agent/agent-prompt.ts): the result line last.
+      // The agent's side of the L4 completion contract (lib/model/agent/agent-prompt.ts): the result line last.
       const failed = claims === "honest" && results.some((r) => r.includes(" 失敗"));
       say(`全 ${steps.length} ステップを実行しました（スクリプトのモデル）。\n${results.join("\n")}\n${failed ? RESULT_INCOMPLETE : RESULT_DONE}`);
       session.usage = { ...session.usage, input_tokens: session.usage.input_tokens + 500, output_tokens: session.usage.output_tokens + 120 };
@@ -113,7 +113,7 @@ export function createAutoplay(options: { stepDelayMs?: number; claims?: AgentCl
   };
 }
 
-/** The steps back from the session's first user.message (lib/agent/agent-prompt.ts `buildTaskMessage`). */
+/** The steps back from the session's first user.message (lib/model/agent/agent-prompt.ts `buildTaskMessage`). */
 export function parseSteps(text: string): ParsedStep[] {
   const steps: ParsedStep[] = [];
   const re = /\[step:([A-Za-z0-9_.-]+)\] ツール: (\S+?)(?:（[^）]*）)?\n\s+入力: (.*)/g;

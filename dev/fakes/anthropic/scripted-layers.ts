@@ -1,7 +1,7 @@
-import { L1_SYSTEM_PROMPT } from "../../../lib/layers/l1-task";
-import { L2_SYSTEM_PROMPT } from "../../../lib/layers/l2-prompt";
-import { L3_SYSTEM_PROMPT } from "../../../lib/layers/l3-process";
-import { AGENT_DECIDE } from "../../../lib/tools/summaries";
+import { L1_SYSTEM_PROMPT } from "../../../lib/model/l1-task";
+import { L2_SYSTEM_PROMPT } from "../../../lib/model/l2-prompt";
+import { L3_SYSTEM_PROMPT } from "../../../lib/model/l3-process";
+import { AGENT_DECIDE } from "../../../lib/freee/tools/summaries";
 import { safeParse } from "./autoplay";
 import { messageReply, type ScriptedReply } from "./messages";
 import { planLines, plannedSteps, scenarioOf, type ScriptedAttachment } from "./scripted-plans";

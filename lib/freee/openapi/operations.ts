@@ -40,7 +40,7 @@ export interface OperationEntry {
 const asNumber = (v: unknown): number | undefined => (typeof v === "number" ? v : undefined);
 const asString = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
-/** POSTs that can be found again by a marker (checked against the schemas in test/tools/operations.test.ts). */
+/** POSTs that can be found again by a marker (checked against the schemas in test/freee/tools/operations.test.ts). */
 export const MARKER_READ_BACKS: Readonly<Record<string, MarkerReadBack>> = {
   "POST /api/1/deals": {
     kind: "marker",

@@ -1,9 +1,9 @@
 import { SendTaskSuccessCommand, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localSfnClient } from "../../../dev/local/local-sfn-client";
-import { causeMessage, errorFromCatch } from "../../../lib/pipeline/steps/common";
+import { causeMessage, errorFromCatch } from "../../../lib/steps/common";
 import { startPipelineHarness, type PipelineHarness } from "../../support/local-sfn";
-import { l1Ok, l2Ok } from "../../pipeline/fixtures";
+import { l1Ok, l2Ok } from "../../steps/fixtures";
 
 let h: PipelineHarness;
 beforeAll(async () => {

@@ -1,0 +1,43 @@
+import type { Execution, ProcessVersion, PromptVersion, SlackThread, Task } from "./records";
+
+/** What the cards are rendered from: the task, its versions and executions (never its audit or write items). */
+export interface CardState {
+  task: Task;
+  prompts: PromptVersion[];
+  processes: ProcessVersion[];
+  executions: Execution[];
+}
+
+/**
+ * The one way the back end shows state to users: "render this card from what the table says now, then post it
+ * (first time) or chat.update it in place". Cards are a function of DB state, so a retried step that refreshes
+ * twice shows the same card. A port: implemented by `SlackCardRefresher` (lib/ingress/slack-card-refresher.ts), so
+ * the actions and the pipeline steps that refresh cards never import Slack.
+ */
+export type CardSubject =
+  | { kind: "task" }
+  | { kind: "prompt" }
+  | { kind: "process" }
+  | { kind: "execution"; executionNo: number };
+
+export interface CardRefresher {
+  /** `known`: the caller already holds the current state (it just read or wrote it), so it is not read again. */
+  refresh(taskId: string, subject: CardSubject, known?: CardState): Promise<void>;
+  /**
+   * A plain message in the request's thread, for the one failure that has no card to update: the task item
+   * itself could not be created. Without it the user would hear nothing.
+   */
+  notifyThread(thread: SlackThread, text: string): Promise<void>;
+  /**
+   * A file in the request's thread (a long read result as CSV): its Slack file id. Throws the classified Slack
+   * error; the caller decides whether a missing file matters.
+   */
+  attachFile(thread: SlackThread, file: ThreadFile): Promise<string>;
+}
+
+export interface ThreadFile {
+  filename: string;
+  title: string;
+  content: string;
+  comment: string;
+}

@@ -1,0 +1,116 @@
+import { z } from "zod";
+import { checkValue, derefSchema, type HttpMethod, type ValidationIssue } from "../openapi/validator";
+import type { FreeeRequest } from "../types";
+import { operationByTemplate } from "../openapi/operations";
+
+/**
+ * What a freee tool is (lib/freee/tools/registry.ts lists them): its name and Japanese description, whether it only
+ * reads, the JSON Schema of its input (what tools/list and the catalogue show), how an input is read (coerced,
+ * unknown keys refused) and the freee request an input makes. There is no `company_id` in any input: the company
+ * is always the workspace's connected one (DESIGN §7), never the model's choice.
+ * Every request a tool makes is also checked against freee's schema for that operation (lib/freee/tools/normalise.ts).
+ */
+export type InputRead = { ok: true; input: Record<string, unknown> } | { ok: false; issues: string[] };
+
+export interface FreeeToolDefinition {
+  name: string;
+  /** Japanese, for the agent and for the Process card. */
+  description: string;
+  /** Read-only tools are what an `agent_decide` step may use; the others write (`effect: "write"`). */
+  readOnly: boolean;
+  /** Self-contained JSON Schema of the input. */
+  inputSchema: Record<string, unknown>;
+  /** The freee operation a typed tool calls (`POST /api/1/deals`); the generic tools leave it undefined. */
+  operation?: string;
+  /** The generic tools: which method they send (their path says which operation). */
+  method?: HttpMethod;
+  /** `partial`: a plan-time read step may leave out what the agent fills in at run time. */
+  readInput(raw: Record<string, unknown>, partial: boolean): InputRead;
+  toRequest(input: Record<string, unknown>, companyId: number): FreeeRequest;
+}
+
+/** Issue texts as L3 and the agent read them: where, then freee's rule in Japanese. */
+export function issueText(issue: ValidationIssue): string {
+  return issue.in === "body" ? issue.message : `${issue.in === "path" ? "パス" : "クエリ"} ${issue.message}`;
+}
+
+/**
+ * Reads an input against a JSON Schema in the vendored vocabulary: numbers from their digits, unknown keys refused,
+ * and for a plan-time read step (`partial`) nothing required. The tools whose input is freee's own use it.
+ */
+export function schemaInputReader(name: string, inputSchema: Record<string, unknown>): FreeeToolDefinition["readInput"] {
+  const optional = { ...inputSchema, required: [] };
+  return (raw, partial) => {
+    const input = structuredClone(raw);
+    const issues = checkValue(name + (partial ? " partial" : ""), partial ? optional : inputSchema, input, { coerce: true, closed: true });
+    return issues.length > 0 ? { ok: false, issues: issues.map(issueText) } : { ok: true, input };
+  };
+}
+
+/** A tool whose input is a zod shape (reads, and the pay rule whose flat input is a better handle than freee's). */
+export function zodTool<S extends z.ZodRawShape>(definition: {
+  name: string;
+  description: string;
+  readOnly: boolean;
+  operation: string;
+  inputShape: S;
+  toRequest(input: z.infer<z.ZodObject<S>>, companyId: number): FreeeRequest;
+}): FreeeToolDefinition {
+  const strict = z.strictObject(definition.inputShape);
+  const { $schema: _dropped, ...inputSchema } = z.toJSONSchema(strict, { target: "draft-7", io: "input" }) as Record<string, unknown>;
+  return {
+    name: definition.name,
+    description: definition.description,
+    readOnly: definition.readOnly,
+    operation: definition.operation,
+    inputSchema,
+    readInput(raw, partial) {
+      const parsed = (partial ? strict.partial() : strict).safeParse(raw);
+      if (!parsed.success) return { ok: false, issues: parsed.error.issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)) };
+      // A JSON round trip drops keys whose value is undefined (optional fields left out by the schema).
+      return { ok: true, input: JSON.parse(JSON.stringify(parsed.data)) as Record<string, unknown> };
+    },
+    toRequest: (input, companyId) => definition.toRequest(input as z.infer<z.ZodObject<S>>, companyId),
+  };
+}
+
+/**
+ * A tool whose input is freee's own: the operation's path parameters and its body's fields side by side (minus
+ * `company_id` and what `omit` names), validated by freee's schema. `branch` picks one alternative of a body that
+ * freee gives as `anyOf` (the current one, not the legacy one).
+ */
+export function operationTool(definition: { name: string; description: string; operation: string; omit?: string[]; branch?: number }): FreeeToolDefinition {
+  const { operation } = operationByTemplate(definition.operation);
+  if (operation.requestBody === undefined) throw new Error(`${definition.operation} has no body`);
+  let body = derefSchema(operation.requestBody.schema) as Record<string, unknown>;
+  if (Array.isArray(body.anyOf)) body = body.anyOf[definition.branch ?? 0] as Record<string, unknown>;
+  const omit = new Set(["company_id", ...(definition.omit ?? [])]);
+  const pathParams = operation.parameters.filter((p) => p.in === "path");
+  const bodyProps = Object.entries((body.properties ?? {}) as Record<string, unknown>).filter(([k]) => !omit.has(k));
+  const inputSchema = {
+    type: "object",
+    properties: {
+      ...Object.fromEntries(pathParams.map((p) => [p.name, { ...p.schema, ...(p.description === undefined ? {} : { description: p.description }) }])),
+      ...Object.fromEntries(bodyProps),
+    },
+    required: [...pathParams.filter((p) => p.required).map((p) => p.name), ...((body.required ?? []) as string[]).filter((k) => !omit.has(k))],
+    additionalProperties: false,
+  };
+  return {
+    name: definition.name,
+    description: definition.description,
+    readOnly: false,
+    operation: definition.operation,
+    inputSchema,
+    readInput: schemaInputReader(definition.name, inputSchema),
+    toRequest(input, companyId) {
+      const fields = { ...input };
+      const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+        const value = fields[name];
+        delete fields[name];
+        return encodeURIComponent(String(value));
+      });
+      return { method: operation.method, path, body: { company_id: companyId, ...fields } };
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import type { Execution } from "../../core/domain/records";
+import { agentFailureMessageFor, failureMessageFor, limitMessageFor } from "../../core/messages/ja";
+import type { Limits } from "../../core/config/limits";
+import type { CardState as TaskHistory } from "../../core/domain/card-refresher";
+import { ActionIds, actions, codeCell, context, header, inlineMrkdwn, quotedMrkdwn, section, user, type Card } from "./blocks";
+import { changeBlocks, ranBlocks, stepBlocks, stepLines, tableBlocks, type StepLine } from "./execution-steps";
+
+export const CANCELLING_TEXT = "中止中...";
+export const CANCELLED_TEXT = "中止";
+
+/** The Execution card of run N: progress while running, then its outcome, with [中止] / [再実行] as the state allows. */
+export function renderExecutionCard(history: TaskHistory, executionNo: number, limits: Pick<Limits, "maxReruns">): Card {
+  const { task } = history;
+  const execution = history.executions.find((e) => e.executionNo === executionNo);
+  const title = executionNo > 1 ? `実行 #${executionNo} (再実行)` : `実行 #${executionNo}`;
+  if (execution === undefined) {
+    return { text: `${title}: 準備中...`, blocks: [header(title), section("実行準備中...")] };
+  }
+  const blocks: Card["blocks"] = [header(title)];
+  let text: string;
+  const process = history.processes.find((p) => p.version === execution.processVersion);
+  const lines: StepLine[] = process?.steps === undefined ? [] : stepLines(process, execution);
+  const steps = (): Card["blocks"] => (process === undefined ? [] : stepBlocks(process, lines));
+  const changes = (): Card["blocks"] => (process === undefined ? [] : changeBlocks(process, execution));
+  const ref = { taskId: task.taskId, executionNo };
+  const isLatest = executionNo === task.executionCount;
+  const rerunsLeft = 1 + limits.maxReruns - task.executionCount;
+  const rerunBlocks = (): Card["blocks"] => {
+    if (!isLatest) return [];
+    if (rerunsLeft > 0) {
+      return [
+        actions(`execution_${executionNo}`, [{ actionId: ActionIds.rerun, text: "再実行", style: "primary", value: ref }]),
+        context(`再実行はあと ${rerunsLeft} 回できます。`),
+      ];
+    }
+    return [section(limitMessageFor("reruns", limits.maxReruns))];
+  };
+  switch (execution.status) {
+    case "pending":
+      blocks.push(section("実行準備中..."));
+      text = `${title}: 準備中...`;
+      break;
+    case "running":
+      blocks.push(section(`*実行中...*\n${progressLine(execution, lines)}`));
+      blocks.push(...steps());
+      blocks.push(actions(`execution_${executionNo}`, [{ actionId: ActionIds.cancel, text: "中止", style: "danger", value: ref }]));
+      text = `${title}: 実行中`;
+      break;
+    case "cancelled":
+      if (execution.cancelFinalizedAt === undefined) {
+        blocks.push(section(`:black_square_for_stop: *${CANCELLING_TEXT}*`));
+        text = `${title}: ${CANCELLING_TEXT}`;
+      } else {
+        blocks.push(section(`:black_square_for_stop: *${CANCELLED_TEXT}*`));
+        blocks.push(...ranBlocks(lines), ...changes(), ...steps());
+        blocks.push(...rerunBlocks());
+        text = `${title}: ${CANCELLED_TEXT}`;
+      }
+      if (execution.cancelledBy !== undefined) blocks.push(context(`中止: ${user(execution.cancelledBy)}`));
+      break;
+    case "completed":
+      blocks.push(section(`:white_check_mark: *完了*${execution.resultSummary ? `\n${quotedMrkdwn(execution.resultSummary)}` : ""}`));
+      blocks.push(...changes(), ...tableBlocks(lines, new Set((execution.resultFiles ?? []).map((f) => f.stepId))), ...steps());
+      text = `${title}: 完了`;
+      break;
+    case "failed":
+    case "timed_out": {
+      const errorName = execution.status === "timed_out" ? "RunTimeoutError" : execution.errorName;
+      const message = failureMessageFor("L4", errorName);
+      blocks.push(section(`:warning: ${message}`));
+      const why = execution.status === "failed" ? agentFailureMessageFor(execution.agentFailure?.reason) : undefined;
+      if (why !== undefined) blocks.push(context(`原因: ${why}`));
+      const missing = execution.completion?.writeStepsMissing ?? [];
+      if (missing.length > 0) {
+        // The MCP server's ledger, not the agent's word: what a rerun will do (the done writes are not repeated).
+        const done = execution.completion?.writeStepsDone ?? [];
+        blocks.push(section(`完了していない書き込みステップ: ${missing.map(inlineMrkdwn).join(", ")}${done.length > 0 ? `（完了済み: ${done.map(inlineMrkdwn).join(", ")}。再実行では繰り返しません）` : ""}`));
+      }
+      blocks.push(...ranBlocks(lines), ...changes(), ...steps());
+      blocks.push(...rerunBlocks());
+      text = why === undefined ? `${title}: ${message}` : `${title}: ${message} (${why})`;
+      break;
+    }
+  }
+  if (execution.usage !== undefined && execution.status !== "running") {
+    blocks.push(context(`トークン: 入力 ${execution.usage.inputTokens} / 出力 ${execution.usage.outputTokens}`));
+  }
+  return { text, blocks };
+}
+
+function progressLine(execution: Execution, lines: readonly StepLine[]): string {
+  // A run recorded before per-step progress existed has only the count.
+  const done = execution.progress?.steps === undefined ? (execution.progress?.completedSteps ?? 0) : lines.filter((l) => l.state === "done" || l.state === "failed").length;
+  const parts = [lines.length === 0 ? `完了ステップ: ${execution.progress?.completedSteps ?? 0}` : `進捗: ${done} / ${lines.length} ステップ`];
+  const tool = execution.progress?.currentTool;
+  if (tool !== undefined) parts.push(`実行中のツール: \`${codeCell(tool)}\``);
+  const errors = execution.progress?.toolErrors.length ?? 0;
+  if (errors > 0) parts.push(`ツールエラー: ${errors} 件 (エージェントが対応中)`);
+  return parts.join("\n");
+}

@@ -1,0 +1,53 @@
+import Anthropic from "@anthropic-ai/sdk";
+import { intEnv, optionalEnv, type Env } from "../core/config/env";
+import { resolveSecret } from "../core/config/secrets";
+import { FatalConfigError } from "../core/errors/taxonomy";
+
+/**
+ * The default per-request timeout of each caller. The layers (L1–L3 Messages) need long enough for a plan of a
+ * few thousand tokens, yet well inside a Lambda's limit (each layer's own `<LAYER>_TIMEOUT_MS` narrows it per
+ * call); a Managed Agents call (L4) is short, and the L4 Lambdas' timeouts are derived from it
+ * (infra/lambda-budgets.ts). `ANTHROPIC_TIMEOUT_MS` overrides it in the Lambda that sets it.
+ */
+export const ANTHROPIC_TIMEOUT_MS = { layers: 120_000, agent: 30_000 } as const;
+export type AnthropicCaller = keyof typeof ANTHROPIC_TIMEOUT_MS;
+
+export interface AnthropicClientOptions {
+  apiKey: string;
+  /** Defaults to `ANTHROPIC_BASE_URL` when set, otherwise the SDK's own default. */
+  baseURL?: string;
+  timeoutMs: number;
+  /** 0 unless told: Step Functions owns retries (DESIGN §2). */
+  maxRetries?: number;
+}
+
+/**
+ * The one Anthropic client factory. `maxRetries: 0` by default: Step Functions owns the retry policy (DESIGN §2),
+ * so one policy lives in one place, a 429 / 5xx / timeout leaves as a taxonomy error and every attempt shows in
+ * the execution history.
+ */
+export function createAnthropicClient(options: AnthropicClientOptions, env: Env = process.env): Anthropic {
+  if (options.apiKey.trim() === "") {
+    throw new FatalConfigError("missing Anthropic API key", { details: { setting: "ANTHROPIC_API_KEY" } });
+  }
+  const baseURL = options.baseURL ?? optionalEnv("ANTHROPIC_BASE_URL", env);
+  return new Anthropic({
+    apiKey: options.apiKey,
+    ...(baseURL === undefined ? {} : { baseURL }),
+    maxRetries: options.maxRetries ?? 0,
+    timeout: options.timeoutMs,
+  });
+}
+
+/**
+ * For Lambda handlers: the key from `ANTHROPIC_API_KEY` or Secrets Manager (`ANTHROPIC_API_KEY_SECRET_ARN`), the
+ * endpoint from `ANTHROPIC_BASE_URL`, the timeout from `ANTHROPIC_TIMEOUT_MS` (default: the caller's), retries
+ * from `ANTHROPIC_MAX_RETRIES` (default 0).
+ */
+export async function createAnthropicClientFromEnv(caller: AnthropicCaller, env: Env = process.env): Promise<Anthropic> {
+  const apiKey = await resolveSecret("ANTHROPIC_API_KEY", env);
+  return createAnthropicClient(
+    { apiKey, timeoutMs: intEnv("ANTHROPIC_TIMEOUT_MS", ANTHROPIC_TIMEOUT_MS[caller], env), maxRetries: intEnv("ANTHROPIC_MAX_RETRIES", 0, env) },
+    env,
+  );
+}

@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { TaskSpecSchema, type TaskSpec } from "../core/domain/records";
+import { callModelJson, outputFormatOf, type JsonOutput, type LayerDeps, type ModelResult } from "./call-model";
+import { PROMPT_TEXTS } from "./prompts/prompt-texts.generated";
+import { requireText, section, todayInTokyo, userMessage } from "./user-message";
+
+/**
+ * L1 Message → Task (DESIGN §1): a Slack message becomes a TaskSpec — or, when it asks for no work on freee
+ * (a greeting, a question), a short reply and no task.
+ */
+
+export const L1_SYSTEM_PROMPT: string = PROMPT_TEXTS["l1-task.system"];
+
+/** What L1 decided. Only a `request` goes on to a plan. */
+export type L1Result = { kind: "request"; spec: TaskSpec } | { kind: "not_a_request"; reply: string };
+
+/** A reply longer than this is not "short": the model misread its job (MalformedOutputError, retried once). */
+export const L1_REPLY_MAX_CHARS = 400;
+
+const ParameterValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const ParameterEntry = z.object({ name: z.string().min(1), value: ParameterValue });
+
+const TaskOutput = z.object({
+  title: TaskSpecSchema.shape.title,
+  intent: TaskSpecSchema.shape.intent,
+  domain: TaskSpecSchema.shape.domain,
+  parameters: z.array(ParameterEntry),
+  missingInformation: TaskSpecSchema.shape.missingInformation,
+});
+
+/**
+ * What the API is asked to produce. Structured outputs make every object strict (no free-form keys), so the
+ * TaskSpec's open `parameters` record travels as a list of `{name, value}` entries. The root stays an object
+ * (the decision and both answers, one of them null) rather than a root `anyOf`.
+ */
+export const L1OutputSchema = z.object({
+  kind: z.enum(["request", "not_a_request"]),
+  reply: z.string().nullable(),
+  task: TaskOutput.nullable(),
+});
+
+const uniqueNames = (entries: readonly { name: string }[]) => new Set(entries.map((e) => e.name)).size === entries.length;
+
+const TaskReply: z.ZodType<TaskSpec> = z
+  .object({
+    ...TaskSpecSchema.shape,
+    parameters: z.union([
+      z
+        .array(ParameterEntry)
+        .refine(uniqueNames, "parameter names must be unique")
+        .transform((entries) => Object.fromEntries(entries.map((e) => [e.name, e.value]))),
+      TaskSpecSchema.shape.parameters,
+    ]),
+  })
+  .pipe(TaskSpecSchema);
+
+/**
+ * How a reply is read: entries (structured output) or a plain object (a fenced fallback reply). The decision and
+ * its answer must agree — a request without a task, or a non-request without a reply, is malformed (seed 001:
+ * a 200 OK that does not say what it must is not an answer).
+ */
+export const L1ReplySchema: z.ZodType<L1Result> = z.discriminatedUnion("kind", [
+  z
+    .object({ kind: z.literal("request"), reply: z.string().nullable().optional(), task: TaskReply })
+    .transform((r): L1Result => ({ kind: "request", spec: r.task })),
+  z
+    .object({ kind: z.literal("not_a_request"), reply: z.string().trim().min(1).max(L1_REPLY_MAX_CHARS), task: z.null().optional() })
+    .transform((r): L1Result => ({ kind: "not_a_request", reply: r.reply })),
+]);
+
+export const L1_OUTPUT: JsonOutput<L1Result> = { format: outputFormatOf(L1OutputSchema), parse: L1ReplySchema };
+
+export interface L1Input {
+  /** The Slack message text. */
+  text: string;
+  /** "Now", for resolving 来月 etc.; defaults to the current time. */
+  now?: Date;
+}
+
+export async function runL1Task(deps: LayerDeps, input: L1Input): Promise<ModelResult<L1Result>> {
+  const text = requireText(input.text, "message text", "L1");
+  const user = userMessage([section("today", todayInTokyo(input.now ?? new Date())), section("message", text)]);
+  return callModelJson(deps.client, { layer: "L1", settings: deps.settings, system: L1_SYSTEM_PROMPT, user }, L1_OUTPUT);
+}

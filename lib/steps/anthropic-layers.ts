@@ -1,0 +1,69 @@
+import type Anthropic from "@anthropic-ai/sdk";
+import type { ProcessStep } from "../core/domain/records";
+import { runL1Task, type L1Result } from "../model/l1-task";
+import { runL2Prompt } from "../model/l2-prompt";
+import { runL3Process } from "../model/l3-process";
+import type { LayersSettings } from "../model/settings";
+import type { PipelineMetrics } from "../core/observability/metrics";
+import type { PipelineLayers } from "./ports";
+
+/** PipelineLayers on lib/model (Anthropic Messages API). The client is created on first use, once. */
+export class AnthropicLayers implements PipelineLayers {
+  private client: Promise<Anthropic> | undefined;
+
+  constructor(
+    private readonly createClient: () => Promise<Anthropic>,
+    private readonly settings: LayersSettings,
+    private readonly options: { clock?: () => Date; metrics?: Pick<PipelineMetrics, "tokens"> } = {},
+  ) {}
+
+  private now(): Date {
+    return this.options.clock?.() ?? new Date();
+  }
+
+  async analyzeTask(input: Parameters<PipelineLayers["analyzeTask"]>[0]): Promise<L1Result> {
+    const result = await runL1Task({ client: await this.getClient(), settings: this.settings.L1 }, { text: input.task.requestText, now: this.now() });
+    this.options.metrics?.tokens("L1", result.usage);
+    return result.value;
+  }
+
+  async generatePrompt(input: Parameters<PipelineLayers["generatePrompt"]>[0]): Promise<string> {
+    const result = await runL2Prompt(
+      { client: await this.getClient(), settings: this.settings.L2 },
+      {
+        task: input.spec,
+        requestText: input.task.requestText,
+        ...(input.task.attachments === undefined ? {} : { attachments: input.task.attachments }),
+        regeneration: input.previous && { previousPromptText: input.previous.text, rejectionReason: input.previous.rejectionReason },
+        now: this.now(),
+      },
+    );
+    this.options.metrics?.tokens("L2", result.usage);
+    return result.value;
+  }
+
+  async generateProcess(input: Parameters<PipelineLayers["generateProcess"]>[0]): Promise<ProcessStep[]> {
+    const result = await runL3Process(
+      { client: await this.getClient(), settings: this.settings.L3 },
+      {
+        promptText: input.promptText,
+        task: input.spec,
+        ...(input.task.attachments === undefined ? {} : { attachments: input.task.attachments }),
+        regeneration: input.previous && { previousSteps: input.previous.steps, rejectionReason: input.previous.rejectionReason },
+        previousValidationError: input.validationError,
+        now: this.now(),
+      },
+    );
+    this.options.metrics?.tokens("L3", result.usage);
+    return result.value;
+  }
+
+  private getClient(): Promise<Anthropic> {
+    // A failed creation (secret unreadable) is not cached: the next attempt tries again.
+    this.client ??= this.createClient().catch((err: unknown) => {
+      this.client = undefined;
+      throw err;
+    });
+    return this.client;
+  }
+}

@@ -1,0 +1,122 @@
+import type { AuditEntry } from "../core/domain/records";
+
+/**
+ * The ledger: what happened to each task in a period, read from the audit log only. A task counts as
+ * completed only when its latest run ended with `execution.completed`; anything without a terminal entry is
+ * "in progress" — nothing reads as done that was not (seed 001).
+ */
+export type LedgerOutcome = "completed" | "failed" | "timed_out" | "cancelled" | "limit_reached" | "expired" | "not_a_request" | "in_progress";
+
+export interface TaskLedgerRow {
+  taskId: string;
+  teamId: string;
+  outcome: LedgerOutcome;
+  lastAction: string;
+  lastAt: string;
+  errorClass?: string;
+}
+
+export interface Ledger {
+  since: string;
+  until: string;
+  tasks: TaskLedgerRow[];
+  byOutcome: Record<LedgerOutcome, number>;
+  /** `error.<layer>` entries counted by layer and error class. */
+  failuresByClass: Array<{ layer: string; errorClass: string; count: number }>;
+  /** MCP tool calls the approved Process did not permit (`freee.tool_refused`), by reason. */
+  refusalsByReason: Array<{ reason: string; count: number }>;
+  /**
+   * Runs whose session ended but that the L4 completion contract did not accept as 完了 (lib/steps/run-completion.ts),
+   * by why: steps left undone or a final message that fails its contract, the freee connection, a write to check.
+   */
+  runsNotCompleted: Record<(typeof RUN_VERDICTS)[number], number>;
+}
+
+const RUN_VERDICTS = ["IncompleteRunError", "AuthError", "FreeeCompanyChangedError", "WriteOutcomeUnknownError"] as const;
+
+const OUTCOME_OF_ACTION: Array<[RegExp, LedgerOutcome]> = [
+  [/^execution\.completed$/, "completed"],
+  [/^execution\.timed_out$/, "timed_out"],
+  [/^execution\.cancelled$/, "cancelled"],
+  [/^execution\.failed$/, "failed"],
+  [/^error\.L[1-4]$/, "failed"],
+  [/limit/, "limit_reached"],
+  [/expired/, "expired"],
+  [/^execution\.started$/, "in_progress"],
+  // L1 read no request for work on freee: answered in the thread, no plan (a normal end, not a failure).
+  [/^task\.answered$/, "not_a_request"],
+];
+
+function outcomeOf(action: string): LedgerOutcome | undefined {
+  return OUTCOME_OF_ACTION.find(([pattern]) => pattern.test(action))?.[1];
+}
+
+export function buildLedger(entries: readonly AuditEntry[], window: { since: string; until: string }): Ledger {
+  const sorted = [...entries].sort((a, b) => a.at.localeCompare(b.at) || a.auditKey.localeCompare(b.auditKey));
+  const rows = new Map<string, TaskLedgerRow>();
+  const failures = new Map<string, { layer: string; errorClass: string; count: number }>();
+  const refusals = new Map<string, number>();
+  const runsNotCompleted = Object.fromEntries(RUN_VERDICTS.map((v) => [v, 0])) as Ledger["runsNotCompleted"];
+  for (const entry of sorted) {
+    const verdict = RUN_VERDICTS.find((v) => v === entry.errorType);
+    if (entry.action === "error.L4" && verdict !== undefined) runsNotCompleted[verdict] += 1;
+    if (entry.action === "freee.tool_refused") {
+      const reason = typeof entry.details.reason === "string" ? entry.details.reason : "unspecified";
+      refusals.set(reason, (refusals.get(reason) ?? 0) + 1);
+    }
+    if (entry.action.startsWith("error.")) {
+      const layer = entry.layer ?? entry.action.slice("error.".length);
+      const errorClass = entry.errorType ?? "UnknownError";
+      const key = `${layer}\u0000${errorClass}`;
+      const row = failures.get(key) ?? { layer, errorClass, count: 0 };
+      row.count += 1;
+      failures.set(key, row);
+    }
+    if (entry.taskId === undefined) continue;
+    const row = rows.get(entry.taskId) ?? { taskId: entry.taskId, teamId: entry.teamId, outcome: "in_progress" as LedgerOutcome, lastAction: entry.action, lastAt: entry.at };
+    const outcome = outcomeOf(entry.action);
+    if (outcome !== undefined) {
+      row.outcome = outcome;
+      row.errorClass = outcome === "failed" || outcome === "timed_out" ? (entry.errorType ?? row.errorClass) : undefined;
+    }
+    row.lastAction = entry.action;
+    row.lastAt = entry.at;
+    rows.set(entry.taskId, row);
+  }
+  const byOutcome: Record<LedgerOutcome, number> = { completed: 0, failed: 0, timed_out: 0, cancelled: 0, limit_reached: 0, expired: 0, not_a_request: 0, in_progress: 0 };
+  for (const row of rows.values()) byOutcome[row.outcome] += 1;
+  return {
+    ...window,
+    tasks: [...rows.values()].sort((a, b) => a.lastAt.localeCompare(b.lastAt)),
+    byOutcome,
+    failuresByClass: [...failures.values()].sort((a, b) => b.count - a.count || a.layer.localeCompare(b.layer)),
+    runsNotCompleted,
+    refusalsByReason: [...refusals.entries()].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason)),
+  };
+}
+
+export function renderLedger(ledger: Ledger): string {
+  const lines: string[] = [];
+  lines.push(`Ledger ${ledger.since} .. ${ledger.until}`);
+  lines.push("");
+  lines.push("Tasks by outcome");
+  for (const [outcome, count] of Object.entries(ledger.byOutcome)) lines.push(`  ${outcome.padEnd(14)} ${String(count).padStart(6)}`);
+  lines.push(`  ${"total".padEnd(14)} ${String(ledger.tasks.length).padStart(6)}`);
+  lines.push("");
+  lines.push("Failures by layer and class");
+  if (ledger.failuresByClass.length === 0) lines.push("  (none)");
+  for (const f of ledger.failuresByClass) lines.push(`  ${f.layer.padEnd(6)} ${f.errorClass.padEnd(28)} ${String(f.count).padStart(6)}`);
+  lines.push("");
+  lines.push("Runs not accepted as completed (L4 completion contract)");
+  for (const [verdict, count] of Object.entries(ledger.runsNotCompleted)) lines.push(`  ${verdict.padEnd(28)} ${String(count).padStart(6)}`);
+  lines.push("");
+  lines.push("Tool calls refused (not in the approved Process)");
+  if (ledger.refusalsByReason.length === 0) lines.push("  (none)");
+  for (const r of ledger.refusalsByReason) lines.push(`  ${r.reason.padEnd(28)} ${String(r.count).padStart(6)}`);
+  lines.push("");
+  lines.push("Tasks");
+  for (const t of ledger.tasks) {
+    lines.push(`  ${t.lastAt}  ${t.outcome.padEnd(14)} ${t.taskId}  ${t.lastAction}${t.errorClass ? ` (${t.errorClass})` : ""}`);
+  }
+  return lines.join("\n");
+}

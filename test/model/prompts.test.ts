@@ -1,0 +1,37 @@
+import { readFileSync } from "node:fs";
+import { expect, it } from "vitest";
+import { L1_SYSTEM_PROMPT } from "../../lib/model/l1-task";
+import { L2_SYSTEM_PROMPT } from "../../lib/model/l2-prompt";
+import { L3_SYSTEM_PROMPT } from "../../lib/model/l3-process";
+import { GENERATED_FILE, renderPromptModule } from "../../lib/model/prompts/generate";
+import { PROMPT_TEXTS } from "../../lib/model/prompts/prompt-texts.generated";
+
+/** The prompts are Markdown files; the bundled module must match them (edit the .md, then regenerate). */
+
+it("prompt-texts.generated.ts matches the .md files (run `npx tsx lib/model/prompts/generate.ts` after editing a prompt)", () => {
+  expect(readFileSync(GENERATED_FILE, "utf8")).toBe(renderPromptModule());
+});
+
+it("each layer's system prompt is its Markdown file (L2 and L3 plus the tool list from the registry)", () => {
+  expect(Object.keys(PROMPT_TEXTS).sort()).toEqual(["l1-task.system", "l2-prompt.system", "l3-process.system"]);
+  expect(L1_SYSTEM_PROMPT).toBe(PROMPT_TEXTS["l1-task.system"]);
+  expect(L2_SYSTEM_PROMPT.startsWith(PROMPT_TEXTS["l2-prompt.system"])).toBe(true);
+  expect(L2_SYSTEM_PROMPT).toContain("## 利用できるツール");
+  expect(L3_SYSTEM_PROMPT.startsWith(PROMPT_TEXTS["l3-process.system"])).toBe(true);
+  expect(L3_SYSTEM_PROMPT).toContain("## 利用できるツール");
+});
+
+it("the prompts are written in Japanese and name the sections the user messages carry", () => {
+  const japanese = /[\u3040-\u30ff\u4e00-\u9fff]/;
+  for (const p of [L1_SYSTEM_PROMPT, L2_SYSTEM_PROMPT, L3_SYSTEM_PROMPT]) expect(p).toMatch(japanese);
+  for (const tag of ["<today>", "<message>"]) expect(L1_SYSTEM_PROMPT).toContain(tag);
+  for (const tag of ["<task>", "<request>", "<previous_prompt>", "<rejection_reason>"]) expect(L2_SYSTEM_PROMPT).toContain(tag);
+  for (const tag of ["<approved_prompt>", "<previous_steps>", "<rejection_reason>", "<validation_error>"]) expect(L3_SYSTEM_PROMPT).toContain(tag);
+});
+
+it("the system prompts are stable between loads (a changing prefix would defeat the prompt cache)", async () => {
+  const again = await import("../../lib/model/tool-catalogue");
+  expect(L3_SYSTEM_PROMPT).toContain(again.renderToolCatalogue());
+  expect(L2_SYSTEM_PROMPT).toContain(again.renderToolCatalogue());
+  expect(again.renderToolCatalogue()).toBe(again.renderToolCatalogue());
+});

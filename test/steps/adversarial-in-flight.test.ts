@@ -1,0 +1,128 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ev, jsonReply } from "../../dev/fakes/anthropic";
+import { cancelExecution } from "../../lib/ingress/actions";
+import { ExecutionCardTexts } from "../../lib/core/messages/ja";
+import type { PipelineHarness } from "../support/local-sfn";
+import { decide, l1Ok, l2Ok, runExecution, slackTexts, startPipelineWithMcpServer } from "./fixtures";
+
+/**
+ * Adversarial: a freee write still in flight when the run ends (issue of the card saying "nothing was written"
+ * beside a write freee took). The local ExecutionRun, the freee MCP server as it ships over the same table, the
+ * strict freee fake holding the approved PUT for a moment; the official MCP client plays the agent's call.
+ * - 中止 while the write is in flight: the cancel is finalised only once the write settled, and the 中止 card
+ *   says what freee took — never 「freee への書き込みはありません」.
+ * - the session ends its turn while the write is in flight: the verdict waits for it, and the run is 完了.
+ */
+let h: PipelineHarness;
+let mcpUrl: string;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  ({ h, mcpUrl, close } = await startPipelineWithMcpServer());
+});
+afterAll(() => close());
+beforeEach(async () => {
+  h.slack.reset();
+  await h.connectFreee();
+});
+
+const pay = (month: number) => ({ year: 2029, month, employee_id: 1, pay_calc_type: "monthly", pay_amount: 305_000 });
+const plan = (month: number) => ({ steps: [{ stepId: "s1", order: 1, tool: "freee_hr_update_basic_pay_rule", toolInput: JSON.stringify(pay(month)) }] });
+const RUNNING = { polls: Array.from({ length: 2000 }, () => ({ events: [ev.running()] })) };
+
+async function untilSession(month: number) {
+  h.agents.scriptNextSession(RUNNING);
+  h.anthropic.enqueue(l1Ok(), l2Ok(), jsonReply(plan(month)));
+  const { taskId } = h.startTask();
+  await decide(h, taskId, "prompt", 1, "approve");
+  await decide(h, taskId, "process", 1, "approve");
+  const run = await runExecution(h, taskId, 1);
+  const sessionId = await until(async () => (await h.store.getExecution(taskId, 1))?.sessionId);
+  const session = h.agents.sessions.get(sessionId)!;
+  const credential = [...h.agents.credentials.values()].find((c) => session.vault_ids.includes(c.vaultId))!;
+  const token = (credential.body.auth as { token: string }).token;
+  const agent = new Client({ name: "test-agent", version: "1.0.0" });
+  await agent.connect(new StreamableHTTPClientTransport(new URL(`${mcpUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  return { taskId, run, sessionId, agent };
+}
+
+async function until<T>(probe: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * The approved PUT reaches freee, which holds it until `release` is called, then takes it (2xx). Resolves once
+ * freee has the request, with the agent's pending call.
+ */
+async function writeHeldByFreee(agent: Client, month: number): Promise<{ call: Promise<CallToolResult>; release: () => void }> {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const arrived = () => h.freee.apiRequests(/\/basic_pay_rule$/).find((r) => r.method === "PUT" && (r.body as { month?: number } | undefined)?.month === month);
+  h.freee.fail({ method: "PUT", path: /\/basic_pay_rule$/ }, { holdUntil: held });
+  const call = agent.callTool({ name: "freee_hr_update_basic_pay_rule", arguments: pay(month) }) as Promise<CallToolResult>;
+  await until(() => (arrived() === undefined ? undefined : true));
+  return { call, release };
+}
+
+const interrupts = (sessionId: string) => h.agents.requests.filter((r) => r.method === "POST" && r.path.includes(sessionId) && JSON.stringify(r.body).includes("user.interrupt")).length;
+const agentCalls = (sessionId: string) => h.agents.requests.filter((r) => r.path.includes(sessionId)).length;
+
+const lastCard = (executionNo: number) => slackTexts(h).filter((t) => t.includes(`実行 #${executionNo}`)).at(-1)!;
+
+describe("adversarial: a freee write in flight when the run ends", () => {
+  it("中止 while freee holds the approved write: the cancel waits for it, and the 中止 card says what freee took", async () => {
+    const { taskId, run, sessionId, agent } = await untilSession(5);
+    const { call, release } = await writeHeldByFreee(agent, 5);
+    // The click lands while freee holds the PUT (the MCP server checked the run was live just before).
+    expect((await cancelExecution(h.actions, h.actor, { taskId, executionNo: 1 })).outcome).toBe("applied");
+    // freee takes the write once the run has had its chance to end without it: a 中止 card drawn, or a poll after
+    // the one that interrupted the session.
+    await until(() => (interrupts(sessionId) >= 2 || slackTexts(h).some((t) => t.includes('"text":"実行 #1: 中止"')) ? true : undefined));
+    release();
+    expect((await call).isError).toBeFalsy();
+    await agent.close();
+    await run.done;
+    expect(run.status).toBe("SUCCEEDED");
+    const execution = (await h.store.loadHistory(taskId)).executions[0]!;
+    expect(execution).toMatchObject({ status: "cancelled", writes: { done: ["s1"], unknown: [] } });
+    expect(execution.cancelFinalizedAt).toBeDefined();
+    const card = lastCard(1);
+    expect(card).toContain(ExecutionCardTexts.writtenBeforeStopHead);
+    expect(card).toContain(ExecutionCardTexts.written);
+    // 「このほかに freee への書き込みはありません。」 follows the write; 「freee への書き込みはありません。」 alone must not.
+    expect(card).not.toMatch(new RegExp(`(?<!このほかに )${ExecutionCardTexts.noWrites}`));
+    expect(card).not.toContain(ExecutionCardTexts.notRecorded);
+    // No 中止 card was ever drawn without the write: until it settled the card said 中止中...
+    const finals = slackTexts(h).filter((t) => t.includes("実行 #1") && t.includes(ExecutionCardTexts.writtenBeforeStopHead));
+    expect(finals.every((t) => t.includes(ExecutionCardTexts.written))).toBe(true);
+  });
+
+  it("the session ends its turn while freee holds the approved write: the verdict waits for it — 完了, not 「書き込みの記録がありません」", async () => {
+    const { taskId, run, sessionId, agent } = await untilSession(6);
+    const { call, release } = await writeHeldByFreee(agent, 6);
+    // The agent gave up waiting for the tool and ended its turn; the MCP server's Lambda still has the write.
+    h.agents.scriptSession(sessionId, { polls: [{ events: [ev.agentMessage("山田さんの基本給を変更しました。\n[result:done]"), ev.idle("end_turn")] }] });
+    const before = agentCalls(sessionId);
+    let ended = false;
+    void run.done.then(() => (ended = true));
+    // freee takes the write once the run has had its chance to be judged without it: it ended, or it kept polling.
+    await until(() => (ended || agentCalls(sessionId) >= before + 6 ? true : undefined));
+    release();
+    expect((await call).isError).toBeFalsy();
+    await agent.close();
+    await run.done;
+    expect(run.status).toBe("SUCCEEDED");
+    const execution = (await h.store.loadHistory(taskId)).executions[0]!;
+    expect(execution).toMatchObject({ status: "completed", completion: { writeStepsDone: ["s1"], writeStepsMissing: [] }, writes: { done: ["s1"] } });
+    expect(lastCard(1)).not.toContain(ExecutionCardTexts.notRecorded);
+  });
+});
