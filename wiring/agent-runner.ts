@@ -7,7 +7,7 @@ import { createDocumentClient } from "../lib/store/dynamo-client";
 import type { AgentRunner } from "../lib/model/agent/agent-runner";
 import { loadAgentConfig } from "../lib/model/agent/agent-config";
 import { memoizedAgentSetup } from "../lib/model/agent/agent-setup";
-import { createAnthropicClientFromEnv } from "../lib/model/anthropic-client";
+import { createAnthropicClientFromEnv } from "./anthropic-client";
 import { loadMcpBearerSecret } from "../lib/mcp/bearer";
 import { ManagedAgentRunner } from "../lib/model/agent/managed-agent-runner";
 

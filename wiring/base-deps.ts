@@ -4,7 +4,7 @@ import type { AgentRunner } from "../lib/model/agent/agent-runner";
 import { requireEnv, type Env } from "../lib/core/config/env";
 import { loadLimits } from "../lib/core/config/limits";
 import { FatalConfigError } from "../lib/core/errors/taxonomy";
-import { WriteOnceLedger } from "../lib/mcp/write-once";
+import { WriteOnceLedger } from "../lib/store/write-ledger";
 import { createLogger } from "../lib/core/observability/logger";
 import { PipelineMetrics } from "../lib/core/observability/metrics";
 import type { PreviewClient } from "../lib/preview/reader";

@@ -4,8 +4,8 @@ import { requireEnv, type Env } from "../lib/core/config/env";
 import { FreeeClient } from "../lib/freee/client";
 import { loadFreeeAppCredentials, loadFreeeEndpoints } from "../lib/freee/config";
 import { invocationRemainingTimeMs } from "../lib/core/aws/invocation-deadline";
-import { FreeeConnectionStore } from "../lib/freee/connection-store";
-import { PendingTokenStore } from "../lib/freee/pending-tokens";
+import { FreeeConnectionStore } from "../lib/store/freee-connections";
+import { PendingTokenStore } from "../lib/store/pending-freee-tokens";
 import { createTokenCipher } from "../lib/store/token-cipher";
 import { FreeeTokenEndpoint } from "../lib/freee/token-endpoint";
 import { createLogger } from "../lib/core/observability/logger";
@@ -18,7 +18,7 @@ import { createWebClient } from "../lib/slack-api/web-client";
 import { optionalEnv } from "../lib/core/config/env";
 import { createFreeeMcpHandler } from "../lib/mcp/server";
 import { SLACK_FILE_HOST, SlackFileFetcher } from "../lib/mcp/slack-files";
-import { WriteOnceLedger } from "../lib/mcp/write-once";
+import { WriteOnceLedger } from "../lib/store/write-ledger";
 
 /**
  * The MCP handler wired from the environment: TABLE_NAME (+ DYNAMODB_ENDPOINT), MCP_BEARER_SECRET(_SECRET_ARN),

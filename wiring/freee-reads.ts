@@ -1,8 +1,8 @@
 import { intEnv } from "../lib/core/config/env";
 import { FreeeClient } from "../lib/freee/client";
 import { loadFreeeAppCredentials, loadFreeeEndpoints } from "../lib/freee/config";
-import { FreeeConnectionStore } from "../lib/freee/connection-store";
-import { PendingTokenStore } from "../lib/freee/pending-tokens";
+import { FreeeConnectionStore } from "../lib/store/freee-connections";
+import { PendingTokenStore } from "../lib/store/pending-freee-tokens";
 import { createTokenCipher } from "../lib/store/token-cipher";
 import { FreeeTokenEndpoint } from "../lib/freee/token-endpoint";
 import { PREVIEW_CLIENT } from "../lib/preview/reader";

@@ -1,4 +1,4 @@
-import { createAnthropicClientFromEnv } from "../lib/model/anthropic-client";
+import { createAnthropicClientFromEnv } from "./anthropic-client";
 import { loadLayerSettings } from "../lib/model/settings";
 import { AnthropicLayers } from "../lib/steps/anthropic-layers";
 import type { Wiring } from "./base-deps";

@@ -1,5 +1,5 @@
 import type { Env } from "../lib/core/config/env";
-import { freeeHomePortFromEnv } from "../lib/freee/connect-link";
+import { freeeHomePortFromEnv } from "./freee-home";
 import { createSlackEventsFromEnv } from "./events-env";
 import { createIngress, type IngressHandler } from "../lib/ingress/ingress";
 

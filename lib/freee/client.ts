@@ -2,7 +2,7 @@ import type { Logger } from "@aws-lambda-powertools/logger";
 import { classifyFetchFailure } from "../core/errors/classify";
 import { AuthError, FatalConfigError, RateLimitedError, UpstreamServerError } from "../core/errors/taxonomy";
 import { createLogger } from "../core/observability/logger";
-import type { FreeeConnection } from "./connection-store";
+import type { FreeeConnection } from "../store/freee-connections";
 import { classifyFreeeResponse, type FreeeAuthReason, type FreeeOutcome } from "./freee-response";
 import { FreeeTokenManager, type FreeeTokenManagerOptions } from "./token-manager";
 import type { FreeeFile, FreeeRequest, FreeeResult } from "./types";

@@ -12,7 +12,7 @@ import { createDocumentClient } from "../store/dynamo-client";
 import { TaskStore } from "../store/task-store";
 import { loadFreeeAppCredentials, loadFreeeEndpoints } from "./config";
 import { buildConnectLink } from "./connect-link";
-import { FreeeConnectionStore, refreshTokenExpiresAt } from "./connection-store";
+import { FreeeConnectionStore, refreshTokenExpiresAt } from "../store/freee-connections";
 import { adminOnlyPage, failurePage, successPage } from "./oauth-pages";
 import { signState, verifyState, type SignedClaims } from "./signed-state";
 import { createTokenCipher } from "../store/token-cipher";

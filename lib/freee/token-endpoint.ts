@@ -4,7 +4,7 @@ import { AuthError, FatalConfigError, MalformedOutputError } from "../core/error
 import { registerSecret } from "../core/redaction/secret-registry";
 import type { FreeeAppCredentials } from "./config";
 import type { FreeeAuthReason } from "./freee-response";
-import type { FreeeTokens } from "./connection-store";
+import type { FreeeTokens } from "../store/freee-connections";
 
 /**
  * freee's OAuth token endpoint (`POST /public_api/token`, form-encoded): authorization_code and

@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "@aws-lambda-powertools/logger";
 import { AuthError, TransientError } from "../core/errors/taxonomy";
 import { createLogger } from "../core/observability/logger";
-import type { FreeeConnection, FreeeConnectionStore, FreeeTokens } from "./connection-store";
+import type { FreeeConnection, FreeeConnectionStore, FreeeTokens } from "../store/freee-connections";
 import type { FreeeAuthReason } from "./freee-response";
-import type { PendingTokenStore } from "./pending-tokens";
+import type { PendingTokenStore } from "../store/pending-freee-tokens";
 import type { FreeeTokenEndpoint } from "./token-endpoint";
 
 /**

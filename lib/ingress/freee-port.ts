@@ -8,7 +8,7 @@ export interface FreeePort {
   callback?: (request: Request) => Promise<Response>;
   /** The signed connect link; App Home asks for it only for an admin (the connect pages check again). */
   buildConnectUrl?: (teamId: string, userId: string) => Promise<string> | string;
-  /** Remove the workspace's freee tokens (lib/freee/disconnect.ts); the caller has checked that `by` is an admin. */
+  /** Remove the workspace's freee tokens (lib/store/freee-disconnect.ts); the caller has checked that `by` is an admin. */
   disconnect?: (teamId: string, by: string) => Promise<{ disconnected: true; version: number } | { disconnected: false }>;
   getConnectionStatus?: (teamId: string) => Promise<{
     status: "connected" | "reauth_required" | "not_connected";

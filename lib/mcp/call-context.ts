@@ -13,7 +13,7 @@ import type { ExecutionScope } from "./execution-scope";
 import { refusal, RefusalTexts, type Refusal } from "./refusals";
 import type { Execution } from "../core/domain/records";
 import type { SlackFileFetcher } from "./slack-files";
-import type { WriteOnceLedger } from "./write-once";
+import type { WriteOnceLedger } from "../store/write-ledger";
 
 /** A tool result the agent reads; large freee lists are cut so one call cannot flood the session context. */
 const MAX_RESULT_CHARS = 60_000;
@@ -21,7 +21,7 @@ const MAX_RESULT_CHARS = 60_000;
 export interface ToolCallDeps {
   audit: Pick<AuditLog, "record" | "recordError">;
   freeeClient: (teamId: string) => Pick<FreeeClient, "companyId" | "request">;
-  /** Write steps run once per Task (lib/mcp/write-once.ts). */
+  /** Write steps run once per Task (lib/store/write-ledger.ts). */
   writes: Pick<WriteOnceLedger, "claim" | "takeOver" | "complete" | "markUnknown" | "release">;
   metrics: Pick<PipelineMetrics, "toolRefused" | "writeOutcomeUnknown">;
   /**

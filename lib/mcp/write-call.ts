@@ -11,7 +11,7 @@ import type { Permit } from "./capability";
 import { LIVE_EXECUTION_STATUSES } from "./execution-scope";
 import { refusal, RefusalTexts } from "./refusals";
 import { clip, errorResult, type ToolCall } from "./call-context";
-import type { WriteRecord, WriteStepRef } from "./write-once";
+import type { WriteRecord, WriteStepRef } from "../store/write-ledger";
 import { attachUpload } from "./upload-file";
 
 type Client = Pick<FreeeClient, "companyId" | "request">;

@@ -1,6 +1,5 @@
 import Anthropic from "@anthropic-ai/sdk";
-import { intEnv, optionalEnv, type Env } from "../core/config/env";
-import { resolveSecret } from "../core/config/secrets";
+import { optionalEnv, type Env } from "../core/config/env";
 import { FatalConfigError } from "../core/errors/taxonomy";
 
 /**
@@ -37,17 +36,4 @@ export function createAnthropicClient(options: AnthropicClientOptions, env: Env 
     maxRetries: options.maxRetries ?? 0,
     timeout: options.timeoutMs,
   });
-}
-
-/**
- * For Lambda handlers: the key from `ANTHROPIC_API_KEY` or Secrets Manager (`ANTHROPIC_API_KEY_SECRET_ARN`), the
- * endpoint from `ANTHROPIC_BASE_URL`, the timeout from `ANTHROPIC_TIMEOUT_MS` (default: the caller's), retries
- * from `ANTHROPIC_MAX_RETRIES` (default 0).
- */
-export async function createAnthropicClientFromEnv(caller: AnthropicCaller, env: Env = process.env): Promise<Anthropic> {
-  const apiKey = await resolveSecret("ANTHROPIC_API_KEY", env);
-  return createAnthropicClient(
-    { apiKey, timeoutMs: intEnv("ANTHROPIC_TIMEOUT_MS", ANTHROPIC_TIMEOUT_MS[caller], env), maxRetries: intEnv("ANTHROPIC_MAX_RETRIES", 0, env) },
-    env,
-  );
 }

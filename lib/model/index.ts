@@ -1,5 +1,5 @@
 /** L1–L3 (docs/layers.md). Handlers import from here. */
-export { createAnthropicClient, createAnthropicClientFromEnv, ANTHROPIC_TIMEOUT_MS } from "./anthropic-client";
+export { createAnthropicClient, ANTHROPIC_TIMEOUT_MS } from "./anthropic-client";
 export { LAYER_DEFAULTS, loadLayerSettings, type Effort, type LayerName, type LayerSettings, type LayersSettings } from "./settings";
 export type { LayerDeps, ModelResult } from "./call-model";
 export { runL1Task, type L1Input, type L1Result } from "./l1-task";

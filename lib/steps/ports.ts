@@ -8,7 +8,7 @@ import type { L1Result } from "../model/l1-task";
 import type { PipelineMetrics } from "../core/observability/metrics";
 import type { CardRefresher } from "../core/domain/card-refresher";
 import type { PreviewClient } from "../preview/reader";
-import type { WriteOnceLedger } from "../mcp/write-once";
+import type { WriteOnceLedger } from "../store/write-ledger";
 import type { TaskStore } from "../store/task-store";
 
 /**

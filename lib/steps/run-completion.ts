@@ -3,14 +3,14 @@ import type { Execution, ExecutionCompletion, ProcessStep } from "../core/domain
 import { judgeReply, type ResponseContract } from "../core/errors/response-contract";
 import { AuthError, FreeeCompanyChangedError, IncompleteRunError, SilentFailureError, TruncatedResponseError, WriteOutcomeUnknownError } from "../core/errors/taxonomy";
 import { WRITE_CALL_DEFAULTS } from "../mcp/write-call";
-import type { WriteRecord, WriteStepRef } from "../mcp/write-once";
+import type { WriteRecord, WriteStepRef } from "../store/write-ledger";
 import { effectOfStep } from "../freee/tools/summaries";
 
 /**
  * The L4 completion contract (DESIGN §3, seed 001 one layer down): a session that ended its turn is a completed
  * run only when
  * - every approved write step has a recorded successful tool call — the freee MCP server's write ledger, not the
- *   agent's word (lib/mcp/write-once.ts). A write still `in_flight` is one freee may have taken (its completion
+ *   agent's word (lib/store/write-ledger.ts). A write still `in_flight` is one freee may have taken (its completion
  *   was not recorded): it counts as unknown, never as missing;
  * - the agent's final message exists, is not empty, cut off or refused (the response-contract judge), and ends
  *   with `[result:done]`: a message without a result line was cut off or ended the turn with a question.

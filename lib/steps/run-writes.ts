@@ -3,7 +3,7 @@ import type { Execution, ExecutionProgress, RunWrites, Task } from "../core/doma
 import { ExecutionCardTexts } from "../core/messages/ja";
 import { logLayerError } from "../core/observability/logger";
 import type { FreeeRecordRef, ProcessStep, ProcessVersion } from "../core/domain/records";
-import type { WriteRecord, WriteStepRef } from "../mcp/write-once";
+import type { WriteRecord, WriteStepRef } from "../store/write-ledger";
 import type { PipelineDeps } from "./ports";
 import { settlingWrites, writeStepStates } from "./run-completion";
 import { nowIso } from "./common";

@@ -66,7 +66,7 @@ export const Keys = {
   freeeRefreshIndex: "FREEE#REFRESH",
   teamSettings: (teamId: string) => ({ pk: `${TEAM}${teamId}`, sk: "SETTINGS" }),
   appConfig: (name: string) => ({ pk: `${CONFIG}${name}`, sk: "CONFIG" }),
-  /** An approved write step of a Task (lib/mcp/write-once.ts): written at most once per Task, across reruns. */
+  /** An approved write step of a Task (lib/store/write-ledger.ts): written at most once per Task, across reruns. */
   toolWrite: (taskId: string, processVersion: number, stepId: string) => ({ pk: `${TASK}${taskId}`, sk: `WRITE#p${pad(processVersion)}#${stepId}` }),
   teamTasksIndex: (teamId: string) => `TEAM#${teamId}#TASKS`,
   teamAuditIndex: (teamId: string) => `TEAM#${teamId}#AUDIT`,

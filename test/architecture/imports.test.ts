@@ -41,6 +41,18 @@ describe("import direction", () => {
     expect(offenders).toEqual([]);
   });
 
+  it("only lib/store issues DynamoDB commands: elsewhere the SDK is imported for its types alone", () => {
+    const DYNAMO = /import\s+(type\s+)?\{([^}]*)\}\s+from\s+"@aws-sdk\/(lib|client)-dynamodb"/g;
+    const offenders = [...sourceFiles("lib"), ...sourceFiles("wiring"), ...sourceFiles("lambdas")]
+      .filter((file) => !file.startsWith("lib/store/"))
+      .flatMap((file) =>
+        [...readFileSync(join(ROOT, file), "utf8").matchAll(DYNAMO)]
+          .filter((m) => m[1] === undefined && m[2]!.split(",").some((name) => name.trim() !== "" && !name.trim().startsWith("type ")))
+          .map((m) => `${file}: ${m[0]}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
   it("the folders of lib/ import each other one way only (no cycle between folders)", () => {
     const folderOf = (path: string) => path.split("/")[1] ?? "";
     // folder -> folder -> one file -> target that shows the arrow

@@ -2,7 +2,7 @@ import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TeamSettingsStore } from "../../lib/store/team-settings";
 import { AuditLog } from "../../lib/store/audit-log";
-import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
+import type { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { createFreeeOAuth, type FreeeOAuth } from "../../lib/freee/oauth";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
 import { FreeeAuthMessages } from "../../lib/core/messages/ja";

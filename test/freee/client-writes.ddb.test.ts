@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ConnectionFailedError, UpstreamServerError, UpstreamTimeoutError, WriteOutcomeUnknownError } from "../../lib/core/errors/taxonomy";
-import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
+import type { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { mayHaveBeenSent } from "../../lib/freee/write-policy";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AuthError, RateLimitedError, UpstreamServerError } from "../../lib/core/errors/taxonomy";
-import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
+import type { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { connect, makeClient, makeStore } from "./helpers";

@@ -1,7 +1,7 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { FatalConfigError } from "../../lib/core/errors/taxonomy";
-import { disconnectFreee } from "../../lib/freee/disconnect";
+import { disconnectFreee } from "../../lib/store/freee-disconnect";
 import { Keys } from "../../lib/store/table";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { localKey, makeStore } from "./helpers";

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AuthError, FatalConfigError, RateLimitedError } from "../../lib/core/errors/taxonomy";
-import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
+import type { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
 import { FreeeAuthMessages } from "../../lib/core/messages/ja";
 import { startTestTable, type TestTable } from "../support/dynamo";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { FreeeClient, type FreeeClientOptions } from "../../lib/freee/client";
-import { FreeeConnectionStore } from "../../lib/freee/connection-store";
-import { PendingTokenStore } from "../../lib/freee/pending-tokens";
+import { FreeeConnectionStore } from "../../lib/store/freee-connections";
+import { PendingTokenStore } from "../../lib/store/pending-freee-tokens";
 import { LocalTokenCipher } from "../../lib/store/token-cipher";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET } from "../../dev/fakes/freee/fake-freee";

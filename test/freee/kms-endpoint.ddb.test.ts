@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { FreeeConnectionStore } from "../../lib/freee/connection-store";
+import { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { createTokenCipher } from "../../lib/store/token-cipher";
 import { Keys } from "../../lib/store/table";
 import { startTestTable, type TestTable } from "../support/dynamo";

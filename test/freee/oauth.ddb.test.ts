@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AuditLog } from "../../lib/store/audit-log";
-import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
+import type { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { createFreeeOAuth, lazyFreeeOAuthFromEnv, loadOAuthSettings, type FreeeOAuth } from "../../lib/freee/oauth";
 import { signState, verifyState } from "../../lib/freee/signed-state";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";

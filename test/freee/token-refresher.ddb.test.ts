@@ -2,7 +2,7 @@ import type { Context } from "aws-lambda";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AuditLog } from "../../lib/store/audit-log";
 import { TransientError } from "../../lib/core/errors/taxonomy";
-import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
+import type { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
 import { ONE_REFRESH_WORST_MS, refreshAgingTokens, type TokenRefresherDeps } from "../../lib/freee/token-refresher";
 import { createLogger } from "../../lib/core/observability/logger";

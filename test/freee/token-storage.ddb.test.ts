@@ -1,7 +1,7 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
 import { TransientError } from "../../lib/core/errors/taxonomy";
-import type { FreeeConnectionStore } from "../../lib/freee/connection-store";
+import type { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { connect, localKey, makeClient, makeStore, pendingOf } from "./helpers";

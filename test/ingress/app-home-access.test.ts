@@ -1,8 +1,8 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TeamSettingsStore } from "../../lib/ingress/actions";
-import { freeeHomePortFromEnv } from "../../lib/freee/connect-link";
-import { FreeeConnectionStore } from "../../lib/freee/connection-store";
+import { freeeHomePortFromEnv } from "../../wiring/freee-home";
+import { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { LocalTokenCipher } from "../../lib/store/token-cipher";
 import { AccessMessages, HomeTexts } from "../../lib/core/messages/ja";
 import { HomeActionIds } from "../../lib/ingress/home";

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ProcessStep } from "../../lib/core/domain/records";
 import { writeMarker } from "../../lib/freee/write-reconciler";
-import { WriteOnceLedger } from "../../lib/mcp/write-once";
+import { WriteOnceLedger } from "../../lib/store/write-ledger";
 import { WriteOutcomeUnknownMessages } from "../../lib/core/messages/ja";
 import { buildLedger } from "../../lib/store/ledger";
 import type { ScriptedFault } from "../../dev/fakes/freee/fake-freee";

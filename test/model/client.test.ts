@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ANTHROPIC_TIMEOUT_MS, createAnthropicClient, createAnthropicClientFromEnv } from "../../lib/model/anthropic-client";
+import { ANTHROPIC_TIMEOUT_MS, createAnthropicClient } from "../../lib/model/anthropic-client";
+import { createAnthropicClientFromEnv } from "../../wiring/anthropic-client";
 import { FatalConfigError } from "../../lib/core/errors/taxonomy";
 import { errorReply, jsonReply, startFakeAnthropic, type FakeAnthropic } from "../../dev/fakes/anthropic";
 import { caught } from "./helpers";

@@ -1,7 +1,7 @@
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { FreeeClient } from "../../lib/freee/client";
-import { FreeeConnectionStore } from "../../lib/freee/connection-store";
-import { PendingTokenStore } from "../../lib/freee/pending-tokens";
+import { FreeeConnectionStore } from "../../lib/store/freee-connections";
+import { PendingTokenStore } from "../../lib/store/pending-freee-tokens";
 import { LocalTokenCipher } from "../../lib/store/token-cipher";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
 import { localKey } from "../freee/helpers";

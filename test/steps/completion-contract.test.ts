@@ -4,7 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { rerunExecution } from "../../lib/ingress/actions";
 import { FreeeCompanyChangedMessages, SlackMessages } from "../../lib/core/messages/ja";
-import { FreeeConnectionStore } from "../../lib/freee/connection-store";
+import { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { LocalTokenCipher } from "../../lib/store/token-cipher";
 import { jsonReply } from "../../dev/fakes/anthropic";
 import { ev } from "../../dev/fakes/anthropic";

@@ -39,7 +39,7 @@ describe("audit and history", () => {
     await s.store.createVersion("process", task.taskId, 1, { basedOnPromptVersion: 1 });
     await s.store.createExecution(task.taskId, { executionNo: 1, processVersion: 1, startedBy: "U1" });
     await s.store.appendAudit({ teamId: team, taskId: task.taskId, auditKey: "task.created#task", at: new Date().toISOString(), action: "task.created", actor: "U1", details: {} });
-    // A write record (lib/mcp/write-once.ts) sorts after PROMPT#: outside the range, and not a card's business.
+    // A write record (lib/store/write-ledger.ts) sorts after PROMPT#: outside the range, and not a card's business.
     await s.table.doc.send(new PutCommand({ TableName: s.table.tableName, Item: { ...Keys.toolWrite(task.taskId, 1, "s1"), state: "done" } }));
     const cards = await s.store.loadHistory(task.taskId, { cardsOnly: true });
     expect(cards.task.taskId).toBe(task.taskId);

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { MalformedOutputError } from "../../lib/core/errors/taxonomy";
-import { WriteOnceLedger } from "../../lib/mcp/write-once";
+import { WriteOnceLedger } from "../../lib/store/write-ledger";
 import { listRecentTasksOf } from "../../lib/store/recent-tasks";
 import { Keys } from "../../lib/store/table";
 import { TaskStore } from "../../lib/store/task-store";

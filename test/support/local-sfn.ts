@@ -25,7 +25,7 @@ import { startFakeManagedAgents, type FakeAnthropic as FakeManagedAgents } from 
 import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { accessKeyFor, type RecordingDynamo } from "./recording-dynamo";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
-import { FreeeConnectionStore } from "../../lib/freee/connection-store";
+import { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { LocalTokenCipher } from "../../lib/store/token-cipher";
 
 export const ANTHROPIC_TEST_KEY = "sk-ant-test-pipeline";

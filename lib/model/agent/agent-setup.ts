@@ -1,10 +1,9 @@
 import type Anthropic from "@anthropic-ai/sdk";
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { classifyAnthropicError } from "../../core/errors/classify";
 import { FatalConfigError } from "../../core/errors/taxonomy";
 import type { Logger } from "@aws-lambda-powertools/logger";
-import { isConditionFailure, translateDynamoError } from "../../store/conditional";
-import { Keys } from "../../store/table";
+import { AGENT_SETUP_CONFIG_NAME, putAgentSetup, readAgentSetup, type AgentSetup } from "../../store/agent-setup-record";
 import type { AgentConfig } from "./agent-config";
 
 /**
@@ -14,13 +13,7 @@ import type { AgentConfig } from "./agent-config";
  * A new pair is made only when the definition changes (the config fingerprint: MCP URL, model, prompt version).
  */
 
-export const AGENT_SETUP_CONFIG_NAME = "managed-agent";
-
-export interface AgentSetup {
-  agentId: string;
-  environmentId: string;
-  fingerprint: string;
-}
+export { AGENT_SETUP_CONFIG_NAME, type AgentSetup };
 
 export interface AgentSetupDeps {
   client: Anthropic;
@@ -67,46 +60,16 @@ export function memoizedAgentSetup(deps: AgentSetupDeps): () => Promise<AgentSet
   };
 }
 
-async function readSetup(deps: AgentSetupDeps): Promise<AgentSetup | undefined> {
-  let item: Record<string, unknown> | undefined;
-  try {
-    const out = await deps.doc.send(
-      new GetCommand({ TableName: deps.tableName, Key: Keys.appConfig(AGENT_SETUP_CONFIG_NAME), ConsistentRead: true }),
-    );
-    item = out.Item;
-  } catch (err) {
-    throw translateDynamoError(err, "agent setup read");
-  }
-  if (item === undefined) return undefined;
-  const { agentId, environmentId, fingerprint } = item;
-  if (typeof agentId !== "string" || typeof environmentId !== "string" || typeof fingerprint !== "string") {
-    throw new FatalConfigError("managed agent setup item is malformed", { details: { keys: Object.keys(item) } });
-  }
-  return { agentId, environmentId, fingerprint };
-}
+const readSetup = (deps: AgentSetupDeps) => readAgentSetup(deps.doc, deps.tableName);
 
-/** Put if no setup exists, or replace the one of an older definition (`previousFingerprint`). */
 async function writeSetup(deps: AgentSetupDeps, setup: AgentSetup, previousFingerprint: string | undefined): Promise<boolean> {
-  const now = (deps.now ?? (() => new Date()))().toISOString();
+  const createdAt = (deps.now ?? (() => new Date()))().toISOString();
   try {
-    await deps.doc.send(
-      new PutCommand({
-        TableName: deps.tableName,
-        Item: { ...Keys.appConfig(AGENT_SETUP_CONFIG_NAME), ...setup, mcpServerUrl: deps.config.mcpServerUrl, createdAt: now },
-        ...(previousFingerprint === undefined
-          ? { ConditionExpression: "attribute_not_exists(pk)" }
-          : {
-              ConditionExpression: "fingerprint = :previous",
-              ExpressionAttributeValues: { ":previous": previousFingerprint },
-            }),
-      }),
-    );
-    return true;
+    return await putAgentSetup(deps.doc, deps.tableName, { ...setup, mcpServerUrl: deps.config.mcpServerUrl, createdAt }, previousFingerprint);
   } catch (err) {
-    if (isConditionFailure(err)) return false;
     // Our pair exists upstream but is not recorded: archive it rather than leak it, then fail.
     await archiveOrphans(deps, setup);
-    throw translateDynamoError(err, "agent setup write");
+    throw err;
   }
 }
 

@@ -1,8 +1,8 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { z } from "zod";
-import { isConditionFailure, translateDynamoError } from "../store/conditional";
-import { parseRecord } from "../store/item-table";
-import { Keys } from "../store/table";
+import { isConditionFailure, translateDynamoError } from "./conditional";
+import { parseRecord } from "./item-table";
+import { Keys } from "./table";
 
 /**
  * The write ledger: one item per approved write step of a Task (`TASK#<id>` / `WRITE#p<version>#<stepId>`),

@@ -1,12 +1,12 @@
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { z } from "zod";
 import { MalformedOutputError } from "../core/errors/taxonomy";
-import { isConditionFailure, translateDynamoError } from "../store/conditional";
-import { parseRecord } from "../store/item-table";
-import { Keys, TABLE_KEYS } from "../store/table";
+import { isConditionFailure, translateDynamoError } from "./conditional";
+import { parseRecord } from "./item-table";
+import { Keys, TABLE_KEYS } from "./table";
 import { registerSecret } from "../core/redaction/secret-registry";
-import { DISCONNECTED } from "./disconnect";
-import type { TokenCipher } from "../store/token-cipher";
+import { DISCONNECTED } from "./freee-disconnect";
+import type { TokenCipher } from "./token-cipher";
 
 /**
  * The freee connection of a workspace (DESIGN §4: `TEAM#<team>` / `FREEE`). Tokens are stored only as one
@@ -311,7 +311,7 @@ export class FreeeConnectionStore {
     } catch (err) {
       throw translateDynamoError(err, "freee connection get");
     }
-    // Disconnected by an admin (lib/freee/disconnect.ts): no tokens, the same as never connected.
+    // Disconnected by an admin (lib/store/freee-disconnect.ts): no tokens, the same as never connected.
     return item === undefined || item.status === DISCONNECTED ? undefined : this.parse(item);
   }
 

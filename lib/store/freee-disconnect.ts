@@ -1,6 +1,6 @@
 import { UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { isConditionFailure, translateDynamoError } from "../store/conditional";
-import { Keys } from "../store/table";
+import { isConditionFailure, translateDynamoError } from "./conditional";
+import { Keys } from "./table";
 
 /** The status a disconnected connection item keeps (who, when), without tokens. Read as "not connected". */
 export const DISCONNECTED = "disconnected";

@@ -1,10 +1,10 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { z } from "zod";
 import { MalformedOutputError } from "../core/errors/taxonomy";
-import { isConditionFailure, translateDynamoError } from "../store/conditional";
-import { Keys, TABLE_KEYS } from "../store/table";
-import type { FreeeTokens } from "./connection-store";
-import type { TokenCipher } from "../store/token-cipher";
+import { isConditionFailure, translateDynamoError } from "./conditional";
+import { Keys, TABLE_KEYS } from "./table";
+import type { FreeeTokens } from "./freee-connections";
+import type { TokenCipher } from "./token-cipher";
 
 /**
  * Refreshed freee tokens whose write to the connection item failed (`TEAM#<team>` / `FREEE#PENDING`). freee
