@@ -4,7 +4,7 @@ import type { DataConstruct } from "./constructs/data";
 
 /**
  * Least privilege on the token key: one KMS key seals Slack installations and freee tokens, each under its own
- * encryption context (lib/store/installations.ts: `{ installation }`; lib/freee/connection-store.ts and
+ * encryption context (lib/store/installations.ts: `{ installation }`; lib/store/freee-connections.ts and
  * pending-tokens.ts: `{ teamId }`, `{ teamId, purpose }`). A grant names the sealed kind and is conditioned on
  * the context's keys, so a Lambda that opens installations for its bot token cannot decrypt any workspace's
  * freee tokens, and the reverse. KmsTokenCipher calls Encrypt and Decrypt only.
