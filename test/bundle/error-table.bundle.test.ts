@@ -14,7 +14,7 @@ import { decide, expectPipelineFailure, l1Ok, l2Ok, l3Ok, runExecution, slackTex
 import type { StepFunctionName } from "../../infra/state-machines/functions";
 
 /**
- * Test what ships (issue 11, DESIGN §3/§8): the step Lambdas are bundled with the stack's own options
+ * Test what ships: the step Lambdas are bundled with the stack's own options
  * (infra/bundling.ts) and run as the Task resources of the synthesized state machines. Step Functions matches
  * `ErrorEquals` against the name the bundle throws, so every Retry / Catch row is proven here on the bundles.
  */

@@ -8,7 +8,7 @@ import { payRuleAt } from "../../dev/fakes/freee/state";
 import { connect, makeClient, makeStore } from "./helpers";
 
 /**
- * The client's write path (DESIGN §3): seed §7.1's retry rows hold for reads; a write that may have reached freee
+ * The client's write path: the retry rules hold for reads; a write that may have reached freee
  * is sent once and ends as WriteOutcomeUnknownError. Writes freee refused before acting (401, 429) or that never
  * left (connection refused) are still retried.
  */

@@ -5,7 +5,7 @@ import { startTestTable, type TestTable } from "../support/dynamo";
 import { startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { connect, makeClient, makeStore } from "./helpers";
 
-/** Seed 000 §7.1 (freee API error table), one test per row, against the scripted freee and a real DynamoDB. */
+/** The freee API rules (docs/architecture.md), one test per row, against the scripted freee and a real DynamoDB. */
 
 let table: TestTable;
 let fake: FakeFreee;
@@ -27,7 +27,7 @@ afterEach(async () => fake.stop());
 
 const listEmployees = { method: "GET", path: "/hr/api/v1/employees", query: { company_id: 101, year: 2026, month: 1 } } as const;
 
-describe("seed §7.1 freee API table", () => {
+describe("freee API table", () => {
   it("success: sends the stored access token and returns the data", async () => {
     const { client } = makeClient(store, fake, teamId);
     const result = await client.request(listEmployees);

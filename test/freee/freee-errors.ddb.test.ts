@@ -9,7 +9,7 @@ import { FAKE_CLIENT_ID, startFakeFreee, type FakeFreee } from "../../dev/fakes/
 import { connect, makeClient, makeStore } from "./helpers";
 
 /**
- * freee's errors as freee documents them (issue 14 item 3), against the strict freee fake (dev/fakes/freee) and a
+ * freee's errors as freee documents them, against the strict freee fake (dev/fakes/freee) and a
  * real DynamoDB. Time is virtual: the client's sleep advances the clock the fake reads, so a wait until freee's
  * reset time really finds the window reset.
  * Bodies and headers are freee's: a 401 carries `{ message, code }` (developer.freee.co.jp 40x checkpoint;

@@ -7,7 +7,7 @@ import { startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee
 import { connect, localKey, makeClient, makeStore, pendingOf } from "./helpers";
 
 /**
- * Refreshed tokens are never dropped (issue 14 item 3): freee refresh tokens are single-use, so once freee
+ * Refreshed tokens are never dropped: freee refresh tokens are single-use, so once freee
  * answered a refresh the new pair exists only in our hands. The table here fails the way DynamoDB does
  * (ProvisionedThroughputExceededException on the connection item's token write).
  */

@@ -147,7 +147,7 @@ describe("L4 completion contract", () => {
   });
 
   it.each([
-    ["no final message at all (seed 001: empty)", undefined, "EmptyResponseError"],
+    ["no final message at all (empty)", undefined, "EmptyResponseError"],
     ["a final message cut off (no result line)", "山田さんの基本給を 300,000 円に変更し", "no result line"],
     ["the agent reports a step undone", "s3 は権限不足で変更できませんでした。\n[result:incomplete]", "could not carry out every step"],
   ])("%s: IncompleteRunError, not 完了", async (_name, text, why) => {
@@ -190,7 +190,7 @@ describe("L4 completion contract", () => {
     expect(card).toContain("rerun_execution");
   });
 
-  it("freee's refresh answers invalid_grant mid-run: the run ends as AuthError with the §9.1 freee message (not ✅ 完了), the session is interrupted", async () => {
+  it("freee's refresh answers invalid_grant mid-run: the run ends as AuthError with the freee message (not ✅ 完了), the session is interrupted", async () => {
     const { taskId, run, agent } = await untilSession();
     const putsBefore = payPuts().length;
     h.freee.expireAccessTokens();

@@ -80,7 +80,7 @@ export interface ExpectedFailure {
   attempts?: number;
   errorName: string;
   layer: "L1" | "L2" | "L3" | "L4";
-  /** The seed §9.1 message the user must see. */
+  /** The message the user must see. */
   message: string;
   version?: { kind: "prompt" | "process"; version: number };
 }
@@ -88,7 +88,7 @@ export interface ExpectedFailure {
 /**
  * One row of the error table, checked from the local run: the state was retried exactly `retries` times and
  * then caught (the failure path ran), the task (and version) are `failed` with the error name, the
- * `error.<layer>` audit entry exists, and Slack was sent the seed §9.1 message.
+ * `error.<layer>` audit entry exists, and Slack was sent the user message.
  */
 export async function expectPipelineFailure(h: PipelineHarness, execution: LocalExecution, taskId: string, e: ExpectedFailure) {
   await execution.done;

@@ -65,7 +65,7 @@ describe("the reconciler", () => {
     expect(after.audit.filter((a) => a.action === "error.L4")).toHaveLength(1);
     const sessionId = after.executions[0]!.sessionId!;
     expect(h.agents.requestsTo("POST", `/v1/sessions/${sessionId}/events`).some((r) => JSON.stringify(r.body).includes("user.interrupt"))).toBe(true);
-    // The session's reason (AgentRunFailedError, stored by the poll) follows the §9.1 message.
+    // The session's reason (AgentRunFailedError, stored by the poll) follows the message.
     expect(texts().at(-2)).toBe(`実行 #1: ${SlackMessages.l4Failed} (${AgentFailureMessages.session_error})`);
 
     // Delivered again (EventBridge / Lambda retries): nothing more to repair, nothing written twice.
@@ -90,7 +90,7 @@ describe("the reconciler", () => {
     expect(path(run)).toContain("RecordRunFailure");
     const before = await h.store.loadHistory(taskId);
     const sessionId = before.executions[0]!.sessionId!;
-    // Seed §6.2: cancelled whatever the interrupt does, so the MCP server refuses the run's calls; the card does
+    // cancelled whatever the interrupt does, so the MCP server refuses the run's calls; the card does
     // not claim the stop the session has not taken.
     expect(before.executions[0]).toMatchObject({ status: "cancelled", cancelledBy: h.actor.userId });
     expect(before.executions[0]?.cancelFinalizedAt).toBeUndefined();
@@ -113,7 +113,7 @@ describe("the reconciler", () => {
     expect(after.audit.filter((a) => a.action === "execution.cancelled")).toHaveLength(1);
   });
 
-  it("a pipeline whose failure path died at L2: the Prompt and the task failed, error.L2, the card shows the §9.1 L2 message", async () => {
+  it("a pipeline whose failure path died at L2: the Prompt and the task failed, error.L2, the card shows the L2 message", async () => {
     h.anthropic.enqueue(l1Ok(), errorReply(400, "invalid_request_error", "scripted refusal"));
     h.failInvocation("record-pipeline-failure", ...outage());
     const { execution, taskId } = h.startTask();

@@ -9,7 +9,7 @@ import { MCP_BEARER_SECRET, startPipelineHarness, type PipelineHarness } from ".
 import { decide, l1Ok, l2Ok, l3Ok, runExecution, slackTexts } from "./fixtures";
 
 /**
- * The poll that sees the session end its turn reads the run once (issue 17): what lands on the Execution after
+ * The poll that sees the session end its turn reads the run once: what lands on the Execution after
  * that read — a freee fault the MCP server stamps, a cancel — is the completing write's to refuse, and the verdict
  * write's to return. Each test holds a run with its session, stops its ExecutionRun, and calls PollSession as the
  * state machine would, with the fault or cancel landing while the agent is being polled.
