@@ -9,7 +9,7 @@ import { LocalTokenCipher } from "../../lib/freee/token-cipher";
 import { jsonReply } from "../../dev/fakes/anthropic";
 import { ev } from "../../dev/fakes/anthropic";
 import { path, type PipelineHarness } from "../support/local-sfn";
-import { decide, l1Ok, l2Ok, l3Ok, runExecution, slackTexts, startPipelineWithMcpServer } from "./fixtures";
+import { approveTask, l3Ok, runExecution, slackTexts, startPipelineWithMcpServer } from "./fixtures";
 
 /**
  * The L4 completion contract on the local ExecutionRun, with the freee MCP server as it ships (from its settings,
@@ -41,11 +41,7 @@ async function untilSession(l3: unknown = PLAN, executionNo = 1, existing?: stri
   h.agents.scriptNextSession(RUNNING);
   let taskId = existing;
   if (taskId === undefined) {
-    h.anthropic.enqueue(l1Ok(), l2Ok(), l3 === "default" ? l3Ok() : jsonReply(l3));
-    const started = h.startTask();
-    taskId = started.taskId;
-    await decide(h, taskId, "prompt", 1, "approve");
-    await decide(h, taskId, "process", 1, "approve");
+    ({ taskId } = await approveTask(h, l3 === "default" ? l3Ok() : jsonReply(l3)));
   }
   const run = await runExecution(h, taskId, executionNo);
   const sessionId = await until(async () => (await h.store.getExecution(taskId!, executionNo))?.sessionId);

@@ -3,7 +3,7 @@ import { cancelExecution, rerunExecution } from "../../lib/actions";
 import { AgentFailureMessages, SlackMessages } from "../../lib/messages/ja";
 import { ev } from "../../dev/fakes/anthropic";
 import { entriesOf, path, retriesOf, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
-import { decide, l1Ok, l2Ok, l3Ok, runExecution, slackTexts } from "./fixtures";
+import { approveTask, runExecution, slackTexts } from "./fixtures";
 
 /**
  * Error table conformance, L4: the ExecutionRun that the approved pipeline starts
@@ -20,11 +20,7 @@ beforeEach(() => {
 
 /** A task through both approvals; returns its first ExecutionRun. */
 async function untilRun() {
-  h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
-  const { execution, taskId } = h.startTask();
-  await decide(h, taskId, "prompt", 1, "approve");
-  await decide(h, taskId, "process", 1, "approve");
-  await execution.done;
+  const { execution, taskId } = await approveTask(h);
   expect(execution.status).toBe("SUCCEEDED");
   return { taskId, run: await runExecution(h, taskId) };
 }
@@ -148,11 +144,7 @@ describe("hand-off to ExecutionRun", () => {
   it("StartExecution throttled: StartRun retried 3 times, then caught → the claimed run and the task are failed, a rerun stays possible", async () => {
     const throttled = () => Object.assign(new Error("Rate exceeded"), { name: "ThrottlingException", $metadata: {} });
     h.failStartExecution(throttled(), throttled(), throttled(), throttled());
-    h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
-    const { execution, taskId } = h.startTask();
-    await decide(h, taskId, "prompt", 1, "approve");
-    await decide(h, taskId, "process", 1, "approve");
-    await execution.done;
+    const { execution, taskId } = await approveTask(h);
     expect(execution.status).toBe("FAILED");
     expect(retriesOf(execution, "StartRun")).toBe(3);
     expect(path(execution)).toContain("StartRunFailed");

@@ -51,16 +51,25 @@ export function runExecution(h: PipelineHarness, taskId: string, executionNo = 1
   return h.local.waitFor(() => h.local.execution("ExecutionRun", `${taskId}-e${executionNo}`), 10_000, `ExecutionRun ${executionNo}`);
 }
 
-/** The happy path to the end of run 1: L1–L3 answer as scripted, both approvals are given (callers check the run's status). */
-export async function runApprovedTask(h: PipelineHarness) {
-  h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
+/**
+ * The happy path to the end of TaskPipeline: L1–L3 answer as scripted and both approvals are given; the pipeline
+ * has ended (callers check its status — a StartRun fault ends it FAILED). Faults for the run are armed before.
+ */
+export async function approveTask(h: PipelineHarness, l3: ScriptedReply = l3Ok()) {
+  h.anthropic.enqueue(l1Ok(), l2Ok(), l3);
   const { execution, taskId, thread } = h.startTask();
   await decide(h, taskId, "prompt", 1, "approve");
   await decide(h, taskId, "process", 1, "approve");
   await execution.done;
-  const run = await runExecution(h, taskId);
+  return { execution, taskId, thread };
+}
+
+/** The happy path to the end of run 1: `approveTask`, then ExecutionRun 1 to its end (callers check the run's status). */
+export async function runApprovedTask(h: PipelineHarness) {
+  const approved = await approveTask(h);
+  const run = await runExecution(h, approved.taskId);
   await run.done;
-  return { execution, taskId, thread, run };
+  return { ...approved, run };
 }
 
 /** Every text Slack was sent (postMessage / update) for this run, in order. */

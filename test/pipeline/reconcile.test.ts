@@ -10,7 +10,7 @@ import { ev } from "../../dev/fakes/anthropic";
 import { MCP_BEARER_SECRET, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
 import { cancelExecution } from "../../lib/actions";
 import { path } from "../support/local-sfn";
-import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "./fixtures";
+import { approveTask, l1Ok, runExecution } from "./fixtures";
 
 /**
  * Issue 14 defect 1, the second line: when the failure path itself dies (here: DynamoDB throttled through all 13
@@ -41,12 +41,8 @@ const texts = () => h.slack.calls.filter((c) => c.method === "chat.postMessage" 
 
 describe("the reconciler", () => {
   it("a run whose failure path died: execution and task failed, error.L4 once, session interrupted, MCP refuses, card 失敗 + [再実行]", async () => {
-    h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
     h.agents.scriptNextSession({ polls: [{ events: [ev.running()] }, { events: [ev.sessionError("api_error", "terminal", "scripted failure")] }] });
-    const { execution, taskId } = h.startTask();
-    await decide(h, taskId, "prompt", 1, "approve");
-    await decide(h, taskId, "process", 1, "approve");
-    await execution.done;
+    const { taskId } = await approveTask(h);
     h.failInvocation("record-run-failure", ...outage());
     const run = await runExecution(h, taskId);
     await run.done;
@@ -74,12 +70,8 @@ describe("the reconciler", () => {
   });
 
   it("a cancel whose interrupt failed past the poll's retries: run and task cancelled, card 中止中... until the reconciler gets the interrupt through, then 中止 + [再実行]", async () => {
-    h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
     h.agents.scriptNextSession({ polls: [{ events: [ev.running()] }] });
-    const { execution, taskId } = h.startTask();
-    await decide(h, taskId, "prompt", 1, "approve");
-    await decide(h, taskId, "process", 1, "approve");
-    await execution.done;
+    const { taskId } = await approveTask(h);
     const run = await runExecution(h, taskId);
     // The poll's 4 attempts and RecordRunFailure's one more; the reconciler's gets through.
     h.agents.failNext({ method: "POST", path: /\/events$/, status: 500, times: 5, when: (b) => JSON.stringify(b).includes("user.interrupt") });

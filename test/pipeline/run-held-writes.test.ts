@@ -6,7 +6,7 @@ import type { AgentRunner } from "../../lib/agent/agent-runner";
 import type { Execution } from "../../lib/domain/records";
 import type { PipelineDeps } from "../../lib/pipeline/ports";
 import { MCP_BEARER_SECRET, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
-import { decide, l1Ok, l2Ok, l3Ok, runExecution, slackTexts } from "./fixtures";
+import { approveTask, l3Ok, runExecution, slackTexts } from "./fixtures";
 
 /**
  * The poll that sees the session end its turn reads the run once: what lands on the Execution after
@@ -35,10 +35,7 @@ const WRITE_PLAN = { steps: [{ stepId: "s1", order: 1, tool: "freee_hr_update_ba
 /** A run 1 with its session created and its ExecutionRun stopped: the test plays the next poll itself. */
 async function heldRun(l3 = l3Ok()) {
   h.agents.scriptNextSession({ polls: Array.from({ length: 500 }, () => ({ events: [ev.running()] })) });
-  h.anthropic.enqueue(l1Ok(), l2Ok(), l3);
-  const { taskId, thread } = h.startTask();
-  await decide(h, taskId, "prompt", 1, "approve");
-  await decide(h, taskId, "process", 1, "approve");
+  const { taskId, thread } = await approveTask(h, l3);
   const run = await runExecution(h, taskId);
   await h.local.waitFor(() => run.events.some((e) => e.type === "StateExited" && (e as { state: { name: string } }).state.name === "PollSession"), 10_000, "first poll");
   run.abort();
