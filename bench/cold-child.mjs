@@ -1,22 +1,19 @@
 // One cold start, in a fresh `node` process: import the bundle (module init), then answer one signed
 // url_verification request (our ingress finishes its async init inside the first request). Prints JSON.
-import { createHmac } from "node:crypto";
+// The body and its signed headers come from the parent (bench/cold.ts signs through dev/local/slack-signature.ts).
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 
-const [file, secret] = process.argv.slice(2);
+const [file, body, signedHeaders] = process.argv.slice(2);
 const t0 = performance.now();
 const mod = await import(pathToFileURL(file).href);
 const t1 = performance.now();
-const body = JSON.stringify({ token: "legacy", challenge: "bench-challenge", type: "url_verification" });
-const ts = String(Math.floor(Date.now() / 1000));
-const sig = `v0=${createHmac("sha256", secret).update(`v0:${ts}:${body}`).digest("hex")}`;
 const event = {
   version: "2.0",
   routeKey: "$default",
   rawPath: "/slack/events",
   rawQueryString: "",
-  headers: { "content-type": "application/json", "x-slack-signature": sig, "x-slack-request-timestamp": ts },
+  headers: { "content-type": "application/json", ...JSON.parse(signedHeaders) },
   body,
   isBase64Encoded: false,
   requestContext: { http: { method: "POST", path: "/slack/events", sourceIp: "127.0.0.1" }, requestId: "cold", timeEpoch: Date.now() },

@@ -57,7 +57,7 @@ export interface BenchResults {
   generatedAt: string;
   machine: { nproc: number; cpuModel: string; memoryGiB: number; node: string; platform: string; arch: string };
   settings: { requests: number; warmup: number; coldRuns: number; coldNodeArgs: string[] };
-  /** ackUpstreamCalls: upstream calls before the response, per kind of request (issue 17: 1 / 2 / 1 / 2 / ≤ 3). */
+  /** ackUpstreamCalls: upstream calls before the response, per kind of request (1 / 2 / 1 / 2 / ≤ 3). */
   ingress: SideResult & { ackUpstreamCalls: import("./warm").AckUpstreamCalls };
   baseline: SideResult;
   /** The baseline bundled with the ingress's aliases (Bolt's unused receivers out): for reference, not a goal. */

@@ -10,7 +10,7 @@ import { MAX_PREVIEW_READS, PREVIEW_CLIENT, PREVIEW_READ_CONCURRENCY } from "../
 import type { StepFunctionName } from "./state-machines/functions";
 
 /**
- * Every Lambda's timeout, derived from the worst case of the work it may do (issue 11): each call it can make,
+ * Every Lambda's timeout, derived from the worst case of the work it may do: each call it can make,
  * at its client's per-attempt timeout × attempts, plus every wait its retry policy allows. A function killed by
  * its own timeout throws `Sandbox.Timedout`, which the error table retries like a transient error: that must
  * stay the exception (a hung host), never what a legitimate retry budget runs into.
@@ -40,7 +40,7 @@ function bookkeeping(extraDynamo = 0): BudgetItem[] {
 }
 
 function layer(name: LayerName): BudgetItem[] {
-  // One Messages call per invocation: SDK retries are off, Step Functions retries (DESIGN §2).
+  // One Messages call per invocation: SDK retries are off, Step Functions retries (docs/architecture.md, shape on AWS).
   return [{ what: `${name} Messages call`, ms: LAYER_DEFAULTS[name].timeoutMs }, ...bookkeeping()];
 }
 

@@ -5,7 +5,7 @@ import { DEFAULT_AGENT_MODEL } from "../lib/model/agent/agent-config";
 import { LAYER_DEFAULTS } from "../lib/model/settings";
 
 /**
- * Stack settings, from CDK context (`cdk.json` or `-c key=value`), with the DESIGN defaults. The Lambdas get
+ * Stack settings, from CDK context (`cdk.json` or `-c key=value`), with the defaults of docs/architecture.md (limits). The Lambdas get
  * them as environment variables (lib/core/config/limits.ts, lib/model/settings.ts, lib/model/agent/agent-config.ts).
  */
 export interface StackSettings extends Limits {
@@ -13,7 +13,7 @@ export interface StackSettings extends Limits {
   l2Model: string;
   l3Model: string;
   agentModel: string;
-  /** Slack user ids who may approve / reject / rerun / cancel any task, besides its requester (DESIGN §6). */
+  /** Slack user ids who may approve / reject / rerun / cancel any task, besides its requester (docs/architecture.md, who may act). */
   adminUserIds: string[];
   logRetentionDays: number;
   /**

@@ -42,7 +42,7 @@ const STEP_NEEDS: Record<StepFunctionName, { layers?: boolean; agent?: boolean; 
 };
 
 /**
- * The whole app in one stack (DESIGN §2): table + keys + secrets, the Lambdas, the two state machines, the
+ * The whole app in one stack (docs/architecture.md, shape on AWS): table + keys + secrets, the Lambdas, the two state machines, the
  * public Function URLs (ingress, freee MCP) and the outputs the Slack manifest and the freee app need.
  */
 export class SlackMcpAgentStack extends Stack {

@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { slackSignatureHeaders } from "../dev/local/slack-signature";
 import { OPERATOR_SECRETS, SECRET_NAMES, secretOutputName } from "../infra/secret-names";
 import type { SmokeAws } from "./smoke-aws";
 
@@ -75,10 +75,8 @@ async function urlVerification(outputs: StackOutputs, aws: SmokeAws, env: NodeJS
   if (secret === undefined) return { check, status: "skip", detail: "no SlackSigningSecretSecretArn output and no SLACK_SIGNING_SECRET to sign with" };
   const challenge = `smoke-${Date.now()}`;
   const body = JSON.stringify({ token: "smoke", challenge, type: "url_verification" });
-  const ts = Math.floor(Date.now() / 1000);
-  const signature = `v0=${createHmac("sha256", secret).update(`v0:${ts}:${body}`).digest("hex")}`;
   try {
-    const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-slack-request-timestamp": String(ts), "x-slack-signature": signature }, body, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...slackSignatureHeaders(body, secret) }, body, signal: AbortSignal.timeout(TIMEOUT_MS) });
     const answer = (await res.json().catch(() => undefined)) as { challenge?: unknown } | undefined;
     if (res.status === 200 && answer?.challenge === challenge) return { check, status: "ok", detail: `${url} answers the challenge of a signed request` };
     if (res.status === 401) return { check, status: "FAIL", detail: `${url} refused the signature (401)`, fix: "put the Signing Secret of the Slack app (Basic Information) into SLACK_SIGNING_SECRET: `aws secretsmanager put-secret-value`" };

@@ -46,7 +46,7 @@ export async function createInstallRoutesFromEnv(env: Env = process.env, overrid
 }
 
 /**
- * Every page of the web Lambda: the Slack install and the freee connect flow, whose admin check (issue 15) reads
+ * Every page of the web Lambda: the Slack install and the freee connect flow, whose admin check reads
  * the workspace's settings and asks Slack (users.info) with the bot token of its installation. After a freee
  * connect the connecting admin's App Home is republished with the new status (a failure is logged by the connect
  * flow; the connection stands).

@@ -1,6 +1,6 @@
 import type { ProxiedRequest } from "./fault-proxy";
 
-/** The dependencies of the matrix (issue 14): each sits behind its own fault proxy. */
+/** The dependencies of the matrix: each sits behind its own fault proxy. */
 export const DEPENDENCIES = ["DynamoDB", "Slack", "Anthropic Messages", "Managed Agents", "freee", "Step Functions"] as const;
 export type Dependency = (typeof DEPENDENCIES)[number];
 

@@ -10,7 +10,7 @@ import { EXPECTED_PAY, type ScenarioRun } from "./scenario";
 import type { ChaosStack } from "./stack";
 
 /**
- * The invariants of issue 14, checked on one finished cell:
+ * The invariants, checked on one finished cell:
  *  - the task and its executions end in a terminal status, each with its audit entry;
  *  - every card the table points at shows exactly what the table says (re-rendered from the DB), and no
  *    other message in the thread offers a live button;

@@ -4,7 +4,7 @@ import type { Dependency, FaultKind } from "./faults";
 import { isSessionCreate, type ScenarioKind } from "./scenario";
 
 /**
- * The fault matrix of issue 14: dependency × step of a task × the faults that fit. Each cell is one whole task
+ * The fault matrix: dependency × step of a task × the faults that fit. Each cell is one whole task
  * (scenario) with one fault armed at one dependency's proxy for the requests of one step.
  */
 export const STEPS = [
@@ -125,7 +125,7 @@ const c = (dependency: Dependency, step: Step, fault: FaultKind, scenario: Scena
   ...(extra.label === undefined ? {} : { label: extra.label }),
 });
 
-/** A throttling burst longer than a few seconds (seed 000 §2: "DB ロック" while the failure is written). */
+/** A throttling burst longer than a few seconds ("DB ロック" while the failure is written). */
 const BURST = 12;
 /** An outage longer than the failure path's whole retry budget: only the reconciler can tell the truth then. */
 const OUTAGE = 40;

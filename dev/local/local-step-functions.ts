@@ -61,7 +61,7 @@ class StatesError extends Error {
 const WAIT_FOR_TASK_TOKEN = /:states:::lambda:invoke\.waitForTaskToken$/;
 
 /**
- * Runs the synthesized TaskPipeline / ExecutionRun definitions locally with aws-local-stepfunctions (DESIGN §8):
+ * Runs the synthesized TaskPipeline / ExecutionRun definitions locally with aws-local-stepfunctions (docs/architecture.md, how it is tested):
  * every Task state is mapped to the real handler of the Lambda its Resource names; waits and retry pauses
  * shrink; the callback pattern is simulated — a waitForTaskToken state calls its Lambda with a fresh token and
  * then waits for `sendTaskSuccess` / `sendTaskFailure` / `timeOutTask` with that token. `startExecution` is

@@ -8,7 +8,7 @@ import { unauthorizedBody, forbiddenBody, notFoundBody, type Unauthorized } from
 
 /**
  * The sandbox's fault panel: every fault a click can arm, grouped by family, each with what the user should
- * then see (a seed §9.1 message, or the retry row that recovers). A fault is one or more rules for dev/chaos's
+ * then see (a message of docs/architecture.md, or the retry row that recovers). A fault is one or more rules for dev/chaos's
  * fault proxies (the same machinery and the same service-shaped replies as `npm run chaos`), or a way the
  * scripted Managed Agents session ends.
  */
@@ -25,7 +25,7 @@ export type SessionFault = "session_error" | "requires_action" | "run_timeout";
 
 /**
  * How the task ends when the fault hits every attempt, as the error table says: failed at `layer` with the error
- * named `error` (the §9.1 message is failureMessageFor(layer, error); `reason`: the run's failure reason shown
+ * named `error` (the user message is failureMessageFor(layer, error); `reason`: the run's failure reason shown
  * under it), or completed because the fault is one the product recovers from by itself.
  */
 export type FaultOutcome =
@@ -37,7 +37,7 @@ export interface FaultSpec {
   family: FaultFamily;
   label: string;
   outcome: FaultOutcome;
-  /** What the user sees when the fault stays for every attempt (the §9.1 message, or a card line). */
+  /** What the user sees when the fault stays for every attempt (the user message, or a card line). */
   persistent: string;
   /** What the user sees when it hits once: the retry row that recovers, or the same message when nothing retries. */
   once: string;
@@ -55,7 +55,7 @@ export interface CatalogueSettings {
   previewReadTimeoutMs: number;
 }
 
-/** The §9.1 message of a failing outcome (ja.ts's mapping of the layer and the error name). */
+/** The user message of a failing outcome (ja.ts's mapping of the layer and the error name). */
 export function outcomeMessage(outcome: Extract<FaultOutcome, { layer: string }>): string {
   return failureMessageFor(outcome.layer, outcome.error);
 }

@@ -10,7 +10,7 @@ import { faultCatalogue, type CatalogueSettings, type FaultSpec, type SessionFau
  * a fault can be aimed at the preview or the run), plus the scripted session's ways to end badly.
  * One fault is armed at a time:
  *   once — it hits the first matching request only: the retry row shows the recovery;
- *   every — it hits every matching request of the next task (all retries, a rerun too): the §9.1 message shows.
+ *   every — it hits every matching request of the next task (all retries, a rerun too): the user message shows.
  * A fault that has hit is put away when the next request is posted, so it belongs to one task.
  */
 export type FaultMode = "once" | "every";

@@ -16,7 +16,7 @@ import { TABLE_KEYS } from "../../lib/store/table";
 export { OPERATOR_SECRETS, SECRET_NAMES, secretOutputName, type SecretName } from "../secret-names";
 import { OPERATOR_SECRETS, SECRET_NAMES, type SecretName } from "../secret-names";
 
-/** The table of DESIGN §4, its KMS key, the token key, and the operator-filled secrets. */
+/** The table (docs/architecture.md, data model), its KMS key, the token key, and the operator-filled secrets. */
 export class DataConstruct extends Construct {
   readonly table: dynamodb.Table;
   readonly tableKey: kms.Key;

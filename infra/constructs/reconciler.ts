@@ -23,7 +23,7 @@ export interface ReconcilerProps {
 export const RECONCILED_STATUSES = ["FAILED", "TIMED_OUT", "ABORTED"] as const;
 
 /**
- * The second line of every failure (DESIGN §2): an EventBridge rule on both state machines' "Step Functions
+ * The second line of every failure (docs/architecture.md, shape on AWS): an EventBridge rule on both state machines' "Step Functions
  * Execution Status Change" (FAILED, TIMED_OUT, ABORTED) invokes the reconciler Lambda
  * (lambdas/reconcile-execution). It is idempotent, so every delivery layer may retry: EventBridge retries the
  * invoke for a day, Lambda retries a failed asynchronous run twice; what still fails lands in a queue whose

@@ -3,7 +3,7 @@ import type * as sfn from "aws-cdk-lib/aws-stepfunctions";
 import { ErrorNames } from "../../lib/core/errors/taxonomy";
 
 /**
- * The error table of DESIGN §3 / seed 000 §2–§3 as Retry blocks. Step Functions is the only place that retries
+ * The error table (docs/architecture.md, error table) as Retry blocks. Step Functions is the only place that retries
  * (SDK retries are off, LambdaInvoke's own service-exception retry is off), so what is written here is what
  * happens, and every attempt shows in the execution history. Anything not retried here is caught by the
  * state's Catch and goes to the machine's one failure path.
@@ -37,7 +37,7 @@ export interface RetryRow {
 
 const BACKOFF = { interval: Duration.seconds(2), backoffRate: 2 };
 
-/** Seed §2 / §7.2: 429, 5xx, network, throttling → exponential backoff, 3 retries. */
+/** 429, 5xx, network, throttling → exponential backoff, 3 retries. */
 export const TRANSIENT: RetryRow = { errors: [...ErrorNames.transient, ...LAMBDA_SERVICE_ERRORS, ...LAMBDA_RUNTIME_ERRORS], maxAttempts: 3, ...BACKOFF };
 /**
  * The failure path itself (RecordPipelineFailure, RecordRunFailure, the approval expiry): it is what tells the
@@ -46,13 +46,13 @@ export const TRANSIENT: RetryRow = { errors: [...ErrorNames.transient, ...LAMBDA
  * (EventBridge on the machine's FAILED status) is the second line.
  */
 export const TRANSIENT_FAILURE_PATH: RetryRow = { ...TRANSIENT, maxAttempts: 12, maxDelay: Duration.seconds(60) };
-/** Seed §3.4: session creation failure → 2 retries, then failed. */
+/** Session creation failure → 2 retries, then failed. */
 export const TRANSIENT_SESSION_CREATE: RetryRow = { ...TRANSIENT, maxAttempts: 2 };
-/** Seed §7.2 APITimeoutError → 2 retries. */
+/** A request timeout (Anthropic APITimeoutError) → 2 retries. */
 export const UPSTREAM_TIMEOUT: RetryRow = { errors: ErrorNames.timeout, maxAttempts: 2, ...BACKOFF };
-/** Seed §3.2 / seed 001: empty or cut-off 200 OK → 1 retry. */
+/** Empty or cut-off 200 OK → 1 retry. */
 export const SILENT_FAILURE: RetryRow = { errors: ErrorNames.silentRetryOnce, maxAttempts: 1, ...BACKOFF };
-/** Seed §3.1: JSON parse error / missing key → 1 retry (L3 does it with a Catch loop to carry the error). */
+/** JSON parse error / missing key → 1 retry (L3 does it with a Catch loop to carry the error). */
 export const MALFORMED: RetryRow = { errors: ErrorNames.malformed, maxAttempts: 1, ...BACKOFF };
 
 export function addRetries(state: sfn.TaskStateBase, rows: readonly RetryRow[]): void {

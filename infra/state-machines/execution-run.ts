@@ -13,7 +13,7 @@ export interface ExecutionRunDefinitionProps {
 }
 
 /**
- * ExecutionRun (DESIGN §2, one per Execution): StartSession → Wait → PollSession → Choice, looping while the run
+ * ExecutionRun (one per Execution): StartSession → Wait → PollSession → Choice, looping while the run
  * is `running` (a rerun with nothing left to do ends right after StartSession). PollSession carries the elapsed seconds in the state and throws RunTimeoutError past the run
  * timeout; that and every other failure go to RecordRunFailure (timed_out / failed + [再実行]).
  */

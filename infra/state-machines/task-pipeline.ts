@@ -13,7 +13,7 @@ export interface TaskPipelineDefinitionProps {
 }
 
 /**
- * TaskPipeline (DESIGN §2): CreateTask → L1 (a message that asks for no work ends answered) → L2 → prompt approval → L3 → preview → process approval → StartRun.
+ * TaskPipeline (docs/architecture.md, shape on AWS): CreateTask → L1 (a message that asks for no work ends answered) → L2 → prompt approval → L3 → preview → process approval → StartRun.
  * Rejection loops back to regeneration (the limit is checked by HandleRejection); an approval that times out
  * closes the task; every other failure goes to RecordPipelineFailure with the layer that failed.
  * State names are part of the contract with the local runner and the tests.
@@ -119,7 +119,7 @@ export function buildTaskPipelineDefinition(scope: Construct, props: TaskPipelin
   });
   const generateProcess = invoke("GenerateProcess", "generate-process", { taskId, process: J.objectAt("$.process"), thread }, "$.generated");
   addRetries(generateProcess, RETRIES.layerL3);
-  // Seed §3.3: a malformed L3 reply is retried once WITH the validation error in the prompt. The Catch keeps the
+  // A malformed L3 reply is retried once WITH the validation error in the prompt. The Catch keeps the
   // error on $.process.malformed (GenerateProcess reads it); the marker makes the second one final.
   const retryWithError = new sfn.Pass(scope, "RetryProcessWithError", {
     result: sfn.Result.fromObject({ attempt: 2 }),

@@ -9,7 +9,7 @@ import type { FreeeFile, FreeeRequest, FreeeResult } from "./types";
 import { ambiguousWrite, isWriteRequest, mayHaveBeenSent } from "./write-policy";
 
 /**
- * The freee API client of one workspace, implementing seed §7.1 as freee documents it (the response is
+ * The freee API client of one workspace, implementing the freee API rules (docs/architecture.md, the approved Process is the capability) as freee documents them (the response is
  * classified by lib/freee/freee-response.ts):
  *   401 `expired_access_token` → refresh the token once and retry (FreeeTokenManager: serialised per
  *         workspace, stored so it is never lost); any other 401 code (permission, company, plan, IP,

@@ -41,7 +41,7 @@ export type FreeeOutcome =
    */
   | { kind: "rate_limited"; status: number; waitMs: number | undefined; resetAt: string | undefined; source: RateLimitSource | undefined; limit: number | undefined; remaining: number | undefined }
   | { kind: "server_error"; status: number }
-  /** Other 4xx: the agent reads freee's messages and decides (seed §3.4). */
+  /** Other 4xx: the agent reads freee's messages and decides (docs/architecture.md, error table). */
   | { kind: "refused"; status: number; refusal: "forbidden" | "not_found" | "rejected"; code: string | undefined; messages: string[] };
 
 export function classifyFreeeResponse(status: number, headers: Headers, body: unknown, now: number): FreeeOutcome {

@@ -1,6 +1,6 @@
 import { AccessMessages, AdminMessages } from "../core/messages/ja";
 
-/** The two HTML pages a browser sees at the end of the freee connect flow (seed §9.2 OAuth row). */
+/** The two HTML pages a browser sees at the end of the freee connect flow (OAuth row). */
 
 export function successPage(companyName: string | undefined, headers: Record<string, string> = {}): Response {
   const company = companyName === undefined ? "" : `<p>事業所: ${escapeHtml(companyName)}</p>`;

@@ -19,12 +19,12 @@ import { createTokenCipher } from "../store/token-cipher";
 import { FreeeTokenEndpoint } from "./token-endpoint";
 
 /**
- * Per-workspace freee OAuth connect (DESIGN §2: routes on the ingress Function URL).
+ * Per-workspace freee OAuth connect (routes on the ingress Function URL).
  *   App Home button → GET /freee/connect?team&user&exp&sig (signed link, bound to workspace and user)
  *   → 302 to freee's authorize page with a signed, expiring state (+ a cookie holding its nonce)
  *   → GET /freee/callback?code&state → token exchange → company chosen → tokens stored (encrypted) → HTML page.
  * Any failure shows 「freee の認証に失敗しました」 and is audited with its error class.
- * Admins only (issue 15): the signed link and state name the Slack user who started; /freee/connect and again
+ * Admins only: the signed link and state name the Slack user who started; /freee/connect and again
  * the callback (before the code is exchanged) ask whether that user is an admin of the workspace now. A member's
  * link, or an admin's link used after they stopped being one, gets the admin-only page; nothing is saved; audited.
  */
@@ -70,7 +70,7 @@ export interface FreeeOAuth {
 }
 
 const STATE_COOKIE = "freee_oauth_nonce";
-/** `details.reason` of the AuthError for a connect by someone who is not an admin (issue 15). */
+/** `details.reason` of the AuthError for a connect by someone who is not an admin. */
 const NOT_ADMIN = "not_admin";
 
 const CompaniesSchema = z.object({

@@ -23,7 +23,7 @@ export interface FreeeFile {
 }
 
 /**
- * What a call returns when it is not an error of the seed §7.1 retry rows: success, or a refusal that the
+ * What a call returns when it is not an error of the read retry rules (docs/architecture.md, the approved Process is the capability): success, or a refusal that the
  * agent should read and decide on (403 scope / rate guard, 404 missing record, 400/422 invalid input).
  * Retries exhausted and auth failures throw taxonomy errors instead.
  */

@@ -2,7 +2,7 @@ import { WriteOutcomeUnknownError } from "../core/errors/taxonomy";
 import type { FreeeRequest } from "./types";
 
 /**
- * The write half of the client's retry policy (DESIGN §3). Seed §7.1's retry rows hold for reads only: a write
+ * The write half of the client's retry policy (docs/architecture.md, error table). The retry rules hold for reads only: a write
  * (POST / PUT / PATCH / DELETE) that may have reached freee — a timeout, a connection lost after sending, a 5xx —
  * is never sent again by the client. It ends as `WriteOutcomeUnknownError`, which the MCP server settles by
  * reading back (lib/freee/write-reconciler.ts). Retrying stays safe where freee cannot have acted on the request:

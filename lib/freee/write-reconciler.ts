@@ -7,7 +7,7 @@ import type { FreeeRequest } from "./types";
 export type { ReadBack, ReadFreee, WriteReconciler } from "./read-backs";
 
 /**
- * Settling a freee write whose reply was lost (DESIGN §3: a write that may have reached freee is reconciled by
+ * Settling a freee write whose reply was lost (docs/architecture.md, error table: a write that may have reached freee is reconciled by
  * reading back, never repeated blindly), per operation: its write class (lib/freee/openapi/operations.ts) says how
  * it is marked with its task and step — where freee has a field for it (a deal's or journal's `ref_number`, 管理番号;
  * an invoice's 社内メモ) — and how it is found again. Two HR PUTs read back by their own rules (their GET wants

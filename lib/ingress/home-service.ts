@@ -22,7 +22,7 @@ export interface HomeDeps {
 const FAILURE_WINDOW_DAYS = 30;
 const RECENT_TASKS = 10;
 
-/** Gather what App Home shows; a DynamoDB failure becomes the seed §9.2 「データベースに接続できません」. */
+/** Gather what App Home shows; a DynamoDB failure becomes 「データベースに接続できません」 (docs/architecture.md, messages). */
 export async function loadHomeState(deps: HomeDeps, viewer: Actor, notice?: string): Promise<HomeState> {
   const { teamId, userId } = viewer;
   try {
@@ -37,7 +37,7 @@ export async function loadHomeState(deps: HomeDeps, viewer: Actor, notice?: stri
       });
       return { settings, viewerIsAdmin };
     })();
-    // Who sees which tasks (issue 15): an admin the workspace's, a member only their own — so a request made in a
+    // Who sees which tasks: an admin the workspace's, a member only their own — so a request made in a
     // DM reaches nobody's Home but its requester's and the admins'.
     const tasks = role.then(({ viewerIsAdmin }) =>
       viewerIsAdmin ? deps.store.listRecentTasks(teamId, RECENT_TASKS) : deps.store.listRecentTasksBy(teamId, userId, RECENT_TASKS),
@@ -71,7 +71,7 @@ async function freeeStatus(deps: HomeDeps, teamId: string, userId: string, viewe
   if (deps.freee.getConnectionStatus === undefined) return { status: "unknown" };
   try {
     const status = await deps.freee.getConnectionStatus(teamId);
-    // The signed connect link is made for admins only: a member never holds one (issue 15).
+    // The signed connect link is made for admins only: a member never holds one.
     const connectUrl = !viewerIsAdmin || deps.freee.buildConnectUrl === undefined ? undefined : await deps.freee.buildConnectUrl(teamId, userId);
     const lapse = status.status === "connected" ? lapseOf(status.refreshTokenExpiresAt, (deps.clock ?? (() => new Date()))()) : undefined;
     return {
@@ -108,7 +108,7 @@ export type HomeChangeOutcome = "saved" | "refused" | "invalid" | "failed";
 
 /**
  * One admin-only change from App Home: checked, applied, then the Home re-published with what happened. A
- * refusal or a bad value changes nothing; a failed save shows 「設定の保存に失敗しました」 (seed §9.2).
+ * refusal or a bad value changes nothing; a failed save shows 「設定の保存に失敗しました」 (docs/architecture.md, messages).
  */
 async function adminChange(client: WebClient, deps: HomeDeps, actor: Actor, apply: () => Promise<string | undefined>): Promise<HomeChangeOutcome> {
   let outcome: HomeChangeOutcome;

@@ -59,7 +59,7 @@ const FREEE_STATUS: Record<FreeeStatusView["status"], string> = {
   unknown: ":grey_question: 確認できません",
 };
 
-/** App Home = the admin surface (seed §9.2 mapped): freee connection, settings, recent tasks, failures by class. */
+/** App Home = the admin surface (docs/architecture.md, messages): freee connection, settings, recent tasks, failures by class. */
 export function buildHomeView(state: HomeState): View {
   const blocks: KnownBlock[] = [header("Slack MCP Agent 管理")];
   if (state.kind === "error") {

@@ -1,7 +1,7 @@
 import type { TeamSettingsStore } from "./actions";
 
 /**
- * Slack Connect (issue 15): only members of the workspace the app is installed in may make requests, approve,
+ * Slack Connect: only members of the workspace the app is installed in may make requests, approve,
  * reject, cancel or rerun — unless an admin allowed their workspace by id (App Home, team settings
  * `allowedExternalTeamIds`). The app is installed per workspace (the manifest has org_deploy_enabled: false).
  */

@@ -6,7 +6,7 @@ import { planSection } from "./cards/process-card";
 import { chunk, planLayout, planSummary, PlanMessages, sortedSteps } from "../preview/plan";
 
 /**
- * The two modals of the Process review (issue 13): the whole plan, whose submit is the approval of a plan too
+ * The two modals of the Process review: the whole plan, whose submit is the approval of a plan too
  * long for a card, and the raw input of some steps (「入力 JSON」). private_metadata carries ids only.
  */
 export const APPROVE_PLAN_CALLBACK_ID = "approve_full_plan";

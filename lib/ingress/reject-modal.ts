@@ -17,7 +17,7 @@ export const RejectMetadataSchema = z.object({
 });
 export type RejectMetadata = z.infer<typeof RejectMetadataSchema>;
 
-/** The modal [却下] opens: one required multi-line reason (seed §4.3: 却下理由必須). */
+/** The modal [却下] opens: one required multi-line reason (却下理由必須). */
 export function buildRejectModal(metadata: RejectMetadata): View {
   const what = metadata.kind === "prompt" ? "実行方針" : "実行ステップ";
   return {

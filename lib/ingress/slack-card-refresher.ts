@@ -22,7 +22,7 @@ export interface SlackCardRefresherDeps {
  * Cards are a function of DB state: load the history, render the subject's card, then chat.update the message
  * whose ts the table holds, or post it in the request's thread the first time and store its ts.
  * Slack errors: AuthError (token invalid / revoked) and transient ones (rate limit, 5xx, network) are thrown,
- * so the caller's retry policy sees them; any other Slack API error is logged (seed §7.3: best effort).
+ * so the caller's retry policy sees them; any other Slack API error is logged (best effort).
  */
 export class SlackCardRefresher implements CardRefresher {
   constructor(private readonly deps: SlackCardRefresherDeps) {}
@@ -51,7 +51,7 @@ export class SlackCardRefresher implements CardRefresher {
         initial_comment: file.comment,
       });
       const id = (done.files as { files?: { id?: string }[] }[] | undefined)?.[0]?.files?.[0]?.id;
-      // ok: true without the file (seed 001): the upload cannot be said to be in the thread.
+      // ok: true without the file (docs/architecture.md, error table): the upload cannot be said to be in the thread.
       if (id === undefined) throw new TruncatedResponseError("files.completeUploadExternal answered ok without a file id", { details: { filename: file.filename } });
       return id;
     } catch (err) {

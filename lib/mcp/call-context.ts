@@ -91,7 +91,7 @@ export class ToolCall {
       ...(isAppError(err) ? { errorDetails: err.details } : {}),
       ...extra,
     });
-    // A failed freee connection cannot be fixed by the agent: the run ends as AuthError with the §9.1 freee
+    // A failed freee connection cannot be fixed by the agent: the run ends as AuthError with the freee connection
     // message, rather than the agent reading it as tool text and ending its turn as if done.
     if (err instanceof AuthError) await this.recordFault("AuthError", typeof err.details.reason === "string" ? err.details.reason : undefined);
     return errorResult(agentTextForError(err));
@@ -117,7 +117,7 @@ export class ToolCall {
     }
   }
 
-  /** freee answered: success text, or its refusal as error text (seed §7.1 403 / 404 / 4xx). */
+  /** freee answered: success text, or its refusal as error text (403 / 404 / 4xx). */
   async answered(request: { method: string; path: string }, result: FreeeResult, started: number, extra: Record<string, unknown> = {}): Promise<CallToolResult> {
     const facts = { method: request.method, path: request.path, status: result.status, durationMs: Date.now() - started, ...extra };
     if (!result.ok) {

@@ -6,7 +6,7 @@ import { LIVE_EXECUTION_STATUSES, type ExecutionScope } from "./execution-scope"
 import { refusal, RefusalTexts, type Refusal } from "./refusals";
 
 /**
- * The approved Process is the capability (DESIGN §7). Pure: given the execution's scope, the tool, the input the
+ * The approved Process is the capability (docs/architecture.md, the approved Process is the capability). Pure: given the execution's scope, the tool, the input the
  * agent sent and the connected company, decide what the call may do.
  * - A write runs only as an approved write step: same tool, same normalised input. Each match is a candidate
  *   step (two identical approved writes are two steps); the write ledger then lets each run once per Task.

@@ -7,7 +7,7 @@ import { allowedToolsForSteps } from "../freee/tools/summaries";
 
 /**
  * What one MCP request may do: the execution its bearer names, its status as the table holds it now, and the
- * steps of its approved Process — the capability (DESIGN §7, lib/mcp/capability.ts). `allowedTools` is the same
+ * steps of its approved Process — the capability (lib/mcp/capability.ts). `allowedTools` is the same
  * list the session's toolset enabled.
  */
 export interface ExecutionScope {

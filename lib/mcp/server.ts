@@ -11,7 +11,7 @@ import { runToolCall, type ToolCallDeps } from "./tool-call";
 import { appendInvocationKeys } from "../core/observability/logger";
 
 /**
- * The freee MCP server (DESIGN §2, §7): Streamable HTTP in stateless mode (no session id, one McpServer per
+ * The freee MCP server (docs/architecture.md, shape on AWS): Streamable HTTP in stateless mode (no session id, one McpServer per
  * HTTP request, JSON responses), so it runs in a Lambda behind a Function URL. Each request is authorised
  * by the bearer the Managed Agents vault sends; the bearer names the workspace and the execution, whose
  * approved Process decides which tools may run.

@@ -12,7 +12,7 @@ export type { ToolCallDeps } from "./call-context";
 
 /**
  * One `tools/call`, judged against the approved Process (lib/mcp/capability.ts) before freee is called, then
- * run and audited. Every outcome is a tool result (seed §3.4: tool errors go back to the agent, which decides);
+ * run and audited. Every outcome is a tool result (tool errors go back to the agent, which decides);
  * nothing here throws to the SDK, so no internal message leaks into the session.
  * The audit subject carries the execution, the MCP request id and a digest of the call, so a retried request
  * writes its entries once, while a different call reusing a request id does not collide.

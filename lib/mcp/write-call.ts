@@ -36,7 +36,7 @@ export const WRITE_CALL_DEFAULTS = {
 };
 
 /**
- * A permitted write: the first candidate step the ledger still has open runs, once per Task (DESIGN §7).
+ * A permitted write: the first candidate step the ledger still has open runs, once per Task (docs/architecture.md, the approved Process is the capability).
  * - A step already done answers `step_already_done` with its first result; freee is not called.
  * - A step in flight elsewhere is refused; one whose outcome is unknown (or whose Lambda died mid-write) is first
  *   reconciled by reading back: found → done; nothing found → refused in the same Execution, written again only

@@ -16,12 +16,12 @@ export interface AnthropicClientOptions {
   /** Defaults to `ANTHROPIC_BASE_URL` when set, otherwise the SDK's own default. */
   baseURL?: string;
   timeoutMs: number;
-  /** 0 unless told: Step Functions owns retries (DESIGN §2). */
+  /** 0 unless told: Step Functions owns retries (docs/architecture.md, shape on AWS). */
   maxRetries?: number;
 }
 
 /**
- * The one Anthropic client factory. `maxRetries: 0` by default: Step Functions owns the retry policy (DESIGN §2),
+ * The one Anthropic client factory. `maxRetries: 0` by default: Step Functions owns the retry policy (docs/architecture.md, shape on AWS),
  * so one policy lives in one place, a 429 / 5xx / timeout leaves as a taxonomy error and every attempt shows in
  * the execution history.
  */

@@ -112,7 +112,7 @@ async function send(
 }
 
 /**
- * Seed §3.3 fallback: a reply may arrive wrapped in a markdown fence (```json … ```) — take what is inside.
+ * Fallback: a reply may arrive wrapped in a markdown fence (```json … ```) — take what is inside.
  * Only a fence around the whole reply is removed; anything else is left for JSON.parse to judge.
  */
 export function stripMarkdownFence(text: string): string {

@@ -5,7 +5,7 @@ import { PROMPT_TEXTS } from "./prompts/prompt-texts.generated";
 import { requireText, section, todayInTokyo, userMessage } from "./user-message";
 
 /**
- * L1 Message → Task (DESIGN §1): a Slack message becomes a TaskSpec — or, when it asks for no work on freee
+ * L1 Message → Task (docs/architecture.md, pipeline): a Slack message becomes a TaskSpec — or, when it asks for no work on freee
  * (a greeting, a question), a short reply and no task.
  */
 
@@ -56,7 +56,7 @@ const TaskReply: z.ZodType<TaskSpec> = z
 
 /**
  * How a reply is read: entries (structured output) or a plain object (a fenced fallback reply). The decision and
- * its answer must agree — a request without a task, or a non-request without a reply, is malformed (seed 001:
+ * its answer must agree — a request without a task, or a non-request without a reply, is malformed (docs/architecture.md, error table:
  * a 200 OK that does not say what it must is not an answer).
  */
 export const L1ReplySchema: z.ZodType<L1Result> = z.discriminatedUnion("kind", [

@@ -4,7 +4,7 @@ import { PROMPT_TEXTS } from "./prompts/prompt-texts.generated";
 import { renderToolCatalogue } from "./tool-catalogue";
 import { attachmentsSection, requireText, section, todayInTokyo, userMessage } from "./user-message";
 
-/** L2 Task → Prompt (DESIGN §1): a Japanese execution plan for a human to approve or reject. */
+/** L2 Task → Prompt (docs/architecture.md, pipeline): a Japanese execution plan for a human to approve or reject. */
 
 /**
  * The plan may only use what the tools can do, so L2 gets the same tool catalogue as L3. It also makes the static
@@ -12,7 +12,7 @@ import { attachmentsSection, requireText, section, todayInTokyo, userMessage } f
  */
 export const L2_SYSTEM_PROMPT: string = `${PROMPT_TEXTS["l2-prompt.system"]}\n${renderToolCatalogue()}\n`;
 
-/** A rejected version: both parts are required (seed §4.3: previous version + reason, always). */
+/** A rejected version: both parts are required (previous version + reason, always). */
 export interface PromptRegeneration {
   previousPromptText: string;
   rejectionReason: string;

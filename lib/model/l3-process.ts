@@ -9,7 +9,7 @@ import { PROMPT_TEXTS } from "./prompts/prompt-texts.generated";
 import { renderToolCatalogue } from "./tool-catalogue";
 import { attachmentsSection, requireText, section, todayInTokyo, userMessage } from "./user-message";
 
-/** L3 Prompt → Process (DESIGN §1): the approved plan becomes ordered tool steps. */
+/** L3 Prompt → Process (docs/architecture.md, pipeline): the approved plan becomes ordered tool steps. */
 
 export const L3_SYSTEM_PROMPT: string = `${PROMPT_TEXTS["l3-process.system"]}\n${renderToolCatalogue()}\n`;
 
@@ -19,7 +19,7 @@ const TOOL_NAMES: [string, ...string[]] = [AGENT_DECIDE, ...FREEE_TOOLS.map((t) 
  * What the API is asked to produce. The tool name is an enum of the registry; `toolInput` is a JSON string
  * because structured outputs allow no free-form objects (every object is made strict). `checkSteps` reads it.
  * `effect` says which steps write (checked against the tool); `nameRefs` lists the values of a write step the
- * request gave as names, for the preview to resolve before approval (DESIGN §7).
+ * request gave as names, for the preview to resolve before approval (docs/architecture.md, the approved Process is the capability).
  */
 export const L3OutputSchema = z.object({
   steps: z
@@ -40,7 +40,7 @@ export const L3OutputSchema = z.object({
 
 export const L3_OUTPUT: JsonOutput<{ steps: ProcessStep[] }> = { format: outputFormatOf(L3OutputSchema), parse: L3ReplySchema };
 
-/** A rejected version: both parts are required (seed §4.3). */
+/** A rejected version: both parts are required (docs/architecture.md, limits). */
 export interface ProcessRegeneration {
   previousSteps: readonly ProcessStep[];
   rejectionReason: string;
@@ -55,7 +55,7 @@ export interface L3Input {
   regeneration?: ProcessRegeneration;
   /**
    * The previous attempt's validation error (the MalformedOutputError message Step Functions caught), so
-   * the retry does not repeat it (seed §3.3: "エラーを含めてリトライ").
+   * the retry does not repeat it ("エラーを含めてリトライ").
    */
   previousValidationError?: string;
   now?: Date;

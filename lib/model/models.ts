@@ -6,7 +6,7 @@
  * Sources (2026-12): the Anthropic docs' effort page (effort on Opus 4.5+, Sonnet 4.6; `max` not on Opus 4.5;
  * `xhigh` from Opus 4.7) and prompt-caching page (minimum cacheable prompt: 4,096 tokens for Haiku 4.5 and
  * Opus 4.5/4.6, 1,024 for Sonnet 4.5 and earlier Sonnet/Opus 4). For Sonnet 4.6 the docs say 1,024, but caching
- * has been reported to start only at 2,048 (anthropic-sdk-python issue 1194) and other references list 2,048:
+ * has been reported to start only at 2,048 and other references list 2,048:
  * the larger figure is used, so a breakpoint is only placed where it caches under either reading.
  */
 export interface ModelTraits {

@@ -5,9 +5,9 @@ import { AGENT_DECIDE, effectOfStep, isKnownTool, UPLOAD_RECEIPT_TOOL } from "..
 import { FREEE_GET_PATH, getTool, type FreeeToolDefinition } from "../freee/tools/registry";
 
 /**
- * Reading L3's steps. The first checks are seed §3.3 `_validate_steps`, in its order and with its messages:
+ * Reading L3's steps. The first checks, in this order and with these messages:
  * `steps` present, non-empty, every step has stepId/order/tool/toolInput, tool known (registry or
- * agent_decide). Then what a run needs beyond the seed (DESIGN §7, the approved Process is the capability):
+ * agent_decide). Then what a run needs beyond them (docs/architecture.md, the approved Process is the capability):
  * - the step's `effect`, when given, is its tool's (a write tool is a write step);
  * - a write step is fully specified: its input passes the tool's whole schema, so what is approved is exactly
  *   what the MCP server will let run. A value the request gave as a name is listed in `nameRefs` (resolved to

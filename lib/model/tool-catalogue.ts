@@ -4,7 +4,7 @@ import { FREEE_TOOLS } from "../freee/tools/registry";
 import { fieldLines, queryLine } from "../freee/tools/schema-text";
 
 /**
- * The tools the model sees, rendered from the registry the MCP server serves (issue 18): one source, so L2 and L3
+ * The tools the model sees, rendered from the registry the MCP server serves: one source, so L2 and L3
  * can never plan what the server does not know. L2 and L3 get every field with the format freee expects. Deterministic, so the cached system blocks stay byte-identical between calls.
  */
 export function renderToolCatalogue(): string {

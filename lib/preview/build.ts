@@ -9,7 +9,7 @@ import { resolveNames, type StepWithNames } from "./names";
 import type { FreeeReader } from "./reader";
 
 /**
- * The preview of a Process (DESIGN §1): for each write step, names resolved to ids (written into the step's input)
+ * The preview of a Process (docs/architecture.md, pipeline): for each write step, names resolved to ids (written into the step's input)
  * and what the write will change, read from freee. Read steps pass through untouched: they change nothing.
  */
 export interface PreviewOutcome {

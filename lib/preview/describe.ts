@@ -5,7 +5,7 @@ import { UPLOAD_COVERED_KEYS } from "./upload";
 import type { FreeeReader, FreeeWorkRecord, Read } from "./reader";
 
 /**
- * Before → after of one write step, in the words the approver reads (DESIGN §1, Preview): current values read
+ * Before → after of one write step, in the words the approver reads (Preview): current values read
  * from freee, ids shown as names. A value that cannot be read is said to be so (`current: "unreadable"`), never
  * left out. One describer per write tool of the registry; a write tool without one is shown as its raw input.
  */

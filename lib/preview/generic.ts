@@ -6,7 +6,7 @@ import { yen } from "./format";
 import type { FreeeNamed, FreeeReader, Read } from "./reader";
 
 /**
- * The preview of a generic write (issue 18), from the operation's own schema: a POST says in Japanese what will be
+ * The preview of a generic write, from the operation's own schema: a POST says in Japanese what will be
  * created — every field under freee's label, ids shown with their names where the schema gives an id of a list
  * freee can read; a PUT shows each value it sends beside the current one, read from the same path's GET; a DELETE
  * shows the record it removes. A value that cannot be read is said to be so.

@@ -6,7 +6,7 @@ import type { FreeeReader, Read } from "./reader";
 
 /**
  * Names the request gave for ids (「山田さん」, 「消耗品費」, 「サンプル商事」) resolved against freee to the id the
- * write will use, before approval (DESIGN §7): the id is written into the step's input, so what runs is what
+ * write will use, before approval (docs/architecture.md, the approved Process is the capability): the id is written into the step's input, so what runs is what
  * the card showed. A name that matches nothing, or more than one record, is a problem the card shows; it is
  * never settled by guessing.
  * Matching: the same name after Unicode normalisation without spaces and honorifics (さん, 様 …) first; then,

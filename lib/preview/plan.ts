@@ -5,8 +5,8 @@ import { hasDescriber, uncoveredInput } from "./describe";
 import { AGENT_DECIDE, isWriteStep, toolSummary } from "../freee/tools/summaries";
 
 /**
- * The approved Process in words, as the approver must see it before the approve button can be pressed
- * (issue 13): every write step whole — its preview (before → after, names, warnings, problems) and whatever of
+ * The approved Process in words, as the approver must see it before the approve button can be pressed:
+ * every write step whole — its preview (before → after, names, warnings, problems) and whatever of
  * its input the preview does not put into words — and every read step with its input. Nothing is cut: a step
  * longer than a section continues in the next one, and when the plan does not fit a card (Block Kit: 50 blocks,
  * 3,000 characters per section) the whole plan goes into the modal that holds the approve button.

@@ -113,7 +113,7 @@ export class FreeeReader {
     return this.tool("freee_accounting_list_partners", input, z.object({ partners: z.array(NamedSchema) }), (d) => d.partners);
   }
 
-  /** A record as the generic GET reads it: the current resource of a PUT or DELETE (issue 18). */
+  /** A record as the generic GET reads it: the current resource of a PUT or DELETE. */
   resource(path: string): Promise<Read<Record<string, unknown>>> {
     return this.tool("freee_api_get", { path }, z.record(z.string(), z.unknown()), (d) => d);
   }

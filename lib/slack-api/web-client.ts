@@ -5,7 +5,7 @@ import { AuthError, RateLimitedError, UpstreamServerError, ConnectionFailedError
 
 /**
  * Slack Web API client. `SLACK_API_URL` points it at the recording server in tests / local dev. Retries are few:
- * the state machines own the retry policy (DESIGN §2), and the ingress has a 3 s budget.
+ * the state machines own the retry policy (docs/architecture.md, shape on AWS), and the ingress has a 3 s budget.
  */
 export function createWebClient(token: string | undefined, env: Env = process.env): WebClient {
   const slackApiUrl = optionalEnv("SLACK_API_URL", env);
@@ -37,7 +37,7 @@ export function slackErrorCode(err: unknown): string | undefined {
 
 /**
  * Translate a Slack Web API error into the taxonomy: invalid / revoked tokens → AuthError, rate limited →
- * RateLimitedError, HTTP 5xx → UpstreamServerError, network → ConnectionFailedError. Anything else (seed §7.3
+ * RateLimitedError, HTTP 5xx → UpstreamServerError, network → ConnectionFailedError. Anything else (docs/architecture.md, error table
  * slack_api_error) is returned as is for the caller to log; callers treat it as best effort.
  */
 export function classifySlackError(err: unknown, where: string): Error {

@@ -63,7 +63,7 @@ export type RejectionOutcome =
 
 /**
  * After a rejection (already written and audited by the ingress): regenerate vN+1 with the reason, or — when
- * the regenerations are used up (seed §4.3: 5) — close the task with the limit message and make no new version.
+ * the regenerations are used up (5) — close the task with the limit message and make no new version.
  */
 export async function handleRejectionStep(deps: PipelineDeps, input: HandleRejectionInput): Promise<RejectionOutcome> {
   const regenerationsUsed = input.version - 1;

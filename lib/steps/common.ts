@@ -48,7 +48,7 @@ export type TaskRef = Pick<Task, "taskId" | "thread">;
 
 /**
  * Refresh a card. Slack being down for a moment is transient (Step Functions retries the step, whose writes are
- * idempotent); any other Slack failure is logged and audited but does not fail the layer (seed §7.3: notifying
+ * idempotent); any other Slack failure is logged and audited but does not fail the layer (docs/architecture.md, error table: notifying
  * the user is best effort, the DB state is the truth and the next refresh shows it).
  */
 export async function refreshCard(deps: PipelineDeps, task: TaskRef, subject: CardSubject, known?: CardState): Promise<void> {

@@ -28,8 +28,8 @@ const CARD_OF_LAYER: Record<PipelineFailureInput["layer"], CardSubject> = {
 };
 
 /**
- * TaskPipeline's one failure path (seed §2 "失敗処理"): the version and the task become `failed` with the error
- * name, the `error.<layer>` audit entry is written, and the card shows the layer's seed §9.1 message.
+ * TaskPipeline's one failure path (docs/architecture.md, error table): the version and the task become `failed` with the error
+ * name, the `error.<layer>` audit entry is written, and the card shows the layer's message (docs/architecture.md, messages).
  */
 export async function recordPipelineFailureStep(deps: PipelineDeps, input: PipelineFailureInput): Promise<{ layer: string; errorName: string }> {
   const error = errorFromCatch(input.error);
@@ -38,7 +38,7 @@ export async function recordPipelineFailureStep(deps: PipelineDeps, input: Pipel
   const task = await deps.store.getTask(taskId);
   if (task === undefined) {
     // The task item was never created: the audit entry goes under the workspace, and with no card to update
-    // the user gets the layer's message as a plain reply in the thread (seed E-1: always give feedback).
+    // the user gets the layer's message as a plain reply in the thread (always give feedback).
     await deps.audit.recordError({ teamId: input.thread.teamId, layer: input.layer, subject: `pipeline#${taskId}`, actor: PIPELINE_ACTOR, error, details: { taskId } });
     deps.metrics.failure(input.layer, errorName);
     try {

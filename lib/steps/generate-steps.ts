@@ -12,7 +12,7 @@ export const GeneratePromptInputSchema = z.object({
 });
 export type GeneratePromptInput = z.infer<typeof GeneratePromptInputSchema>;
 
-/** L2: Prompt vN (`generating` → text saved). vN>1 carries the previous text and its rejection reason (seed §4.3). */
+/** L2: Prompt vN (`generating` → text saved). vN>1 carries the previous text and its rejection reason (docs/architecture.md, limits). */
 export async function generatePromptStep(deps: PipelineDeps, input: GeneratePromptInput): Promise<{ taskId: string; version: number }> {
   const { taskId } = input;
   const { version, regeneratedFor } = input.prompt;

@@ -25,7 +25,7 @@ export interface PipelineLayers {
     spec: TaskSpec;
     promptText: string;
     previous?: { steps: ProcessStep[]; rejectionReason: string };
-    /** The validation error of the previous attempt (seed §3.3: retry with the error in the prompt). */
+    /** The validation error of the previous attempt (retry with the error in the prompt). */
     validationError?: string;
   }): Promise<ProcessStep[]>;
 }

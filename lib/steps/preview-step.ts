@@ -17,10 +17,10 @@ export const PreviewProcessInputSchema = z.object({
 export type PreviewProcessInput = z.infer<typeof PreviewProcessInputSchema>;
 
 /**
- * The preview state (DESIGN §1), between L3 and the Process card: read from freee what each write step will
+ * The preview state (docs/architecture.md, pipeline), between L3 and the Process card: read from freee what each write step will
  * change, resolve the request's names to the ids the writes will use, and store both on the Process version.
  * A plan without write steps reads nothing. freee's AuthError and transient errors leave this step by name, for
- * the state's Retry / Catch rows (the §9.1 freee message on AuthError); a value freee will not give is stored as
+ * the state's Retry / Catch rows (the freee connection message on AuthError); a value freee will not give is stored as
  * unreadable and shown so. Retried after a stored preview, it reads nothing again.
  */
 export async function previewProcessStep(deps: PipelineDeps, input: PreviewProcessInput): Promise<{ taskId: string; version: number; status: "ready" | "blocked" }> {

@@ -12,7 +12,7 @@ import { confirmAllAudits } from "../store/pending-audit";
 import { agentFailureDetails } from "./run-failure-step";
 
 /**
- * The second line of every failure (DESIGN §2): EventBridge's "Step Functions Execution Status Change" for a
+ * The second line of every failure (docs/architecture.md, shape on AWS): EventBridge's "Step Functions Execution Status Change" for a
  * TaskPipeline or ExecutionRun that ended FAILED, TIMED_OUT or ABORTED starts this. Whatever the machine's own
  * failure path managed to do before it died, this brings the table, the audit log and the cards to the truth:
  * a task or run still "live" in the table is failed (or its cancel finalised), its `error.<layer>` entry is

@@ -7,7 +7,7 @@ import { PIPELINE_ACTOR, type PipelineDeps } from "./ports";
 import { nowIso, refreshWithTaskCard, type TaskRef } from "./common";
 import { runWrites } from "./run-writes";
 
-/** A cancelled run's end (seed §6.2), for the poll that sees the cancel and for the failure path. */
+/** A cancelled run's end (docs/architecture.md, limits), for the poll that sees the cancel and for the failure path. */
 
 /**
  * The cancelled run's session took the interrupt (or had ended): 中止, the task cancelled, the cancel audited.
@@ -90,7 +90,7 @@ export async function interruptBestEffort(deps: PipelineDeps, sessionId: string 
   try {
     await deps.agent.interrupt(sessionId);
   } catch (err) {
-    // Best effort by design (seed §6.2): logged with the seed §10.1 fields, the status stands.
+    // Best effort by design (docs/architecture.md, limits): logged with the error log line's fields, the status stands.
     logLayerError(deps.log, "L4", err, { action: "interrupt" });
   }
 }

@@ -7,7 +7,7 @@ import type { WriteRecord, WriteStepRef } from "../store/write-ledger";
 import { effectOfStep } from "../freee/tools/summaries";
 
 /**
- * The L4 completion contract (DESIGN §3, seed 001 one layer down): a session that ended its turn is a completed
+ * The L4 completion contract (one layer down): a session that ended its turn is a completed
  * run only when
  * - every approved write step has a recorded successful tool call — the freee MCP server's write ledger, not the
  *   agent's word (lib/store/write-ledger.ts). A write still `in_flight` is one freee may have taken (its completion

@@ -21,7 +21,7 @@ export type RunFailureInput = z.infer<typeof RunFailureInputSchema>;
 
 /**
  * ExecutionRun's one failure path: the Execution becomes `timed_out` (RunTimeoutError) or `failed`, the task
- * `failed` (a rerun is possible), `error.L4` is audited and the card shows the seed §9.1 message with [再実行].
+ * `failed` (a rerun is possible), `error.L4` is audited and the card shows the message (docs/architecture.md, messages) with [再実行].
  */
 export async function recordRunFailureStep(deps: PipelineDeps, input: RunFailureInput): Promise<{ status: Execution["status"]; errorName: string }> {
   const { taskId, executionNo } = input;

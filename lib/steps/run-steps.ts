@@ -251,7 +251,7 @@ function elapsedAfterPoll(deps: PipelineDeps, previous: number, execution: Execu
 }
 
 /**
- * Seed §6.2: the DB says cancelled whatever the interrupt does (the click wrote it, and the MCP server refuses
+ * docs/architecture.md (limits): the DB says cancelled whatever the interrupt does (the click wrote it, and the MCP server refuses
  * every call of a run that is not live). The run ends `cancelled` once the session took the interrupt: one it did
  * not reach (a 5xx, a timeout) keeps the agent working, so the error is audited and thrown and Step Functions
  * retries this poll, which sends it again; past those retries RecordRunFailure and the reconciler do. Until then

@@ -69,7 +69,7 @@ export function defineStep<I, O>(definition: StepDefinition<I, O>, env: Env = pr
       try {
         return await definition.run(deps, parsed.data);
       } catch (err) {
-        // An attempt that ended in an error the state machine retries (DESIGN §3). The last attempt of an
+        // An attempt that ended in an error the state machine retries (docs/architecture.md, error table). The last attempt of an
         // exhausted series is also counted in Failures by the failure path.
         if (err instanceof Error && RETRIED.has(err.name)) deps.metrics.retry(definition.service, err.name);
         // What is thrown here becomes the Catch's `Cause` in the execution history: no secret in it.

@@ -3,7 +3,7 @@ import { MalformedOutputError } from "../core/errors/taxonomy";
 import { checkSteps, type StepContext } from "../model/process-steps";
 
 /**
- * Seed §3.3's `_validate_steps`, applied again by the pipeline right before the steps are stored, whatever
+ * L3's step checks, applied again by the pipeline right before the steps are stored, whatever
  * produced them (the L3 layer checks the model's reply with the same `checkSteps`; this guards the port).
  * Here the request is known, so a file-box upload must name one of the files the request message shared.
  * The message names every problem so the retry can carry it into the prompt.

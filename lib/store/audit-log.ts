@@ -21,8 +21,8 @@ export interface AuditEvent {
 }
 
 /**
- * Seed E-3: every error and every state change is recorded — in the table (the audit trail a user and the
- * ledger report read) and as a structured log line (seed §10.1: layer, error_type, error_message, context).
+ * docs/architecture.md (error table): every error and every state change is recorded — in the table (the audit trail a user and the
+ * ledger report read) and as a structured log line (layer, error_type, error_message, context).
  */
 export class AuditLog {
   constructor(
@@ -71,7 +71,7 @@ export class AuditLog {
     this.log.info(event.action, { layer: event.layer, taskId: event.taskId, teamId: event.teamId, actor: event.actor, subject: event.subject, details: entry.details });
   }
 
-  /** An error of one layer: audit entry `error.<layer>` plus the seed §10.1 error log line. */
+  /** An error of one layer: audit entry `error.<layer>` plus the structured error log line (docs/architecture.md, error table). */
   async recordError(event: Omit<AuditEvent, "action"> & { layer: Layer; error: unknown }): Promise<WriteResult<AuditEntry>> {
     const err = event.error instanceof Error ? event.error : new Error(String(event.error));
     const errorMessage = redactString(err.message);

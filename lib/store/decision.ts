@@ -12,7 +12,7 @@ export interface DecisionWrite {
   /** The clicking workspace: a version of another workspace's task is never decided. */
   teamId: string;
   decision: Decision;
-  /** Admins may decide any task of their workspace; everyone else only their own (DESIGN §6). */
+  /** Admins may decide any task of their workspace; everyone else only their own (docs/architecture.md, who may act). */
   asAdmin: boolean;
   /** A Process approval: where it was clicked, which the version's `approvableVia` must list. */
   via?: ApprovalSource;
@@ -34,7 +34,7 @@ export type DecisionResult =
  * item comes back (ReturnValues ALL_OLD) with the task token to resume with. A refused write says why (a double
  * click, a stranger, another workspace) from the item the refusal carries, read again only where the table does
  * not return it (item-table.ts). The ack path of an applied click is this write and SendTaskSuccess, nothing else
- * (DESIGN §6).
+ * (docs/architecture.md, who may act).
  */
 export async function writeDecision(doc: DynamoDBDocumentClient, tableName: string, w: DecisionWrite): Promise<DecisionResult> {
   const owner = w.asAdmin ? "" : " AND requesterId = :actor";

@@ -6,7 +6,7 @@ import type { Env } from "../core/config/env";
 import { boundedRequestHandler } from "../core/config/request-handler";
 
 /**
- * Document client with few SDK retries: Step Functions owns the retry policy (DESIGN §2), so throttling
+ * Document client with few SDK retries: Step Functions owns the retry policy (docs/architecture.md, shape on AWS), so throttling
  * surfaces as ThrottledError and shows in the execution history. `DYNAMODB_ENDPOINT` points it at
  * DynamoDB Local.
  */

@@ -9,7 +9,7 @@ import { DISCONNECTED } from "./freee-disconnect";
 import type { TokenCipher } from "./token-cipher";
 
 /**
- * The freee connection of a workspace (DESIGN §4: `TEAM#<team>` / `FREEE`). Tokens are stored only as one
+ * The freee connection of a workspace (`TEAM#<team>` / `FREEE`). Tokens are stored only as one
  * ciphertext; `version` rises with every token change (optimistic lock), and a refresh lease
  * (`refreshLeaseOwner` / `refreshLeaseUntil`) serialises refreshes, because freee refresh tokens are single-use.
  */

@@ -3,7 +3,7 @@ import type { AuditEntry } from "../core/domain/records";
 /**
  * The ledger: what happened to each task in a period, read from the audit log only. A task counts as
  * completed only when its latest run ended with `execution.completed`; anything without a terminal entry is
- * "in progress" — nothing reads as done that was not (seed 001).
+ * "in progress" — nothing reads as done that was not (docs/architecture.md, error table).
  */
 export type LedgerOutcome = "completed" | "failed" | "timed_out" | "cancelled" | "limit_reached" | "expired" | "not_a_request" | "in_progress";
 

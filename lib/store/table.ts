@@ -1,6 +1,6 @@
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
 
-/** The single table of DESIGN §4. Shared by the CDK stack, the local stack and the tests. */
+/** The single table (docs/architecture.md, data model). Shared by the CDK stack, the local stack and the tests. */
 export const TABLE_KEYS = {
   partitionKey: "pk",
   sortKey: "sk",

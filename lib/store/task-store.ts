@@ -33,7 +33,7 @@ export type { SnapshotRequest, TaskSnapshot } from "./snapshot";
 export type { NewTaskInput } from "./tasks";
 
 /**
- * The DynamoDB store of DESIGN §4, one entry point for every caller. Every status change is a single-item
+ * The DynamoDB store (docs/architecture.md, data model), one entry point for every caller. Every status change is a single-item
  * conditional write; a retried call that finds its own earlier write returns it with `applied: false` instead
  * of failing or doing it twice. Each item kind lives in its own file (tasks, versions, executions, audit
  * entries, history) over the one conditional-write helper of item-table.ts; this class only hands calls on.

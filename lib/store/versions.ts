@@ -76,7 +76,7 @@ export class VersionItems {
       if (put.applied) return { record, applied: true, ...task, ...audited };
       return { record: this.parseOrThrow(kind, taskId, version, await put.current()), applied: false, ...task, ...audited };
     }
-    // The task first (seed §8 "FK"): no version is ever stored for a task that does not exist.
+    // The task first (docs/architecture.md, data model): no version is ever stored for a task that does not exist.
     const pointer = await this.table.writeIf({ update: { ...pointerUpdate, ReturnValues: "ALL_NEW" } }, "createVersion");
     const task = pointer.applied ? { task: parseRecord(TaskSchema, pointer.attributes, "task") } : {};
     // Refused: either the task is missing (a bug upstream), or a later version is already current (a stale

@@ -6,7 +6,7 @@ import { Keys } from "./table";
 
 /**
  * The write ledger: one item per approved write step of a Task (`TASK#<id>` / `WRITE#p<version>#<stepId>`),
- * whatever Execution runs it — so a step is written at most once per Task, across reruns (DESIGN §7). freee's
+ * whatever Execution runs it — so a step is written at most once per Task, across reruns (docs/architecture.md, the approved Process is the capability). freee's
  * write APIs have no idempotency key of their own; this is ours.
  *
  *   (none) ──claim──► in_flight ──complete──► done

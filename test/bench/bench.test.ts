@@ -35,7 +35,7 @@ it("runs a tiny bench and writes JSON with the required keys", async () => {
   // Every card refresh of the happy path is drawn from what its step holds: none reads the task's items.
   expect(byItem["Query TASK# EXEC#…PROMPT"]).toBeUndefined();
   // The deterministic counts of docs/bench.md, as ceilings: a change that adds a request says so here.
-  // 35 (issue 17's goal): StartSession reads the task, the Execution and the Process in one request, and the run's
+  // 35 (goal): StartSession reads the task, the Execution and the Process in one request, and the run's
   // started / completed entries ride the Execution's status changes (docs/bench.md).
   // 37 since the approval binds the company: the preview reads the workspace's freee connection (its company) and
   // the Execution's start copies it, two reads a task did not make before.
@@ -53,7 +53,7 @@ it("runs a tiny bench and writes JSON with the required keys", async () => {
   expect(json.ingress.warm.clickDynamoWait?.requests).toBe(3);
   expect(json.ingress.warm.clickDynamoWait!.p50Ms).toBeGreaterThan(0);
   expect(json.ingress.warm.clickWithoutDynamoWait!.p50Ms).toBeLessThan(json.ingress.warm.click.p99Ms);
-  // The ack path: what each kind of request costs before its 200 (DESIGN §6, issue 17).
+  // The ack path: what each kind of request costs before its 200.
   expect(json.ingress.ackUpstreamCalls).toEqual({ message: 1, approve: 2, rejectClick: 1, rejectSubmit: 2, cancel: 3 });
   // Per layer: the static prefix against the model's minimum; a breakpoint only where it reaches it.
   expect(json.promptCache.L1).toMatchObject({ model: "claude-haiku-4-5", minCacheableTokens: 4096, breakpoint: false });

@@ -10,11 +10,11 @@ import { ev } from "../../dev/fakes/anthropic";
 import { errorReply, messageReply } from "../../dev/fakes/anthropic";
 import { path, retriesOf, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
 import { bundledInputs, bundleSteps, loadBundledSteps, STEP_FUNCTION_NAMES, type BundledStep } from "../support/step-bundles";
-import { decide, expectPipelineFailure, l1Ok, l2Ok, l3Ok, runExecution, slackTexts } from "../steps/fixtures";
+import { approveTask, expectPipelineFailure, l1Ok, runExecution, slackTexts } from "../steps/fixtures";
 import type { StepFunctionName } from "../../infra/state-machines/functions";
 
 /**
- * Test what ships (issue 11, DESIGN §3/§8): the step Lambdas are bundled with the stack's own options
+ * Test what ships: the step Lambdas are bundled with the stack's own options
  * (infra/bundling.ts) and run as the Task resources of the synthesized state machines. Step Functions matches
  * `ErrorEquals` against the name the bundle throws, so every Retry / Catch row is proven here on the bundles.
  */
@@ -113,11 +113,7 @@ describe("every Retry / Catch row class on the bundled handlers in the synthesiz
   });
 
   async function untilRun() {
-    h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
-    const { execution, taskId } = h.startTask();
-    await decide(h, taskId, "prompt", 1, "approve");
-    await decide(h, taskId, "process", 1, "approve");
-    await execution.done;
+    const { execution, taskId } = await approveTask(h);
     expect(execution.status).toBe("SUCCEEDED");
     return { taskId, run: await runExecution(h, taskId) };
   }

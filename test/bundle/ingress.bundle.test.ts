@@ -92,7 +92,7 @@ describe("the bundles", () => {
     const present = [...receivers, "@slack/oauth", "jsonwebtoken"].filter((p) => bundledPackages.has(p));
     expect(present).toEqual([]);
     expect(bundledPackages.has("@slack/bolt")).toBe(true);
-    // Bot tokens are stored sealed (issue 15): the Slack Lambda opens them with KMS.
+    // Bot tokens are stored sealed: the Slack Lambda opens them with KMS.
     expect(bundledPackages.has("@aws-sdk/client-kms")).toBe(true);
     // Credentials come from the Lambda environment only (lambdas/ingress/env-credentials.ts): no SDK chain.
     const chain = ["@aws-sdk/credential-provider-node", "@aws-sdk/credential-provider-ini", "@aws-sdk/credential-provider-sso", "@aws-sdk/nested-clients", "@smithy/credential-provider-imds"];
@@ -100,7 +100,7 @@ describe("the bundles", () => {
     expect(bundledPackages.has("@aws-sdk/credential-provider-env")).toBe(true);
   });
 
-  it("the Slack Lambda knows the tools from their summaries only: no input schemas, validators or freee OpenAPI (issue 17)", () => {
+  it("the Slack Lambda knows the tools from their summaries only: no input schemas, validators or freee OpenAPI", () => {
     // The cards and the plan review need a tool's name, words and read/write (lib/freee/tools/summaries.ts). The
     // registry's schemas bring full zod, ajv and freee's vendored OpenAPI: about 800 KB the Slack Lambda never runs.
     const heavy = [/node_modules\/zod\/v4\/classic\//, /node_modules\/ajv\//, /^lib\/freee\/openapi\//, /^lib\/tools\/(registry|define|typed-tools|generic-tools|upload-tool)\.ts$/];

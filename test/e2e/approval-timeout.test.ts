@@ -3,7 +3,7 @@ import { l1Ok, l2Ok } from "../steps/fixtures";
 import { auditActions, historyOf, settled, SlackUser, startE2E, type E2E } from "./support";
 
 /**
- * The approval wait ends visibly (DESIGN §2): the local stack applies the waitForTaskToken TimeoutSeconds the
+ * The approval wait ends visibly: the local stack applies the waitForTaskToken TimeoutSeconds the
  * way AWS does (States.Timeout), here with APPROVAL_TIMEOUT_SECONDS=1.
  */
 let e2e: E2E;

@@ -6,7 +6,7 @@ import { BrowserSandbox, CHROMIUM, hasChromium } from "./browser-sandbox";
 /**
  * Issue 16's "done when", in a real browser: `scripts/dev.ts` as a process (settings from an env file), /sandbox
  * in headless Chromium. From the page's fault panel, one fault of each family — a layer, the preview, the agent
- * session, freee during the run — is armed by clicks, and the thread shows its seed §9.1 message; App Home shows
+ * session, freee during the run — is armed by clicks, and the thread shows its user message; App Home shows
  * what the app published, and its disconnect and connect buttons work; mentions, names and JST times are rendered
  * as Slack does; a click that fails is shown.
  * Needs Debian's chromium at /usr/bin/chromium (.ci/run installs it).
@@ -49,7 +49,7 @@ const shows = (page: Page, text: string, timeout = 60_000) => expect.poll(() => 
 describe("the sandbox's fault panel and App Home in headless Chromium", () => {
   if (!hasChromium) console.warn(`browser test skipped: ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run does it)`);
 
-  it.skipIf(!hasChromium)("one fault of each family, armed from the panel, shows its §9.1 message in the thread", async () => {
+  it.skipIf(!hasChromium)("one fault of each family, armed from the panel, shows its user message in the thread", async () => {
     const page = await openSandbox();
 
     // layer: L2 refuses → no retry, the L2 message.

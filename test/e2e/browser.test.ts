@@ -47,7 +47,7 @@ describe("sandbox page in headless Chromium", () => {
     expect(await done.locator("a", { hasText: "freee で開く" }).getAttribute("href")).toBe("https://p.secure.freee.co.jp/employees/1");
   }, 120_000);
 
-  it.skipIf(!hasChromium)("issue 16: a read request — the 完了 card shows what freee returned as a table, and that nothing was written", async () => {
+  it.skipIf(!hasChromium)("a read request — the 完了 card shows what freee returned as a table, and that nothing was written", async () => {
     const { url, page } = await openSandbox();
     await page.goto(`${url}/sandbox`);
     await page.fill("#text", "今月の取引の一覧を確認して");
@@ -63,7 +63,7 @@ describe("sandbox page in headless Chromium", () => {
     expect(text).toContain("freee への書き込みはありません。");
   }, 90_000);
 
-  it.skipIf(!hasChromium)("issue 16: a file attached with 📎 goes with the request — on the message as Slack shows a file, named by the plan", async () => {
+  it.skipIf(!hasChromium)("a file attached with 📎 goes with the request — on the message as Slack shows a file, named by the plan", async () => {
     const { url, page } = await openSandbox();
     await page.goto(`${url}/sandbox`);
     // A real 1×1 PNG.
@@ -82,7 +82,7 @@ describe("sandbox page in headless Chromium", () => {
     expect(await thread.innerText()).toContain("ファイルボックスへのアップロード");
   }, 90_000);
 
-  it.skipIf(!hasChromium)("issue 13: a 25-step plan with long inputs — every amount is on the Process card before 承認, the raw input one click away, nothing scrolls sideways", async () => {
+  it.skipIf(!hasChromium)("a 25-step plan with long inputs — every amount is on the Process card before 承認, the raw input one click away, nothing scrolls sideways", async () => {
     const { url, page } = await openSandbox();
     await page.goto(`${url}/sandbox`);
     await page.fill("#text", "12月分の備品購入 25 件をまとめて取引登録して");
@@ -114,7 +114,7 @@ describe("sandbox page in headless Chromium", () => {
     await expect.poll(() => thread.innerText(), { timeout: 60_000 }).toContain("完了");
   }, 150_000);
 
-  it.skipIf(!hasChromium)("issue 13: a plan too long for a card is approved from the modal that shows it whole (with the raw input pushed over it)", async () => {
+  it.skipIf(!hasChromium)("a plan too long for a card is approved from the modal that shows it whole (with the raw input pushed over it)", async () => {
     const { url, page } = await openSandbox();
     await page.goto(`${url}/sandbox`);
     await page.fill("#text", "12月分の備品購入 60 件をまとめて取引登録して");

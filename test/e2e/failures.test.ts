@@ -6,7 +6,7 @@ import { l1Ok, l2Ok, l3Ok } from "../steps/fixtures";
 import { auditActions, blockText, history, historyOf, settled, SlackUser, startE2E, texts, waitFor, type E2E } from "./support";
 
 /**
- * End-to-end over HTTP: layer failures end visibly (seed §3, §9.1) and runs recover through [再実行] (seed §5).
+ * End-to-end over HTTP: layer failures end visibly and runs recover through [再実行].
  */
 let e2e: E2E;
 let user: SlackUser;
@@ -40,7 +40,7 @@ async function toApprovedProcess(): Promise<{ ts: string; taskId: string }> {
 }
 
 describe("e2e: failures", { timeout: 60_000 }, () => {
-  it("L2 refusal: no retry, the Prompt fails, the task fails with the §9.1 L2 message", async () => {
+  it("L2 refusal: no retry, the Prompt fails, the task fails with the L2 message", async () => {
     e2e.anthropic.enqueue(l1Ok(), messageReply({ texts: [], stopReason: "refusal", stopDetails: { type: "refusal", category: "cyber" } }));
     const { ts, taskId } = await user.post(REQUEST);
     await settled(e2e, taskId);
@@ -56,7 +56,7 @@ describe("e2e: failures", { timeout: 60_000 }, () => {
     expect(history(e2e, ts).at(-1)).toContain("失敗");
   });
 
-  it("L3 malformed twice: one retry with the validation error in the prompt, then the §9.1 L3 message", async () => {
+  it("L3 malformed twice: one retry with the validation error in the prompt, then the L3 message", async () => {
     e2e.anthropic.enqueue(l1Ok(), l2Ok(), messageReply("これは JSON ではありません"), messageReply('{"steps": []}'));
     const { ts, taskId } = await user.post(REQUEST);
     await user.approve(ts, taskId, "prompt", 1);
@@ -76,7 +76,7 @@ describe("e2e: failures", { timeout: 60_000 }, () => {
     e2e.agents.scriptNextSession(failingSession);
     const { ts, taskId } = await toApprovedProcess();
     await waitFor("run 1 failed", async () => (await historyOf(e2e, taskId)).executions[0]?.status === "failed");
-    await waitFor("the §9.1 L4 message", () => shown(ts).includes(SlackMessages.l4Failed));
+    await waitFor("the L4 message", () => shown(ts).includes(SlackMessages.l4Failed));
     const sessionsBefore = e2e.agents.sessions.size;
 
     expect((await user.click(ts, "rerun_execution", { taskId, executionNo: 1 })).status).toBe(200);
@@ -98,11 +98,11 @@ describe("e2e: failures", { timeout: 60_000 }, () => {
       "execution.session_created",
       "execution.completed",
     ]);
-    // The session's failure reason (issue 14 defect 5) follows the §9.1 message.
+    // The session's failure reason follows the message.
     expect(texts(user.thread(ts)).slice(-2)).toEqual([`実行 #1: ${SlackMessages.l4Failed} (${AgentFailureMessages.session_error})`, "実行 #2 (再実行): 完了"]);
   });
 
-  it("rerun limit: after 3 reruns the 4th [再実行] shows the §9.1 limit message and starts nothing", async () => {
+  it("rerun limit: after 3 reruns the 4th [再実行] shows the limit message and starts nothing", async () => {
     for (let i = 0; i < 4; i++) e2e.agents.scriptNextSession(failingSession);
     const { ts, taskId } = await toApprovedProcess();
     for (let n = 1; n <= 3; n++) {
@@ -111,7 +111,7 @@ describe("e2e: failures", { timeout: 60_000 }, () => {
     }
     await waitFor("run 4 failed", async () => (await historyOf(e2e, taskId)).executions[3]?.status === "failed");
     await settled(e2e, taskId);
-    // The 4th run's card shows the §9.1 limit message instead of [再実行].
+    // The 4th run's card shows the limit message instead of [再実行].
     const card4 = await waitFor("run 4's card with the limit message", () => user.thread(ts).find((m) => m.text.startsWith("実行 #4") && blockText(m).includes(SlackMessages.rerunLimit)));
     expect(JSON.stringify(card4.blocks)).not.toContain("rerun_execution");
     // A stale [再実行] (e.g. run 3's card in another client) is refused with the same message; nothing starts.

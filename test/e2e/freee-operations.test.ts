@@ -21,7 +21,7 @@ const runToCompletion = async (text: string, file?: { name: string; mimetype: st
 const company = () => page.stack.freee!.company(SANDBOX_COMPANY.id);
 const written = (h: Awaited<ReturnType<typeof runToCompletion>>) => h.audit.filter((a) => a.action === "freee.tool_completed").map((a) => a.details.tool);
 
-describe("sandbox: issue 18's requests validate, get approved and run against the strict freee fake", { timeout: 90_000 }, () => {
+describe("sandbox: the vendored operations' requests validate, get approved and run against the strict freee fake", { timeout: 90_000 }, () => {
   it("「請求書を作成して」: a freee請求書 invoice through the generic POST, marked with its task and step", async () => {
     const before = company().invoices.length;
     const h = await runToCompletion("株式会社サンプル商事に業務委託料30万円の請求書を作成して");

@@ -5,8 +5,8 @@ import { l1Ok, l2Ok, l3Ok, L3_STEPS } from "../steps/fixtures";
 import { auditActions, blockText, history, historyOf, settled, SlackUser, startE2E, texts, waitFor, type E2E } from "./support";
 
 /**
- * End-to-end over HTTP (signed Slack deliveries to the local stack's /slack/events): the review loop of seed
- * §4 and the duplicate-delivery guards of DESIGN §4/§6. Each scenario asserts the DB state, the audit trail and
+ * End-to-end over HTTP (signed Slack deliveries to the local stack's /slack/events): the review loop
+ * and the duplicate-delivery guards (docs/architecture.md, who may act). Each scenario asserts the DB state, the audit trail and
  * what the user saw (the Slack recorder).
  */
 let e2e: E2E;
@@ -134,7 +134,7 @@ describe("e2e: review", { timeout: 60_000 }, () => {
     ]);
   });
 
-  it("an empty reason is refused inside the modal (seed §4.3), nothing changes", async () => {
+  it("an empty reason is refused inside the modal, nothing changes", async () => {
     e2e.anthropic.enqueue(l1Ok(), l2Ok(), l2Ok("方針 v2"));
     const { ts, taskId } = await user.post(REQUEST);
     const ack = await user.reject(ts, taskId, "prompt", 1, "   ");
@@ -145,7 +145,7 @@ describe("e2e: review", { timeout: 60_000 }, () => {
     await waitFor("prompt v2 pending", async () => (await historyOf(e2e, taskId)).prompts[1]?.status === "pending_approval");
   });
 
-  it("process rejected to the limit: 5 regenerations, the 6th rejection closes the task with the §9.1 message", async () => {
+  it("process rejected to the limit: 5 regenerations, the 6th rejection closes the task with the message", async () => {
     e2e.anthropic.enqueue(l1Ok(), l2Ok(), ...Array.from({ length: 6 }, () => l3Ok()));
     const { ts, taskId } = await user.post(REQUEST);
     await user.approve(ts, taskId, "prompt", 1);

@@ -5,8 +5,8 @@ import { l1Ok, l2Ok, l3Ok } from "../steps/fixtures";
 import { auditActions, blockText, historyOf, settled, SlackUser, startE2E, texts, waitFor, type E2E } from "./support";
 
 /**
- * End-to-end over HTTP: a running Execution is cancelled from its card (seed §6), and one that never finishes
- * times out at the product's 360 s (seed E-5) — the limit is unchanged, only the Wait state is shrunk
+ * End-to-end over HTTP: a running Execution is cancelled from its card, and one that never finishes
+ * times out at the product's 360 s — the limit is unchanged, only the Wait state is shrunk
  * (LOCAL_WAIT_MS): each poll still counts the 3 s interval, so 120 polls reach 360 s in a few seconds.
  */
 let e2e: E2E;
@@ -54,11 +54,11 @@ describe("e2e: run control", { timeout: 60_000 }, () => {
     expect(interrupts).toHaveLength(1);
     const card = user.thread(ts).at(-1);
     expect(card?.text).toBe("実行 #1: 中止");
-    // After a cancel the user may run it again (seed §6.2).
+    // After a cancel the user may run it again.
     expect(JSON.stringify(card?.blocks)).toContain("rerun_execution");
   });
 
-  it("360 s timeout: the run ends timed_out with the §9.1 timeout message and [再実行]", async () => {
+  it("360 s timeout: the run ends timed_out with the timeout message and [再実行]", async () => {
     const started = Date.now();
     const { ts, taskId } = await startRun();
     await settled(e2e, taskId, 60_000);

@@ -11,7 +11,7 @@ import { waitFor } from "./support";
 /**
  * Issue 16: every fault of the sandbox's panel reaches what its catalogue entry declares. Each entry is armed for
  * every attempt through the page's API on one `npm run dev` stack, a request is sent and each approval clicked;
- * then the thread shows the §9.1 message that lib/core/messages/ja.ts maps the declared layer and error name to (and
+ * then the thread shows the message that lib/core/messages/ja.ts maps the declared layer and error name to (and
  * no other failure message), the task ends as the error table says (the layer's version or the run failed,
  * `timed_out` for a run timeout), and the `error.<layer>` audit entry names the error. An entry the product
  * recovers from by itself (a lost write reply) completes, writing once. Each entry a retry row covers is also
@@ -129,7 +129,7 @@ describe("every fault of the sandbox's catalogue, armed for every attempt", { ti
       }
       const { layer, error, reason } = spec.outcome;
       const message = failureMessageFor(layer, error);
-      expect(FAILURE_MESSAGES.filter((m) => shown.includes(m)), "the §9.1 message, and no other").toEqual([message]);
+      expect(FAILURE_MESSAGES.filter((m) => shown.includes(m)), "the message, and no other").toEqual([message]);
       if (reason !== undefined) expect(shown).toContain(AgentFailureMessages[reason]);
       expect(h.task).toMatchObject({ status: "failed", failure: { layer, errorName: error } });
       expect(errors.find((a) => a.action === `error.${layer}`)?.errorType).toBe(error);

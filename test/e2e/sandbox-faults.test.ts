@@ -7,7 +7,7 @@ import { waitFor } from "./support";
 
 /**
  * The sandbox's fault panel through the page's API (/sandbox/api/*), on the `npm run dev` stack without
- * credentials: a fault armed by a click reaches the user as seed §9.1 says (every attempt fails), or shows its
+ * credentials: a fault armed by a click reaches the user as docs/architecture.md says (every attempt fails), or shows its
  * retry row recovering (it hits once); App Home is the view the app publishes; a click the app refuses comes
  * back as an error the page shows. The waits are shrunk; the retry rows are the synthesized state machines'.
  */

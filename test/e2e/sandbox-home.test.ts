@@ -10,7 +10,7 @@ import { waitFor } from "./support";
  * The sandbox page's App Home tab through the page's API: what the app publishes for the sandbox user (the
  * workspace's owner, so an admin) — the freee connection with its company, who may approve, the recent tasks —
  * and that its buttons work: saving the user list, and disconnecting freee, after which a request fails with
- * the §9.1 freee message and the Home offers the connect link, which reconnects through the scripted freee.
+ * the freee message and the Home offers the connect link, which reconnects through the scripted freee.
  */
 interface HomeElement {
   type: string;
@@ -97,7 +97,7 @@ describe("the sandbox's App Home tab", { timeout: 60_000 }, () => {
     expect(connect?.el.url).toMatch(/\/freee\/connect\?/);
     expect((await stack.store.listAuditByTeam(stack.sandbox.teamId)).filter((a) => a.action === "freee.disconnected").map((a) => a.actor)).toEqual([SANDBOX_USER_ID]);
 
-    // Nothing reads freee without the connection: the preview's read fails, as seed §9.1 says.
+    // Nothing reads freee without the connection: the preview's read fails, as docs/architecture.md says.
     const sent = await post("/sandbox/api/message", { text: "来月から山田さんの基本給を30万円に変更して" });
     const ts = sent.body.ts as string;
     expect((await page.approve(ts, "prompt")).status).toBe(200);

@@ -197,7 +197,7 @@ export function history(e2e: E2E, threadTs: string): string[] {
   return out;
 }
 
-/** Full mrkdwn of a message's blocks (section texts), to check the §9.1 wording inside a card. */
+/** Full mrkdwn of a message's blocks (section texts), to check the wording inside a card. */
 export function blockText(message: ChannelMessage | undefined): string {
   const textOf = (t: unknown): string => (typeof t === "string" ? t : typeof t === "object" && t !== null ? String((t as { text?: unknown }).text ?? "") : "");
   return ((message?.blocks ?? []) as { text?: unknown; elements?: { text?: unknown }[] }[])

@@ -3,7 +3,7 @@ import { FakeFreee, startFakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { OPERATIONS } from "../../lib/freee/openapi/operations";
 
 /**
- * The operations issue 18 vendored, served by the strict fake: each answers what freee's response schema allows
+ * The operations vendored, served by the strict fake: each answers what freee's response schema allows
  * (the fake's self-check throws otherwise), refuses what the request schema refuses with freee's 400, and a write
  * is seen by the read after it.
  */
@@ -44,7 +44,7 @@ describe("freee fake: every vendored operation has a route", () => {
   });
 });
 
-describe("freee fake: the accounting operations of issue 18", () => {
+describe("freee fake: the accounting operations", () => {
   it("a manual journal with balanced lines is created and found by its ref_number; unbalanced lines are refused", async () => {
     const lines = [
       { entry_side: "debit", account_item_id: 23, tax_code: 136, amount: 1_100, tag_ids: [41], section_id: 51 },
@@ -99,7 +99,7 @@ describe("freee fake: the accounting operations of issue 18", () => {
   });
 });
 
-describe("freee fake: HR and invoice operations of issue 18", () => {
+describe("freee fake: HR and invoice operations", () => {
   it("the monthly attendance summary counts the days with segments", async () => {
     await call("PUT", "/hr/api/v1/employees/1/work_records/2026-12-01", { body: { ...c, work_record_segments: [{ clock_in_at: "2026-12-01 09:00:00", clock_out_at: "2026-12-01 18:00:00" }] } });
     const summary = await call("GET", "/hr/api/v1/employees/1/work_record_summaries/2026/12", { query: c });

@@ -16,7 +16,7 @@ import { testAdmins } from "../support/admins";
 import { makeStore } from "./helpers";
 
 /**
- * App Home warns an admin when the freee connection will lapse (issue 14 item 3): from the refresh token's
+ * App Home warns an admin when the freee connection will lapse: from the refresh token's
  * recorded issue time in the connection item, through the freee module's status, to the Home view.
  */
 

@@ -1,34 +1,21 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ConnectionFailedError, UpstreamServerError, UpstreamTimeoutError, WriteOutcomeUnknownError } from "../../lib/core/errors/taxonomy";
 import type { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { mayHaveBeenSent } from "../../lib/freee/write-policy";
-import { startTestTable, type TestTable } from "../support/dynamo";
 import { startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
+import { useFreeeWorkspace } from "../support/freee-workspace";
 import { payRuleAt } from "../../dev/fakes/freee/state";
-import { connect, makeClient, makeStore } from "./helpers";
+import { makeClient } from "./helpers";
 
 /**
- * The client's write path (DESIGN §3): seed §7.1's retry rows hold for reads; a write that may have reached freee
+ * The client's write path: the retry rules hold for reads; a write that may have reached freee
  * is sent once and ends as WriteOutcomeUnknownError. Writes freee refused before acting (401, 429) or that never
  * left (connection refused) are still retried.
  */
-let table: TestTable;
 let fake: FakeFreee;
 let store: FreeeConnectionStore;
-let team = 0;
 let teamId: string;
-
-beforeAll(async () => {
-  table = await startTestTable();
-});
-afterAll(async () => table.close());
-beforeEach(async () => {
-  fake = await startFakeFreee();
-  store = makeStore(table);
-  teamId = `TW${++team}`;
-  await connect(store, fake, teamId);
-});
-afterEach(async () => fake.stop());
+useFreeeWorkspace({ teamPrefix: "TW" }, (w) => ({ fake, store, teamId } = w));
 
 const createDeal = { method: "POST", path: "/api/1/deals", body: { company_id: 101, issue_date: "2026-12-01", type: "expense", details: [{ account_item_id: 21, tax_code: 136, amount: 100 }] } } as const;
 const putPay = { method: "PUT", path: "/hr/api/v1/employees/1/basic_pay_rule", body: { company_id: 101, year: 2027, month: 1, employee_basic_pay_rule: { pay_calc_type: "monthly", pay_amount: 290000 } } } as const;

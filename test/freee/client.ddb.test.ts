@@ -1,33 +1,20 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AuthError, RateLimitedError, UpstreamServerError } from "../../lib/core/errors/taxonomy";
 import type { FreeeConnectionStore } from "../../lib/store/freee-connections";
-import { startTestTable, type TestTable } from "../support/dynamo";
-import { startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
-import { connect, makeClient, makeStore } from "./helpers";
+import type { FakeFreee } from "../../dev/fakes/freee/fake-freee";
+import { useFreeeWorkspace } from "../support/freee-workspace";
+import { connect, makeClient } from "./helpers";
 
-/** Seed 000 §7.1 (freee API error table), one test per row, against the scripted freee and a real DynamoDB. */
+/** The freee API rules (docs/architecture.md), one test per row, against the scripted freee and a real DynamoDB. */
 
-let table: TestTable;
 let fake: FakeFreee;
 let store: FreeeConnectionStore;
-let team = 0;
 let teamId: string;
-
-beforeAll(async () => {
-  table = await startTestTable();
-});
-afterAll(async () => table.close());
-beforeEach(async () => {
-  fake = await startFakeFreee();
-  store = makeStore(table);
-  teamId = `T${++team}`;
-  await connect(store, fake, teamId);
-});
-afterEach(async () => fake.stop());
+useFreeeWorkspace({ teamPrefix: "T" }, (w) => ({ fake, store, teamId } = w));
 
 const listEmployees = { method: "GET", path: "/hr/api/v1/employees", query: { company_id: 101, year: 2026, month: 1 } } as const;
 
-describe("seed §7.1 freee API table", () => {
+describe("freee API table", () => {
   it("success: sends the stored access token and returns the data", async () => {
     const { client } = makeClient(store, fake, teamId);
     const result = await client.request(listEmployees);

@@ -1,15 +1,15 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AuthError, FatalConfigError, RateLimitedError } from "../../lib/core/errors/taxonomy";
 import type { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
 import { FreeeAuthMessages } from "../../lib/core/messages/ja";
-import { startTestTable, type TestTable } from "../support/dynamo";
+import { useFreeeWorkspace } from "../support/freee-workspace";
 import { jstIso, unauthorizedBody } from "../../dev/fakes/freee/errors";
-import { FAKE_CLIENT_ID, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
-import { connect, makeClient, makeStore } from "./helpers";
+import { FAKE_CLIENT_ID, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
+import { makeClient } from "./helpers";
 
 /**
- * freee's errors as freee documents them (issue 14 item 3), against the strict freee fake (dev/fakes/freee) and a
+ * freee's errors as freee documents them, against the strict freee fake (dev/fakes/freee) and a
  * real DynamoDB. Time is virtual: the client's sleep advances the clock the fake reads, so a wait until freee's
  * reset time really finds the window reset.
  * Bodies and headers are freee's: a 401 carries `{ message, code }` (developer.freee.co.jp 40x checkpoint;
@@ -18,29 +18,17 @@ import { connect, makeClient, makeStore } from "./helpers";
  * (accounting.openapi.json components.schemas.tooManyRequestsError).
  */
 
-let table: TestTable;
 let fake: FakeFreee;
 let now: number;
 const clock = () => new Date(now);
 let store: FreeeConnectionStore;
-let team = 0;
 let teamId: string;
-
-beforeAll(async () => {
-  table = await startTestTable();
-});
-afterAll(async () => table.close());
-beforeEach(async () => {
+// Each test's fake reads the virtual clock, which starts at a whole second of the real one.
+const onVirtualClock = () => {
   now = Math.floor(Date.now() / 1000) * 1000;
-  fake = await startFakeFreee({ clock: () => now });
-  store = makeStore(table);
-  teamId = `TE${++team}`;
-  await connect(store, fake, teamId);
-});
-afterEach(async () => {
-  expect(fake.selfCheckFailures).toEqual([]);
-  await fake.stop();
-});
+  return { clock: () => now };
+};
+useFreeeWorkspace({ teamPrefix: "TE", fake: onVirtualClock }, (w) => ({ fake, store, teamId } = w));
 
 /** A client on the virtual clock: each wait it takes is recorded and moves the clock on. */
 function client(extra: Parameters<typeof makeClient>[3] = {}) {

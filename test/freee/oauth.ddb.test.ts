@@ -254,7 +254,7 @@ describe("settings", () => {
   });
 });
 
-describe("admins only (issue 15 item 1): checked at /freee/connect and again in the callback", () => {
+describe("admins only: checked at /freee/connect and again in the callback", () => {
   const settings = () => new TeamSettingsStore(table.doc, table.tableName);
   async function expectAdminOnlyPage(res: Response) {
     expect(res.status).toBe(403);

@@ -11,7 +11,7 @@ import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } fr
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { localKey, makeStore, pendingOf } from "./helpers";
 
-/** freee refresh tokens lapse 90 days after issue: the daily refresh keeps idle workspaces alive (issue 14 item 3). */
+/** freee refresh tokens lapse 90 days after issue: the daily refresh keeps idle workspaces alive. */
 
 const DAY = 86_400_000;
 let table: TestTable;

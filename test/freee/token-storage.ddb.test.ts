@@ -1,13 +1,14 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { TransientError } from "../../lib/core/errors/taxonomy";
 import type { FreeeConnectionStore } from "../../lib/store/freee-connections";
-import { startTestTable, type TestTable } from "../support/dynamo";
-import { startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
-import { connect, localKey, makeClient, makeStore, pendingOf } from "./helpers";
+import type { TestTable } from "../support/dynamo";
+import type { FakeFreee } from "../../dev/fakes/freee/fake-freee";
+import { useFreeeWorkspace } from "../support/freee-workspace";
+import { makeClient, makeStore, pendingOf } from "./helpers";
 
 /**
- * Refreshed tokens are never dropped (issue 14 item 3): freee refresh tokens are single-use, so once freee
+ * Refreshed tokens are never dropped: freee refresh tokens are single-use, so once freee
  * answered a refresh the new pair exists only in our hands. The table here fails the way DynamoDB does
  * (ProvisionedThroughputExceededException on the connection item's token write).
  */
@@ -16,24 +17,8 @@ let table: TestTable;
 let fake: FakeFreee;
 let key: string;
 let store: FreeeConnectionStore;
-let team = 0;
 let teamId: string;
-
-beforeAll(async () => {
-  table = await startTestTable();
-});
-afterAll(async () => table.close());
-beforeEach(async () => {
-  fake = await startFakeFreee();
-  key = localKey();
-  store = makeStore(table, key);
-  teamId = `TS${++team}`;
-  await connect(store, fake, teamId);
-});
-afterEach(async () => {
-  expect(fake.selfCheckFailures).toEqual([]);
-  await fake.stop();
-});
+useFreeeWorkspace({ teamPrefix: "TS" }, (w) => ({ table, fake, key, store, teamId } = w));
 
 const listEmployees = { method: "GET", path: "/hr/api/v1/employees", query: { company_id: 101, year: 2026, month: 1 } } as const;
 

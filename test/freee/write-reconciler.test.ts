@@ -5,7 +5,7 @@ import type { FreeeRequest, FreeeResult } from "../../lib/freee/types";
 import { OPERATIONS } from "../../lib/freee/openapi/operations";
 import { FREEE_TOOLS } from "../../lib/freee/tools/registry";
 
-/** Reading a freee write back (DESIGN §3): the marker per tool, and what counts as found, absent or unsettled. */
+/** Reading a freee write back: the marker per tool, and what counts as found, absent or unsettled. */
 const ok = (data: unknown): FreeeResult => ({ ok: true, status: 200, data });
 const scripted = (answers: Array<FreeeResult | Error>): { read: ReadFreee; asked: FreeeRequest[] } => {
   const asked: FreeeRequest[] = [];
@@ -104,7 +104,7 @@ describe("HR PUTs have no free field: read back by value", () => {
   });
 });
 
-describe("write classes of the generic operations (issue 18)", () => {
+describe("write classes of the generic operations", () => {
   it("a manual journal: marked in ref_number, found by the list filtered by that ref_number and day", async () => {
     const journal = reconcilerFor({ method: "POST", path: "/api/1/manual_journals" })!;
     const req = journal.mark({ method: "POST", path: "/api/1/manual_journals", body: { company_id: 101, issue_date: "2026-12-01", details: [] } }, "sma:0123456789abcdef");

@@ -3,7 +3,7 @@ import { Keys, TABLE_KEYS } from "../../lib/store/table";
 import { ONE_REFRESH_WORST_MS } from "../../lib/freee/token-refresher";
 import { synthTemplate } from "./synth";
 
-/** The daily freee token refresh in the stack: scheduled, given only what it uses (issue 14 item 3). */
+/** The daily freee token refresh in the stack: scheduled, given only what it uses. */
 
 const { stack, template } = synthTemplate();
 const resources = template.toJSON().Resources as Record<string, { Type: string; Properties: Record<string, any> }>;

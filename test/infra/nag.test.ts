@@ -14,7 +14,7 @@ function findings(stack: Stack): string[] {
     .flatMap((c) => c.node.metadata.filter((m) => String(m.type).startsWith("aws:cdk:") && /AwsSolutions-/.test(String(m.data))).map((m) => `${c.node.path}: ${String(m.data)}`));
 }
 
-it("DESIGN §8: AwsSolutions checks pass on the stack — every remaining finding is acknowledged with a reason (infra/nag.ts)", () => {
+it("AwsSolutions checks pass on the stack — every remaining finding is acknowledged with a reason (infra/nag.ts)", () => {
   const { app, stack } = synthStack();
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   let error: unknown;

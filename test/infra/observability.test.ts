@@ -16,7 +16,7 @@ function synth() {
   return Template.fromStack(stack);
 }
 
-describe("alarms and dashboard (issue 8 item 3)", () => {
+describe("alarms and dashboard", () => {
   const template = synth();
 
   it("an SNS topic, encrypted, receives every alarm", () => {

@@ -83,7 +83,7 @@ describe("Lambdas", () => {
     for (const name of ["generate-process", "await-approval"] as const) expect(readsSecret(name, "FREEE_CLIENT_SECRET"), name).toBe(false);
   });
 
-  it("settings reach the functions (DESIGN §5 defaults)", () => {
+  it("settings reach the functions (defaults)", () => {
     template.hasResourceProperties("AWS::Lambda::Function", {
       Environment: { Variables: Match.objectLike({ POLL_INTERVAL_SECONDS: "3", RUN_TIMEOUT_SECONDS: "360", MAX_REGENERATIONS: "5", MAX_RERUNS: "3", APPROVAL_TIMEOUT_SECONDS: "604800" }) },
     });
@@ -142,7 +142,7 @@ describe("state machines", () => {
     }
   });
 
-  it("the Retry rows are the error table: names from the taxonomy, counts from DESIGN §3", () => {
+  it("the Retry rows are the error table: names from the taxonomy, counts from docs/architecture.md", () => {
     const definition = JSON.stringify(machines.map(([, m]) => m.Properties.DefinitionString));
     for (const name of [...ErrorNames.transient, ...ErrorNames.timeout, ...ErrorNames.silentRetryOnce, ...ErrorNames.malformed]) expect(definition).toContain(name);
     for (const name of ErrorNames.noRetry) expect(definition).not.toContain(`"${name}"`);
@@ -150,7 +150,7 @@ describe("state machines", () => {
 });
 
 describe("settings from context", () => {
-  it("limits, models and the public base URL come from context (DESIGN defaults otherwise)", () => {
+  it("limits, models and the public base URL come from context (the defaults otherwise)", () => {
     const { template: t } = synthTemplate({ maxRegenerations: "2", runTimeoutSeconds: 120, l2Model: "claude-opus-4-1", publicBaseUrl: "https://bot.example.com/", adminUserIds: "UADMIN1,UADMIN2" });
     t.hasResourceProperties("AWS::Lambda::Function", {
       Environment: { Variables: Match.objectLike({ MAX_REGENERATIONS: "2", RUN_TIMEOUT_SECONDS: "120", L2_MODEL: "claude-opus-4-1", ADMIN_USER_IDS: "UADMIN1,UADMIN2" }) },

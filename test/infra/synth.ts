@@ -3,7 +3,7 @@ import { Template } from "aws-cdk-lib/assertions";
 import { loadStackSettings } from "../../infra/settings";
 import { SlackMcpAgentStack } from "../../infra/stack";
 
-/** The real stack, synthesized in-process with bundling skipped (DESIGN §8: seconds, not minutes). */
+/** The real stack, synthesized in-process with bundling skipped (seconds, not minutes). */
 export function synthStack(context: Record<string, unknown> = {}) {
   const app = new App({ context: { "aws:cdk:bundling-stacks": [], ...context } });
   const stack = new SlackMcpAgentStack(app, "TestStack", { settings: loadStackSettings(app.node) });

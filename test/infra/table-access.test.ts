@@ -5,7 +5,7 @@ import { LocalTokenCipher } from "../../lib/store/token-cipher";
 import { DynamoInstallationStore } from "../../lib/store/installations";
 import { TABLE_KEYS } from "../../lib/store/table";
 import { TABLE_ACCESS, type AccessName } from "../../infra/table-access";
-import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "../steps/fixtures";
+import { decide, l1Ok, l2Ok, l3Ok, runApprovedTask, runExecution } from "../steps/fixtures";
 import { errorReply, ev } from "../../dev/fakes/anthropic";
 import { startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
 import { startRecordingDynamo, type DynamoCall, type RecordingDynamo } from "../support/recording-dynamo";
@@ -157,12 +157,8 @@ describe("what the handlers call is allowed (recorded at the DynamoDB endpoint, 
     const expiring = h.startTask();
     h.local.timeOutTask((await h.local.waitForToken(expiring.taskId, "AwaitPromptApproval")).token);
     await expiring.execution.done;
-    h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
     h.agents.scriptNextSession({ polls: [{ events: [ev.running(), ev.sessionError("api_error", "terminal")] }] });
-    const failing = h.startTask();
-    await decide(h, failing.taskId, "prompt", 1, "approve");
-    await decide(h, failing.taskId, "process", 1, "approve");
-    await (await runExecution(h, failing.taskId)).done;
+    const failing = await runApprovedTask(h);
 
     // The task item cannot be created: audited under the workspace.
     const thread = { teamId: "T0001", channelId: "C0001", messageTs: "1799999999.000100" };

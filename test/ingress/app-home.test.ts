@@ -35,7 +35,7 @@ beforeEach(() => slack.reset());
 const homeOpened = (userId: string) => ({ ...messageEvent("T1"), event: { type: "app_home_opened", user: userId, channel: "D1", tab: "home", event_ts: "1710000000.9" } });
 const lastView = () => JSON.stringify(slack.callsTo("views.publish").at(-1)?.body.view);
 
-describe("App Home (seed §9.2 mapped)", () => {
+describe("App Home", () => {
   it("an app_home_opened without a user publishes nothing (Slack refuses views.publish without user_id)", async () => {
     const { user: _user, ...event } = homeOpened("UADMIN").event;
     expect((await h.send(signedJson({ ...messageEvent("T1"), event }))).statusCode).toBe(200);

@@ -80,7 +80,7 @@ it("rate limited → RateLimitedError", async () => {
   expect(err).toBeInstanceOf(RateLimitedError);
 });
 
-it("other Slack API errors are logged, best effort (seed §7.3)", async () => {
+it("other Slack API errors are logged, best effort", async () => {
   const task = await newTask();
   slack.failNext("chat.postMessage", { error: "channel_not_found" });
   await expect(refresher.refresh(task.taskId, { kind: "task" })).resolves.toBeUndefined();
@@ -106,7 +106,7 @@ it("the store gives the slot to the first claimant and the winner's ts to the lo
   expect(await store.setCardTs(task.taskId, "process", "1800000001.000004", "1800000001.000001")).toBe("1800000001.000003");
 });
 
-it("issue 14 defect 4, the rerun race: two first refreshes of 実行 #2 leave one card, and a duplicate never shows a live button", async () => {
+it("the rerun race: two first refreshes of 実行 #2 leave one card, and a duplicate never shows a live button", async () => {
   const task = await newTask();
   await store.createExecution(task.taskId, { executionNo: 1, processVersion: 1, startedBy: "U1" });
   await store.createExecution(task.taskId, { executionNo: 2, processVersion: 1, startedBy: "U1" });

@@ -25,7 +25,7 @@ describe("task card", () => {
     expect(allText(card)).toContain("解析中...");
     expect(allText(card)).toContain("山田さんの入社手続き");
   });
-  it("L1 failure shows the seed §9.1 message", () => {
+  it("L1 failure shows the user message", () => {
     const card = renderCard(history({ task: baseTask({ status: "failed", failure: { layer: "L1", errorName: "MalformedOutputError", at: "x" } }) }), { kind: "task" }, limits);
     expect(allText(card)).toContain(SlackMessages.l1Failed);
   });
@@ -99,7 +99,7 @@ describe("prompt / process card", () => {
     expect(allText(renderCard(h, { kind: "prompt" }, limits))).toContain("部署を入れて");
   });
 
-  it("failed shows the seed §9.1 message of its layer", () => {
+  it("failed shows the user message of its layer", () => {
     const h = history({ task: baseTask({ status: "failed", currentProcessVersion: 1 }), processes: [processVersion(1, { status: "failed", errorName: "MalformedOutputError" })] });
     expect(allText(renderCard(h, { kind: "process" }, limits))).toContain(SlackMessages.l3Failed);
     const p = history({ task: baseTask({ status: "failed", currentPromptVersion: 1 }), prompts: [prompt(1, { status: "failed" })] });

@@ -122,7 +122,7 @@ describe("reject over HTTP (modal)", () => {
     expect((await h.store.getVersionOrThrow("prompt", task.taskId, 1)).status).toBe("pending_approval");
   });
 
-  it("issue 14 defect 5: a reason past the modal's max_length (2000) → the modal's error, nothing written", async () => {
+  it("a reason past the modal's max_length (2000) → the modal's error, nothing written", async () => {
     const task = await taskAwaitingPrompt(h.store);
     const reason = "理".repeat(2001);
     const res = await h.send(signedInteraction(rejectSubmission("T1", "UREQ", { taskId: task.taskId, kind: "prompt", version: 1 }, reason)));
@@ -159,7 +159,7 @@ describe("reject over HTTP (modal)", () => {
 });
 
 describe("cancel / rerun over HTTP", () => {
-  it("§6.2 即時反映: cancel click → card shows 中止中... at once", async () => {
+  it("即時反映: cancel click → card shows 中止中... at once", async () => {
     const task = await taskWithExecution(h.store, "running");
     await click("UREQ", ActionIds.cancel, { taskId: task.taskId, executionNo: 1 });
     expect((await h.store.getExecutionOrThrow(task.taskId, 1)).status).toBe("cancelled");
@@ -167,13 +167,13 @@ describe("cancel / rerun over HTTP", () => {
     expect(JSON.stringify(card?.body.blocks)).toContain("中止中...");
   });
 
-  it("§6.2 実行中のみ: cancel of a finished run → ephemeral explanation", async () => {
+  it("実行中のみ: cancel of a finished run → ephemeral explanation", async () => {
     const task = await taskWithExecution(h.store, "completed");
     await click("UREQ", ActionIds.cancel, { taskId: task.taskId, executionNo: 1 });
     expect(slack.callsTo("chat.postEphemeral")[0]!.body.text).toBe(ActionMessages.staleCancel);
   });
 
-  it("issue 14 defect 1/4: Slack was down while the failure was recorded (card at 実行中 with a live [中止]) → the stale 中止 draws the truth: 失敗 + [再実行]", async () => {
+  it("Slack was down while the failure was recorded (card at 実行中 with a live [中止]) → the stale 中止 draws the truth: 失敗 + [再実行]", async () => {
     const task = await taskWithExecution(h.store, "running");
     // The card as Slack last showed it: 実行中 with [中止] (the refresh after the failure never reached Slack).
     const posted = await refreshNow(task.taskId, 1);
@@ -189,7 +189,7 @@ describe("cancel / rerun over HTTP", () => {
     expect(slack.callsTo("chat.postEphemeral").map((c) => c.body.text)).toEqual([ActionMessages.staleCancel]);
   });
 
-  it("issue 14 defect 4: a 中止 from a card message that no longer exists (the duplicate of a race) resolves by ids and cancels", async () => {
+  it("a 中止 from a card message that no longer exists (the duplicate of a race) resolves by ids and cancels", async () => {
     const task = await taskWithExecution(h.store, "running");
     const held = await refreshNow(task.taskId, 1);
     // blockAction's message ts (1800000000.000001) is no card of this run: only the value's ids count.
@@ -199,7 +199,7 @@ describe("cancel / rerun over HTTP", () => {
     expect(JSON.stringify(slack.workspace.message(held!.ts)?.blocks)).toContain("中止中...");
   });
 
-  it("issue 14 defect 4: a failed card update is retried (Slack rate limited the first chat.update)", async () => {
+  it("a failed card update is retried (Slack rate limited the first chat.update)", async () => {
     const task = await taskWithExecution(h.store, "running");
     const held = await refreshNow(task.taskId, 1);
     slack.calls.length = 0;
@@ -209,7 +209,7 @@ describe("cancel / rerun over HTTP", () => {
     expect(JSON.stringify(slack.workspace.message(held!.ts)?.blocks)).toContain("中止中...");
   });
 
-  it("issue 14 defect 4: 承認 on a card whose version was already decided draws the decided card", async () => {
+  it("承認 on a card whose version was already decided draws the decided card", async () => {
     const task = await taskAwaitingPrompt(h.store);
     await click("UREQ", ActionIds.approve, { taskId: task.taskId, kind: "prompt", version: 1 });
     slack.calls.length = 0;
@@ -220,7 +220,7 @@ describe("cancel / rerun over HTTP", () => {
     expect(slack.callsTo("chat.postEphemeral").map((c) => c.body.text)).toEqual([ActionMessages.alreadyDecided]);
   });
 
-  it("§5.2 rerun click → new Execution started; past the limit → the rerun limit message", async () => {
+  it("rerun click → new Execution started; past the limit → the rerun limit message", async () => {
     const task = await taskWithExecution(h.store, "failed");
     await click("UREQ", ActionIds.rerun, { taskId: task.taskId, executionNo: 1 });
     const names = h.sfnMock.commandCalls(StartExecutionCommand).map((c) => c.args[0].input.name);

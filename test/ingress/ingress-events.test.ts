@@ -24,7 +24,7 @@ beforeEach(() => {
 
 const starts = () => h.sfnMock.commandCalls(StartExecutionCommand).map((c) => c.args[0].input);
 
-describe("signature (DESIGN §6)", () => {
+describe("signature", () => {
   const body = () => messageEvent("T1");
   it("bad signature → 401, no state change", async () => {
     const res = await h.send(signedJson(body(), { signature: "v0=" + "0".repeat(64) }));

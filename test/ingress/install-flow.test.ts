@@ -94,7 +94,7 @@ it("/freee/connect and /freee/callback are served by the freee module's (Request
   expect((await h.send(getRequest("/freee/connect"))).statusCode).toBe(404);
 });
 
-it("seed §9.2 404: an unknown page answers 「ページが見つかりません」, not a stack trace", async () => {
+it("404: an unknown page answers 「ページが見つかりません」, not a stack trace", async () => {
   const res = await h.send(getRequest("/admin/does-not-exist"));
   expect(res.statusCode).toBe(404);
   expect(res.body).toContain("ページが見つかりません");

@@ -12,7 +12,7 @@ import { startPreviewFreee, type PreviewFreee } from "../preview/support";
 import { baseTask, history, processVersion } from "./fixtures";
 
 /**
- * The approver sees everything they approve (issue 13): Process cards and the full-plan modal built from previews
+ * The approver sees everything they approve: Process cards and the full-plan modal built from previews
  * the strict freee fake answered, checked against Slack's Block Kit limits (the strict Slack fake's rules), with
  * every amount of every write step visible before an approve button exists.
  */

@@ -7,7 +7,7 @@ import { seedExecution } from "./harness";
 import { SECRET, startMcpStack, TEAM, text, type McpStack } from "./stack";
 
 /**
- * The approval binds the company (DESIGN §7): a plan previewed against company 101 is approved, then an admin
+ * The approval binds the company: a plan previewed against company 101 is approved, then an admin
  * reconnects freee and chooses company 202 (what `/freee/callback` with `prompt=select_company` allows). The agent,
  * holding a valid bearer, calls exactly the approved steps: nothing may reach freee — neither company — and the run
  * is stamped to end with the "previewed again" message.

@@ -9,7 +9,7 @@ import { dealRecord, payRuleAt } from "../../dev/fakes/freee/state";
 import { startMcpStack, text, type McpStack } from "./stack";
 
 /**
- * A write whose reply is lost is never blindly repeated (DESIGN §3, issue 13): freee takes `create_deal` and the
+ * A write whose reply is lost is never blindly repeated: freee takes `create_deal` and the
  * reply never arrives — the connection drops, the client times out, freee answers 5xx. Whatever the agent does
  * next (it retries the call, a rerun runs), freee ends with exactly one deal.
  */

@@ -6,7 +6,7 @@ import { buildLedger } from "../../lib/store/ledger";
 import { startMcpStack, text, type McpStack } from "./stack";
 
 /**
- * An adversarial agent (DESIGN §7, issue 13): it holds a valid bearer for a running Execution whose approved
+ * An adversarial agent: it holds a valid bearer for a running Execution whose approved
  * Process is "read the employees, look one up, set employee 1's basic pay to 300,000 yen from 2027-01, record one
  * expense deal", and tries to do anything else. Each attempt must reach freee zero times, be refused as an MCP
  * tool error, be audited with its reason and be counted (metric and ledger).

@@ -4,7 +4,7 @@ import { WriteOutcomeUnknownMessages } from "../../lib/core/messages/ja";
 import { startMcpStack, text, type McpStack } from "./stack";
 
 /**
- * The generic freee tools in the MCP server (issue 18), against the strict fake: an approved invoice, journal or
+ * The generic freee tools in the MCP server, against the strict fake: an approved invoice, journal or
  * attendance update runs once with the connected company; a call freee's schema refuses never reaches freee, even
  * when it is exactly the approved step (a Process stored before plan validation); a lost reply is settled by the
  * operation's write class.

@@ -13,14 +13,14 @@ import { errorReply, messageReply } from "../../dev/fakes/anthropic";
 import { caught, expectLayerRequest, expectOutputConfig, LAYER_CASES, onlyRequest, useLayerHarness } from "./helpers";
 
 /**
- * Seed §7.2 (Anthropic API) and the "Anthropic API エラー" / "レートリミット" rows of §3.1–§3.2, through each
+ * Anthropic API errors: the the "Anthropic API エラー" / "レートリミット" rows of the error table, through each
  * layer. The SDK retries nothing (maxRetries 0): exactly one request reaches the server, and the error leaves
  * as the taxonomy class Step Functions retries or catches.
  */
 const h = useLayerHarness();
 
 describe.each(LAYER_CASES)("$layer", (c) => {
-  it("§7.2 RateLimitError: 429 with retry-after → RateLimitedError (transient) with retryAfterSeconds, cause kept, no SDK retry", async () => {
+  it("RateLimitError: 429 with retry-after → RateLimitedError (transient) with retryAfterSeconds, cause kept, no SDK retry", async () => {
     h.fake.enqueue(errorReply(429, "rate_limit_error", "Number of requests has exceeded your rate limit", { "retry-after": "7" }));
     const err = await caught(c.run(h));
     expect(err).toBeInstanceOf(RateLimitedError);
@@ -33,7 +33,7 @@ describe.each(LAYER_CASES)("$layer", (c) => {
     expectOutputConfig(req, h.settings, c);
   });
 
-  it("§7.2 InternalServerError: 500 → UpstreamServerError, cause kept, no SDK retry", async () => {
+  it("InternalServerError: 500 → UpstreamServerError, cause kept, no SDK retry", async () => {
     h.fake.enqueue(errorReply(500, "api_error", "Internal server error"));
     const err = await caught(c.run(h));
     expect(err).toBeInstanceOf(UpstreamServerError);
@@ -43,7 +43,7 @@ describe.each(LAYER_CASES)("$layer", (c) => {
     expectLayerRequest(onlyRequest(h.fake), h.settings, c.layer, c.system);
   });
 
-  it("§7.2 InternalServerError: 529 overloaded → UpstreamServerError, cause kept, no SDK retry", async () => {
+  it("InternalServerError: 529 overloaded → UpstreamServerError, cause kept, no SDK retry", async () => {
     h.fake.enqueue(errorReply(529, "overloaded_error", "Overloaded"));
     const err = await caught(c.run(h));
     expect(err).toBeInstanceOf(UpstreamServerError);
@@ -52,7 +52,7 @@ describe.each(LAYER_CASES)("$layer", (c) => {
     expectLayerRequest(onlyRequest(h.fake), h.settings, c.layer, c.system);
   });
 
-  it("§7.2 APITimeoutError: a slow response → UpstreamTimeoutError after the layer's timeout, cause kept", async () => {
+  it("APITimeoutError: a slow response → UpstreamTimeoutError after the layer's timeout, cause kept", async () => {
     const settings = { ...h.settings, [c.layer]: { ...h.settings[c.layer], timeoutMs: 200 } };
     h.fake.enqueue({ ...messageReply("遅すぎる返事"), delayMs: 2_000 });
     const started = Date.now();
@@ -64,7 +64,7 @@ describe.each(LAYER_CASES)("$layer", (c) => {
     expect(onlyRequest(h.fake).body.model).toBe(h.settings[c.layer].model);
   });
 
-  it("§7.2 BadRequestError: 400 → BadRequestError (no retry), cause kept", async () => {
+  it("BadRequestError: 400 → BadRequestError (no retry), cause kept", async () => {
     h.fake.enqueue(errorReply(400, "invalid_request_error", "max_tokens: must be at most 64000"));
     const err = await caught(c.run(h));
     expect(err).toBeInstanceOf(BadRequestError);
@@ -74,7 +74,7 @@ describe.each(LAYER_CASES)("$layer", (c) => {
     expectLayerRequest(onlyRequest(h.fake), h.settings, c.layer, c.system);
   });
 
-  it("§7.2 AuthenticationError: 401 (wrong key) → FatalConfigError, cause kept, key not in the message", async () => {
+  it("AuthenticationError: 401 (wrong key) → FatalConfigError, cause kept, key not in the message", async () => {
     const wrongKey = "sk-ant-wrong-key-123";
     const client = createAnthropicClient({ apiKey: wrongKey, baseURL: h.fake.baseURL, timeoutMs: 5_000 }, {});
     const err = await caught(c.run({ ...h, deps: (layer) => ({ client, settings: h.settings[layer] }) }));

@@ -12,7 +12,7 @@ import { caught, onlyRequest, useLayerHarness } from "./helpers";
 const h = useLayerHarness();
 const Schema = z.object({ answer: z.number() });
 
-describe("stripMarkdownFence (seed §3.3 fallback)", () => {
+describe("stripMarkdownFence (fallback)", () => {
   it.each([
     ['```json\n{"a":1}\n```', '{"a":1}'],
     ['```\n{"a":1}\n```', '{"a":1}'],

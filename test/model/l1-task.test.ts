@@ -6,7 +6,7 @@ import { L1_OUTPUT, L1_SYSTEM_PROMPT, runL1Task } from "../../lib/model/l1-task"
 import { errorReply, jsonReply, messageReply } from "../../dev/fakes/anthropic";
 import { caught, expectLayerRequest, NOW, onlyRequest, REQUEST_TEXT, useLayerHarness, userText } from "./helpers";
 
-/** Seed §3.1 L1: Message → Task, one test per row, plus what the request carries. */
+/** L1: Message → Task, one test per row, plus what the request carries. */
 const h = useLayerHarness();
 const run = (text = REQUEST_TEXT) => runL1Task(h.deps("L1"), { text, now: NOW });
 
@@ -52,8 +52,8 @@ describe("L1 request", () => {
   });
 });
 
-describe("seed §3.1 L1: Message → Task", () => {
-  it("§3.1 Anthropic API エラー (APIError 500) → UpstreamServerError, retried by Step Functions (cause kept)", async () => {
+describe("L1: Message → Task", () => {
+  it("Anthropic API エラー (APIError 500) → UpstreamServerError, retried by Step Functions (cause kept)", async () => {
     h.fake.enqueue(errorReply(500, "api_error", "Internal server error"));
     const err = await caught(run());
     expect(err).toBeInstanceOf(UpstreamServerError);
@@ -61,7 +61,7 @@ describe("seed §3.1 L1: Message → Task", () => {
     onlyRequest(h.fake);
   });
 
-  it("§3.1 JSON パースエラー → MalformedOutputError with the SyntaxError as cause", async () => {
+  it("JSON パースエラー → MalformedOutputError with the SyntaxError as cause", async () => {
     h.fake.enqueue(messageReply('{"title": "山田さんの基本給変更", "intent": '));
     const err = await caught(run());
     expect(err).toBeInstanceOf(MalformedOutputError);
@@ -71,7 +71,7 @@ describe("seed §3.1 L1: Message → Task", () => {
     onlyRequest(h.fake);
   });
 
-  it("§3.1 JSON パースエラー (fenced reply) → fences stripped, the Task is read", async () => {
+  it("JSON パースエラー (fenced reply) → fences stripped, the Task is read", async () => {
     h.fake.enqueue(messageReply("```json\n" + JSON.stringify(answer(), null, 2) + "\n```"));
     const result = await run();
     expect(spec(result).title).toBe("山田さんの基本給変更");
@@ -79,7 +79,7 @@ describe("seed §3.1 L1: Message → Task", () => {
     onlyRequest(h.fake);
   });
 
-  it("§3.1 必須キー欠落 (KeyError) → MalformedOutputError with the ZodError as cause and the issues in details", async () => {
+  it("必須キー欠落 (KeyError) → MalformedOutputError with the ZodError as cause and the issues in details", async () => {
     const { intent: _dropped, ...withoutIntent } = TASK_REPLY;
     h.fake.enqueue(jsonReply(answer(withoutIntent)));
     const err = await caught(run());
@@ -92,7 +92,7 @@ describe("seed §3.1 L1: Message → Task", () => {
     onlyRequest(h.fake);
   });
 
-  it("§3.1 必須キー欠落: a domain outside hr/accounting/other → MalformedOutputError", async () => {
+  it("必須キー欠落: a domain outside hr/accounting/other → MalformedOutputError", async () => {
     h.fake.enqueue(jsonReply(answer({ ...TASK_REPLY, domain: "payroll" })));
     const err = await caught(run());
     expect(err).toBeInstanceOf(MalformedOutputError);
@@ -100,7 +100,7 @@ describe("seed §3.1 L1: Message → Task", () => {
     onlyRequest(h.fake);
   });
 
-  it("§3.1 レートリミット (RateLimitError) → RateLimitedError with retry-after, cause kept", async () => {
+  it("レートリミット (RateLimitError) → RateLimitedError with retry-after, cause kept", async () => {
     h.fake.enqueue(errorReply(429, "rate_limit_error", "rate limited", { "retry-after": "30" }));
     const err = await caught(run());
     expect(err).toBeInstanceOf(RateLimitedError);
@@ -124,7 +124,7 @@ describe("seed §3.1 L1: Message → Task", () => {
   });
 });
 
-describe("not every message is a request (issue 16)", () => {
+describe("not every message is a request", () => {
   it("a greeting → not_a_request with L1's short reply, no task", async () => {
     h.fake.enqueue(jsonReply({ kind: "not_a_request", reply: "こんにちは。freee で行いたいことを書いて送ってください。", task: null }));
     const result = await run("こんにちは");
@@ -143,7 +143,7 @@ describe("not every message is a request (issue 16)", () => {
     ["a request without its task", { kind: "request", reply: null, task: null }, "task"],
     ["an answer without the decision (the old shape)", TASK_REPLY, "kind"],
     ["a reply far from short", { kind: "not_a_request", reply: "あ".repeat(401), task: null }, "reply"],
-  ])("seed 001: %s → MalformedOutputError (retried once, then the L1 failure), never a silent success", async (_name, body, path) => {
+  ])("%s → MalformedOutputError (retried once, then the L1 failure), never a silent success", async (_name, body, path) => {
     h.fake.enqueue(jsonReply(body));
     const err = await caught(run("こんにちは"));
     expect(err).toBeInstanceOf(MalformedOutputError);

@@ -5,7 +5,7 @@ import { L2_SYSTEM_PROMPT, runL2Prompt } from "../../lib/model/l2-prompt";
 import { errorReply, messageReply } from "../../dev/fakes/anthropic";
 import { caught, expectLayerRequest, NOW, onlyRequest, PROMPT_TEXT, REQUEST_TEXT, TASK, useLayerHarness, userText } from "./helpers";
 
-/** Seed §3.2 L2: Task → Prompt, and §4.1/§4.3 regeneration (previous version + reason, always). */
+/** L2: Task → Prompt, and regeneration (previous version + reason, always). */
 const h = useLayerHarness();
 
 describe("L2 request", () => {
@@ -26,8 +26,8 @@ describe("L2 request", () => {
   });
 });
 
-describe("seed §3.2 L2: Task → Prompt", () => {
-  it("§3.2 Anthropic API エラー → as L1: UpstreamServerError (transient), cause kept", async () => {
+describe("L2: Task → Prompt", () => {
+  it("Anthropic API エラー → as L1: UpstreamServerError (transient), cause kept", async () => {
     h.fake.enqueue(errorReply(503, "api_error", "unavailable"));
     const err = await caught(runL2Prompt(h.deps("L2"), { task: TASK, now: NOW }));
     expect(err).toBeInstanceOf(UpstreamServerError);
@@ -35,7 +35,7 @@ describe("seed §3.2 L2: Task → Prompt", () => {
     onlyRequest(h.fake);
   });
 
-  it("§3.2 空レスポンス → EmptyResponseError (Step Functions retries once, then the Prompt card shows the failure)", async () => {
+  it("空レスポンス → EmptyResponseError (Step Functions retries once, then the Prompt card shows the failure)", async () => {
     h.fake.enqueue(messageReply({ texts: [""] }));
     const err = await caught(runL2Prompt(h.deps("L2"), { task: TASK, now: NOW }));
     expect(err).toBeInstanceOf(EmptyResponseError);
@@ -44,8 +44,8 @@ describe("seed §3.2 L2: Task → Prompt", () => {
   });
 });
 
-describe("seed §4.3 regeneration after a rejection", () => {
-  it("§4.3 前バージョン参照: the previous prompt text and the rejection reason are both in the request", async () => {
+describe("regeneration after a rejection", () => {
+  it("前バージョン参照: the previous prompt text and the rejection reason are both in the request", async () => {
     const reason = "変更前に現在の基本給を確認する手順を入れてください";
     h.fake.enqueue(messageReply(`修正点: 現在の基本給を確認する手順を追加しました。\n${PROMPT_TEXT}`));
     const result = await runL2Prompt(h.deps("L2"), {
@@ -63,7 +63,7 @@ describe("seed §4.3 regeneration after a rejection", () => {
     expect(result.value.startsWith("修正点:")).toBe(true);
   });
 
-  it("§4.3 却下理由必須: an empty rejection reason is refused before any model call (BadRequestError)", async () => {
+  it("却下理由必須: an empty rejection reason is refused before any model call (BadRequestError)", async () => {
     const err = await caught(
       runL2Prompt(h.deps("L2"), { task: TASK, now: NOW, regeneration: { previousPromptText: PROMPT_TEXT, rejectionReason: " " } }),
     );
@@ -72,7 +72,7 @@ describe("seed §4.3 regeneration after a rejection", () => {
     expect(h.fake.requests).toHaveLength(0);
   });
 
-  it("§4.3 前バージョン参照: a regeneration without the previous prompt text is refused (BadRequestError)", async () => {
+  it("前バージョン参照: a regeneration without the previous prompt text is refused (BadRequestError)", async () => {
     const err = await caught(
       runL2Prompt(h.deps("L2"), { task: TASK, now: NOW, regeneration: { previousPromptText: "", rejectionReason: "理由" } }),
     );

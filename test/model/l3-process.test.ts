@@ -7,7 +7,7 @@ import { FREEE_TOOLS } from "../../lib/freee/tools/registry";
 import { jsonReply, messageReply } from "../../dev/fakes/anthropic";
 import { caught, expectLayerRequest, NOW, onlyRequest, PROMPT_TEXT, TASK, useLayerHarness, userText } from "./helpers";
 
-/** Seed §3.3 L3: Prompt → Process, `_validate_steps` row by row, and the retry / regeneration inputs. */
+/** L3: Prompt → Process, `_validate_steps` row by row, and the retry / regeneration inputs. */
 const h = useLayerHarness();
 const run = (extra: Partial<L3Input> = {}) => runL3Process(h.deps("L3"), { promptText: PROMPT_TEXT, task: TASK, now: NOW, ...extra });
 
@@ -71,27 +71,27 @@ describe("L3 request", () => {
   });
 });
 
-describe("seed §3.3 L3: Prompt → Process (_validate_steps)", () => {
-  it("§3.3 JSON パースエラー: a fenced reply → fences stripped, steps read", async () => {
+describe("L3: Prompt → Process (_validate_steps)", () => {
+  it("JSON パースエラー: a fenced reply → fences stripped, steps read", async () => {
     h.fake.enqueue(messageReply("```json\n" + JSON.stringify({ steps: GOOD_STEPS }) + "\n```"));
     const result = await run();
     expect(result.value).toHaveLength(3);
     onlyRequest(h.fake);
   });
 
-  it("§3.3 JSON パースエラー: not JSON even without fences → MalformedOutputError with the SyntaxError as cause", async () => {
+  it("JSON パースエラー: not JSON even without fences → MalformedOutputError with the SyntaxError as cause", async () => {
     const err = await expectMalformed(messageReply('{"steps": [{"stepId": "s1",'), "not valid JSON");
     expect(err.cause).toBeInstanceOf(SyntaxError);
     expect(err.details).toMatchObject({ layer: "L3", problem: "json_parse" });
   });
 
-  it("§3.3 steps キー欠落 (KeyError) → MalformedOutputError 'steps key missing', ZodError cause", async () => {
+  it("steps キー欠落 (KeyError) → MalformedOutputError 'steps key missing', ZodError cause", async () => {
     const err = await expectMalformed(jsonReply({ plan: GOOD_STEPS }), "steps key missing");
     expect(err.cause).toBeInstanceOf(ZodError);
     expect(err.details.issues).toEqual([{ path: "steps", code: "custom", message: "steps key missing" }]);
   });
 
-  it("§3.3 不正な tool 名 → MalformedOutputError 'Unknown tool: …' (the message is what the retry shows the model)", async () => {
+  it("不正な tool 名 → MalformedOutputError 'Unknown tool: …' (the message is what the retry shows the model)", async () => {
     const err = await expectMalformed(
       jsonReply({ steps: [GOOD_STEPS[0], wireStep(2, "freee_hr_delete_employee", { employee_id: 1 })] }),
       "Unknown tool: freee_hr_delete_employee",
@@ -100,17 +100,17 @@ describe("seed §3.3 L3: Prompt → Process (_validate_steps)", () => {
     expect(err.details.issues).toEqual([expect.objectContaining({ path: "steps.1.tool" })]);
   });
 
-  it("§3.3 steps が空配列 → MalformedOutputError 'steps array is empty'", async () => {
+  it("steps が空配列 → MalformedOutputError 'steps array is empty'", async () => {
     const err = await expectMalformed(jsonReply({ steps: [] }), "steps array is empty");
     expect(err.cause).toBeInstanceOf(ZodError);
   });
 
-  it("§3.3 required keys: a step without toolInput → MalformedOutputError 'Step s2 missing keys: toolInput'", async () => {
+  it("required keys: a step without toolInput → MalformedOutputError 'Step s2 missing keys: toolInput'", async () => {
     const { toolInput: _dropped, ...noInput } = GOOD_STEPS[1]!;
     await expectMalformed(jsonReply({ steps: [GOOD_STEPS[0], noInput] }), "Step s2 missing keys: toolInput");
   });
 
-  it("§3.3 required keys: a step without stepId → 'Step ? missing keys: stepId'", async () => {
+  it("required keys: a step without stepId → 'Step ? missing keys: stepId'", async () => {
     const { stepId: _dropped, ...noId } = GOOD_STEPS[0]!;
     await expectMalformed(jsonReply({ steps: [noId] }), "Step ? missing keys: stepId");
   });
@@ -149,7 +149,7 @@ describe("seed §3.3 L3: Prompt → Process (_validate_steps)", () => {
   });
 });
 
-describe("L3 retry after a validation failure (seed §3.3 エラーを含めてリトライ)", () => {
+describe("L3 retry after a validation failure (エラーを含めてリトライ)", () => {
   it("the previous validation error is in the retry request, and a corrected reply passes", async () => {
     h.fake.enqueue(jsonReply({ steps: [wireStep(1, "freee_hr_delete_employee", {})] }));
     const first = await caught(run());
@@ -165,10 +165,10 @@ describe("L3 retry after a validation failure (seed §3.3 エラーを含めて�
   });
 });
 
-describe("seed §4.2 Process regeneration after a rejection", () => {
+describe("Process regeneration after a rejection", () => {
   const previousSteps: ProcessStep[] = GOOD_STEPS.map((s) => ({ ...s, toolInput: JSON.parse(s.toolInput) as Record<string, unknown> }));
 
-  it("§4.3 前バージョン参照: the previous steps and the rejection reason are both in the request", async () => {
+  it("前バージョン参照: the previous steps and the rejection reason are both in the request", async () => {
     const reason = "更新の前に現在の基本給を取得するステップを入れてください";
     h.fake.enqueue(jsonReply({ steps: GOOD_STEPS }));
     await run({ regeneration: { previousSteps, rejectionReason: reason } });
@@ -179,7 +179,7 @@ describe("seed §4.2 Process regeneration after a rejection", () => {
     expect(user).toContain(`<rejection_reason>\n${reason}\n</rejection_reason>`);
   });
 
-  it("§4.3 却下理由必須: an empty reason or no previous steps is refused before any model call", async () => {
+  it("却下理由必須: an empty reason or no previous steps is refused before any model call", async () => {
     const noReason = await caught(run({ regeneration: { previousSteps, rejectionReason: "" } }));
     expect(noReason).toBeInstanceOf(BadRequestError);
     const noSteps = await caught(run({ regeneration: { previousSteps: [], rejectionReason: "理由" } }));

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { checkSteps } from "../../lib/model/process-steps";
 
 /**
- * The capability rules at plan time (DESIGN §7): what L3 may approve is what the MCP server will let run, so a
+ * The capability rules at plan time: what L3 may approve is what the MCP server will let run, so a
  * write step is fully specified, says it writes, never chooses the company, and names what it leaves to a name;
  * an agent_decide step names what it may read.
  */

@@ -9,14 +9,14 @@ import { messageReply } from "../../dev/fakes/anthropic";
 import { caught, expectLayerRequest, expectOutputConfig, LAYER_CASES, onlyRequest, useLayerHarness } from "./helpers";
 
 /**
- * "200 OK but broken" (seed 001; seed §3.2 空レスポンス; DESIGN §3): every reply is judged BEFORE it is parsed.
+ * "200 OK but broken" (空レスポンス): every reply is judged BEFORE it is parsed.
  * A reply whose text would even parse is still rejected when the stop reason says it is cut off or refused.
  */
 const h = useLayerHarness();
 const VALID_LOOKING = '{"steps": []}';
 
 describe.each(LAYER_CASES)("$layer", (c) => {
-  it("§3.2 空レスポンス: 200 OK with no content → EmptyResponseError", async () => {
+  it("空レスポンス: 200 OK with no content → EmptyResponseError", async () => {
     h.fake.enqueue(messageReply({ texts: [] }));
     const err = await caught(c.run(h));
     expect(err).toBeInstanceOf(EmptyResponseError);
@@ -28,7 +28,7 @@ describe.each(LAYER_CASES)("$layer", (c) => {
     expectOutputConfig(req, h.settings, c);
   });
 
-  it("§3.2 空レスポンス: only whitespace → EmptyResponseError", async () => {
+  it("空レスポンス: only whitespace → EmptyResponseError", async () => {
     h.fake.enqueue(messageReply({ texts: ["  \n\t "] }));
     const err = await caught(c.run(h));
     expect(err).toBeInstanceOf(EmptyResponseError);

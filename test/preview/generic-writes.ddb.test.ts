@@ -6,7 +6,7 @@ import { uncoveredInput } from "../../lib/preview/describe";
 import { startPreviewFreee, type PreviewFreee } from "./support";
 
 /**
- * The preview of generic writes and of the typed writes' new inputs (issue 18), against the strict freee fake:
+ * The preview of generic writes and of the typed writes' new inputs, against the strict freee fake:
  * a POST says what will be created with names where the schema gives ids; a PUT shows each value beside the
  * current one read from its GET; a DELETE shows the record it removes; what cannot be read is said so.
  */

@@ -177,7 +177,7 @@ describe("names that do not settle block the plan (never guessed)", () => {
 });
 
 describe("freee connection", () => {
-  it("no connection: AuthError (the pipeline shows the §9.1 freee message)", async () => {
+  it("no connection: AuthError (the pipeline shows the freee message)", async () => {
     const reader = new FreeeReader(f.client("T-not-connected"));
     await expect(buildPreview([step(1, "freee_hr_update_basic_pay_rule", { year: 2027, month: 1, employee_id: 1, pay_calc_type: "monthly", pay_amount: 1 })], reader, NOW)).rejects.toBeInstanceOf(AuthError);
   });

@@ -6,7 +6,7 @@ import { ev, jsonReply } from "../../dev/fakes/anthropic";
 import { cancelExecution } from "../../lib/ingress/actions";
 import { ExecutionCardTexts } from "../../lib/core/messages/ja";
 import type { PipelineHarness } from "../support/local-sfn";
-import { decide, l1Ok, l2Ok, runExecution, slackTexts, startPipelineWithMcpServer } from "./fixtures";
+import { approveTask, runExecution, slackTexts, startPipelineWithMcpServer } from "./fixtures";
 
 /**
  * Adversarial: a freee write still in flight when the run ends (issue of the card saying "nothing was written"
@@ -35,10 +35,7 @@ const RUNNING = { polls: Array.from({ length: 2000 }, () => ({ events: [ev.runni
 
 async function untilSession(month: number) {
   h.agents.scriptNextSession(RUNNING);
-  h.anthropic.enqueue(l1Ok(), l2Ok(), jsonReply(plan(month)));
-  const { taskId } = h.startTask();
-  await decide(h, taskId, "prompt", 1, "approve");
-  await decide(h, taskId, "process", 1, "approve");
+  const { taskId } = await approveTask(h, jsonReply(plan(month)));
   const run = await runExecution(h, taskId, 1);
   const sessionId = await until(async () => (await h.store.getExecution(taskId, 1))?.sessionId);
   const session = h.agents.sessions.get(sessionId)!;

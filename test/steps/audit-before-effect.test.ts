@@ -122,7 +122,7 @@ describe("an entry that rides its effect's transaction", () => {
     execution.abort();
   });
 
-  // The run's own entries (issue 17): execution.started rides pending → running, execution.completed the completing write.
+  // The run's own entries: execution.started rides pending → running, execution.completed the completing write.
   for (const [auditKey, state] of [
     ["execution.started#execution#1", "StartSession"],
     ["execution.completed#execution#1", "PollSession"],

@@ -9,7 +9,7 @@ import { LocalTokenCipher } from "../../lib/store/token-cipher";
 import { jsonReply } from "../../dev/fakes/anthropic";
 import { ev } from "../../dev/fakes/anthropic";
 import { path, type PipelineHarness } from "../support/local-sfn";
-import { decide, l1Ok, l2Ok, l3Ok, runExecution, slackTexts, startPipelineWithMcpServer } from "./fixtures";
+import { approveTask, l3Ok, runExecution, slackTexts, startPipelineWithMcpServer } from "./fixtures";
 
 /**
  * The L4 completion contract on the local ExecutionRun, with the freee MCP server as it ships (from its settings,
@@ -41,11 +41,7 @@ async function untilSession(l3: unknown = PLAN, executionNo = 1, existing?: stri
   h.agents.scriptNextSession(RUNNING);
   let taskId = existing;
   if (taskId === undefined) {
-    h.anthropic.enqueue(l1Ok(), l2Ok(), l3 === "default" ? l3Ok() : jsonReply(l3));
-    const started = h.startTask();
-    taskId = started.taskId;
-    await decide(h, taskId, "prompt", 1, "approve");
-    await decide(h, taskId, "process", 1, "approve");
+    ({ taskId } = await approveTask(h, l3 === "default" ? l3Ok() : jsonReply(l3)));
   }
   const run = await runExecution(h, taskId, executionNo);
   const sessionId = await until(async () => (await h.store.getExecution(taskId!, executionNo))?.sessionId);
@@ -147,7 +143,7 @@ describe("L4 completion contract", () => {
   });
 
   it.each([
-    ["no final message at all (seed 001: empty)", undefined, "EmptyResponseError"],
+    ["no final message at all (empty)", undefined, "EmptyResponseError"],
     ["a final message cut off (no result line)", "山田さんの基本給を 300,000 円に変更し", "no result line"],
     ["the agent reports a step undone", "s3 は権限不足で変更できませんでした。\n[result:incomplete]", "could not carry out every step"],
   ])("%s: IncompleteRunError, not 完了", async (_name, text, why) => {
@@ -190,7 +186,7 @@ describe("L4 completion contract", () => {
     expect(card).toContain("rerun_execution");
   });
 
-  it("freee's refresh answers invalid_grant mid-run: the run ends as AuthError with the §9.1 freee message (not ✅ 完了), the session is interrupted", async () => {
+  it("freee's refresh answers invalid_grant mid-run: the run ends as AuthError with the freee message (not ✅ 完了), the session is interrupted", async () => {
     const { taskId, run, agent } = await untilSession();
     const putsBefore = payPuts().length;
     h.freee.expireAccessTokens();

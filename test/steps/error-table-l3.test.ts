@@ -5,7 +5,7 @@ import { entriesOf, retriesOf, startPipelineHarness, type PipelineHarness } from
 import { L3_STEPS, decide, expectPipelineFailure, l1Ok, l2Ok, l3Ok } from "./fixtures";
 
 /**
- * Error table conformance, L3 (seed 000 §3.3): a malformed Process is retried once WITH the validation error in
+ * Error table conformance, L3: a malformed Process is retried once WITH the validation error in
  * the prompt — the Catch → RetryProcessWithError loop of the synthesized TaskPipeline — then caught.
  */
 let h: PipelineHarness;
@@ -30,14 +30,14 @@ const l3Requests = () => h.anthropic.requests.filter((r) => JSON.stringify(r.bod
 const l3Failure = (errorName: string, retries = 0, attempts = retries + 1) =>
   ({ state: "GenerateProcess", retries, attempts, errorName, layer: "L3", message: SlackMessages.l3Failed, version: { kind: "process", version: 1 } }) as const;
 
-describe("§3.3 L3: Prompt → Process", () => {
+describe("L3: Prompt → Process", () => {
   for (const [row, reply, messagePart] of [
     ["JSON パースエラー", () => messageReply('{"steps": [{"stepId": "s1",'), "JSON"],
     ["steps キー欠落", () => jsonReply({ plan: L3_STEPS }), "steps key missing"],
     ["不正な tool 名", () => jsonReply({ steps: [{ ...L3_STEPS[0], tool: "freee_delete_everything" }] }), "Unknown tool: freee_delete_everything"],
     ["steps が空配列", () => jsonReply({ steps: [] }), "steps array is empty"],
   ] as const) {
-    it(`§3.3 ${row}: retried once with the validation error in the prompt, then caught`, async () => {
+    it(`${row}: retried once with the validation error in the prompt, then caught`, async () => {
       const { execution, taskId } = await untilL3(reply(), reply());
       await expectPipelineFailure(h, execution, taskId, l3Failure("MalformedOutputError", 0, 2));
       // The retry is the Catch loop, not a Retry row: the state is entered twice, never "retried".
@@ -52,7 +52,7 @@ describe("§3.3 L3: Prompt → Process", () => {
     });
   }
 
-  it("§3.3 不正な tool 名 → エラーを含めてリトライ → a corrected reply goes on to the approval", async () => {
+  it("不正な tool 名 → エラーを含めてリトライ → a corrected reply goes on to the approval", async () => {
     const { execution, taskId } = await untilL3(jsonReply({ steps: [{ ...L3_STEPS[0], tool: "freee_unknown" }] }), l3Ok());
     const token = await h.local.waitForToken(taskId, "AwaitProcessApproval");
     const process = await h.store.getVersionOrThrow("process", taskId, 1);
@@ -65,7 +65,7 @@ describe("§3.3 L3: Prompt → Process", () => {
     await execution.done;
   });
 
-  it("issue 18: a write step freee's schema refuses (an ISO 8601 attendance time) → the schema's error goes into the retry → the corrected plan is approved", async () => {
+  it("a write step freee's schema refuses (an ISO 8601 attendance time) → the schema's error goes into the retry → the corrected plan is approved", async () => {
     const segment = (clock_in_at: string) => ({ employee_id: 1, date: "2026-12-03", work_record_segments: [{ clock_in_at, clock_out_at: "2026-12-03 18:00:00" }] });
     const plan = (clockIn: string) => jsonReply({ steps: [{ ...L3_STEPS[0] }, { stepId: "s2", order: 2, tool: "freee_hr_update_work_record", effect: "write", toolInput: JSON.stringify(segment(clockIn)), nameRefs: [] }] });
     const { execution, taskId } = await untilL3(plan("2026-12-03T09:00:00+09:00"), plan("2026-12-03 09:00:00"));
@@ -81,21 +81,21 @@ describe("§3.3 L3: Prompt → Process", () => {
     await execution.done;
   });
 
-  it("issue 18: a generic write to a path that is no freee operation is retried with that error, then caught", async () => {
+  it("a generic write to a path that is no freee operation is retried with that error, then caught", async () => {
     const bad = () => jsonReply({ steps: [{ stepId: "s1", order: 1, tool: "freee_api_post", effect: "write", toolInput: JSON.stringify({ path: "/api/1/invoices", body: {} }), nameRefs: [] }] });
     const { execution, taskId } = await untilL3(bad(), bad());
     await expectPipelineFailure(h, execution, taskId, l3Failure("MalformedOutputError", 0, 2));
     expect(JSON.stringify(l3Requests()[1]!.body.messages)).toContain("POST /api/1/invoices は freee API の操作ではありません");
   });
 
-  it("§3.3 Anthropic API エラー (529 overloaded): transient row, 3 retries, then caught", async () => {
+  it("Anthropic API エラー (529 overloaded): transient row, 3 retries, then caught", async () => {
     const overloaded = () => errorReply(529, "overloaded_error", "overloaded");
     const { execution, taskId } = await untilL3(overloaded(), overloaded(), overloaded(), overloaded());
     await expectPipelineFailure(h, execution, taskId, l3Failure("UpstreamServerError", 3));
     expect(retriesOf(execution, "GenerateProcess")).toBe(3);
   });
 
-  it("seed 001 refusal at L3: caught without retry", async () => {
+  it("refusal at L3: caught without retry", async () => {
     const { execution, taskId } = await untilL3(messageReply({ texts: [], stopReason: "refusal" }));
     await expectPipelineFailure(h, execution, taskId, l3Failure("RefusedResponseError"));
   });

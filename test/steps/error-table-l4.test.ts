@@ -3,10 +3,10 @@ import { cancelExecution, rerunExecution } from "../../lib/ingress/actions";
 import { AgentFailureMessages, SlackMessages } from "../../lib/core/messages/ja";
 import { ev } from "../../dev/fakes/anthropic";
 import { entriesOf, path, retriesOf, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
-import { decide, l1Ok, l2Ok, l3Ok, runExecution, slackTexts } from "./fixtures";
+import { approveTask, runExecution, slackTexts } from "./fixtures";
 
 /**
- * Error table conformance, L4 (seed 000 §3.4, §5, §6, E-5): the ExecutionRun that the approved pipeline starts
+ * Error table conformance, L4: the ExecutionRun that the approved pipeline starts
  * runs against the scripted Managed Agents server; faults are injected there.
  */
 let h: PipelineHarness;
@@ -20,11 +20,7 @@ beforeEach(() => {
 
 /** A task through both approvals; returns its first ExecutionRun. */
 async function untilRun() {
-  h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
-  const { execution, taskId } = h.startTask();
-  await decide(h, taskId, "prompt", 1, "approve");
-  await decide(h, taskId, "process", 1, "approve");
-  await execution.done;
+  const { execution, taskId } = await approveTask(h);
   expect(execution.status).toBe("SUCCEEDED");
   return { taskId, run: await runExecution(h, taskId) };
 }
@@ -45,11 +41,11 @@ async function expectRunFailure(taskId: string, run: Awaited<ReturnType<typeof u
   expect(audit[0]?.errorType).toBe(e.errorName);
   const texts = slackTexts(h);
   expect(texts.some((t) => t.includes(e.message))).toBe(true);
-  // E-2: the failed card offers [再実行] while reruns remain.
+  // The failed card offers [再実行] while reruns remain.
   expect(texts.some((t) => t.includes(e.message) && t.includes("再実行"))).toBe(true);
 }
 
-describe("§3.4 L4: Managed Agent Session", () => {
+describe("L4: Managed Agent Session", () => {
   it("golden path: completed; progress polled every interval; execution + task completed", async () => {
     const { taskId, run } = await untilRun();
     await run.done;
@@ -60,7 +56,7 @@ describe("§3.4 L4: Managed Agent Session", () => {
     expect(history.task.status).toBe("completed");
   });
 
-  it("§3.4 Session 作成失敗: retried 2 times, then failed + [再実行]", async () => {
+  it("Session 作成失敗: retried 2 times, then failed + [再実行]", async () => {
     h.agents.failNext({ method: "POST", path: "/v1/sessions", status: 500, times: 3 });
     const { taskId, run } = await untilRun();
     await expectRunFailure(taskId, run, { status: "failed", errorName: "UpstreamServerError", message: SlackMessages.l4Failed });
@@ -68,7 +64,7 @@ describe("§3.4 L4: Managed Agent Session", () => {
     expect(run.error).toBe("UpstreamServerError");
   });
 
-  it("§3.4 ポーリングタイムアウト / E-5: 360 s of polling (120 polls of 3 s) → timed_out with RunTimeoutError", async () => {
+  it("ポーリングタイムアウト: 360 s of polling (120 polls of 3 s) → timed_out with RunTimeoutError", async () => {
     h.agents.scriptNextSession(RUNNING_FOREVER);
     const { taskId, run } = await untilRun();
     await expectRunFailure(taskId, run, { status: "timed_out", errorName: "RunTimeoutError", message: SlackMessages.l4TimedOut });
@@ -80,14 +76,14 @@ describe("§3.4 L4: Managed Agent Session", () => {
     expect(h.agents.requests.some((r) => r.method === "POST" && /\/events$/.test(r.path) && String(JSON.stringify(r.body)).includes("user.interrupt"))).toBe(true);
   }, 60_000);
 
-  it("§3.4 Session エラーステータス: a terminal session.error → failed, no retry", async () => {
+  it("Session エラーステータス: a terminal session.error → failed, no retry", async () => {
     h.agents.scriptNextSession({ polls: [{ events: [ev.running()] }, { events: [ev.sessionError("api_error", "terminal")] }] });
     const { taskId, run } = await untilRun();
     await expectRunFailure(taskId, run, { status: "failed", errorName: "AgentRunFailedError", message: SlackMessages.l4Failed });
     expect(retriesOf(run, "PollSession")).toBe(0);
   });
 
-  it("§3.4 MCP Server 到達不可: mcp_connection_failed → failed", async () => {
+  it("MCP Server 到達不可: mcp_connection_failed → failed", async () => {
     h.agents.scriptNextSession({ polls: [{ events: [ev.running(), ev.sessionError("mcp_connection_failed_error", "exhausted")] }] });
     const { taskId, run } = await untilRun();
     await expectRunFailure(taskId, run, { status: "failed", errorName: "AgentRunFailedError", message: SlackMessages.l4Failed });
@@ -99,14 +95,14 @@ describe("§3.4 L4: Managed Agent Session", () => {
     expect(slackTexts(h).some((t) => t.includes(SlackMessages.l4Failed) && t.includes(AgentFailureMessages.mcp_unreachable))).toBe(true);
   });
 
-  it("§2 認証エラー: the MCP server refuses the session's credential → AuthError, no retry → failed with the freee connection message", async () => {
+  it("認証エラー: the MCP server refuses the session's credential → AuthError, no retry → failed with the freee connection message", async () => {
     h.agents.scriptNextSession({ polls: [{ events: [ev.running(), ev.sessionError("mcp_authentication_failed_error", "terminal")] }] });
     const { taskId, run } = await untilRun();
     await expectRunFailure(taskId, run, { status: "failed", errorName: "AuthError", message: SlackMessages.freeeConnectionFailed });
     expect(retriesOf(run, "PollSession")).toBe(0);
   });
 
-  it("§3.4 ツール実行エラー: returned to the agent, the run goes on; the card shows progress (the agent retries and finishes)", async () => {
+  it("ツール実行エラー: returned to the agent, the run goes on; the card shows progress (the agent retries and finishes)", async () => {
     h.agents.scriptNextSession({
       polls: [
         { events: [ev.running(), ev.mcpToolUse("freee_hr_list_employees", { year: 2026, month: 12 }), ev.mcpToolResult({ text: "403 Forbidden", isError: true })] },
@@ -123,7 +119,7 @@ describe("§3.4 L4: Managed Agent Session", () => {
     expect(h.slack.callsTo("chat.update").length + h.slack.callsTo("chat.postMessage").length).toBeGreaterThan(2);
   });
 
-  it("§3.4 ツール実行エラー, and the agent reports the step undone: IncompleteRunError + [再実行], not 完了", async () => {
+  it("ツール実行エラー, and the agent reports the step undone: IncompleteRunError + [再実行], not 完了", async () => {
     h.agents.scriptNextSession({
       polls: [
         { events: [ev.running(), ev.mcpToolUse("freee_hr_list_employees", { year: 2026, month: 12 }), ev.mcpToolResult({ text: "403 Forbidden", isError: true })] },
@@ -135,7 +131,7 @@ describe("§3.4 L4: Managed Agent Session", () => {
     expect((await h.store.loadHistory(taskId)).executions[0]?.completion).toMatchObject({ reported: "incomplete", writeStepsMissing: [] });
   });
 
-  it("§2 transient during polling (503 once): PollSession retried, the run completes", async () => {
+  it("transient during polling (503 once): PollSession retried, the run completes", async () => {
     h.agents.failNext({ method: "GET", path: /^\/v1\/sessions\/[^/]+$/, status: 503, times: 1 });
     const { run } = await untilRun();
     await run.done;
@@ -148,11 +144,7 @@ describe("hand-off to ExecutionRun", () => {
   it("StartExecution throttled: StartRun retried 3 times, then caught → the claimed run and the task are failed, a rerun stays possible", async () => {
     const throttled = () => Object.assign(new Error("Rate exceeded"), { name: "ThrottlingException", $metadata: {} });
     h.failStartExecution(throttled(), throttled(), throttled(), throttled());
-    h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
-    const { execution, taskId } = h.startTask();
-    await decide(h, taskId, "prompt", 1, "approve");
-    await decide(h, taskId, "process", 1, "approve");
-    await execution.done;
+    const { execution, taskId } = await approveTask(h);
     expect(execution.status).toBe("FAILED");
     expect(retriesOf(execution, "StartRun")).toBe(3);
     expect(path(execution)).toContain("StartRunFailed");
@@ -167,8 +159,8 @@ describe("hand-off to ExecutionRun", () => {
   });
 });
 
-describe("§6 中止 / §5 再実行", () => {
-  it("§6.1 cancel while running: the poll sees `cancelled`, interrupts, stamps cancelFinalizedAt, ends cancelled", async () => {
+describe("中止 / 再実行", () => {
+  it("cancel while running: the poll sees `cancelled`, interrupts, stamps cancelFinalizedAt, ends cancelled", async () => {
     h.agents.scriptNextSession(RUNNING_FOREVER);
     const { taskId, run } = await untilRun();
     await h.local.waitFor(() => run.events.some((e) => e.type === "StateExited" && (e as { state: { name: string } }).state.name === "PollSession"), 10_000, "first poll");
@@ -186,7 +178,7 @@ describe("§6 中止 / §5 再実行", () => {
     expect(slackTexts(h).some((t) => t.includes("中止"))).toBe(true);
   });
 
-  it("§6.2 the interrupt fails (5xx) → the DB is cancelled all the same; the poll is retried, sends it again, and only then 中止", async () => {
+  it("the interrupt fails (5xx) → the DB is cancelled all the same; the poll is retried, sends it again, and only then 中止", async () => {
     h.agents.scriptNextSession(RUNNING_FOREVER);
     const { taskId, run } = await untilRun();
     h.agents.failNext({ method: "POST", path: /\/events$/, status: 500, times: 2, when: (b) => JSON.stringify(b).includes("user.interrupt") });
@@ -208,7 +200,7 @@ describe("§6 中止 / §5 再実行", () => {
     expect(history.audit.filter((a) => a.action === "execution.cancelled")).toHaveLength(1);
   });
 
-  it("§6.2 the interrupt is refused for good (400) → 中止 at once, the refusal audited (the run's bearer is refused from now on)", async () => {
+  it("the interrupt is refused for good (400) → 中止 at once, the refusal audited (the run's bearer is refused from now on)", async () => {
     h.agents.scriptNextSession(RUNNING_FOREVER);
     const { taskId, run } = await untilRun();
     h.agents.failNext({ method: "POST", path: /\/events$/, status: 400, times: 1, when: (b) => JSON.stringify(b).includes("user.interrupt") });
@@ -224,7 +216,7 @@ describe("§6 中止 / §5 再実行", () => {
     expect(history.audit.filter((a) => a.action === "execution.cancelled")).toHaveLength(1);
   });
 
-  it("§5.1 rerun after a failure: a new Execution and a new session, same Process, completes", async () => {
+  it("rerun after a failure: a new Execution and a new session, same Process, completes", async () => {
     h.agents.scriptNextSession({ polls: [{ events: [ev.sessionError("api_error", "terminal")] }] });
     const { taskId, run } = await untilRun();
     await run.done;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ThrottledError } from "../../lib/core/errors/taxonomy";
 import { errorReply } from "../../dev/fakes/anthropic";
 import { retriesOf, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
-import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "./fixtures";
+import { l1Ok, runApprovedTask } from "./fixtures";
 
 /**
  * Issue 14 defect 1: the failure path is what tells the user, so it must outlast a throttling burst. Before, the
@@ -20,15 +20,10 @@ const FAILURE_STATES = ["RecordPipelineFailure", "RecordRunFailure", "ExpireProm
 
 describe("the failure path rides out a throttling burst", () => {
   it("RecordRunFailure: 8 throttled attempts in a row, then the run is recorded failed with error.L4", async () => {
-    h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
-    const { execution, taskId } = h.startTask();
+    // Armed before the task starts: nothing calls sessions or RecordRunFailure until the run.
     h.agents.failNext({ method: "POST", path: "/v1/sessions", status: 400, errorType: "invalid_request_error" });
     h.failInvocation("record-run-failure", ...throttled(8));
-    await decide(h, taskId, "prompt", 1, "approve");
-    await decide(h, taskId, "process", 1, "approve");
-    await execution.done;
-    const run = await runExecution(h, taskId);
-    await run.done;
+    const { taskId, run } = await runApprovedTask(h);
     expect(retriesOf(run, "RecordRunFailure")).toBe(8);
     expect(run.error).toBe("BadRequestError"); // the run's own failure, not the failure path's
     const history = await h.store.loadHistory(taskId);

@@ -51,16 +51,25 @@ export function runExecution(h: PipelineHarness, taskId: string, executionNo = 1
   return h.local.waitFor(() => h.local.execution("ExecutionRun", `${taskId}-e${executionNo}`), 10_000, `ExecutionRun ${executionNo}`);
 }
 
-/** The happy path to the end of run 1: L1–L3 answer as scripted, both approvals are given (callers check the run's status). */
-export async function runApprovedTask(h: PipelineHarness) {
-  h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
+/**
+ * The happy path to the end of TaskPipeline: L1–L3 answer as scripted and both approvals are given; the pipeline
+ * has ended (callers check its status — a StartRun fault ends it FAILED). Faults for the run are armed before.
+ */
+export async function approveTask(h: PipelineHarness, l3: ScriptedReply = l3Ok()) {
+  h.anthropic.enqueue(l1Ok(), l2Ok(), l3);
   const { execution, taskId, thread } = h.startTask();
   await decide(h, taskId, "prompt", 1, "approve");
   await decide(h, taskId, "process", 1, "approve");
   await execution.done;
-  const run = await runExecution(h, taskId);
+  return { execution, taskId, thread };
+}
+
+/** The happy path to the end of run 1: `approveTask`, then ExecutionRun 1 to its end (callers check the run's status). */
+export async function runApprovedTask(h: PipelineHarness) {
+  const approved = await approveTask(h);
+  const run = await runExecution(h, approved.taskId);
   await run.done;
-  return { execution, taskId, thread, run };
+  return { ...approved, run };
 }
 
 /** Every text Slack was sent (postMessage / update) for this run, in order. */
@@ -80,7 +89,7 @@ export interface ExpectedFailure {
   attempts?: number;
   errorName: string;
   layer: "L1" | "L2" | "L3" | "L4";
-  /** The seed §9.1 message the user must see. */
+  /** The message the user must see. */
   message: string;
   version?: { kind: "prompt" | "process"; version: number };
 }
@@ -88,7 +97,7 @@ export interface ExpectedFailure {
 /**
  * One row of the error table, checked from the local run: the state was retried exactly `retries` times and
  * then caught (the failure path ran), the task (and version) are `failed` with the error name, the
- * `error.<layer>` audit entry exists, and Slack was sent the seed §9.1 message.
+ * `error.<layer>` audit entry exists, and Slack was sent the user message.
  */
 export async function expectPipelineFailure(h: PipelineHarness, execution: LocalExecution, taskId: string, e: ExpectedFailure) {
   await execution.done;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { path, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
-import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "./fixtures";
+import { approveTask, runExecution } from "./fixtures";
 
 let h: PipelineHarness;
 beforeAll(async () => {
@@ -9,11 +9,7 @@ beforeAll(async () => {
 afterAll(async () => h.close());
 
 it("runs a whole task locally: L1 → L2 → approve → L3 → preview → approve → ExecutionRun → completed", async () => {
-  h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
-  const { execution, taskId } = h.startTask();
-  await decide(h, taskId, "prompt", 1, "approve");
-  await decide(h, taskId, "process", 1, "approve");
-  await execution.done;
+  const { execution, taskId } = await approveTask(h);
   expect(execution.status, JSON.stringify(execution.events.filter((e) => e.type === "StateFailed" || e.type === "ExecutionFailed"))).toBe("SUCCEEDED");
   expect(path(execution)).toEqual([
     "CreateTask",

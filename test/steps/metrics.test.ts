@@ -64,7 +64,7 @@ it("a rejection counts a regeneration", async () => {
   await h.local.waitFor(() => h.local.pendingTokens().find((p) => p.executionName === taskId && (p.payload as { version?: number }).version === 2), 10_000, "prompt v2 approval");
 });
 
-it("issue 13: a run whose agent ends its turn with a question counts as a failure of L4 and a silent failure (IncompleteRunError), not a completion", async () => {
+it("a run whose agent ends its turn with a question counts as a failure of L4 and a silent failure (IncompleteRunError), not a completion", async () => {
   captureEmf();
   h.agents.scriptNextSession({ polls: [{ events: [ev.running()] }, { events: [ev.agentMessage("どの従業員ですか？"), ev.idle("end_turn")] }] });
   const { taskId, run } = await runApprovedTask(h);

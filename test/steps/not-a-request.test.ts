@@ -7,7 +7,7 @@ import { expectPipelineFailure, l1Answer, l1NotARequest } from "./fixtures";
 
 /**
  * Issue 16, "not every message is a request": L1 reads a greeting or a question as no request; the task ends
- * `answered` (a normal end, DESIGN §3 user-originated), the thread gets L1's short reply and no plan, the audit
+ * `answered` (a normal end, user-originated), the thread gets L1's short reply and no plan, the audit
  * has `task.answered` and the ledger counts it as not_a_request. A malformed answer is an L1 failure as before.
  */
 let h: PipelineHarness;
@@ -61,7 +61,7 @@ describe("a message that asks for no work on freee", () => {
     expect((await h.store.getTaskOrThrow(taskId)).status).toBe("answered");
   });
 
-  it("seed 001: a malformed answer twice (a request without its task) → the L1 failure, as before", async () => {
+  it("a malformed answer twice (a request without its task) → the L1 failure, as before", async () => {
     const broken = () => messageReply(JSON.stringify({ kind: "request", reply: null, task: null }));
     h.anthropic.enqueue(broken(), broken());
     const { execution, taskId } = h.startTask("こんにちは");

@@ -6,7 +6,7 @@ import { decide, expectPipelineFailure, l1Ok, l2Ok, slackTexts } from "./fixture
 
 /**
  * The PreviewProcess state of the synthesized TaskPipeline, run locally against the strict freee fake: what the
- * Process card says before the approve button exists, and each Retry / Catch row of the state (DESIGN §3).
+ * Process card says before the approve button exists, and each Retry / Catch row of the state.
  */
 let h: PipelineHarness;
 beforeAll(async () => {
@@ -118,7 +118,7 @@ describe("names from the request, resolved before approval", () => {
 });
 
 describe("PreviewProcess error-table rows", () => {
-  it("§9.1 freee 接続エラー: the workspace's freee refresh answers invalid_grant → AuthError, no retry → the freee message", async () => {
+  it("freee 接続エラー: the workspace's freee refresh answers invalid_grant → AuthError, no retry → the freee message", async () => {
     h.freee.expireAccessTokens();
     h.freee.revokeRefreshTokens();
     const { execution, taskId } = await untilProcess();
@@ -134,14 +134,14 @@ describe("PreviewProcess error-table rows", () => {
     expect(path(execution)).not.toContain("AwaitProcessApproval");
   });
 
-  it("§7.1 freee 5xx (the client retries nothing itself): PreviewProcess retried 3 times, then caught", async () => {
+  it("freee 5xx (the client retries nothing itself): PreviewProcess retried 3 times, then caught", async () => {
     h.freee.fail({ method: "GET", path: "/hr/api/v1/employees/1" }, { status: 503 }, 4);
     const { execution, taskId } = await untilProcess();
     await expectPipelineFailure(h, execution, taskId, { state: "PreviewProcess", retries: 3, errorName: "UpstreamServerError", layer: "L3", message: SlackMessages.l3Failed, version: { kind: "process", version: 1 } });
     expect(employeeReads()).toBeGreaterThanOrEqual(4);
   });
 
-  it("§2 一時的エラー → 自動リトライ → 成功: one freee 429, the state is retried once and the card follows", async () => {
+  it("一時的エラー → 自動リトライ → 成功: one freee 429, the state is retried once and the card follows", async () => {
     h.freee.fail({ method: "GET", path: "/hr/api/v1/employees/1" }, { status: 429, headers: { "retry-after": "0" } }, 1);
     const { execution, taskId } = await untilProcess();
     await decide(h, taskId, "process", 1, "approve");
@@ -152,7 +152,7 @@ describe("PreviewProcess error-table rows", () => {
     expect((await h.store.getVersion("process", taskId, 1))?.preview?.steps[0]?.summary).toBe(SUMMARY);
   });
 
-  it("§7.2 timeout row: a freee read that times out is retried 2 times, then caught", async () => {
+  it("timeout row: a freee read that times out is retried 2 times, then caught", async () => {
     h.freee.fail({ method: "GET", path: "/hr/api/v1/employees/1" }, { delayMs: 1_000 }, 3);
     const { execution, taskId } = await untilProcess();
     await expectPipelineFailure(h, execution, taskId, { state: "PreviewProcess", retries: 2, errorName: "UpstreamTimeoutError", layer: "L3", message: SlackMessages.l3Failed, version: { kind: "process", version: 1 } });

@@ -10,7 +10,7 @@ import { ev } from "../../dev/fakes/anthropic";
 import { MCP_BEARER_SECRET, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
 import { cancelExecution } from "../../lib/ingress/actions";
 import { path } from "../support/local-sfn";
-import { decide, l1Ok, l2Ok, l3Ok, runExecution } from "./fixtures";
+import { approveTask, l1Ok, runExecution } from "./fixtures";
 
 /**
  * Issue 14 defect 1, the second line: when the failure path itself dies (here: DynamoDB throttled through all 13
@@ -41,12 +41,8 @@ const texts = () => h.slack.calls.filter((c) => c.method === "chat.postMessage" 
 
 describe("the reconciler", () => {
   it("a run whose failure path died: execution and task failed, error.L4 once, session interrupted, MCP refuses, card 失敗 + [再実行]", async () => {
-    h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
     h.agents.scriptNextSession({ polls: [{ events: [ev.running()] }, { events: [ev.sessionError("api_error", "terminal", "scripted failure")] }] });
-    const { execution, taskId } = h.startTask();
-    await decide(h, taskId, "prompt", 1, "approve");
-    await decide(h, taskId, "process", 1, "approve");
-    await execution.done;
+    const { taskId } = await approveTask(h);
     h.failInvocation("record-run-failure", ...outage());
     const run = await runExecution(h, taskId);
     await run.done;
@@ -65,7 +61,7 @@ describe("the reconciler", () => {
     expect(after.audit.filter((a) => a.action === "error.L4")).toHaveLength(1);
     const sessionId = after.executions[0]!.sessionId!;
     expect(h.agents.requestsTo("POST", `/v1/sessions/${sessionId}/events`).some((r) => JSON.stringify(r.body).includes("user.interrupt"))).toBe(true);
-    // The session's reason (AgentRunFailedError, stored by the poll) follows the §9.1 message.
+    // The session's reason (AgentRunFailedError, stored by the poll) follows the message.
     expect(texts().at(-2)).toBe(`実行 #1: ${SlackMessages.l4Failed} (${AgentFailureMessages.session_error})`);
 
     // Delivered again (EventBridge / Lambda retries): nothing more to repair, nothing written twice.
@@ -74,12 +70,8 @@ describe("the reconciler", () => {
   });
 
   it("a cancel whose interrupt failed past the poll's retries: run and task cancelled, card 中止中... until the reconciler gets the interrupt through, then 中止 + [再実行]", async () => {
-    h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
     h.agents.scriptNextSession({ polls: [{ events: [ev.running()] }] });
-    const { execution, taskId } = h.startTask();
-    await decide(h, taskId, "prompt", 1, "approve");
-    await decide(h, taskId, "process", 1, "approve");
-    await execution.done;
+    const { taskId } = await approveTask(h);
     const run = await runExecution(h, taskId);
     // The poll's 4 attempts and RecordRunFailure's one more; the reconciler's gets through.
     h.agents.failNext({ method: "POST", path: /\/events$/, status: 500, times: 5, when: (b) => JSON.stringify(b).includes("user.interrupt") });
@@ -90,7 +82,7 @@ describe("the reconciler", () => {
     expect(path(run)).toContain("RecordRunFailure");
     const before = await h.store.loadHistory(taskId);
     const sessionId = before.executions[0]!.sessionId!;
-    // Seed §6.2: cancelled whatever the interrupt does, so the MCP server refuses the run's calls; the card does
+    // cancelled whatever the interrupt does, so the MCP server refuses the run's calls; the card does
     // not claim the stop the session has not taken.
     expect(before.executions[0]).toMatchObject({ status: "cancelled", cancelledBy: h.actor.userId });
     expect(before.executions[0]?.cancelFinalizedAt).toBeUndefined();
@@ -113,7 +105,7 @@ describe("the reconciler", () => {
     expect(after.audit.filter((a) => a.action === "execution.cancelled")).toHaveLength(1);
   });
 
-  it("a pipeline whose failure path died at L2: the Prompt and the task failed, error.L2, the card shows the §9.1 L2 message", async () => {
+  it("a pipeline whose failure path died at L2: the Prompt and the task failed, error.L2, the card shows the L2 message", async () => {
     h.anthropic.enqueue(l1Ok(), errorReply(400, "invalid_request_error", "scripted refusal"));
     h.failInvocation("record-pipeline-failure", ...outage());
     const { execution, taskId } = h.startTask();

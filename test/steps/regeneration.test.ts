@@ -4,7 +4,7 @@ import { SlackMessages } from "../../lib/core/messages/ja";
 import { entriesOf, path, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
 import { decide, l1Ok, l2Ok, l3Ok, slackTexts } from "./fixtures";
 
-/** Seed 000 §4 (reject → regenerate, guard rails) and DESIGN §2 (approval waits end visibly). */
+/** Reject → regenerate with its guard rails, and approval waits that end visibly. */
 let h: PipelineHarness;
 beforeAll(async () => {
   h = await startPipelineHarness();
@@ -17,8 +17,8 @@ beforeEach(() => {
 
 const userTextOf = (i: number) => JSON.stringify(h.anthropic.requests[i]?.body.messages ?? "");
 
-describe("§4 却下 → 再生成", () => {
-  it("§4.1 / §4.3: each rejection makes vN+1 with the previous version and the reason in the request; the 6th rejection shows the limit and makes no new version", async () => {
+describe("却下 → 再生成", () => {
+  it("each rejection makes vN+1 with the previous version and the reason in the request; the 6th rejection shows the limit and makes no new version", async () => {
     h.anthropic.enqueue(l1Ok(), l2Ok("方針 v1"));
     const { execution, taskId } = h.startTask();
     for (let version = 1; version <= 6; version += 1) {
@@ -27,7 +27,7 @@ describe("§4 却下 → 再生成", () => {
       if (version < 6) {
         const next = version + 1;
         await h.local.waitFor(() => h.local.pendingTokens().find((p) => p.executionName === taskId && (p.payload as { version: number }).version === next), 10_000, `prompt v${next}`);
-        // §4.3 前バージョン参照: previous text + the reason, always.
+        // 前バージョン参照: previous text + the reason, always.
         const request = userTextOf(h.anthropic.requests.length - 1);
         expect(request).toContain(`方針 v${version}`);
         expect(request).toContain(`理由 ${version}`);
@@ -47,7 +47,7 @@ describe("§4 却下 → 再生成", () => {
     expect(h.anthropic.pending()).toBe(0);
   });
 
-  it("§4.2 Process rejection regenerates L3 with the previous steps and the reason; approving v2 starts the run", async () => {
+  it("Process rejection regenerates L3 with the previous steps and the reason; approving v2 starts the run", async () => {
     h.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok(), l3Ok());
     const { execution, taskId } = h.startTask();
     await decide(h, taskId, "prompt", 1, "approve");
@@ -81,7 +81,7 @@ describe("§4 却下 → 再生成", () => {
   });
 });
 
-describe("approval timeout (DESIGN §2: ends the task visibly)", () => {
+describe("approval timeout (ends the task visibly)", () => {
   it("States.Timeout on the Prompt wait → version expired, task closed, the card says so", async () => {
     h.anthropic.enqueue(l1Ok(), l2Ok());
     const { execution, taskId } = h.startTask();

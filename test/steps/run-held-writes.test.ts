@@ -6,10 +6,10 @@ import type { AgentRunner } from "../../lib/model/agent/agent-runner";
 import type { Execution } from "../../lib/core/domain/records";
 import type { PipelineDeps } from "../../lib/steps/ports";
 import { MCP_BEARER_SECRET, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
-import { decide, l1Ok, l2Ok, l3Ok, runExecution, slackTexts } from "./fixtures";
+import { approveTask, l3Ok, runExecution, slackTexts } from "./fixtures";
 
 /**
- * The poll that sees the session end its turn reads the run once (issue 17): what lands on the Execution after
+ * The poll that sees the session end its turn reads the run once: what lands on the Execution after
  * that read — a freee fault the MCP server stamps, a cancel — is the completing write's to refuse, and the verdict
  * write's to return. Each test holds a run with its session, stops its ExecutionRun, and calls PollSession as the
  * state machine would, with the fault or cancel landing while the agent is being polled.
@@ -35,10 +35,7 @@ const WRITE_PLAN = { steps: [{ stepId: "s1", order: 1, tool: "freee_hr_update_ba
 /** A run 1 with its session created and its ExecutionRun stopped: the test plays the next poll itself. */
 async function heldRun(l3 = l3Ok()) {
   h.agents.scriptNextSession({ polls: Array.from({ length: 500 }, () => ({ events: [ev.running()] })) });
-  h.anthropic.enqueue(l1Ok(), l2Ok(), l3);
-  const { taskId, thread } = h.startTask();
-  await decide(h, taskId, "prompt", 1, "approve");
-  await decide(h, taskId, "process", 1, "approve");
+  const { taskId, thread } = await approveTask(h, l3);
   const run = await runExecution(h, taskId);
   await h.local.waitFor(() => run.events.some((e) => e.type === "StateExited" && (e as { state: { name: string } }).state.name === "PollSession"), 10_000, "first poll");
   run.abort();

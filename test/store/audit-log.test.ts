@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(async () => table.close());
 
-describe("audit log (seed E-3, §10)", () => {
+describe("audit log", () => {
   it("records a state change once and logs it as structured JSON", async () => {
     const lines: string[] = [];
     const spy = vi.spyOn(process.stdout, "write").mockImplementation((c: string | Uint8Array) => (lines.push(String(c)), true));

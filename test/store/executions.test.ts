@@ -54,7 +54,7 @@ describe("executions", () => {
     expect(await s.store.recordRunFault(task.taskId, 1, fault)).toBe(false);
   });
 
-  it("cancel only from running: a completed run cannot be cancelled (seed §6.2)", async () => {
+  it("cancel only from running: a completed run cannot be cancelled", async () => {
     const task = await approvedTask();
     await s.store.allocateExecution(task.taskId, { from: ["process_review"], maxExecutions: 4 });
     await s.store.createExecution(task.taskId, { executionNo: 1, processVersion: 1, startedBy: "U1" });
@@ -63,7 +63,7 @@ describe("executions", () => {
     await expect(s.store.transitionExecution(task.taskId, 1, "cancelled", { from: ["running"] })).rejects.toBeInstanceOf(StateConflictError);
   });
 
-  it("rerun limit: the 4th run is allowed, the 5th is LimitReachedError (3 reruns, seed §5.2)", async () => {
+  it("rerun limit: the 4th run is allowed, the 5th is LimitReachedError (3 reruns)", async () => {
     const task = await approvedTask();
     for (let run = 1; run <= 4; run++) {
       const { executionNo } = await s.store.allocateExecution(task.taskId, { from: run === 1 ? ["process_review"] : ["failed", "cancelled"], maxExecutions: 4 });

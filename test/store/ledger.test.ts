@@ -39,7 +39,7 @@ describe("ledger report from the audit log", () => {
   it("counts each task once, by its latest terminal entry", () => {
     const ledger = buildLedger(entries, { since: "2026-11-01", until: "2026-11-30" });
     expect(ledger.byOutcome).toEqual({ completed: 1, failed: 2, timed_out: 0, cancelled: 1, limit_reached: 1, expired: 0, not_a_request: 1, in_progress: 1 });
-    // A greeting answered in the thread is neither a failure nor work in progress (issue 16).
+    // A greeting answered in the thread is neither a failure nor work in progress.
     expect(ledger.tasks.find((t) => t.taskId === "G")?.outcome).toBe("not_a_request");
   });
 
@@ -62,7 +62,7 @@ describe("ledger report from the audit log", () => {
     expect(text).toMatch(/L2\s+EmptyResponseError\s+1/);
   });
 
-  it("issue 13: runs the completion contract refused count by why (steps undone, freee connection), and each task is failed, not completed", () => {
+  it("runs the completion contract refused count by why (steps undone, freee connection), and each task is failed, not completed", () => {
     const runs = [
       e("G", "execution.started", "2026-11-07T00:01:00Z"),
       e("G", "error.L4", "2026-11-07T00:02:00Z", { layer: "L4", errorType: "IncompleteRunError" }),

@@ -5,7 +5,7 @@ import { useStore } from "./helpers";
 const s = useStore();
 
 describe("tasks", () => {
-  it("one message → one task: a second create returns the first, unchanged (seed §8 UNIQUE → idempotent)", async () => {
+  it("one message → one task: a second create returns the first, unchanged (UNIQUE → idempotent)", async () => {
     const t = s.thread();
     const first = await s.store.createTask({ thread: t, requesterId: "U1", requestText: "一回目", pipelineExecutionName: "n" });
     const again = await s.store.createTask({ thread: t, requesterId: "U2", requestText: "二回目", pipelineExecutionName: "n" });

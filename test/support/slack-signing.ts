@@ -1,14 +1,14 @@
-import { createHmac } from "node:crypto";
+import { slackSignature } from "../../dev/local/slack-signature";
 
 /**
- * Sign request bodies exactly as Slack does: `v0=` + hex HMAC-SHA256 of `v0:{timestamp}:{raw body}` with the
+ * Sign request bodies exactly as Slack does (through dev/local/slack-signature.ts, the one signer) with the
  * signing secret, sent as X-Slack-Signature with X-Slack-Request-Timestamp. Builds Function URL events
  * (API Gateway v2 shape: rawPath, lower-case headers, body, isBase64Encoded).
  */
 export const TEST_SIGNING_SECRET = "test-signing-secret-0123456789abcdef";
 
 export function signature(body: string, timestamp: number, secret = TEST_SIGNING_SECRET): string {
-  return `v0=${createHmac("sha256", secret).update(`v0:${timestamp}:${body}`).digest("hex")}`;
+  return slackSignature(body, secret, timestamp);
 }
 
 export function nowSeconds(): number {

@@ -1,5 +1,5 @@
 /**
- * The sandbox's scripted plans beyond the pay rule (issue 18): the requests a freee team makes every week, each
+ * The sandbox's scripted plans beyond the pay rule: the requests a freee team makes every week, each
  * planned with the tools and formats freee's schemas ask for, so they validate, get approved and run against the
  * strict fake. Recognised from the request's words; ids are the sandbox company's (dev/fakes/freee/state.ts).
  */
@@ -13,7 +13,7 @@ export function scenarioOf(request: string): Scenario | undefined {
   // 「この領収書をファイルボックスに登録して」 with a file shared: an upload of that file.
   if (/ファイルボックス|領収書|証憑|レシート/.test(request)) return "file_box";
   if (/請求書/.test(request)) return "invoice";
-  // 「備品購入 25 件をまとめて取引登録して」: a plan of many writes (issue 13: the approver sees every one).
+  // 「備品購入 25 件をまとめて取引登録して」: a plan of many writes (the approver sees every one).
   if (bulkCountOf(request) !== undefined) return "bulk_deals";
   if (/勤怠|出勤|退勤|打刻/.test(request)) return "attendance";
   if (/マイナス|控除|手数料/.test(request)) return "minus_line";

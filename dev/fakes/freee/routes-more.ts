@@ -6,7 +6,7 @@ import { dealRecord, nextId, TAX_CODES } from "./state";
 export const RECEIPT_FILES = new WeakMap<object, { name: string; type: string; size: number; sha256: string }>();
 
 /**
- * The operations issue 18 added to the vendored selection: deal update / delete / payments, manual journals (振替伝票),
+ * The operations added to the vendored selection: deal update / delete / payments, manual journals (振替伝票),
  * tags, sections, items, the file box, an account item, a partner, the monthly attendance summary, invoice update
  * and templates. As in routes.ts, the request has passed freee's schema; handlers check what it cannot (ids exist).
  */

@@ -11,7 +11,7 @@ export interface CallBudget {
   backoffMs: number;
 }
 
-/** DynamoDB (document client): SDK retries kept small, Step Functions owns the retry policy (DESIGN §2). */
+/** DynamoDB (document client): SDK retries kept small, Step Functions owns the retry policy (docs/architecture.md, shape on AWS). */
 export const DYNAMODB_CALL: CallBudget = { timeoutMs: 2_000, attempts: 2, backoffMs: 200 };
 /** Step Functions (StartExecution, SendTaskSuccess). */
 export const SFN_CALL: CallBudget = { timeoutMs: 3_000, attempts: 2, backoffMs: 200 };

@@ -1,6 +1,6 @@
 import { intEnv, listEnv, type Env } from "./env";
 
-/** DESIGN §5 limits and constants, configurable by environment (the CDK stack sets them from context). */
+/** Limits and constants (docs/architecture.md, limits), configurable by environment (the CDK stack sets them from context). */
 export interface Limits {
   pollIntervalSeconds: number;
   runTimeoutSeconds: number;
@@ -27,7 +27,7 @@ export function loadLimits(env: Env = process.env): Limits {
   };
 }
 
-/** Users who may act on any task besides its requester (DESIGN §6); workspace settings can add more. */
+/** Users who may act on any task besides its requester (docs/architecture.md, who may act); workspace settings can add more. */
 export function loadAdminUserIds(env: Env = process.env): string[] {
   return listEnv("ADMIN_USER_IDS", env);
 }

@@ -2,7 +2,7 @@ import type { CardState } from "./card-refresher";
 import type { Decision, Execution, PendingAudit, VersionKind } from "./records";
 
 /**
- * No effect without its audit (issue 14 defect 2, docs/CONTRACTS.md). Each user action's audit entry is built
+ * No effect without its audit (docs/CONTRACTS.md). Each user action's audit entry is built
  * here once, so the click that promises it, the step that resumes and every repairer write the same entry under
  * the same key (`action#subject`): written twice, stored once.
  */

@@ -1,7 +1,7 @@
 import * as z from "zod/mini";
 
 /**
- * What the approver is shown of each write step before approving (DESIGN §1, the Preview row): read from freee
+ * What the approver is shown of each write step before approving (the Preview row): read from freee
  * between L3 and the Process card, stored on the Process version, so the card, the approval and — after the run —
  * the Execution card (before → after) all show the same facts. Text is Japanese, ready to show; the structured
  * `changes` carry the same facts for a later comparison with what the run did.

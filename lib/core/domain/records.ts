@@ -3,7 +3,7 @@ import { PreviewCompanySchema, ProcessPreviewSchema } from "./preview";
 import { EXECUTION_STATUSES, TASK_STATUSES, VERSION_STATUSES } from "./status";
 
 /**
- * zod schemas for what the table holds (DESIGN §4). Types are inferred from them: one source of truth.
+ * zod schemas for what the table holds (docs/architecture.md, data model). Types are inferred from them: one source of truth.
  * `zod/mini` (the same zod core, functional checks): the Slack ingress parses these records, and the full `zod`
  * API would add ~450 KB to its bundle (docs/bench.md).
  */
@@ -69,7 +69,7 @@ export const TaskSchema = z.object({
   executionCount: z.int().check(z.nonnegative()),
   cards: CardRefsSchema,
   pipelineExecutionName: z.string().check(z.minLength(1)),
-  /** Why the task is `failed` (L1–L3) — the card shows the seed §9.1 message of that layer. */
+  /** Why the task is `failed` (L1–L3) — the card shows the message (docs/architecture.md, messages) of that layer. */
   failure: z.optional(z.object({ layer: z.enum(["L1", "L2", "L3", "L4"]), errorName: z.string().check(z.minLength(1)), at: isoTime })),
   /** Why the task is `closed`. */
   closedReason: z.optional(z.enum(["regeneration_limit", "approval_expired"])),
@@ -84,7 +84,7 @@ export const LAYERS = ["ingress", "L1", "L2", "L3", "L4", "freee", "slack", "adm
 export type Layer = (typeof LAYERS)[number];
 
 /**
- * An audit entry promised by the write that makes an effect possible (DESIGN §6, docs/CONTRACTS.md "No effect
+ * An audit entry promised by the write that makes an effect possible (docs/architecture.md, who may act, docs/CONTRACTS.md "No effect
  * without its audit"): the decision write of a version, the cancel write and the claim of an Execution carry it,
  * in the same conditional write, so the entry exists (or is guaranteed) before the effect. The step that resumes
  * writes it under its deterministic key (action#subject); the failure path, the reconciler and a repeated click
@@ -135,7 +135,7 @@ export const PromptVersionSchema = z.object({
 export type PromptVersion = z.infer<typeof PromptVersionSchema>;
 
 /**
- * What an `agent_decide` step may read (DESIGN §7): these read tools, and for the free-form GET only paths under
+ * What an `agent_decide` step may read (docs/architecture.md, the approved Process is the capability): these read tools, and for the free-form GET only paths under
  * these prefixes. An agent_decide step never writes.
  */
 export const ReadScopeSchema = z.object({

@@ -1,7 +1,7 @@
 import { IllegalTransitionError } from "../errors/taxonomy";
 
 /**
- * Status models of DESIGN §4 as data. Every status change goes through `assertTransition` and is then written
+ * Status models (docs/architecture.md, data model) as data. Every status change goes through `assertTransition` and is then written
  * conditionally (`status = :expected`), so a double click or a retried Lambda cannot do a step twice.
  */
 

@@ -1,7 +1,7 @@
 import { EmptyResponseError, RefusedResponseError, TruncatedResponseError } from "./taxonomy";
 
 /**
- * Exception Translation for LLM replies (seed 001): a "200 OK" is judged against a contract before anything
+ * Exception Translation for LLM replies (docs/architecture.md, error table): a "200 OK" is judged against a contract before anything
  * is stored. The judge is provider-neutral; each provider's stop-reason names are mapped where its contract is
  * built (see `anthropicContract`).
  */

@@ -1,5 +1,5 @@
 /**
- * The error taxonomy of DESIGN §3. Step Functions matches `ErrorEquals` against the name a Lambda throws: the
+ * The error taxonomy (docs/architecture.md, error table). Step Functions matches `ErrorEquals` against the name a Lambda throws: the
  * names ARE the contract with the state machines. So every class spells its name as a string literal (as
  * Powertools does), never `constructor.name` / `new.target.name`, which a minifier renames; the bundling options
  * also keep names (infra/bundling.ts), and test/bundle/ proves both on the shipped bundles.
@@ -60,7 +60,7 @@ export class ThrottledError extends TransientError {
   override readonly name: string = "ThrottledError";
 }
 
-// ---------------------------------------------------------------- silent failures (seed 001)
+// ---------------------------------------------------------------- silent failures (docs/architecture.md, error table)
 
 /** A "200 OK" reply that does not meet its contract. Catching the base catches all three. */
 export abstract class SilentFailureError extends AppError {
@@ -86,7 +86,7 @@ export class RefusedResponseError extends SilentFailureError {
 }
 
 /**
- * L4's completion contract (DESIGN §3): the session ended its turn, but an approved write step has no recorded
+ * L4's completion contract (docs/architecture.md, error table): the session ended its turn, but an approved write step has no recorded
  * successful tool call, or the agent's final message is empty, cut off or refused. A rerun does only the steps
  * not done.
  */
@@ -108,8 +108,8 @@ export class BadRequestError extends AppError {
 }
 /**
  * A conditional write found another state than expected (double click, redelivery, retried Lambda) or a
- * transition the state model forbids. Not in seed 000's table as such: it is seed §8's "UNIQUE violation"
- * seen from the caller, and the caller decides whether "already done" is success.
+ * transition the state model forbids. A refused conditional write means "it exists already"
+ * (docs/architecture.md, data model), seen from the caller, and the caller decides whether "already done" is success.
  */
 export class StateConflictError extends AppError {
   override readonly name: string = "StateConflictError";
@@ -150,7 +150,7 @@ export type AgentFailureReason =
   | "mcp_unreachable"
   | "model_overloaded";
 /**
- * The Managed Agents session ended in failure (DESIGN §7): a terminal `session.error`, `requires_action`,
+ * The Managed Agents session ended in failure (docs/architecture.md, the approved Process is the capability): a terminal `session.error`, `requires_action`,
  * `retries_exhausted`, `budget_reached` or `session.status_terminated`. Retrying the poll cannot help; a rerun can.
  */
 export class AgentRunFailedError extends AppError {

@@ -1,7 +1,7 @@
 import type { FreeeAuthReason } from "../domain/freee-auth";
 
 /**
- * User-facing Japanese messages, word for word from seed 000 §9.1 (Slack) and §9.2 (admin surface, which lives
+ * User-facing Japanese messages, listed in docs/architecture.md (messages): Slack, and the admin surface (which lives
  * in App Home and the HTTP pages). No technical detail goes into these: the audit log holds that.
  */
 export const SlackMessages = {
@@ -17,13 +17,13 @@ export const SlackMessages = {
 
 /**
  * A message L1 read as no request for work on freee (a greeting, a question): the reply is L1's; this line says
- * that nothing was planned. Not a seed §9.1 row (the seed has no such case).
+ * that nothing was planned. Its own row in docs/architecture.md (messages).
  */
 export const NotARequestMessages = {
   noTask: "freee の操作の依頼ではないため、タスクは作成していません。freee で行いたいことを書いて送ると、実行計画を作って承認をお願いします。",
 } as const;
 
-/** The Execution card's words (issue 16): step results, what changed in freee, what a stopped run did. */
+/** The Execution card's words: step results, what changed in freee, what a stopped run did. */
 export const ExecutionCardTexts = {
   written: "freee に書き込みました",
   doneEarlier: "前回の実行で完了（再送していません）",
@@ -64,7 +64,7 @@ export const AdminMessages = {
 } as const;
 
 /**
- * Who may do what (issue 15), not seed §9 rows (the seed has no such case): shown in App Home, the connect pages
+ * Who may do what (docs/architecture.md, who may act): shown in App Home, the connect pages
  * and as ephemeral refusals. None names another user, team or id.
  */
 export const AccessMessages = {
@@ -88,7 +88,7 @@ export const HomeTexts = {
 
 /**
  * A freee write that may have reached freee and could not be confirmed by reading back (WriteOutcomeUnknownError,
- * DESIGN §3). Not a seed §9.1 row: the seed has no such case. The user must look in freee before a rerun; a rerun
+ * docs/architecture.md, error table). The user must look in freee before a rerun; a rerun
  * reads back again before it writes.
  */
 export const WriteOutcomeUnknownMessages = {
@@ -161,8 +161,8 @@ export type SlackMessageKey = keyof typeof SlackMessages;
 export type AdminMessageKey = keyof typeof AdminMessages;
 
 /**
- * Why a Managed Agents run failed (AgentRunFailedError.reason), shown under the §9.1 message on the Execution card
- * and kept in the error.L4 audit entry. Not §9.1 text (the seed has one message for every L4 failure).
+ * Why a Managed Agents run failed (AgentRunFailedError.reason), shown under the user message on the Execution card
+ * and kept in the error.L4 audit entry. Not the failure message itself (one serves every L4 failure).
  */
 export const AgentFailureMessages = {
   session_error: "エージェントのセッションでエラーが発生しました。",
@@ -179,7 +179,7 @@ export function agentFailureMessageFor(reason: string | undefined): string | und
   return reason !== undefined && Object.hasOwn(AgentFailureMessages, reason) ? AgentFailureMessages[reason as keyof typeof AgentFailureMessages] : undefined;
 }
 
-/** The §9.1 message for a failure of one layer. */
+/** The user message for a failure of one layer. */
 export function failureMessageFor(layer: "L1" | "L2" | "L3" | "L4", errorName?: string): string {
   switch (layer) {
     case "L1":
@@ -201,8 +201,8 @@ export function failureMessageFor(layer: "L1" | "L2" | "L3" | "L4", errorName?: 
 }
 
 /**
- * The §9.1 limit message for a LimitReachedError. `count` is the limit in force (MAX_REGENERATIONS /
- * MAX_RERUNS): at the DESIGN defaults (5 / 3) the text is the seed's, word for word; another setting shows its
+ * The limit message for a LimitReachedError. `count` is the limit in force (MAX_REGENERATIONS /
+ * MAX_RERUNS): at the defaults (5 / 3) the text is the one listed in docs/architecture.md; another setting shows its
  * own number rather than a wrong one.
  */
 export function limitMessageFor(limit: "regenerations" | "reruns", count?: number): string {

@@ -69,7 +69,7 @@ function* loggers(): Generator<Logger> {
 
 export const logger = createLogger(process.env.POWERTOOLS_SERVICE_NAME ?? "slack-mcp-agent");
 
-/** Seed §10.1's error line: layer, error_type, error_message and context. */
+/** The error log line (docs/architecture.md, error table): layer, error_type, error_message and context. */
 export function logLayerError(log: Logger, layer: Layer, error: unknown, context: Record<string, unknown> = {}): void {
   const err = error instanceof Error ? error : new Error(String(error));
   log.error(`${layer} failed: ${err.name}`, {

@@ -2,7 +2,7 @@ import { FREEE_OPERATIONS, findOperation, type FreeeOperation, type HttpMethod }
 
 /**
  * The freee operations a plan may use, from the vendored schemas (lib/freee/openapi), with what each does to freee:
- * - `effect`: a GET reads; POST / PUT / PATCH / DELETE write (DESIGN §3: writes are never retried blindly).
+ * - `effect`: a GET reads; POST / PUT / PATCH / DELETE write (writes are never retried blindly).
  * - `company`: where the connected company goes (a `company_id` query parameter, or the body's `company_id`).
  * - `readBack`: how a write whose reply was lost is settled (lib/freee/write-reconciler.ts):
  *   `marker`  — a POST whose record has a free text field for our marker (`sma:<task>:p<v>:<step>`) and a list

@@ -5,7 +5,7 @@ import vendored from "./freee-operations.json";
 /**
  * freee's own OpenAPI schemas (vendored by scripts/vendor-freee-openapi.ts from freee/freee-api-schema, MIT) as a
  * request validator: which operation a method + path is, and whether its query, path parameters and JSON body
- * are what freee accepts. The MCP server and L3 plan validation use it (issue 18), and the test fake of freee
+ * are what freee accepts. The MCP server and L3 plan validation use it, and the test fake of freee
  * answers 400 exactly when it says no.
  *
  * Two deliberate readings of the schemas:

@@ -7,7 +7,7 @@ import { operationByTemplate } from "../openapi/operations";
  * What a freee tool is (lib/freee/tools/registry.ts lists them): its name and Japanese description, whether it only
  * reads, the JSON Schema of its input (what tools/list and the catalogue show), how an input is read (coerced,
  * unknown keys refused) and the freee request an input makes. There is no `company_id` in any input: the company
- * is always the workspace's connected one (DESIGN §7), never the model's choice.
+ * is always the workspace's connected one (docs/architecture.md, the approved Process is the capability), never the model's choice.
  * Every request a tool makes is also checked against freee's schema for that operation (lib/freee/tools/normalise.ts).
  */
 export type InputRead = { ok: true; input: Record<string, unknown> } | { ok: false; issues: string[] };

@@ -3,10 +3,10 @@ import { issueText } from "./define";
 import type { FreeeToolDefinition } from "./registry";
 
 /**
- * One spelling per input (DESIGN §7: an approved write matches on normalised input). The tool reads the value —
+ * One spelling per input (an approved write matches on normalised input). The tool reads the value —
  * numeric strings become numbers, unknown keys are refused — and `company_id` leaves the input: the company is
  * the workspace's connected one. A `company_id` the caller spells out is accepted only when it is that company.
- * Then the request the input makes is checked against freee's own schema for its operation (issue 18): what
+ * Then the request the input makes is checked against freee's own schema for its operation: what
  * does not validate is refused here — at plan time in L3, and in the MCP server before freee is called.
  * Keys are sorted in the canonical form, so key order never makes two writes differ.
  */

@@ -115,7 +115,7 @@ export function isWriteStep(step: { tool: string }): boolean {
 
 /**
  * The tools a session may use for an approved Process: the tools its steps name, plus the read tools each
- * `agent_decide` step's scope names. Nothing else is enabled (DESIGN §7); the MCP server enforces the finer
+ * `agent_decide` step's scope names. Nothing else is enabled (docs/architecture.md, the approved Process is the capability); the MCP server enforces the finer
  * rules (write input, path prefixes) per call.
  */
 export function allowedToolsForSteps(steps: readonly { tool: string; readScope?: { tools: readonly string[] } }[]): string[] {

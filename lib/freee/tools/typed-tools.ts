@@ -12,7 +12,7 @@ import { typedSummaryOf } from "./summaries";
 
 /**
  * A whole number as freee wants it. A numeric string ("300000", "300000.0") is read as the number, so the same
- * amount written three ways is one value (DESIGN §7: an approved write matches on normalised input).
+ * amount written three ways is one value (an approved write matches on normalised input).
  */
 const NUMERIC_STRING = /^\s*-?\d+(\.0+)?\s*$/;
 function whole(schema: z.ZodNumber = z.number().int()) {

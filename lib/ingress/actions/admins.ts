@@ -13,7 +13,7 @@ export interface SlackRole {
 /** Looks a member up in Slack; undefined when Slack does not know the member (or cannot say: see the implementation). */
 export type SlackRoleLookup = (actor: Actor) => Promise<SlackRole | undefined>;
 
-/** Who counts as an admin of a workspace (DESIGN §6): asked by the actions, App Home and the freee connect flow. */
+/** Who counts as an admin of a workspace (docs/architecture.md, who may act): asked by the actions, App Home and the freee connect flow. */
 export interface AdminCheck {
   /** In ADMIN_USER_IDS: an admin of every workspace the deployment serves, known without any call. */
   isListed(userId: string): boolean;

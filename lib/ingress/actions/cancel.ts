@@ -11,7 +11,7 @@ export interface ExecutionTarget {
 }
 
 /**
- * Seed §6.2: only a running Execution can be cancelled. The Execution becomes `cancelled` here (cancelledBy /
+ * docs/architecture.md (limits): only a running Execution can be cancelled. The Execution becomes `cancelled` here (cancelledBy /
  * cancelledAt) whether or not the later interrupt of the agent session succeeds — ExecutionRun sends that on
  * its next poll, then ends the task `cancelled`, audits it and shows 中止. The card shows 中止中... at once.
  *

@@ -38,7 +38,7 @@ export function reject(deps: ActionDeps, actor: Actor, target: VersionTarget, re
 }
 
 /**
- * CONTRACTS "Approval", on the ack path (DESIGN §6: the 200 waits for this): one conditional write
+ * CONTRACTS "Approval", on the ack path (the 200 waits for this): one conditional write
  * `pending_approval → approved|rejected` that checks the workspace and the requester and returns the old item
  * (lib/store/decision.ts), then SendTaskSuccess with the token it held (lib/steps/machines/resume-approval.ts). Two
  * upstream calls. The decision is on the version item from the first write on (before the effect); the resumed

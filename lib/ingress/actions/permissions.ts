@@ -2,7 +2,7 @@ import type { Task } from "../../core/domain/records";
 import type { ActionDeps, Actor } from "./types";
 
 /**
- * DESIGN §6: the requester and the workspace admins (lib/ingress/actions/admins.ts) may act on a task; nobody else. The
+ * docs/architecture.md (who may act): the requester and the workspace admins (lib/ingress/actions/admins.ts) may act on a task; nobody else. The
  * requester costs nothing more; only another clicker is looked up.
  */
 export async function mayActOn(deps: Pick<ActionDeps, "admins">, actor: Actor, task: Task): Promise<boolean> {

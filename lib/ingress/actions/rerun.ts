@@ -7,9 +7,9 @@ import { refreshQuietly, rerenderStale } from "./refresh";
 import { ActionMessages, type ActionDeps, type ActionResult, type Actor } from "./types";
 
 /**
- * Seed §5.2: a rerun is a new Execution record (history kept) of the same approved Process, run in a new
+ * docs/architecture.md (limits): a rerun is a new Execution record (history kept) of the same approved Process, run in a new
  * session, at most `maxReruns` times; past that the rerun limit message. Allowed after a failure, a timeout
- * or a cancel (§6.2). A double click claims one execution number (conditional write in allocateExecution); a
+ * or a cancel (docs/architecture.md, limits). A double click claims one execution number (conditional write in allocateExecution); a
  * click while that run is starting resumes the same idempotent start, so a start that died half way recovers.
  */
 export async function rerunExecution(deps: ActionDeps, actor: Actor, target: ExecutionTarget): Promise<ActionResult> {

@@ -8,7 +8,7 @@ import { AGENT_DECIDE, isWriteStep, toolSummary } from "../../freee/tools/summar
 import { codeCell, inlineMrkdwn, wholeSection, type Card } from "./blocks";
 
 /**
- * The Execution card's body (issue 16): one line per approved step with its state and a one-line result; once
+ * The Execution card's body: one line per approved step with its state and a one-line result; once
  * the run has ended, what changed in freee (the preview's before → after of each write the MCP server recorded
  * done, linked to the record where freee has a page for it), what the reads returned, and — for a run that
  * stopped — what ran and what was written. Every part is bounded so the card stays within Block Kit's limits

@@ -52,7 +52,7 @@ export function registerApprovalListeners(app: App, deps: BoltDeps): void {
     return ack();
   });
 
-  // Process review (issue 13): the raw input of a step, and the whole plan in the modal that approves it.
+  // Process review: the raw input of a step, and the whole plan in the modal that approves it.
   onButton(app, button, ActionIds.showInput, StepInputValueSchema, async (p, client) => {
     if (p.triggerId === undefined) return undefined;
     const loaded = await loadForInput(deps.actions, p.actor, p.value);

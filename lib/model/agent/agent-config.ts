@@ -4,7 +4,7 @@ import { loadLimits } from "../../core/config/limits";
 import { FatalConfigError } from "../../core/errors/taxonomy";
 import { AGENT_SYSTEM_PROMPT, AGENT_SYSTEM_PROMPT_VERSION } from "./agent-prompt";
 
-/** Settings of the Managed Agents run (DESIGN §7), read once per cold start. */
+/** Settings of the Managed Agents run (docs/architecture.md, the approved Process is the capability), read once per cold start. */
 export interface AgentConfig {
   /** The freee MCP Function URL the agent calls (`MCP_SERVER_URL`). */
   mcpServerUrl: string;

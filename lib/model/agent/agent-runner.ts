@@ -1,7 +1,7 @@
 import type { ExecutionProgress, ProcessStep, TokenUsage } from "../../core/domain/records";
 
 /**
- * L4 as the ExecutionRun state machine sees it (DESIGN §7). Implemented on Claude Managed Agents by
+ * L4 as the ExecutionRun state machine sees it (docs/architecture.md, the approved Process is the capability). Implemented on Claude Managed Agents by
  * `ManagedAgentRunner` (lib/model/agent/managed-agent-runner.ts). Errors leave as taxonomy classes: transient ones
  * are retried by Step Functions; a failed session is an AgentRunFailedError / RefusedResponseError / AuthError.
  */

@@ -7,7 +7,7 @@ import { AGENT_SETUP_CONFIG_NAME, putAgentSetup, readAgentSetup, type AgentSetup
 import type { AgentConfig } from "./agent-config";
 
 /**
- * The agent and the environment are created ONCE (DESIGN §7), on first use, and their ids kept in the
+ * The agent and the environment are created ONCE (docs/architecture.md, the approved Process is the capability), on first use, and their ids kept in the
  * table under `Keys.appConfig("managed-agent")`. Two cold starts racing both create a pair; the conditional
  * put lets exactly one pair win and the loser archives its own pair and uses the winner's ids.
  * A new pair is made only when the definition changes (the config fingerprint: MCP URL, model, prompt version).

@@ -34,7 +34,7 @@ export interface ManagedAgentRunnerDeps {
 }
 
 /**
- * L4 on Claude Managed Agents (DESIGN §7). `start` creates one session per Execution; `poll` reads the
+ * L4 on Claude Managed Agents (docs/architecture.md, the approved Process is the capability). `start` creates one session per Execution; `poll` reads the
  * session and its new events; `interrupt` sends `user.interrupt`. Errors leave as taxonomy classes.
  */
 export class ManagedAgentRunner implements AgentRunner {

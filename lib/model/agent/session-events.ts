@@ -7,7 +7,7 @@ import { errorNote, MAX_TABLES, okNote, readTableOf } from "./step-results";
 
 /**
  * Reads a batch of new session events (chronological) into card progress and the run's outcome
- * (DESIGN §7). Pure: no I/O, so every signal is unit-testable. Failure signals throw the taxonomy class.
+ * (docs/architecture.md, the approved Process is the capability). Pure: no I/O, so every signal is unit-testable. Failure signals throw the taxonomy class.
  */
 
 /** seenEventIds only needs the ids at the time boundary of the `created_at[gte]` filter; keep it bounded. */

@@ -9,7 +9,7 @@ export const SESSION_METADATA_KEYS = { taskId: "taskId", executionId: "execution
 
 /**
  * The session for one Execution: the agent with per-session tool overrides — the freee toolset stays
- * disabled/always_ask by default and only the approved tools are enabled and always_allow'ed (DESIGN §7) —
+ * disabled/always_ask by default and only the approved tools are enabled and always_allow'ed (docs/architecture.md, the approved Process is the capability) —
  * the per-execution vault holding the MCP bearer, and the approved steps as the first user.message.
  */
 export function buildSessionCreateParams(args: {

@@ -18,7 +18,7 @@ export interface StartExecutionRunRequest {
   /** `process_review` for the first run (after the Process approval), `failed` / `cancelled` for a rerun. */
   from: readonly TaskStatus[];
   actorId: string;
-  /** 1 + the rerun limit (DESIGN §5: 3 reruns → 4 executions). */
+  /** 1 + the rerun limit (3 reruns → 4 executions). */
   maxExecutions: number;
   /** Task fields set by the same write that claims the run (the first run: which Process version it runs). */
   set?: Record<string, unknown>;

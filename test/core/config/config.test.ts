@@ -11,7 +11,7 @@ describe("settings fail loudly (FatalConfigError at cold start)", () => {
     expect(requireEnv("TABLE_NAME", { TABLE_NAME: "t" })).toBe("t");
   });
 
-  it("limits default to DESIGN §5 and can be overridden", () => {
+  it("limits default to docs/architecture.md (limits) and can be overridden", () => {
     expect(loadLimits({})).toEqual({ pollIntervalSeconds: 3, runTimeoutSeconds: 360, maxRegenerations: 5, maxReruns: 3, approvalTimeoutSeconds: 604800 });
     expect(loadLimits({ MAX_RERUNS: "1" }).maxReruns).toBe(1);
     expect(DEFAULT_LIMITS.runTimeoutSeconds).toBe(360);

@@ -11,7 +11,7 @@ import {
 import { IllegalTransitionError, StateConflictError } from "../../../lib/core/errors/taxonomy";
 import { executionIdFor, ProcessStepSchema, taskIdFor, TaskSpecSchema } from "../../../lib/core/domain/records";
 
-describe("status transitions as data (DESIGN §4)", () => {
+describe("status transitions as data", () => {
   it("versions: generating → pending_approval → approved / rejected / failed", () => {
     expect(canTransition("version", "generating", "pending_approval")).toBe(true);
     expect(canTransition("version", "pending_approval", "approved")).toBe(true);
@@ -27,7 +27,7 @@ describe("status transitions as data (DESIGN §4)", () => {
     expect(canTransition("execution", "pending", "running")).toBe(true);
   });
 
-  it("cancel only from running (seed §6.2), never from a finished run", () => {
+  it("cancel only from running, never from a finished run", () => {
     expect(canTransition("execution", "running", "cancelled")).toBe(true);
     expect(canTransition("execution", "completed", "cancelled")).toBe(false);
     expect(canTransition("execution", "failed", "cancelled")).toBe(false);
@@ -39,7 +39,7 @@ describe("status transitions as data (DESIGN §4)", () => {
     expect(() => assertTransition("task", "completed", "executing")).toThrow(/completed → executing/);
   });
 
-  it("a rerun starts from failed or cancelled, never from completed (seed §5.2, §6.2)", () => {
+  it("a rerun starts from failed or cancelled, never from completed", () => {
     expect(canTransition("task", "failed", "executing")).toBe(true);
     expect(canTransition("task", "cancelled", "executing")).toBe(true);
     expect(canTransition("task", "completed", "executing")).toBe(false);

@@ -20,7 +20,7 @@ import {
 const headers = (h: Record<string, string> = {}) => new Headers(h);
 const body = (type: string) => ({ type: "error", error: { type, message: type } });
 
-describe("classifier: Anthropic SDK errors (seed §7.2)", () => {
+describe("classifier: Anthropic SDK errors", () => {
   it("RateLimitError → RateLimitedError (transient) with Retry-After, cause kept", () => {
     const cause = new Anthropic.RateLimitError(429, body("rate_limit_error"), "rate", headers({ "retry-after": "7" }));
     const err = classifyAnthropicError(cause);
@@ -90,7 +90,7 @@ describe("classifier: AWS SDK errors", () => {
     expect(err?.cause).toBe(cause);
   });
 
-  it("ConditionalCheckFailedException → StateConflictError (seed §8 UNIQUE violation: return what exists)", () => {
+  it("ConditionalCheckFailedException → StateConflictError (UNIQUE violation: return what exists)", () => {
     const err = classifyAwsError(awsError("ConditionalCheckFailedException", 400));
     expect(err).toBeInstanceOf(StateConflictError);
   });

@@ -23,7 +23,7 @@ function message(overrides: Record<string, unknown>): Anthropic.Message {
   } as unknown as Anthropic.Message;
 }
 
-describe("response contract judge (seed 001 Exception Translation)", () => {
+describe("response contract judge (Exception Translation)", () => {
   it("valid: returns the text", () => {
     expect(judgeAnthropicMessage(message({}))).toBe("要約です。");
   });

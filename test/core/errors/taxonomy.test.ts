@@ -26,7 +26,7 @@ import {
   UpstreamTimeoutError,
   type ErrorKind, FreeeCompanyChangedError } from "../../../lib/core/errors/taxonomy";
 
-// DESIGN §3, one row each: class → kind. The name is what Step Functions' ErrorEquals matches.
+// The error table of docs/architecture.md, one row each: class → kind. The name is what Step Functions' ErrorEquals matches.
 const rows: Array<[string, () => AppError, ErrorKind]> = [
   ["TransientError", () => new TransientError("x"), "transient"],
   ["RateLimitedError", () => new RateLimitedError("x", { retryAfterSeconds: 3 }), "transient"],
@@ -52,7 +52,7 @@ const rows: Array<[string, () => AppError, ErrorKind]> = [
   ["AgentRunFailedError", () => new AgentRunFailedError("x", { reason: "session_error" }), "business"],
 ];
 
-describe("error taxonomy (DESIGN §3)", () => {
+describe("error taxonomy", () => {
   it.each(rows)("%s sets its own name and kind and keeps its cause", (name, make, kind) => {
     const err = make();
     expect(err.name).toBe(name);
@@ -76,7 +76,7 @@ describe("error taxonomy (DESIGN §3)", () => {
     }
   });
 
-  it("catching SilentFailureError catches all three silent failures, and the subclass says which (seed 001)", () => {
+  it("catching SilentFailureError catches all three silent failures, and the subclass says which", () => {
     const errors = [new EmptyResponseError("e"), new TruncatedResponseError("t"), new RefusedResponseError("r")];
     const seen = errors.map((err) => {
       try {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { AdminMessages, failureMessageFor, limitMessageFor, SlackMessages, WriteOutcomeUnknownMessages } from "../../../lib/core/messages/ja";
 
-// Seed 000 §9.1 and §9.2, word for word: one test per message.
-describe("Slack messages (seed §9.1)", () => {
+// The messages of docs/architecture.md, word for word: one test per message.
+describe("Slack messages", () => {
   it("L1 失敗", () => expect(failureMessageFor("L1")).toBe("タスクの解析に失敗しました。もう一度お試しください。"));
   it("L2 失敗", () => expect(failureMessageFor("L2")).toBe("実行方針の生成に失敗しました。もう一度お試しください。"));
   it("L3 失敗", () => expect(failureMessageFor("L3")).toBe("実行ステップの生成に失敗しました。もう一度お試しください。"));
@@ -18,7 +18,7 @@ describe("Slack messages (seed §9.1)", () => {
   });
   it("再生成上限", () => expect(limitMessageFor("regenerations")).toBe("最大試行回数（5 回）に達しました。タスクを新しく作成してください。"));
   it("再実行上限", () => expect(limitMessageFor("reruns")).toBe("最大再実行回数（3 回）に達しました。新しいタスクを作成してください。"));
-  it("a limit configured away from the DESIGN default shows its own number, the rest word for word", () => {
+  it("a limit configured away from its default shows its own number, the rest word for word", () => {
     expect(limitMessageFor("regenerations", 5)).toBe(SlackMessages.regenerationLimit);
     expect(limitMessageFor("regenerations", 2)).toBe("最大試行回数（2 回）に達しました。タスクを新しく作成してください。");
     expect(limitMessageFor("reruns", 3)).toBe(SlackMessages.rerunLimit);
@@ -29,7 +29,7 @@ describe("Slack messages (seed §9.1)", () => {
   });
 });
 
-describe("admin messages (seed §9.2, shown in App Home and the HTTP pages)", () => {
+describe("admin messages (shown in App Home and the HTTP pages)", () => {
   it("DB 接続エラー", () => expect(AdminMessages.databaseUnreachable).toBe("データベースに接続できません"));
   it("404", () => expect(AdminMessages.notFound).toBe("ページが見つかりません"));
   it("設定保存失敗", () => expect(AdminMessages.settingsSaveFailed).toBe("設定の保存に失敗しました"));

@@ -149,7 +149,7 @@ async function leakedBy(carrier: Carrier, secret: string): Promise<string | unde
   return leaks(text, secret) ? text : undefined;
 }
 
-describe("redaction holds for every secret kind on every logging path (issue 15 item 4)", () => {
+describe("redaction holds for every secret kind on every logging path", () => {
   beforeEach(() => {
     process.env.LOG_LEVEL = "DEBUG";
     forgetRegisteredSecrets();

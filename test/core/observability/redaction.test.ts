@@ -18,7 +18,7 @@ function captureStdout() {
   return { lines, restore: () => (out.mockRestore(), err.mockRestore()) };
 }
 
-describe("secret redaction in logs (issue 2 item 6)", () => {
+describe("secret redaction in logs", () => {
   afterEach(() => vi.restoreAllMocks());
 
   it("the logger redacts secrets by key and by value, keeps Japanese as UTF-8", () => {
@@ -71,7 +71,7 @@ describe("secret redaction in logs (issue 2 item 6)", () => {
   });
 });
 
-describe("issue 15 item 4: what passed through unchanged before", () => {
+describe("what passed through unchanged before", () => {
   afterEach(() => vi.restoreAllMocks());
   const BEARER = "mcp1.eyJ0IjoiVDEiLCJlIjoiVDEtQzEtMS1lMSIsImV4cCI6MTcwMDAwMDAwMH0.3n0dWk5bTQ2kP3mS0lE7uQw8aWc1jHk2n9oPq4rStUv";
 

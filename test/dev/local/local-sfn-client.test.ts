@@ -12,7 +12,7 @@ beforeAll(async () => {
 afterAll(async () => h.close());
 
 describe("local StartExecution / SendTask* (what the ingress and start-run call)", () => {
-  it("DESIGN §4: a redelivered message (same name, same input) starts nothing new; another input under the name is refused", async () => {
+  it("a redelivered message (same name, same input) starts nothing new; another input under the name is refused", async () => {
     h.anthropic.enqueue(l1Ok(), l2Ok());
     const sfn = localSfnClient(h.local);
     const thread = { teamId: "T0001", channelId: "C0009", messageTs: "1700009999.000100" };

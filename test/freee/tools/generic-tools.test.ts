@@ -4,7 +4,7 @@ import { zodTool } from "../../../lib/freee/tools/define";
 import { normaliseToolInput } from "../../../lib/freee/tools/normalise";
 import { FREEE_TOOLS, getTool } from "../../../lib/freee/tools/registry";
 
-/** Generic and typed tools read their input by freee's own schemas (issue 18): what freee would refuse never passes. */
+/** Generic and typed tools read their input by freee's own schemas: what freee would refuse never passes. */
 
 const post = getTool("freee_api_post")!;
 const get = getTool("freee_api_get")!;

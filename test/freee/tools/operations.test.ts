@@ -3,7 +3,7 @@ import { MARKER_READ_BACKS, OPERATIONS, operationByTemplate } from "../../../lib
 import { derefSchema, FREEE_SCHEMA_SOURCE } from "../../../lib/freee/openapi/validator";
 import { reconcilerFor, writeMarker } from "../../../lib/freee/write-reconciler";
 
-/** The write classes of the operation registry, checked against freee's own schemas (issue 18). */
+/** The write classes of the operation registry, checked against freee's own schemas. */
 
 describe("the operation registry covers the three APIs from the vendored schemas", () => {
   it("accounting, HR and freee請求書, with the source commit and licence", () => {

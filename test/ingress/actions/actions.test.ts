@@ -71,7 +71,7 @@ describe("approve / reject (CONTRACTS Approval)", () => {
     expect(sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(0);
   });
 
-  it("issue 14 defect 5: a reason past the modal's max_length is refused by the action too (a crafted submit), nothing written", async () => {
+  it("a reason past the modal's max_length is refused by the action too (a crafted submit), nothing written", async () => {
     const { deps, store, sfnMock } = makeDeps(table);
     const task = await taskAwaitingPrompt(store);
     const result = await reject(deps, requester, { taskId: task.taskId, kind: "prompt", version: 1 }, "a".repeat(2001));
@@ -124,7 +124,7 @@ describe("approve / reject (CONTRACTS Approval)", () => {
   });
 });
 
-describe("issue 14 defect 2: a repeated click repairs a lost audit confirmation", () => {
+describe("a repeated click repairs a lost audit confirmation", () => {
   it("approve: the decision write promises the entry; nothing resumed wrote it; the second click writes it (once)", async () => {
     const { deps, store } = makeDeps(table);
     const task = await taskAwaitingPrompt(store);
@@ -178,8 +178,8 @@ describe("a decision the pipeline did not hear is not lost", () => {
   });
 });
 
-describe("cancel (seed §6.2)", () => {
-  it("§6.2 実行中のみ: a running execution is cancelled (cancelledBy/At) and its card refreshed from the state just read; the run ends the task and audits", async () => {
+describe("cancel", () => {
+  it("実行中のみ: a running execution is cancelled (cancelledBy/At) and its card refreshed from the state just read; the run ends the task and audits", async () => {
     const { deps, store, refreshed } = makeDeps(table);
     const task = await taskWithExecution(store, "running");
     const result = await cancelExecution(deps, requester, { taskId: task.taskId, executionNo: 1 });
@@ -194,7 +194,7 @@ describe("cancel (seed §6.2)", () => {
     expect(refreshed).toEqual([{ taskId: task.taskId, subject: { kind: "execution", executionNo: 1 } }]);
   });
 
-  it.each(["pending", "completed", "failed"] as const)("§6.2 実行中のみ: a %s execution cannot be cancelled; its stale card is drawn again from the table", async (status) => {
+  it.each(["pending", "completed", "failed"] as const)("実行中のみ: a %s execution cannot be cancelled; its stale card is drawn again from the table", async (status) => {
     const { deps, store, refreshed } = makeDeps(table);
     const task = await taskWithExecution(store, status);
     const result = await cancelExecution(deps, requester, { taskId: task.taskId, executionNo: 1 });
@@ -204,7 +204,7 @@ describe("cancel (seed §6.2)", () => {
     expect(refreshed.map((r) => r.subject)).toEqual([{ kind: "execution", executionNo: 1 }, { kind: "task" }]);
   });
 
-  it("§6.2 即時反映: a double cancel click cancels once", async () => {
+  it("即時反映: a double cancel click cancels once", async () => {
     const { deps, store } = makeDeps(table);
     const task = await taskWithExecution(store, "running");
     const results = await Promise.all(Array.from({ length: 5 }, () => cancelExecution(deps, requester, { taskId: task.taskId, executionNo: 1 })));
@@ -221,8 +221,8 @@ describe("cancel (seed §6.2)", () => {
   });
 });
 
-describe("rerun (seed §5.2)", () => {
-  it("§5.2 新 Execution / 同一 Process: a failed run reruns as Execution 2 of the same approved Process", async () => {
+describe("rerun", () => {
+  it("新 Execution / 同一 Process: a failed run reruns as Execution 2 of the same approved Process", async () => {
     const { deps, store, sfnMock } = makeDeps(table);
     const task = await taskWithExecution(store, "failed");
     const result = await rerunExecution(deps, requester, { taskId: task.taskId, executionNo: 1 });
@@ -238,7 +238,7 @@ describe("rerun (seed §5.2)", () => {
     expect(starts[0]!.args[0].input.name).toBe(`${task.taskId}-e2`);
   });
 
-  it("§6.2 中止後の再実行: a cancelled run can be rerun", async () => {
+  it("中止後の再実行: a cancelled run can be rerun", async () => {
     const { deps, store } = makeDeps(table);
     const task = await taskWithExecution(store, "cancelled");
     expect((await rerunExecution(deps, requester, { taskId: task.taskId, executionNo: 1 })).outcome).toBe("applied");
@@ -251,7 +251,7 @@ describe("rerun (seed §5.2)", () => {
     expect((await rerunExecution(deps, requester, { taskId: task.taskId, executionNo: 1 })).outcome).toBe("applied");
   });
 
-  it("§5.2 再実行上限: 3 reruns, then the rerun limit message and no new Execution", async () => {
+  it("再実行上限: 3 reruns, then the rerun limit message and no new Execution", async () => {
     const { deps, store } = makeDeps(table);
     const task = await taskWithExecution(store, "failed");
     for (let n = 2; n <= 4; n++) {

@@ -78,7 +78,7 @@ describe("task message and settings", () => {
   });
 });
 
-describe("interpretEvents: per-step progress for the Execution card (issue 16)", () => {
+describe("interpretEvents: per-step progress for the Execution card", () => {
   const okResult = (useId: string, text: string, s = 1) =>
     ({ id: `e${++n}`, type: "agent.mcp_tool_result", processed_at: at(s), mcp_tool_use_id: useId, is_error: false, content: [{ type: "text", text }] }) as BetaManagedAgentsSessionEvent;
   const idle = (s = 5) => ({ id: `e${++n}`, type: "session.status_idle", processed_at: at(s), stop_reason: { type: "end_turn" } }) as BetaManagedAgentsSessionEvent;
