@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 // Code and docs cite only what the repository holds (docs/architecture.md and its own files): a reader who clones
 // it must be able to follow every reference. The patterns are spelled so this file does not match itself.
 const ROOT = resolve(import.meta.dirname, "../..");
-const FOLDERS = ["lib", "lambdas", "infra", "docs", "dev", "scripts", "bench", "test"];
+const FOLDERS = ["lib", "wiring", "lambdas", "infra", "docs", "dev", "scripts", "bench", "test"];
 const TEXT = /\.(ts|mts|mjs|js|md|html|css|json|ya?ml|txt)$/;
 const SECTION = "\u00a7";
 const CITATIONS = new RegExp(
