@@ -29,4 +29,4 @@ export function seededRandom(seed: number): () => number {
 }
 
 /** Every test file that draws from these seeds (`npm run fuzz` runs exactly these; a test checks the list). */
-export const RANDOMIZED_TESTS = ["test/slack/fuzz.test.ts", "test/observability/redaction-property.test.ts", "test/pipeline/result-marker.test.ts", "test/slack/adversarial-card-text.test.ts"];
+export const RANDOMIZED_TESTS = ["test/slack/fuzz.test.ts", "test/observability/redaction-property.test.ts", "test/pipeline/result-marker.test.ts", "test/slack/adversarial-card-text.test.ts", "test/observability/bearer-redaction.test.ts"];
