@@ -1,10 +1,11 @@
-import { GetCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { randomBytes } from "node:crypto";
+import { GetCommand, PutCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { intEnv, optionalEnv, requireEnv, type Env } from "../config/env";
 import { resolveSecret } from "../config/secrets";
 import { FatalConfigError, MalformedOutputError } from "../errors/taxonomy";
 import { createDocumentClient } from "../store/dynamo-client";
-import { translateDynamoError } from "../store/conditional";
-import { Keys } from "../store/table";
+import { isConditionFailure, translateDynamoError } from "../store/conditional";
+import { Keys, TABLE_KEYS } from "../store/table";
 import type { ConnectionStatus } from "./connection-store";
 import { DISCONNECTED, disconnectFreee } from "./disconnect";
 import { signState, type SignedClaims } from "./signed-state";
@@ -17,13 +18,59 @@ export interface ConnectLinkSettings {
   ttlSeconds: number;
 }
 
+/**
+ * A connect link lives at most this long: it is single-use (OneTimeUses) and republished with App Home on every
+ * open, so a short life costs nothing, while a link copied out of Slack is useless soon.
+ */
+export const MAX_CONNECT_LINK_TTL_SECONDS = 10 * 60;
+
+/** A configured lifetime, never longer than MAX_CONNECT_LINK_TTL_SECONDS. */
+export function connectLinkTtl(seconds: number): number {
+  return Math.min(seconds, MAX_CONNECT_LINK_TTL_SECONDS);
+}
+
 export function buildConnectLink(settings: ConnectLinkSettings, teamId: string, userId: string, nowSeconds: number, options: { companyId?: number } = {}): string {
-  const claims: SignedClaims = { t: teamId, u: userId, exp: nowSeconds + settings.ttlSeconds, ...(options.companyId === undefined ? {} : { c: options.companyId }) };
+  // `n` names this link: /freee/connect marks it used (OneTimeUses), so it opens one browser's flow once.
+  const claims: SignedClaims = {
+    t: teamId,
+    u: userId,
+    exp: nowSeconds + connectLinkTtl(settings.ttlSeconds),
+    n: randomBytes(12).toString("base64url"),
+    ...(options.companyId === undefined ? {} : { c: options.companyId }),
+  };
   const url = new URL(`${settings.publicBaseUrl.replace(/\/+$/, "")}/freee/connect`);
   url.searchParams.set("team", teamId);
   url.searchParams.set("user", userId);
   url.searchParams.set("sig", signState("freee_connect", claims, settings.stateSecret));
   return url.toString();
+}
+
+/**
+ * Connect links and OAuth states are single-use: the first use writes a marker under the workspace (conditional
+ * PutItem, kept until the link or state expires, then removed by TTL); a second use finds it and is refused.
+ */
+export class OneTimeUses {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /** True for the first use of `id`, false for any later one. */
+  async consume(teamId: string, kind: "link" | "state", id: string, expiresAtSeconds: number, at: Date): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...Keys.freeeOneTimeUse(teamId, kind, id), recordType: "freee_one_time_use", teamId, usedAt: at.toISOString(), [TABLE_KEYS.ttlAttribute]: expiresAtSeconds + 60 },
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw translateDynamoError(err, `freee ${kind} use`);
+    }
+  }
 }
 
 export type HomeConnectionStatus = { status: "connected" | "reauth_required" | "not_connected"; companyName?: string };
@@ -70,7 +117,7 @@ export function freeeHomePortFromEnv(env: Env = process.env, doc?: DynamoDBDocum
       if (publicBaseUrl === undefined) {
         throw new FatalConfigError("missing setting FREEE_CONNECT_BASE_URL (or PUBLIC_BASE_URL)", { details: { setting: "FREEE_CONNECT_BASE_URL" } });
       }
-      return { publicBaseUrl, stateSecret: await resolveSecret("FREEE_STATE_SECRET", env), ttlSeconds: intEnv("FREEE_CONNECT_LINK_TTL_SECONDS", 24 * 60 * 60, env) };
+      return { publicBaseUrl, stateSecret: await resolveSecret("FREEE_STATE_SECRET", env), ttlSeconds: connectLinkTtl(intEnv("FREEE_CONNECT_LINK_TTL_SECONDS", MAX_CONNECT_LINK_TTL_SECONDS, env)) };
     })().catch((err: unknown) => {
       settings = undefined;
       throw err;
