@@ -60,6 +60,9 @@ export const TABLE_ACCESS: Record<AccessName, TableAccess> = {
   "freee-mcp": { partitions: { [TASK]: ["GetItem", "PutItem", "UpdateItem"], [TEAM]: ["GetItem", "UpdateItem"], [INSTALL]: READ_INSTALLATION } },
 };
 
+/** The byTeam index partitions App Home lists (Keys.teamTasksIndex, Keys.teamAuditIndex). */
+export const BY_TEAM_LIST_KEYS = [`${TEAM}*#TASKS`, `${TEAM}*#AUDIT`] as const;
+
 /** Reads need the table key's Decrypt; writes also its data-key actions (as CDK's own table grants). */
 const KEY_READ = ["kms:Decrypt", "kms:DescribeKey"];
 const KEY_WRITE = ["kms:Encrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*"];
@@ -85,8 +88,15 @@ export function grantTableAccess(data: DataConstruct, fn: lambda.IFunction, acce
     );
   }
   if (access.byTeamIndex) {
-    // The index's items are the same workspace's tasks and audit entries; read-only.
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ["dynamodb:Query"], resources: [`${data.table.tableArn}/index/${TABLE_KEYS.byTeamIndex}`] }));
+    // Read-only, and only a workspace's task and audit lists: never the index partition of every workspace's
+    // freee connection (`FREEE#REFRESH`, the scheduled refresh's alone: infra/constructs/freee-token-refresh.ts).
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ["dynamodb:Query"],
+        resources: [`${data.table.tableArn}/index/${TABLE_KEYS.byTeamIndex}`],
+        conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [...BY_TEAM_LIST_KEYS] } },
+      }),
+    );
   }
   const writes = Object.values(access.partitions).some((actions) => actions.some((a) => a === "PutItem" || a === "UpdateItem"));
   data.tableKey.grant(fn, ...KEY_READ, ...(writes ? KEY_WRITE : []));

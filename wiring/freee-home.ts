@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { intEnv, optionalEnv, requireEnv, type Env } from "../lib/core/config/env";
 import { resolveSecret } from "../lib/core/config/secrets";
 import { FatalConfigError } from "../lib/core/errors/taxonomy";
-import { buildConnectLink, type ConnectLinkSettings } from "../lib/freee/connect-link";
+import { buildConnectLink, connectLinkTtl, MAX_CONNECT_LINK_TTL_SECONDS, type ConnectLinkSettings } from "../lib/freee/connect-link";
 import { createDocumentClient } from "../lib/store/dynamo-client";
 import { readConnectionStatus } from "../lib/store/freee-connection-status";
 import { disconnectFreee } from "../lib/store/freee-disconnect";
@@ -20,7 +20,7 @@ export function freeeHomePortFromEnv(env: Env = process.env, doc?: DynamoDBDocum
       if (publicBaseUrl === undefined) {
         throw new FatalConfigError("missing setting FREEE_CONNECT_BASE_URL (or PUBLIC_BASE_URL)", { details: { setting: "FREEE_CONNECT_BASE_URL" } });
       }
-      return { publicBaseUrl, stateSecret: await resolveSecret("FREEE_STATE_SECRET", env), ttlSeconds: intEnv("FREEE_CONNECT_LINK_TTL_SECONDS", 24 * 60 * 60, env) };
+      return { publicBaseUrl, stateSecret: await resolveSecret("FREEE_STATE_SECRET", env), ttlSeconds: connectLinkTtl(intEnv("FREEE_CONNECT_LINK_TTL_SECONDS", MAX_CONNECT_LINK_TTL_SECONDS, env)) };
     })().catch((err: unknown) => {
       settings = undefined;
       throw err;

@@ -80,6 +80,12 @@ export class Observability extends Construct {
     for (const errorClass of SILENT_CLASSES) {
       alarm(`Silent${errorClass}`, silentMetric(errorClass), props.silentFailureThreshold ?? 3, `A rise in ${errorClass}: LLM replies that were 200 OK but broke their contract.`);
     }
+    alarm(
+      "FreeeTokensLost",
+      new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: MetricNames.freeeTokensLost, dimensionsMap: { service: METRICS_SERVICE }, period: Duration.minutes(5), statistic: "Sum" }),
+      1,
+      "Refreshed freee tokens were neither stored nor parked: that workspace must reconnect freee.",
+    );
     const tableMetric = (metricName: string) =>
       props.table.metric(metricName, { period: Duration.minutes(5), statistic: "Sum" });
     alarm("TableReadThrottles", tableMetric("ReadThrottleEvents"), 1, "DynamoDB read throttling.");

@@ -43,6 +43,8 @@ export interface FreeeClientOptions extends Pick<FreeeTokenManagerOptions, "stor
    * rate-limit wait that would not leave `deadlineReserveMs` for the retried call is not started.
    */
   remainingTimeMs?: () => number | undefined;
+  /** Counts refreshed token pairs that could be neither stored nor parked (FreeeTokenManager). */
+  tokenMetrics?: FreeeTokenManagerOptions["metrics"];
   deadlineReserveMs?: number;
   /** How long a refresh may hold the lease before another caller may take over. */
   refreshLeaseMs?: number;
@@ -87,6 +89,7 @@ export class FreeeClient {
       ...(options.refreshLeaseMs === undefined ? {} : { refreshLeaseMs: options.refreshLeaseMs }),
       ...(options.leasePollMs === undefined ? {} : { leasePollMs: options.leasePollMs }),
       ...(options.remainingTimeMs === undefined ? {} : { remainingTimeMs: options.remainingTimeMs }),
+      ...(options.tokenMetrics === undefined ? {} : { metrics: options.tokenMetrics }),
     });
   }
 

@@ -11,7 +11,8 @@ import { redactString } from "../core/redaction/redact";
 import { createDocumentClient } from "../store/dynamo-client";
 import { TaskStore } from "../store/task-store";
 import { loadFreeeAppCredentials, loadFreeeEndpoints } from "./config";
-import { buildConnectLink } from "./connect-link";
+import { buildConnectLink, connectLinkTtl, MAX_CONNECT_LINK_TTL_SECONDS } from "./connect-link";
+import { OneTimeUses } from "../store/freee-one-time-uses";
 import { FreeeConnectionStore, refreshTokenExpiresAt } from "../store/freee-connections";
 import { adminOnlyPage, failurePage, successPage } from "./oauth-pages";
 import { signState, verifyState, type SignedClaims } from "./signed-state";
@@ -44,8 +45,11 @@ export interface FreeeOAuthDeps {
   redirectUri: string;
   /** Origin (+ optional path prefix) of the ingress, where /freee/connect is served. */
   publicBaseUrl: string;
+  /** At most MAX_CONNECT_LINK_TTL_SECONDS (10 minutes), whatever is configured. */
   connectLinkTtlSeconds?: number;
   stateTtlSeconds?: number;
+  /** Marks a connect link and an OAuth state used, so each works once. */
+  uses: Pick<OneTimeUses, "consume">;
   fetch?: typeof fetch;
   clock?: () => Date;
   /** After a successful connect (e.g. republish App Home). Its failure is logged; the connection stands. */
@@ -80,7 +84,7 @@ const CompaniesSchema = z.object({
 export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
   const clock = deps.clock ?? (() => new Date());
   const nowSeconds = () => Math.floor(clock().getTime() / 1000);
-  const linkTtl = deps.connectLinkTtlSeconds ?? 24 * 60 * 60;
+  const linkTtl = connectLinkTtl(deps.connectLinkTtlSeconds ?? MAX_CONNECT_LINK_TTL_SECONDS);
   const stateTtl = deps.stateTtlSeconds ?? 10 * 60;
   const doFetch = deps.fetch ?? fetch;
   const base = deps.publicBaseUrl.replace(/\/+$/, "");
@@ -139,6 +143,16 @@ export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
       const refused = err instanceof AuthError && err.details.reason === NOT_ADMIN;
       return fail(err, "connect", claims.t, `connect-link#${claims.u}#${claims.exp}`, refused ? 403 : 502, claims.u);
     }
+    // Single-use: a link opened a second time (another browser, a forwarded URL, the same tab again) is refused.
+    try {
+      if (claims.n === undefined) throw new AuthError("freee connect link without a link id (issued before links were single-use)", { details: { reason: "link_unnamed" } });
+      if (!(await deps.uses.consume(claims.t, "link", claims.n, claims.exp, clock()))) {
+        throw new AuthError("freee connect link was already used", { details: { reason: "link_used" } });
+      }
+    } catch (err) {
+      return fail(err, "connect", claims.t, `connect-link#${claims.u}#${claims.exp}`, err instanceof AuthError ? 400 : 502, claims.u);
+    }
+    // The browser that opened the link holds this nonce (cookie); only it can finish the flow at /freee/callback.
     const nonce = randomBytes(16).toString("base64url");
     const state = signState("freee_state", { t: claims.t, u: claims.u, exp: nowSeconds() + stateTtl, n: nonce, ...(claims.c === undefined ? {} : { c: claims.c }) }, deps.stateSecret);
     const authorize = new URL(`${deps.oauthBaseUrl}/public_api/authorize`);
@@ -172,6 +186,10 @@ export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
       if (code === null || code === "") throw new AuthError("freee callback without a code", { details: { reason: "missing_code" } });
       // Asked again now, before any token exists: the link may be a member's, or an admin's who is one no more.
       await requireAdmin(claims, "callback");
+      // The state, too, works once: a replayed callback URL (with its cookie) is refused before the exchange.
+      if (!(await deps.uses.consume(claims.t, "state", claims.n, claims.exp, clock()))) {
+        throw new AuthError("freee OAuth state was already used", { details: { reason: "state_used" } });
+      }
       const tokens = await deps.tokenEndpoint.exchangeCode(code, deps.redirectUri);
       const companies = await listCompanies(tokens.accessToken);
       const wanted = claims.c ?? tokens.companyId;
@@ -274,7 +292,7 @@ export async function loadOAuthSettings(env: Env = process.env) {
     stateSecret: await resolveSecret("FREEE_STATE_SECRET", env),
     redirectUri,
     publicBaseUrl: publicBase ?? new URL(redirectUri).origin,
-    connectLinkTtlSeconds: intEnv("FREEE_CONNECT_LINK_TTL_SECONDS", 24 * 60 * 60, env),
+    connectLinkTtlSeconds: connectLinkTtl(intEnv("FREEE_CONNECT_LINK_TTL_SECONDS", MAX_CONNECT_LINK_TTL_SECONDS, env)),
     stateTtlSeconds: intEnv("FREEE_STATE_TTL_SECONDS", 10 * 60, env),
   };
 }
@@ -297,6 +315,7 @@ export async function createFreeeOAuthFromEnv(
   const settings = await loadOAuthSettings(env);
   return createFreeeOAuth({
     connections: new FreeeConnectionStore(doc, tableName, createTokenCipher(env)),
+    uses: new OneTimeUses(doc, tableName),
     tokenEndpoint: new FreeeTokenEndpoint(endpoints.oauthBaseUrl, credentials),
     audit: new AuditLog(new TaskStore(doc, tableName), logger),
     admins: extras.admins,

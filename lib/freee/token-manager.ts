@@ -1,7 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "@aws-lambda-powertools/logger";
-import { AuthError, TransientError } from "../core/errors/taxonomy";
+import { retryTransient } from "../core/aws/transient-retry";
+import { DYNAMODB_CALL, worstCallMs } from "../core/config/client-budgets";
+import { AuthError, RefreshedTokensLostError, TransientError } from "../core/errors/taxonomy";
 import { createLogger } from "../core/observability/logger";
+import { PipelineMetrics } from "../core/observability/metrics";
 import type { FreeeConnection, FreeeConnectionStore, FreeeTokens } from "../store/freee-connections";
 import type { FreeeAuthReason } from "./freee-response";
 import type { PendingTokenStore } from "../store/pending-freee-tokens";
@@ -30,11 +33,15 @@ export interface FreeeTokenManagerOptions {
   /** Attempts to write refreshed tokens into the connection item (the first included). */
   storeAttempts?: number;
   storeBackoffMs?: number;
-  /** The Lambda's remaining time; storing stops retrying when less than `storeBackoffMs` × 4 is left. */
+  /** Attempts to park the pair once storing gave up and the first parking failed (a table-wide throttle). */
+  parkAttempts?: number;
+  /** The Lambda's remaining time; a retry starts only while its wait and two DynamoDB calls fit. */
   remainingTimeMs?: () => number | undefined;
+  /** Where a pair neither stored nor parked is counted (alarmed: infra/constructs/observability.ts). */
+  metrics?: Pick<PipelineMetrics, "freeeTokensLost">;
 }
 
-export const FREEE_TOKEN_DEFAULTS = { refreshLeaseMs: 15_000, leasePollMs: 250, storeAttempts: 5, storeBackoffMs: 100 };
+export const FREEE_TOKEN_DEFAULTS = { refreshLeaseMs: 15_000, leasePollMs: 250, storeAttempts: 5, storeBackoffMs: 100, parkAttempts: 6 };
 const defaults = FREEE_TOKEN_DEFAULTS;
 
 export class FreeeTokenManager {
@@ -148,24 +155,32 @@ export class FreeeTokenManager {
    * Write tokens freee just issued into the connection item, retrying transient failures. After the first
    * failure they are also parked encrypted (PendingTokenStore), so a caller that gives up — or a Lambda that
    * dies — leaves them for the next refresh. The lease is kept on failure: it expires, and its next holder
-   * promotes the parked pair.
+   * promotes the parked pair. When a table-wide throttle refuses both writes, parking is retried on its own for
+   * as long as the invocation allows; a pair neither stored nor parked is counted (FreeeTokensLost, alarmed)
+   * and thrown as RefreshedTokensLostError, never dropped quietly.
    */
   private async persist(fromVersion: number, tokens: FreeeTokens, fromParked: boolean): Promise<FreeeConnection> {
     let parked = fromParked;
-    let lastError: unknown;
-    for (let attempt = 1; attempt <= this.o.storeAttempts; attempt++) {
-      try {
-        const stored = await this.o.store.storeRefreshedTokens(this.o.teamId, fromVersion, tokens);
-        if (parked) await this.dropParked(fromVersion);
-        this.log.info("freee access token refreshed", { teamId: this.o.teamId, version: fromVersion + 1, attempt });
-        return stored ?? this.usable(await this.o.store.get(this.o.teamId));
-      } catch (err) {
-        lastError = err;
+    const stored = await retryTransient((attempt) => this.o.store.storeRefreshedTokens(this.o.teamId, fromVersion, tokens).then((c) => ({ c, attempt })), {
+      ...this.retryPolicy(this.o.storeAttempts),
+      onFailure: async (err, attempt) => {
         this.log.warn("freee refreshed tokens not stored yet", { teamId: this.o.teamId, attempt, error_type: err instanceof Error ? err.name : "Error" });
-        if (!parked) parked = await this.park(fromVersion, tokens);
-        if (!(err instanceof TransientError) || !this.timeForAnotherAttempt(attempt)) break;
-        await this.sleep(this.o.storeBackoffMs * 2 ** (attempt - 1));
-      }
+        if (!parked) parked = await this.park(fromVersion, tokens, 1);
+      },
+    });
+    if (stored.ok) {
+      if (parked) await this.dropParked(fromVersion);
+      this.log.info("freee access token refreshed", { teamId: this.o.teamId, version: fromVersion + 1, attempt: stored.value.attempt });
+      return stored.value.c ?? this.usable(await this.o.store.get(this.o.teamId));
+    }
+    const lastError = stored.error;
+    if (!parked) parked = await this.park(fromVersion, tokens, this.o.parkAttempts);
+    if (!parked) {
+      // The only copy of a single-use refresh token is in this Lambda's memory: once it ends, the workspace
+      // must reconnect freee. An operator must hear of it at once.
+      this.lost();
+      this.log.error("freee refreshed tokens LOST: neither stored nor parked; the workspace must reconnect freee", { teamId: this.o.teamId, error: lastError instanceof Error ? lastError : String(lastError) });
+      throw new RefreshedTokensLostError("freee refreshed tokens could be neither stored nor parked", { cause: lastError, details: { teamId: this.o.teamId, parked: false } });
     }
     this.log.error("freee refreshed tokens could not be stored", { teamId: this.o.teamId, parked, error: lastError instanceof Error ? lastError : String(lastError) });
     throw new TransientError("freee refreshed tokens could not be stored in the connection item", {
@@ -174,19 +189,29 @@ export class FreeeTokenManager {
     });
   }
 
-  private timeForAnotherAttempt(attempt: number): boolean {
-    if (attempt >= this.o.storeAttempts) return false;
-    const remaining = this.o.remainingTimeMs?.();
-    return remaining === undefined || remaining > this.o.storeBackoffMs * 2 ** attempt * 4;
+  private retryPolicy(attempts: number) {
+    return {
+      attempts,
+      backoffMs: this.o.storeBackoffMs,
+      reserveMs: this.o.storeBackoffMs * 2 + 2 * worstCallMs(DYNAMODB_CALL),
+      sleep: this.sleep,
+      remainingTimeMs: this.o.remainingTimeMs ?? (() => undefined),
+    };
   }
 
-  private async park(fromVersion: number, tokens: FreeeTokens): Promise<boolean> {
+  private async park(fromVersion: number, tokens: FreeeTokens, attempts: number): Promise<boolean> {
+    const saved = await retryTransient(() => this.o.pending.save(this.o.teamId, fromVersion, tokens), this.retryPolicy(attempts));
+    if (!saved.ok) {
+      this.log.error("freee refreshed tokens could not be parked either", { teamId: this.o.teamId, attempts: saved.attempts, error: saved.error instanceof Error ? saved.error : String(saved.error) });
+    }
+    return saved.ok;
+  }
+
+  private lost(): void {
     try {
-      await this.o.pending.save(this.o.teamId, fromVersion, tokens);
-      return true;
+      (this.o.metrics ?? new PipelineMetrics()).freeeTokensLost();
     } catch (err) {
-      this.log.error("freee refreshed tokens could not be parked either", { teamId: this.o.teamId, error: err instanceof Error ? err : String(err) });
-      return false;
+      this.log.error("could not count lost freee tokens", { teamId: this.o.teamId, error: err instanceof Error ? err : String(err) });
     }
   }
 

@@ -43,15 +43,15 @@ export interface RefreshRunSummary {
 
 /**
  * The longest one workspace's refresh may take: waiting out another holder's lease (2 × lease), the token
- * request, the lease / read / parked-pair reads, every store attempt with its backoff, the parking and the audit
+ * request, the lease / read / parked-pair reads, every store attempt (each may park once) with its backoff, the parking retried on its own and the audit
  * write. A refresh is only started while this much of the invocation is left, so the function's own timeout
  * (infra/stack.ts) never cuts one in half — a cut after freee answered would cost the new refresh token.
  */
 export const ONE_REFRESH_WORST_MS =
   FREEE_TOKEN_DEFAULTS.refreshLeaseMs * 2 +
   TOKEN_ENDPOINT_TIMEOUT_MS +
-  (4 + FREEE_TOKEN_DEFAULTS.storeAttempts + 2) * worstCallMs(DYNAMODB_CALL) +
-  FREEE_TOKEN_DEFAULTS.storeBackoffMs * (2 ** (FREEE_TOKEN_DEFAULTS.storeAttempts - 1) - 1);
+  (4 + FREEE_TOKEN_DEFAULTS.storeAttempts * 2 + FREEE_TOKEN_DEFAULTS.parkAttempts + 1) * worstCallMs(DYNAMODB_CALL) +
+  FREEE_TOKEN_DEFAULTS.storeBackoffMs * (2 ** (FREEE_TOKEN_DEFAULTS.storeAttempts - 1) - 1 + 2 ** (FREEE_TOKEN_DEFAULTS.parkAttempts - 1) - 1);
 
 export async function refreshAgingTokens(deps: TokenRefresherDeps, remainingTimeMs: () => number | undefined): Promise<RefreshRunSummary> {
   const now = (deps.clock ?? (() => new Date()))();

@@ -144,7 +144,8 @@ function agentTextForRefusal(result: Extract<FreeeResult, { ok: false }>): strin
       : result.kind === "not_found"
         ? "freee に該当するデータが見つかりません (404)。ID や日付を確認してください。"
         : `freee API がリクエストを受け付けませんでした (${result.status})。入力を確認してください。`;
-  return result.messages.length === 0 ? head : `${head}\nfreee のメッセージ: ${result.messages.join(" / ")}`;
+  // freee may echo what it was sent (a header, a token) in its error text: redacted before the agent reads it.
+  return result.messages.length === 0 ? head : `${head}\nfreee のメッセージ: ${redactString(result.messages.join(" / "))}`;
 }
 
 function agentTextForError(err: unknown): string {

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { invocationRemainingTimeMs } from "../core/aws/invocation-deadline";
+import { defaultSleep, retryTransient } from "../core/aws/transient-retry";
 import { DYNAMODB_CALL, worstCallMs } from "../core/config/client-budgets";
-import { FatalConfigError, isAppError, TransientError, WriteOutcomeUnknownError } from "../core/errors/taxonomy";
+import { FatalConfigError, isAppError, WriteOutcomeUnknownError } from "../core/errors/taxonomy";
 import type { FreeeClient } from "../freee/client";
 import type { FreeeRequest, FreeeResult } from "../freee/types";
 import { reconcilerFor, writeMarker, type ReadBack, type WriteReconciler } from "../freee/write-reconciler";
@@ -171,7 +171,7 @@ class StepWrite {
   private async afterLostReply(attempt: number, err: unknown): Promise<CallToolResult> {
     const seen = err instanceof Error ? err : new Error(String(err));
     await this.call.audit("freee.write_ambiguous", { stepId: this.ref.stepId, marker: this.marker, attempt, errorType: seen.name, cause: (seen.cause as Error | undefined)?.name });
-    await (this.deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(this.deps.reconcileDelayMs ?? WRITE_CALL_DEFAULTS.reconcileDelayMs);
+    await (this.deps.sleep ?? defaultSleep)(this.deps.reconcileDelayMs ?? WRITE_CALL_DEFAULTS.reconcileDelayMs);
     const back = await this.readBack();
     if (back instanceof Error || back.outcome === "absent") return this.unknown(attempt, back instanceof Error ? back : seen);
     return this.found(attempt, back.data);
@@ -231,28 +231,21 @@ class StepWrite {
    * contract and the card read as "may have been written", and a later call or rerun settles by reading back.
    */
   private async complete(attempt: number, text: string, how: "written" | "reconciled"): Promise<void> {
-    const attempts = this.deps.ledgerAttempts ?? WRITE_CALL_DEFAULTS.ledgerAttempts;
-    const backoffMs = this.deps.ledgerBackoffMs ?? WRITE_CALL_DEFAULTS.ledgerBackoffMs;
-    for (let n = 1; ; n++) {
-      try {
-        const applied = await this.deps.writes.complete(this.ref, attempt, text, how);
-        if (!applied) this.deps.logger.warn("freee write completed under a newer attempt", { stepId: this.ref.stepId, attempt });
-        if (n > 1) this.deps.logger.info("freee write recorded after retries", { stepId: this.ref.stepId, attempts: n });
-        return;
-      } catch (err) {
-        const waitMs = backoffMs * 2 ** (n - 1);
-        const remainingMs = invocationRemainingTimeMs();
-        const timeLeft = remainingMs === undefined || remainingMs > waitMs + 2 * worstCallMs(DYNAMODB_CALL);
-        if (n < attempts && err instanceof TransientError && timeLeft) {
-          await (this.deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(waitMs);
-          continue;
-        }
-        // The write happened; the item stays in_flight, and a later call reconciles it rather than writing twice.
-        this.deps.logger.error("could not record a completed freee write", { stepId: this.ref.stepId, attempts: n, error: err instanceof Error ? err : String(err) });
-        await this.call.audit("freee.write_unrecorded", { stepId: this.ref.stepId, marker: this.marker, attempt, attempts: n, errorType: err instanceof Error ? err.name : typeof err });
-        return;
-      }
+    const outcome = await retryTransient(() => this.deps.writes.complete(this.ref, attempt, text, how), {
+      attempts: this.deps.ledgerAttempts ?? WRITE_CALL_DEFAULTS.ledgerAttempts,
+      backoffMs: this.deps.ledgerBackoffMs ?? WRITE_CALL_DEFAULTS.ledgerBackoffMs,
+      reserveMs: 2 * worstCallMs(DYNAMODB_CALL),
+      sleep: this.deps.sleep ?? defaultSleep,
+    });
+    if (outcome.ok) {
+      if (!outcome.value) this.deps.logger.warn("freee write completed under a newer attempt", { stepId: this.ref.stepId, attempt });
+      if (outcome.attempts > 1) this.deps.logger.info("freee write recorded after retries", { stepId: this.ref.stepId, attempts: outcome.attempts });
+      return;
     }
+    // The write happened; the item stays in_flight, and a later call reconciles it rather than writing twice.
+    const err = outcome.error;
+    this.deps.logger.error("could not record a completed freee write", { stepId: this.ref.stepId, attempts: outcome.attempts, error: err instanceof Error ? err : String(err) });
+    await this.call.audit("freee.write_unrecorded", { stepId: this.ref.stepId, marker: this.marker, attempt, attempts: outcome.attempts, errorType: err instanceof Error ? err.name : typeof err });
   }
 
   private async release(attempt: number): Promise<void> {

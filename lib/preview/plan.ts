@@ -1,7 +1,7 @@
 import type { PreviewStep } from "../core/domain/preview";
 import type { ProcessStep, ProcessVersion } from "../core/domain/records";
-import { codeCell, escapeMrkdwn, inlineMrkdwn } from "../core/messages/mrkdwn";
-import { hasDescriber, uncoveredInput } from "./describe";
+import { codeCell, cutToSlackLength, escapeMrkdwn, inlineMrkdwn, slackLength } from "../core/messages/mrkdwn";
+import { hasDescriber, uncoveredInput } from "../preview/describe";
 import { AGENT_DECIDE, isWriteStep, toolSummary } from "../freee/tools/summaries";
 
 /**
@@ -133,7 +133,7 @@ function sentence(description: string): string {
   return description.replace(/（[^）]*API）。?.*$/, "").replace(/。$/, "");
 }
 
-/** Split a text into sections of at most SECTION_MAX characters, at line ends where possible. */
+/** Split a text into sections of at most SECTION_MAX units (slackLength), at line ends where possible. */
 export function chunk(text: string, max = SECTION_MAX): string[] {
   const out: string[] = [];
   let current = "";
@@ -142,10 +142,10 @@ export function chunk(text: string, max = SECTION_MAX): string[] {
     current = "";
   };
   for (const line of text.split("\n")) {
-    const pieces = [...line].length <= max ? [line] : splitChars(line, max);
+    const pieces = slackLength(line) <= max ? [line] : splitChars(line, max);
     for (const piece of pieces) {
       const candidate = current === "" ? piece : `${current}\n${piece}`;
-      if ([...candidate].length <= max) current = candidate;
+      if (slackLength(candidate) <= max) current = candidate;
       else {
         flush();
         current = piece;
@@ -156,10 +156,15 @@ export function chunk(text: string, max = SECTION_MAX): string[] {
   return out.length === 0 ? [""] : out;
 }
 
+/** Pieces of at most `max` units; a surrogate pair (an emoji) is never split between two. */
 function splitChars(line: string, max: number): string[] {
-  const chars = [...line];
   const out: string[] = [];
-  for (let i = 0; i < chars.length; i += max) out.push(chars.slice(i, i + max).join(""));
+  for (let rest = line; rest !== ""; ) {
+    // A limit below one emoji's two units still makes progress (never at the limits used here).
+    const piece = cutToSlackLength(rest, max) || String.fromCodePoint(rest.codePointAt(0)!);
+    out.push(piece);
+    rest = rest.slice(piece.length);
+  }
   return out;
 }
 
@@ -168,7 +173,7 @@ function pack(sections: readonly PlanSection[]): PlanSection[] {
   const out: PlanSection[] = [];
   for (const s of sections) {
     const last = out.at(-1);
-    if (last !== undefined && [...last.text].length + 2 + [...s.text].length <= SECTION_MAX) {
+    if (last !== undefined && slackLength(last.text) + 2 + slackLength(s.text) <= SECTION_MAX) {
       last.text = `${last.text}\n\n${s.text}`;
       for (const id of s.stepIds) if (!last.stepIds.includes(id)) last.stepIds.push(id);
     } else {

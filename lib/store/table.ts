@@ -62,6 +62,8 @@ export const Keys = {
   freeeConnection: (teamId: string) => ({ pk: `${TEAM}${teamId}`, sk: "FREEE" }),
   /** Refreshed freee tokens not yet in the connection item (its write failed): promoted by the next refresh. */
   freeePendingTokens: (teamId: string) => ({ pk: `${TEAM}${teamId}`, sk: "FREEE#PENDING" }),
+  /** A one-time freee connect link or OAuth state, marked when first used (lib/freee/connect-link.ts). */
+  freeeOneTimeUse: (teamId: string, kind: "link" | "state", id: string) => ({ pk: `${TEAM}${teamId}`, sk: `FREEE#USED#${kind}#${id}` }),
   /** byTeam index partition of every freee connection, sorted by refresh-token issue time (the scheduled refresh). */
   freeeRefreshIndex: "FREEE#REFRESH",
   teamSettings: (teamId: string) => ({ pk: `${TEAM}${teamId}`, sk: "SETTINGS" }),

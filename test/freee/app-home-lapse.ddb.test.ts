@@ -5,6 +5,7 @@ import { AuditLog } from "../../lib/store/audit-log";
 import type { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { createFreeeOAuth, type FreeeOAuth } from "../../lib/freee/oauth";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
+import { OneTimeUses } from "../../lib/store/freee-one-time-uses";
 import { FreeeAuthMessages } from "../../lib/core/messages/ja";
 import { createLogger } from "../../lib/core/observability/logger";
 import { buildHomeView } from "../../lib/ingress/home";
@@ -37,6 +38,7 @@ beforeAll(async () => {
   const logger = createLogger("home-lapse-test");
   flow = createFreeeOAuth({
     connections,
+    uses: new OneTimeUses(table.doc, table.tableName),
     tokenEndpoint: new FreeeTokenEndpoint(fake.url, { clientId: FAKE_CLIENT_ID, clientSecret: FAKE_CLIENT_SECRET }),
     audit: new AuditLog(tasks, logger),
     admins: testAdmins(table).admins,

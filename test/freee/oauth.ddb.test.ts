@@ -4,6 +4,7 @@ import type { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { createFreeeOAuth, lazyFreeeOAuthFromEnv, loadOAuthSettings, type FreeeOAuth } from "../../lib/freee/oauth";
 import { signState, verifyState } from "../../lib/freee/signed-state";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
+import { OneTimeUses } from "../../lib/store/freee-one-time-uses";
 import { TeamSettingsStore } from "../../lib/ingress/actions";
 import { AccessMessages, AdminMessages } from "../../lib/core/messages/ja";
 import { createLogger } from "../../lib/core/observability/logger";
@@ -32,6 +33,7 @@ function oauth(extra: { secret?: string } = {}): FreeeOAuth {
   const logger = createLogger("freee-oauth-test");
   return createFreeeOAuth({
     connections,
+    uses: new OneTimeUses(table.doc, table.tableName),
     tokenEndpoint: new FreeeTokenEndpoint(fake.url, { clientId: FAKE_CLIENT_ID, clientSecret: FAKE_CLIENT_SECRET }),
     audit: new AuditLog(taskStore, logger),
     admins: directory.admins,

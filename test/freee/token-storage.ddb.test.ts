@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { expect, it } from "vitest";
-import { TransientError } from "../../lib/core/errors/taxonomy";
+import { RefreshedTokensLostError, TransientError } from "../../lib/core/errors/taxonomy";
 import type { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import type { TestTable } from "../support/dynamo";
 import type { FakeFreee } from "../../dev/fakes/freee/fake-freee";
@@ -23,17 +23,24 @@ useFreeeWorkspace({ teamPrefix: "TS" }, (w) => ({ table, fake, key, store, teamI
 const listEmployees = { method: "GET", path: "/hr/api/v1/employees", query: { company_id: 101, year: 2026, month: 1 } } as const;
 
 /** The same table, whose next `times` writes of refreshed tokens into the connection item are throttled. */
-function throttlingTokenWrites(times: number, alsoParking = false): DynamoDBDocumentClient {
+function throttlingTokenWrites(times: number, alsoParking: boolean | number = false): DynamoDBDocumentClient {
   let left = times;
+  // The parking write is throttled too: always (true) or its next n attempts (a table-wide throttle that passes).
+  let parkingLeft = alsoParking === true ? Infinity : alsoParking === false ? 0 : alsoParking;
   const doc = table.doc;
   const isTokenWrite = (cmd: unknown) =>
     cmd instanceof UpdateCommand && cmd.input.Key?.sk === "FREEE" && String(cmd.input.UpdateExpression).includes("version = version + :one");
-  const isParking = (cmd: unknown) => alsoParking && cmd instanceof UpdateCommand && cmd.input.Key?.sk === "FREEE#PENDING";
+  const isParking = (cmd: unknown) => cmd instanceof UpdateCommand && cmd.input.Key?.sk === "FREEE#PENDING";
+  const throttled = () => Object.assign(new Error("Rate of requests exceeds the allowed throughput."), { name: "ProvisionedThroughputExceededException" });
   return {
     send: async (cmd: Parameters<DynamoDBDocumentClient["send"]>[0]) => {
-      if (isParking(cmd) || (left > 0 && isTokenWrite(cmd))) {
-        if (!isParking(cmd)) left--;
-        throw Object.assign(new Error("Rate of requests exceeds the allowed throughput."), { name: "ProvisionedThroughputExceededException" });
+      if (isParking(cmd) && parkingLeft > 0) {
+        parkingLeft--;
+        throw throttled();
+      }
+      if (left > 0 && isTokenWrite(cmd)) {
+        left--;
+        throw throttled();
       }
       return doc.send(cmd);
     },
@@ -108,10 +115,45 @@ it("a refused refresh does not mark the workspace while a parked pair for its ve
   expect((await store.getMeta(teamId))!.status).toBe("active");
 });
 
-it("when the parking write fails too, the error says so (parked: false)", async () => {
+it("a table-wide throttle that outlasts storing but not parking: parking is retried on its own, and the next caller promotes the pair", async () => {
+  await expireStoredAccessToken();
+  // Every token write fails; the parking write fails through the five store attempts and two more retries.
+  const flaky = makeStore(table, key, throttlingTokenWrites(100, 7));
+  const lost: number[] = [];
+  const first = makeClient(flaky, fake, teamId, { refreshLeaseMs: 30, tokenMetrics: { freeeTokensLost: () => lost.push(1) } });
+  const err = await first.client.request(listEmployees).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(TransientError);
+  expect(err).not.toBeInstanceOf(RefreshedTokensLostError);
+  expect((err as TransientError).details).toMatchObject({ parked: true });
+  expect(first.sleeps).toEqual([100, 200, 400, 800, 100, 200]);
+  expect(lost).toEqual([]);
+  expect((await pendingOf(store).get(teamId))!.fromVersion).toBe(1);
+  const { client } = makeClient(makeStore(table, key, table.doc, aMinuteLater), fake, teamId, { clock: aMinuteLater });
+  expect((await client.request(listEmployees)).ok).toBe(true);
+  expect(fake.refreshCalls).toBe(1);
+  expect(await storedRefreshTokenIsLive()).toBe(true);
+});
+
+it("when the parking write fails through every retry, the pair is counted lost and thrown as RefreshedTokensLostError (parked: false)", async () => {
   await expireStoredAccessToken();
   const flaky = makeStore(table, key, throttlingTokenWrites(100, true));
-  const err = await makeClient(flaky, fake, teamId).client.request(listEmployees).catch((e: unknown) => e);
-  expect(err).toBeInstanceOf(TransientError);
+  const lost: number[] = [];
+  const { client, sleeps } = makeClient(flaky, fake, teamId, { tokenMetrics: { freeeTokensLost: () => lost.push(1) } });
+  const err = await client.request(listEmployees).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(RefreshedTokensLostError);
   expect((err as TransientError).details).toMatchObject({ parked: false });
+  expect(lost).toEqual([1]);
+  // Store attempts' backoff, then parking's own.
+  expect(sleeps).toEqual([100, 200, 400, 800, 100, 200, 400, 800, 1600]);
+});
+
+it("parking retries stop while the invocation has no time for another wait: the pair is counted lost at once", async () => {
+  await expireStoredAccessToken();
+  const flaky = makeStore(table, key, throttlingTokenWrites(100, true));
+  const lost: number[] = [];
+  const { client, sleeps } = makeClient(flaky, fake, teamId, { remainingTimeMs: () => 1_000, tokenMetrics: { freeeTokensLost: () => lost.push(1) } });
+  const err = await client.request(listEmployees).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(RefreshedTokensLostError);
+  expect(sleeps).toEqual([]);
+  expect(lost).toEqual([1]);
 });

@@ -3,8 +3,8 @@ import { cancelExecution, rerunExecution } from "../../lib/ingress/actions";
 import { taskIdFor } from "../../lib/core/domain/records";
 import { LocalTokenCipher } from "../../lib/store/token-cipher";
 import { DynamoInstallationStore } from "../../lib/store/installations";
-import { TABLE_KEYS } from "../../lib/store/table";
-import { TABLE_ACCESS, type AccessName } from "../../infra/table-access";
+import { Keys, TABLE_KEYS } from "../../lib/store/table";
+import { BY_TEAM_LIST_KEYS, TABLE_ACCESS, type AccessName } from "../../infra/table-access";
 import { decide, l1Ok, l2Ok, l3Ok, runApprovedTask, runExecution } from "../steps/fixtures";
 import { errorReply, ev } from "../../dev/fakes/anthropic";
 import { startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
@@ -67,6 +67,10 @@ describe("the template grants each Lambda its table actions only", () => {
         const resources = Array.isArray(s.Resource) ? s.Resource : [s.Resource];
         if (resources.every((r) => isIndexArn(r, TABLE_KEYS.byTeamIndex))) {
           expect(actions(s), name).toEqual(["dynamodb:Query"]);
+          // A workspace's lists only: the freee refresh partition (every workspace's connection) is out of reach.
+          const indexKeys = [s.Condition?.["ForAllValues:StringLike"]?.["dynamodb:LeadingKeys"]].flat();
+          expect(indexKeys, name).toEqual([...BY_TEAM_LIST_KEYS]);
+          expect(indexKeys.some((p) => glob(String(p), Keys.freeeRefreshIndex)), name).toBe(false);
           continue;
         }
         expect(resources.every(isTableArn), name).toBe(true);
@@ -84,9 +88,8 @@ describe("the template grants each Lambda its table actions only", () => {
     // Every function of the stack, the daily freee refresh (its own construct) included.
     for (const name of Object.keys(stack.functions) as (keyof typeof stack.functions)[]) {
       const granted = statementsOf(name).flatMap(actions);
-      // Item statements carry LeadingKeys; the read-only index Query of App Home (ingress, web) is the one without.
-      const listsHome = (TABLE_ACCESS as Partial<Record<string, { byTeamIndex?: boolean }>>)[name]?.byTeamIndex === true;
-      for (const s of statementsOf(name).filter(onTable).filter((x) => !(listsHome && [x.Resource].flat().every((r) => isIndexArn(r, TABLE_KEYS.byTeamIndex))))) expect(JSON.stringify(s.Condition ?? {}), `${name}: ${JSON.stringify(s)}`).toContain("dynamodb:LeadingKeys");
+      // Every statement carries LeadingKeys, the index Query of App Home (ingress, web) included.
+      for (const s of statementsOf(name).filter(onTable)) expect(JSON.stringify(s.Condition ?? {}), `${name}: ${JSON.stringify(s)}`).toContain("dynamodb:LeadingKeys");
       for (const action of forbidden) expect(granted, `${name} ${action}`).not.toContain(`dynamodb:${action}`);
       expect(granted.filter((a) => a.startsWith("dynamodb:") && a.includes("*")), name).toEqual([]);
     }

@@ -115,6 +115,19 @@ describe("freee MCP server over Streamable HTTP (MCP SDK client)", () => {
     expect((await client.callTool({ name: "freee_accounting_create_deal", arguments: DEAL })).isError).toBeFalsy();
   });
 
+  it("freee's error text is redacted before the agent reads it (a header freee echoed back)", async () => {
+    const { bearer } = await newExecution();
+    const client = await mcpClient(bearer);
+    const echoed = "Authorization: Bearer onlylettersaccesstoken";
+    fake().fail({ method: "POST", path: "/api/1/deals" }, { status: 400, body: { status_code: 400, errors: [{ type: "validation", messages: ["勘定科目が不正です", `received ${echoed}`, 'header "authorization":"bearer abcdefghij"'] }] } });
+    const refused = await client.callTool({ name: "freee_accounting_create_deal", arguments: DEAL });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toContain("勘定科目が不正です");
+    expect(text(refused)).not.toContain("onlylettersaccesstoken");
+    expect(text(refused)).not.toContain("abcdefghij");
+    expect(text(refused)).toContain("[REDACTED]");
+  });
+
   it("refuses a tool outside the execution's approved list (isError) and audits the refusal; freee is not called", async () => {
     const { task, bearer } = await newExecution();
     const client = await mcpClient(bearer);

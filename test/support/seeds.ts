@@ -29,4 +29,4 @@ export function seededRandom(seed: number): () => number {
 }
 
 /** Every test file that draws from these seeds (`npm run fuzz` runs exactly these; a test checks the list). */
-export const RANDOMIZED_TESTS = ["test/ingress/fuzz.test.ts", "test/core/observability/redaction-property.test.ts", "test/steps/result-marker.test.ts", "test/ingress/adversarial-card-text.test.ts"];
+export const RANDOMIZED_TESTS = ["test/ingress/fuzz.test.ts", "test/core/observability/redaction-property.test.ts", "test/steps/result-marker.test.ts", "test/ingress/adversarial-card-text.test.ts", "test/core/observability/bearer-redaction.test.ts"];

@@ -34,6 +34,13 @@ export class TransientError extends AppError {
   override readonly name: string = "TransientError";
   readonly kind = "transient" as const;
 }
+/**
+ * freee issued a new single-use token pair that could be neither stored nor parked (a table-wide throttle
+ * outlasting every retry): the workspace must reconnect freee once this Lambda ends. Counted as FreeeTokensLost.
+ */
+export class RefreshedTokensLostError extends TransientError {
+  override readonly name: string = "RefreshedTokensLostError";
+}
 /** 429 from Anthropic, freee or Slack. `retryAfterSeconds` when the server said so. */
 export class RateLimitedError extends TransientError {
   override readonly name: string = "RateLimitedError";
@@ -218,6 +225,7 @@ export const ErrorNames = {
     "UpstreamServerError",
     "ConnectionFailedError",
     "ThrottledError",
+    "RefreshedTokensLostError",
   ],
   timeout: ["UpstreamTimeoutError"],
   silentRetryOnce: ["EmptyResponseError", "TruncatedResponseError"],

@@ -41,3 +41,21 @@ export function quotedMrkdwn(text: string): string {
 export function codeCell(text: string): string {
   return escapeMrkdwn(text.replace(LINE_BREAKS, " ").replace(INVISIBLE, "")).replace(/`/g, "ˋ");
 }
+
+/**
+ * Text length in the unit Block Kit limits are checked in (docs/slack.md "Text limits"): UTF-16 code units, the
+ * length of the JSON string Slack parses. It is never below the count of code points, so a text within the limit
+ * here is within it however Slack counts characters; an emoji outside the BMP counts 2.
+ */
+export function slackLength(text: string): number {
+  return text.length;
+}
+
+/** The longest prefix of `text` within `max` units that does not end inside a surrogate pair. */
+export function cutToSlackLength(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = Math.max(0, max);
+  const last = text.charCodeAt(end - 1);
+  if (end > 0 && last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return text.slice(0, end);
+}

@@ -26,6 +26,8 @@ export const MetricNames = {
   toolRefusals: "ToolCallsRefused",
   /** freee writes that may have landed and could not be confirmed by reading back (dimension Tool). */
   writeOutcomesUnknown: "WriteOutcomesUnknown",
+  /** Refreshed freee token pairs neither stored nor parked: the workspace must reconnect (alarmed at 1). */
+  freeeTokensLost: "FreeeTokensLost",
   /** Slack callbacks that are no event (dimension Type, e.g. app_rate_limited); counted by the ingress (./emf). */
   slackCallbacks: SLACK_CALLBACKS_METRIC,
 } as const;
@@ -73,6 +75,10 @@ export class PipelineMetrics {
 
   writeOutcomeUnknown(tool: string): void {
     this.count(MetricNames.writeOutcomesUnknown, { Tool: tool });
+  }
+
+  freeeTokensLost(): void {
+    this.count(MetricNames.freeeTokensLost, {});
   }
 
   executionFinished(durationSeconds: number, usage: TokenUsage | undefined): void {

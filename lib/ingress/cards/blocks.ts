@@ -1,4 +1,4 @@
-import { codeCell, escapeMrkdwn, inlineMrkdwn, quotedMrkdwn } from "../../core/messages/mrkdwn";
+import { codeCell, cutToSlackLength, escapeMrkdwn, inlineMrkdwn, quotedMrkdwn, slackLength } from "../../core/messages/mrkdwn";
 import type { KnownBlock } from "@slack/web-api";
 
 /** Small Block Kit builders shared by the cards. Buttons carry ids only (never task tokens). */
@@ -39,10 +39,11 @@ export interface ExecutionRef {
   executionNo: number;
 }
 
-const MAX_SECTION = 2900; // Block Kit section text limit is 3,000 characters.
+const MAX_SECTION = 2900; // Block Kit section text limit is 3,000 characters (counted as slackLength: docs/slack.md).
 
+/** At most `max` units (slackLength), a surrogate pair never split, "…" marking the cut. */
 export function truncate(text: string, max = MAX_SECTION): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  return slackLength(text) <= max ? text : `${cutToSlackLength(text, max - 1)}…`;
 }
 
 export function header(text: string): KnownBlock {
