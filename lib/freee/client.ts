@@ -1,4 +1,5 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
+import { defaultSleep } from "../core/aws/transient-retry";
 import { classifyFetchFailure } from "../core/errors/classify";
 import { AuthError, FatalConfigError, RateLimitedError, UpstreamServerError } from "../core/errors/taxonomy";
 import { createLogger } from "../core/observability/logger";
@@ -76,7 +77,7 @@ export class FreeeClient {
   constructor(options: FreeeClientOptions) {
     this.o = { ...FREEE_CLIENT_DEFAULTS, ...stripUndefined(options) };
     this.log = options.logger ?? createLogger("freee-client");
-    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.sleep = options.sleep ?? defaultSleep;
     this.clock = options.clock ?? (() => new Date());
     this.tokens = new FreeeTokenManager({
       teamId: options.teamId,

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "@aws-lambda-powertools/logger";
-import { retryTransient } from "../core/aws/transient-retry";
+import { defaultSleep, retryTransient } from "../core/aws/transient-retry";
 import { DYNAMODB_CALL, worstCallMs } from "../core/config/client-budgets";
 import { AuthError, RefreshedTokensLostError, TransientError } from "../core/errors/taxonomy";
 import { createLogger } from "../core/observability/logger";
@@ -54,7 +54,7 @@ export class FreeeTokenManager {
   constructor(options: FreeeTokenManagerOptions) {
     this.o = { ...defaults, ...stripUndefined(options) };
     this.log = options.logger ?? createLogger("freee-tokens");
-    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.sleep = options.sleep ?? defaultSleep;
     this.clock = options.clock ?? (() => new Date());
   }
 

@@ -1,4 +1,5 @@
 import type { CardState, CardSubject } from "../../core/domain/card-refresher";
+import { defaultSleep } from "../../core/aws/transient-retry";
 import { TransientError } from "../../core/errors/taxonomy";
 import type { ActionDeps } from "./types";
 
@@ -18,7 +19,7 @@ export async function refreshQuietly(deps: Pick<ActionDeps, "cards" | "log">, ta
       return;
     } catch (err) {
       if (err instanceof TransientError && attempt === 1) {
-        await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
+        await defaultSleep(RETRY_PAUSE_MS);
         continue;
       }
       deps.log.warn("card refresh after an action failed", {
