@@ -1,7 +1,29 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Test files that need a process of their own (`isolate: true`, the default): files that start whole stacks or
+ * child processes and set the environment for them, and files that import a Lambda handler (lambdas/), whose
+ * module state is its cold start (clients, settings, the cold-start flag), so a second import in the same process
+ * would not be cold. test/architecture/test-isolation.test.ts keeps this list complete.
+ */
+export const ISOLATED_TESTS = [
+  "test/e2e/**/*.test.ts",
+  "test/bundle/**/*.test.ts",
+  "test/commands/**/*.test.ts",
+  "test/chaos/**/*.test.ts",
+  "test/bench/**/*.test.ts",
+  "test/core/observability/invocation-context.test.ts",
+  "test/freee/token-refresher.ddb.test.ts",
+  "test/mcp/handler-deadline.ddb.test.ts",
+  "test/mcp/handler.ddb.test.ts",
+  "test/steps/older-payloads.test.ts",
+  "test/steps/reconcile.test.ts",
+  "test/steps/run-held-writes.test.ts",
+];
+
 const shared = {
-  setupFiles: ["test/setup/environment.ts", "test/setup/scripted-replies.ts"],
+  // fresh-env first: every file starts from the run's environment, also when it shares a worker.
+  setupFiles: ["test/setup/fresh-env.ts", "test/setup/environment.ts", "test/setup/scripted-replies.ts"],
   // One DynamoDB Local (Java 17) for the run; each test file makes its own tables on it (test/support/dynamo.ts).
   globalSetup: ["test/setup/dynamodb-local.ts"],
   // Integration tests start in-process servers (fake Slack/Anthropic/freee) on ephemeral ports. These are budgets
@@ -13,7 +35,7 @@ const shared = {
 
 /**
  * Test files at once. vitest's default on a 2-core machine is 1, but most files wait (on ports, DynamoDB Local,
- * the local state machines' polls), so 2 overlap well; TEST_WORKERS overrides it (docs/testing.md has the
+ * the local state machines' polls), so 2 overlap well; TEST_WORKERS overrides it (docs/dev.md has the
  * measurements).
  */
 const workers = Number(process.env.TEST_WORKERS ?? 2);
@@ -23,6 +45,11 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: workers,
     reporters: ["default", "./test/setup/slowest-files.ts"],
-    projects: [{ test: { ...shared, name: "all", include: ["test/**/*.test.ts"] } }],
+    projects: [
+      // Most files only import the domain and talk to fakes: they share a worker's module cache, which saves
+      // importing the AWS SDK, Bolt and the MCP SDK again for every file (about 1.5 s of CPU per file).
+      { test: { ...shared, name: "shared", isolate: false, include: ["test/**/*.test.ts"], exclude: ISOLATED_TESTS } },
+      { test: { ...shared, name: "isolated", isolate: true, include: ISOLATED_TESTS } },
+    ],
   },
 });

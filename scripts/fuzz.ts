@@ -20,6 +20,6 @@ await runCli("npm run fuzz", async () => {
   const count = seedCount(values.seeds);
   const seeds = Array.from({ length: count }, () => randomInt(0, 2 ** 31));
   process.stdout.write(`npm run fuzz: ${count} seeds: ${seeds.join(",")}\n`);
-  const run = spawnSync("npx", ["vitest", "run", "--project", "all", ...RANDOMIZED_TESTS], { stdio: "inherit", env: { ...process.env, FUZZ_SEEDS: seeds.join(",") } });
+  const run = spawnSync("npx", ["vitest", "run", ...RANDOMIZED_TESTS], { stdio: "inherit", env: { ...process.env, FUZZ_SEEDS: seeds.join(",") } });
   process.exit(run.status ?? 1);
 });
