@@ -10,8 +10,19 @@ export function synthStack(context: Record<string, unknown> = {}) {
   return { app, stack };
 }
 
+/**
+ * Test files share a worker's module cache, so one synthesis serves every file that asks for the same context
+ * under the same environment (the settings read both). Assertions only read the template.
+ */
+const synthesized = new Map<string, { stack: SlackMcpAgentStack; template: Template }>();
+
 export function synthTemplate(context: Record<string, unknown> = {}) {
   process.env.CDK_VALIDATION ??= "false";
+  const key = JSON.stringify([context, Object.entries(process.env).sort(([a], [b]) => a.localeCompare(b))]);
+  const known = synthesized.get(key);
+  if (known !== undefined) return known;
   const { stack } = synthStack(context);
-  return { stack, template: Template.fromStack(stack) };
+  const result = { stack, template: Template.fromStack(stack) };
+  synthesized.set(key, result);
+  return result;
 }
