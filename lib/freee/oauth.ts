@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "@aws-lambda-powertools/logger";
-import { z } from "zod";
+import * as z from "../core/zod";
 import { AuditLog } from "../store/audit-log";
 import { intEnv, optionalEnv, requireEnv, type Env } from "../core/config/env";
 import { resolveSecret } from "../core/config/secrets";
@@ -78,7 +78,7 @@ const STATE_COOKIE = "freee_oauth_nonce";
 const NOT_ADMIN = "not_admin";
 
 const CompaniesSchema = z.object({
-  companies: z.array(z.object({ id: z.number().int().positive(), display_name: z.string().nullish(), name: z.string().nullish() })),
+  companies: z.array(z.object({ id: z.int().check(z.positive()), display_name: z.nullish(z.string()), name: z.nullish(z.string()) })),
 });
 
 export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {

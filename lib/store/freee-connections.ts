@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { z } from "zod";
+import * as z from "../core/zod";
 import { MalformedOutputError } from "../core/errors/taxonomy";
 import { isConditionFailure, translateDynamoError } from "./conditional";
 import { parseRecord } from "./item-table";
@@ -63,26 +63,26 @@ export interface FreeeConnection extends FreeeConnectionMeta {
 }
 
 const StoredSchema = z.object({
-  teamId: z.string().min(1),
-  tokens: z.string().min(1),
+  teamId: z.string().check(z.minLength(1)),
+  tokens: z.string().check(z.minLength(1)),
   cipher: z.enum(["kms", "local"]),
-  companyId: z.number().int().positive(),
-  companyName: z.string().optional(),
+  companyId: z.int().check(z.positive()),
+  companyName: z.optional(z.string()),
   status: z.enum(["active", "reauth_required"]),
-  accessTokenExpiresAt: z.string().min(1),
-  scope: z.string().optional(),
-  refreshTokenIssuedAt: z.string().min(1).optional(),
-  connectedBy: z.string().min(1),
-  connectedAt: z.string().min(1),
-  updatedAt: z.string().min(1),
-  version: z.number().int().positive(),
-  refreshLeaseOwner: z.string().optional(),
-  refreshLeaseUntil: z.number().optional(),
-  reauthReason: z.string().optional(),
+  accessTokenExpiresAt: z.string().check(z.minLength(1)),
+  scope: z.optional(z.string()),
+  refreshTokenIssuedAt: z.optional(z.string().check(z.minLength(1))),
+  connectedBy: z.string().check(z.minLength(1)),
+  connectedAt: z.string().check(z.minLength(1)),
+  updatedAt: z.string().check(z.minLength(1)),
+  version: z.int().check(z.positive()),
+  refreshLeaseOwner: z.optional(z.string()),
+  refreshLeaseUntil: z.optional(z.number()),
+  reauthReason: z.optional(z.string()),
 });
 type Stored = z.infer<typeof StoredSchema>;
 
-const SecretSchema = z.object({ accessToken: z.string().min(1), refreshToken: z.string().min(1) });
+const SecretSchema = z.object({ accessToken: z.string().check(z.minLength(1)), refreshToken: z.string().check(z.minLength(1)) });
 
 export interface SaveConnectionInput {
   teamId: string;
