@@ -1,6 +1,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { jsonSchemaOutputFormat } from "@anthropic-ai/sdk/helpers/json-schema";
 import * as z from "../core/zod";
+import type { MessagesClient } from "./anthropic-client";
 import { judgeAnthropicMessage } from "../core/errors/anthropic-contract";
 import { classifyAnthropicError, classifyError } from "../core/errors/classify";
 import { requireField } from "../core/errors/response-contract";
@@ -16,7 +17,7 @@ import type { LayerName, LayerSettings } from "./settings";
 
 /** What each layer function is given: the client (created once per Lambda) and that layer's settings. */
 export interface LayerDeps {
-  client: Anthropic;
+  client: MessagesClient;
   settings: LayerSettings;
 }
 
@@ -61,14 +62,14 @@ export function outputFormatOf(schema: z.ZodMiniType): Anthropic.JSONOutputForma
 }
 
 /** A natural-language reply (L2): the judged text, trimmed. */
-export async function callModelText(client: Anthropic, request: ModelRequest): Promise<ModelResult<string>> {
+export async function callModelText(client: MessagesClient, request: ModelRequest): Promise<ModelResult<string>> {
   const { message, text } = await send(client, request, undefined);
   return { value: text.trim(), text, ...meta(message) };
 }
 
 /** A JSON reply (L1, L3): judged, unfenced, parsed, validated. */
 export async function callModelJson<T>(
-  client: Anthropic,
+  client: MessagesClient,
   request: ModelRequest,
   output: JsonOutput<T>,
 ): Promise<ModelResult<T>> {
@@ -97,7 +98,7 @@ export function buildParams(
 }
 
 async function send(
-  client: Anthropic,
+  client: MessagesClient,
   request: ModelRequest,
   format: Anthropic.JSONOutputFormat | undefined,
 ): Promise<{ message: Anthropic.Message; text: string }> {

@@ -1,4 +1,4 @@
-import type Anthropic from "@anthropic-ai/sdk";
+import type { MessagesClient } from "../model/anthropic-client";
 import type { ProcessStep } from "../core/domain/records";
 import { runL1Task, type L1Result } from "../model/l1-task";
 import { runL2Prompt } from "../model/l2-prompt";
@@ -9,10 +9,10 @@ import type { PipelineLayers } from "./ports";
 
 /** PipelineLayers on lib/model (Anthropic Messages API). The client is created on first use, once. */
 export class AnthropicLayers implements PipelineLayers {
-  private client: Promise<Anthropic> | undefined;
+  private client: Promise<MessagesClient> | undefined;
 
   constructor(
-    private readonly createClient: () => Promise<Anthropic>,
+    private readonly createClient: () => Promise<MessagesClient>,
     private readonly settings: LayersSettings,
     private readonly options: { clock?: () => Date; metrics?: Pick<PipelineMetrics, "tokens"> } = {},
   ) {}
@@ -58,7 +58,7 @@ export class AnthropicLayers implements PipelineLayers {
     return result.value;
   }
 
-  private getClient(): Promise<Anthropic> {
+  private getClient(): Promise<MessagesClient> {
     // A failed creation (secret unreadable) is not cached: the next attempt tries again.
     this.client ??= this.createClient().catch((err: unknown) => {
       this.client = undefined;
