@@ -1,8 +1,8 @@
-import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import * as z from "../core/zod";
 import { MalformedOutputError } from "../core/errors/taxonomy";
 import { isConditionFailure, translateDynamoError } from "./conditional";
-import { parseRecord } from "./item-table";
+import { ItemTable, parseRecord } from "./item-table";
 import { Keys, TABLE_KEYS } from "./table";
 import { registerSecret } from "../core/redaction/secret-registry";
 import { DISCONNECTED } from "./freee-disconnect";
@@ -275,30 +275,19 @@ export class FreeeConnectionStore {
    * token change.
    */
   async listIssuedBefore(cutoff: string): Promise<FreeeConnectionMeta[]> {
-    const out: FreeeConnectionMeta[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      let page;
-      try {
-        page = await this.doc.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: TABLE_KEYS.byTeamIndex,
-            KeyConditionExpression: "gsi1pk = :gpk AND gsi1sk < :cutoff",
-            ExpressionAttributeValues: { ":gpk": Keys.freeeRefreshIndex, ":cutoff": cutoff },
-            ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-          }),
-        );
-      } catch (err) {
-        throw translateDynamoError(err, "freee connections due for refresh");
-      }
-      for (const item of page.Items ?? []) {
-        const { tokens: _tokens, cipher: _cipher, ...meta } = this.parse(item);
-        out.push(meta);
-      }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined);
-    return out;
+    const items = await new ItemTable(this.doc, this.tableName).query(
+      {
+        IndexName: TABLE_KEYS.byTeamIndex,
+        KeyConditionExpression: "gsi1pk = :gpk AND gsi1sk < :cutoff",
+        ExpressionAttributeValues: { ":gpk": Keys.freeeRefreshIndex, ":cutoff": cutoff },
+      },
+      undefined,
+      "freee connections due for refresh",
+    );
+    return items.map((item) => {
+      const { tokens: _tokens, cipher: _cipher, ...meta } = this.parse(item);
+      return meta;
+    });
   }
 
   private async read(teamId: string): Promise<Stored | undefined> {
