@@ -1,5 +1,5 @@
 import type { BuildOptions } from "esbuild";
-import { Charset, LogLevel, OutputFormat, type BundlingOptions } from "aws-cdk-lib/aws-lambda-nodejs";
+import { LogLevel, OutputFormat, type BundlingOptions } from "aws-cdk-lib/aws-lambda-nodejs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -84,6 +84,8 @@ export const WEB_BUNDLING: LambdaBundling = { ...LAMBDA_BUNDLING, alias: { ...ab
 /** The NodejsFunction `bundling` props for these options. */
 export function nodejsBundlingOptions(b: LambdaBundling = LAMBDA_BUNDLING): BundlingOptions {
   const aliasArgs = Object.fromEntries(Object.entries(b.alias).map(([from, to]) => [`--alias:${from}`, to]));
+  // NodejsFunction declares a `charset` prop but does not pass it to esbuild (synth output stayed escaped): an argument.
+  const esbuildArgs = { ...aliasArgs, ...(b.charset === "utf8" ? { "--charset": "utf8" } : {}) };
   return {
     format: b.format === "esm" ? OutputFormat.ESM : OutputFormat.CJS,
     target: b.target,
@@ -94,10 +96,9 @@ export function nodejsBundlingOptions(b: LambdaBundling = LAMBDA_BUNDLING): Bund
     externalModules: [...b.external],
     mainFields: [...b.mainFields],
     banner: b.banner,
-    charset: b.charset === "utf8" ? Charset.UTF8 : Charset.ASCII,
     // esbuild's per-bundle size listing made `cdk synth --quiet` print five lines per Lambda; warnings still show.
     logLevel: LogLevel.WARNING,
-    ...(Object.keys(aliasArgs).length === 0 ? {} : { esbuildArgs: aliasArgs }),
+    ...(Object.keys(esbuildArgs).length === 0 ? {} : { esbuildArgs }),
   };
 }
 
