@@ -7,7 +7,7 @@ import { esbuildOptions, INGRESS_BUNDLING, LAMBDA_BUNDLING, type LambdaBundling 
 /**
  * The bench bundles with the stack's own options (infra/bundling.ts): platform node, target node22, ESM,
  * minified with names kept, external source map, no externals. Ours is bundled as the stack bundles the ingress
- * (INGRESS_BUNDLING: Bolt's unused receivers aliased away); the naive baseline with the plain options, as a
+ * (INGRESS_BUNDLING: Bolt's unused receivers aliased away); the naive baseline with the plain options (PLAIN_BUNDLING), as a
  * tutorial app would ship (the aliased baseline is measured too, for reference).
  */
 export const LAMBDA_BUNDLE_OPTIONS = esbuildOptions(LAMBDA_BUNDLING);

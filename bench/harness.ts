@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startFakeSlack } from "../dev/fakes/slack/fake-slack";
 import { TEST_SIGNING_SECRET } from "../test/support/slack-signing";
-import { INGRESS_BUNDLING } from "../infra/bundling";
+import { INGRESS_BUNDLING, PLAIN_BUNDLING } from "../infra/bundling";
 import { bundleLambda, type BundleResult } from "./bundle";
 import { measureCold, type ColdResult } from "./cold";
 import { startCountingDynamo } from "./dynamo";
@@ -85,7 +85,7 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
   const [ours, base, baseAliased] = await timed("bundle", () =>
     Promise.all([
       bundleLambda(OURS_ENTRY, dir(options.workDir, "ours"), INGRESS_BUNDLING),
-      bundleLambda(BASELINE_ENTRY, dir(options.workDir, "baseline")),
+      bundleLambda(BASELINE_ENTRY, dir(options.workDir, "baseline"), PLAIN_BUNDLING),
       bundleLambda(BASELINE_ENTRY, dir(options.workDir, "baseline-aliased"), INGRESS_BUNDLING),
     ]),
   );

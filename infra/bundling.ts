@@ -25,7 +25,21 @@ export interface LambdaBundling {
   external: readonly string[];
   /** Modules replaced at bundle time (package → replacement path), e.g. code a Lambda never runs. */
   alias: Readonly<Record<string, string>>;
+  /**
+   * "utf8" writes non-ASCII text as it is: esbuild's default escapes it, and a Japanese character then costs 6 bytes
+   * (`\uXXXX`) instead of 3 — the messages, the prompts and the freee schemas' descriptions (~50 KiB a bundle).
+   */
+  charset: "utf8" | "ascii";
 }
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * The AWS SDK's credential chain, reduced to what Lambda gives (lambdas/ingress/env-credentials.ts): every Lambda
+ * of this app gets its role's credentials in the environment, so the SSO, INI, process, web identity and instance
+ * metadata providers and their nested STS / SSO clients (~140 KiB) never run. test/bundle/env-credentials.test.ts.
+ */
+const ENV_CREDENTIALS = { "@aws-sdk/credential-provider-node": join(ROOT, "lambdas", "ingress", "env-credentials.ts") };
 
 export const LAMBDA_BUNDLING: LambdaBundling = {
   target: "node22",
@@ -37,10 +51,15 @@ export const LAMBDA_BUNDLING: LambdaBundling = {
   mainFields: ["module", "main"],
   banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
   external: [],
-  alias: {},
+  alias: { ...ENV_CREDENTIALS },
+  charset: "utf8",
 };
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+/**
+ * What NodejsFunction does when not told otherwise (ASCII escapes, the SDK's whole credential chain): the bench's
+ * naive baseline handler is bundled so, as a tutorial app would ship it. No Lambda of this app uses it.
+ */
+export const PLAIN_BUNDLING: LambdaBundling = { ...LAMBDA_BUNDLING, alias: {}, charset: "ascii" };
 
 /**
  * Bolt's `index` requires its Express, HTTP and Socket Mode receivers at load, and with them express (+ body-parser,
@@ -51,8 +70,6 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const INGRESS_ABSENT_MODULE = join(ROOT, "lambdas", "ingress", "absent-module.cjs");
 const absent = (...names: string[]) => Object.fromEntries(names.map((name) => [name, INGRESS_ABSENT_MODULE]));
 const BOLT_RECEIVERS = ["express", "@slack/socket-mode", "raw-body", "path-to-regexp"];
-/** The AWS SDK's credential chain, reduced to what Lambda gives (lambdas/ingress/env-credentials.ts). */
-const ENV_CREDENTIALS = { "@aws-sdk/credential-provider-node": join(ROOT, "lambdas", "ingress", "env-credentials.ts") };
 
 /**
  * The Slack Lambda (lambdas/ingress). It also leaves out @slack/oauth (with jsonwebtoken, semver): the install
@@ -62,11 +79,13 @@ const ENV_CREDENTIALS = { "@aws-sdk/credential-provider-node": join(ROOT, "lambd
 export const INGRESS_BUNDLING: LambdaBundling = { ...LAMBDA_BUNDLING, alias: { ...absent(...BOLT_RECEIVERS, "@slack/oauth"), ...ENV_CREDENTIALS } };
 
 /** The web Lambda (lambdas/web): Slack install and freee connect pages, which do use @slack/oauth. */
-export const WEB_BUNDLING: LambdaBundling = { ...LAMBDA_BUNDLING, alias: absent(...BOLT_RECEIVERS) };
+export const WEB_BUNDLING: LambdaBundling = { ...LAMBDA_BUNDLING, alias: { ...absent(...BOLT_RECEIVERS), ...ENV_CREDENTIALS } };
 
 /** The NodejsFunction `bundling` props for these options. */
 export function nodejsBundlingOptions(b: LambdaBundling = LAMBDA_BUNDLING): BundlingOptions {
   const aliasArgs = Object.fromEntries(Object.entries(b.alias).map(([from, to]) => [`--alias:${from}`, to]));
+  // NodejsFunction declares a `charset` prop but does not pass it to esbuild (synth output stayed escaped): an argument.
+  const esbuildArgs = { ...aliasArgs, ...(b.charset === "utf8" ? { "--charset": "utf8" } : {}) };
   return {
     format: b.format === "esm" ? OutputFormat.ESM : OutputFormat.CJS,
     target: b.target,
@@ -79,7 +98,7 @@ export function nodejsBundlingOptions(b: LambdaBundling = LAMBDA_BUNDLING): Bund
     banner: b.banner,
     // esbuild's per-bundle size listing made `cdk synth --quiet` print five lines per Lambda; warnings still show.
     logLevel: LogLevel.WARNING,
-    ...(Object.keys(aliasArgs).length === 0 ? {} : { esbuildArgs: aliasArgs }),
+    ...(Object.keys(esbuildArgs).length === 0 ? {} : { esbuildArgs }),
   };
 }
 
@@ -98,6 +117,7 @@ export function esbuildOptions(b: LambdaBundling = LAMBDA_BUNDLING): BuildOption
     mainFields: [...b.mainFields],
     banner: { js: b.banner },
     alias: { ...b.alias },
+    charset: b.charset,
     logLevel: "error",
   };
 }

@@ -3,7 +3,8 @@ import { resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 
 /**
- * Vendors the facts this project uses from freee's official OpenAPI schemas into lib/freee/openapi/:
+ * Vendors the facts this project uses from freee's official OpenAPI schemas into lib/freee/openapi/ (requests and
+ * responses in two files, see splitResponses):
  * the selected operations (method, path, parameters, request body, success response) and every component
  * schema they reach (as `schemas`), descriptions and examples dropped, `$ref`s rewritten to `<api>#/$defs/<name>`
  * so one Ajv instance holds all three APIs. Run it when the selection below or the upstream schemas change:
@@ -190,7 +191,48 @@ for (const api of Object.keys(APIS) as Api[]) {
   const spec = (APIS[api].file.endsWith(".yml") ? parseYaml(text) : JSON.parse(text)) as Spec;
   (out.apis as Record<string, unknown>)[api] = vendorApi(api, spec);
 }
+/**
+ * Requests and responses in two files: every Lambda that plans or checks a call bundles the request side
+ * (freee-operations.json); only the freee fake checks answers (freee-responses.json, lib/freee/openapi/responses.ts),
+ * so the response schemas and the components only they reach (error bodies too) stay out of the bundles.
+ */
+function splitResponses(all: Record<string, unknown>): { requests: Record<string, unknown>; responses: Record<string, unknown> } {
+  const requests: Record<string, unknown> = { source: SOURCE, apis: {} };
+  const responses: Record<string, unknown> = { source: SOURCE, apis: {} };
+  for (const [api, vendoredApi] of Object.entries(all.apis as Record<string, { prefix: string; operations: any[]; schemas: Record<string, unknown> }>)) {
+    const operations = vendoredApi.operations.map(({ responses: _r, ...op }) => op);
+    const needed = new Set<string>();
+    const pending = [...refsIn(operations)];
+    while (pending.length > 0) {
+      const name = pending.pop() as string;
+      if (needed.has(name)) continue;
+      needed.add(name);
+      pending.push(...refsIn(vendoredApi.schemas[name]));
+    }
+    const pick = (keep: boolean) => Object.fromEntries(Object.entries(vendoredApi.schemas).filter(([name]) => needed.has(name) === keep));
+    (requests.apis as Record<string, unknown>)[api] = { prefix: vendoredApi.prefix, operations, schemas: pick(true) };
+    (responses.apis as Record<string, unknown>)[api] = {
+      responses: Object.fromEntries(vendoredApi.operations.map((op) => [`${op.method} ${op.path}`, op.responses])),
+      schemas: pick(false),
+    };
+  }
+  return { requests, responses };
+}
+
+function refsIn(node: unknown, found = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) for (const n of node) refsIn(n, found);
+  else if (node !== null && typeof node === "object") {
+    for (const [k, v] of Object.entries(node)) {
+      if (k === "$ref" && typeof v === "string") found.add(v.split("#/$defs/")[1] as string);
+      else refsIn(v, found);
+    }
+  }
+  return found;
+}
+
+const { requests, responses } = splitResponses(out);
 const target = resolve(import.meta.dirname, "../lib/freee/openapi/freee-operations.json");
-writeFileSync(target, `${JSON.stringify(out, null, 1)}\n`);
+writeFileSync(target, `${JSON.stringify(requests, null, 1)}\n`);
+writeFileSync(resolve(import.meta.dirname, "../lib/freee/openapi/freee-responses.json"), `${JSON.stringify(responses, null, 1)}\n`);
 writeFileSync(resolve(import.meta.dirname, "../lib/freee/openapi/MIT-LICENCE"), readFileSync(resolve(dir, "MIT-LICENCE")));
-console.log(`wrote ${target} (${(JSON.stringify(out).length / 1024).toFixed(0)} KiB)`);
+console.log(`wrote ${target} (${(JSON.stringify(requests).length / 1024).toFixed(0)} KiB) and freee-responses.json`);

@@ -1,4 +1,3 @@
-import type Anthropic from "@anthropic-ai/sdk";
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { requireEnv, type Env } from "../lib/core/config/env";
@@ -7,12 +6,13 @@ import { createDocumentClient } from "../lib/store/dynamo-client";
 import type { AgentRunner } from "../lib/model/agent/agent-runner";
 import { loadAgentConfig } from "../lib/model/agent/agent-config";
 import { memoizedAgentSetup } from "../lib/model/agent/agent-setup";
-import { createAnthropicClientFromEnv } from "./anthropic-client";
+import { anthropicOptionsFromEnv } from "./anthropic-client";
+import { createAgentClient, type AgentClient } from "../lib/model/agent/agent-client";
 import { loadMcpBearerSecret } from "../lib/mcp/bearer";
 import { ManagedAgentRunner } from "../lib/model/agent/managed-agent-runner";
 
 export interface AgentRunnerDeps {
-  client?: Anthropic;
+  client?: AgentClient;
   doc?: DynamoDBDocumentClient;
   logger?: Logger;
   now?: () => Date;
@@ -29,7 +29,7 @@ export async function createAgentRunner(env: Env = process.env, deps: AgentRunne
   const config = loadAgentConfig(env);
   const tableName = requireEnv("TABLE_NAME", env);
   const logger = deps.logger ?? createLogger("agent");
-  const client = deps.client ?? (await createAnthropicClientFromEnv("agent", env));
+  const client = deps.client ?? createAgentClient(await anthropicOptionsFromEnv("agent", env), env);
   const doc = deps.doc ?? createDocumentClient(env);
   let secret: Promise<string> | undefined;
   return new ManagedAgentRunner({

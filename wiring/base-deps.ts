@@ -11,7 +11,6 @@ import type { PreviewClient } from "../lib/preview/reader";
 import { createCardRefresher } from "./slack-factory";
 import { createDocumentClient } from "../lib/store/dynamo-client";
 import { TaskStore } from "../lib/store/task-store";
-import { createSfnClient } from "../lib/steps/machines/sfn-client";
 import type { PipelineDeps, PipelineLayers } from "../lib/steps/ports";
 
 /** What a step's wiring has built so far: its deps, and the clients the optional ports are built on. */
@@ -23,19 +22,14 @@ export interface Wiring {
   deps: PipelineDeps;
 }
 
-export interface BaseOptions {
-  /** StartExecution(ExecutionRun): the Lambda that starts the first run (EXECUTION_RUN_ARN). */
-  executionRun?: boolean;
-}
-
 /**
- * The dependencies every pipeline step has (table, audit, cards, write ledger, Step Functions, limits, metrics),
- * read from the environment once per cold start: a missing setting is a FatalConfigError now, not halfway
- * through a task. The model, the agent and freee reads are ports of their own (wiring/layers.ts, agent.ts,
- * freee-reads.ts), so a step's bundle holds only the clients it imports; a port a step was not wired with
- * throws FatalConfigError if called (a wiring bug, loud).
+ * The dependencies every pipeline step has (table, audit, cards, write ledger, limits, metrics), read from
+ * the environment once per cold start: a missing setting is a FatalConfigError now, not halfway through a task.
+ * The model, the agent, freee reads and Step Functions are ports of their own (wiring/layers.ts, agent.ts,
+ * freee-reads.ts, execution-run.ts), so a step's bundle holds only the clients it imports; a port a step was
+ * not wired with throws FatalConfigError if called (a wiring bug, loud).
  */
-export function baseWiring(service: string, env: Env = process.env, options: BaseOptions = {}): Wiring {
+export function baseWiring(service: string, env: Env = process.env): Wiring {
   const doc = createDocumentClient(env);
   const tableName = requireEnv("TABLE_NAME", env);
   const store = new TaskStore(doc, tableName);
@@ -54,9 +48,9 @@ export function baseWiring(service: string, env: Env = process.env, options: Bas
       agent: notWired<AgentRunner>(service, "agent"),
       freee: () => notWired<PreviewClient>(service, "freee"),
       writes: new WriteOnceLedger(doc, tableName),
-      sfn: createSfnClient(env),
+      sfn: notWired<PipelineDeps["sfn"]>(service, "sfn"),
       limits: loadLimits(env),
-      executionRunArn: options.executionRun === true ? requireEnv("EXECUTION_RUN_ARN", env) : undefined,
+      executionRunArn: undefined,
       metrics: new PipelineMetrics(),
       clock: () => new Date(),
     },

@@ -3,7 +3,7 @@ import type { Logger } from "@aws-lambda-powertools/logger";
 import { AuditLog } from "../lib/store/audit-log";
 import { optionalEnv, requireEnv, type Env } from "../lib/core/config/env";
 import { resolveSecret } from "../lib/core/config/secrets";
-import { lazyFreeeOAuthFromEnv } from "../lib/freee/oauth";
+import { lazyFreeeOAuthFromEnv } from "./freee-oauth";
 import { createLogger } from "../lib/core/observability/logger";
 import { createDocumentClient } from "../lib/store/dynamo-client";
 import { TaskStore } from "../lib/store/task-store";

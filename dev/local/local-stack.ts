@@ -5,7 +5,7 @@ import { DEFAULT_LIMITS } from "../../lib/core/config/limits";
 import { FatalConfigError } from "../../lib/core/errors/taxonomy";
 import { freeeHomePortFromEnv } from "../../wiring/freee-home";
 import { FreeeConnectionStore } from "../../lib/store/freee-connections";
-import { createFreeeOAuthFromEnv } from "../../lib/freee/oauth";
+import { createFreeeOAuthFromEnv } from "../../wiring/freee-oauth";
 import { createTokenCipher } from "../../lib/store/token-cipher";
 import { createFreeeMcpHandlerFromEnv } from "../../wiring/freee-mcp";
 import { createLogger } from "../../lib/core/observability/logger";

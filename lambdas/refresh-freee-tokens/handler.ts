@@ -1,6 +1,7 @@
 import type { Context } from "aws-lambda";
 import { beginInvocation } from "../../lib/core/observability/logger";
-import { createTokenRefresherFromEnv, refreshAgingTokens, type RefreshRunSummary, type TokenRefresherDeps } from "../../lib/freee/token-refresher";
+import { refreshAgingTokens, type RefreshRunSummary, type TokenRefresherDeps } from "../../lib/freee/token-refresher";
+import { createTokenRefresherFromEnv } from "../../wiring/token-refresher";
 
 /**
  * The daily freee token refresh (EventBridge schedule in infra/stack.ts): keeps idle workspaces' refresh

@@ -1,22 +1,17 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "@aws-lambda-powertools/logger";
-import { z } from "zod";
+import * as z from "../core/zod";
 import { AuditLog } from "../store/audit-log";
-import { intEnv, optionalEnv, requireEnv, type Env } from "../core/config/env";
+import { intEnv, optionalEnv, type Env } from "../core/config/env";
 import { resolveSecret } from "../core/config/secrets";
 import { classifyHttpStatus } from "../core/errors/classify";
 import { AuthError, ConnectionFailedError, FatalConfigError, MalformedOutputError } from "../core/errors/taxonomy";
-import { createLogger } from "../core/observability/logger";
 import { redactString } from "../core/redaction/redact";
-import { createDocumentClient } from "../store/dynamo-client";
-import { TaskStore } from "../store/task-store";
-import { loadFreeeAppCredentials, loadFreeeEndpoints } from "./config";
 import { buildConnectLink, connectLinkTtl, MAX_CONNECT_LINK_TTL_SECONDS } from "./connect-link";
 import { OneTimeUses } from "../store/freee-one-time-uses";
 import { FreeeConnectionStore, refreshTokenExpiresAt } from "../store/freee-connections";
 import { adminOnlyPage, failurePage, successPage } from "./oauth-pages";
 import { signState, verifyState, type SignedClaims } from "./signed-state";
-import { createTokenCipher } from "../store/token-cipher";
 import { FreeeTokenEndpoint } from "./token-endpoint";
 
 /**
@@ -78,7 +73,7 @@ const STATE_COOKIE = "freee_oauth_nonce";
 const NOT_ADMIN = "not_admin";
 
 const CompaniesSchema = z.object({
-  companies: z.array(z.object({ id: z.number().int().positive(), display_name: z.string().nullish(), name: z.string().nullish() })),
+  companies: z.array(z.object({ id: z.int().check(z.positive()), display_name: z.nullish(z.string()), name: z.nullish(z.string()) })),
 });
 
 export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
@@ -294,57 +289,5 @@ export async function loadOAuthSettings(env: Env = process.env) {
     publicBaseUrl: publicBase ?? new URL(redirectUri).origin,
     connectLinkTtlSeconds: connectLinkTtl(intEnv("FREEE_CONNECT_LINK_TTL_SECONDS", MAX_CONNECT_LINK_TTL_SECONDS, env)),
     stateTtlSeconds: intEnv("FREEE_STATE_TTL_SECONDS", 10 * 60, env),
-  };
-}
-
-// ------------------------------------------------------------------ wired from the environment
-
-/**
- * The connect flow wired from the environment (TABLE_NAME, the freee settings above, TOKEN_KMS_KEY_ID or
- * FREEE_TOKEN_LOCAL_KEY) and the admin check of the workspace (wiring/admins-env.ts builds it).
- */
-export async function createFreeeOAuthFromEnv(
-  env: Env,
-  extras: { admins: FreeeOAuthDeps["admins"]; onConnected?: FreeeOAuthDeps["onConnected"]; logger?: Logger },
-): Promise<FreeeOAuth> {
-  const logger = extras.logger ?? createLogger("freee-oauth");
-  const tableName = requireEnv("TABLE_NAME", env);
-  const doc = createDocumentClient(env);
-  const endpoints = loadFreeeEndpoints(env);
-  const credentials = await loadFreeeAppCredentials(env);
-  const settings = await loadOAuthSettings(env);
-  return createFreeeOAuth({
-    connections: new FreeeConnectionStore(doc, tableName, createTokenCipher(env)),
-    uses: new OneTimeUses(doc, tableName),
-    tokenEndpoint: new FreeeTokenEndpoint(endpoints.oauthBaseUrl, credentials),
-    audit: new AuditLog(new TaskStore(doc, tableName), logger),
-    admins: extras.admins,
-    logger,
-    apiBaseUrl: endpoints.apiBaseUrl,
-    oauthBaseUrl: endpoints.oauthBaseUrl,
-    clientId: credentials.clientId,
-    ...settings,
-    ...(extras.onConnected === undefined ? {} : { onConnected: extras.onConnected }),
-  });
-}
-
-/**
- * The web Lambda's freee routes, built on first use (a container that serves only Slack installs never needs the
- * freee settings) and once per container; a failed build is not cached.
- */
-export function lazyFreeeOAuthFromEnv(env: Env, extras: Parameters<typeof createFreeeOAuthFromEnv>[1]) {
-  let built: Promise<FreeeOAuth> | undefined;
-  const flow = (): Promise<FreeeOAuth> => {
-    built ??= createFreeeOAuthFromEnv(env, extras).catch((err: unknown) => {
-      built = undefined;
-      throw err;
-    });
-    return built;
-  };
-  return {
-    connect: async (request: Request) => (await flow()).connect(request),
-    callback: async (request: Request) => (await flow()).callback(request),
-    getConnectionStatus: async (teamId: string) => (await flow()).getConnectionStatus(teamId),
-    buildConnectUrl: async (teamId: string, userId: string) => (await flow()).buildConnectUrl(teamId, userId),
   };
 }

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../core/zod";
 import { classifyFetchFailure, classifyHttpStatus } from "../core/errors/classify";
 import { AuthError, FatalConfigError, MalformedOutputError } from "../core/errors/taxonomy";
 import { registerSecret } from "../core/redaction/secret-registry";
@@ -13,11 +13,11 @@ import type { FreeeTokens } from "../store/freee-connections";
  */
 
 const TokenResponseSchema = z.object({
-  access_token: z.string().min(1),
-  refresh_token: z.string().min(1),
-  expires_in: z.number().int().positive(),
-  scope: z.string().optional(),
-  company_id: z.union([z.string(), z.number()]).nullish(),
+  access_token: z.string().check(z.minLength(1)),
+  refresh_token: z.string().check(z.minLength(1)),
+  expires_in: z.int().check(z.positive()),
+  scope: z.optional(z.string()),
+  company_id: z.nullish(z.union([z.string(), z.number()])),
 });
 
 export interface TokenGrantResult extends FreeeTokens {

@@ -1,15 +1,9 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import { AuditLog } from "../store/audit-log";
 import { DYNAMODB_CALL, worstCallMs } from "../core/config/client-budgets";
-import { intEnv, requireEnv, type Env } from "../core/config/env";
 import { AuthError, FatalConfigError, TransientError } from "../core/errors/taxonomy";
-import { createLogger } from "../core/observability/logger";
-import { createDocumentClient } from "../store/dynamo-client";
-import { TaskStore } from "../store/task-store";
-import { loadFreeeAppCredentials, loadFreeeEndpoints } from "./config";
 import { FreeeConnectionStore } from "../store/freee-connections";
 import { PendingTokenStore } from "../store/pending-freee-tokens";
-import { createTokenCipher } from "../store/token-cipher";
 import { FreeeTokenEndpoint, TOKEN_ENDPOINT_TIMEOUT_MS } from "./token-endpoint";
 import { FREEE_TOKEN_DEFAULTS, FreeeTokenManager } from "./token-manager";
 
@@ -102,30 +96,3 @@ export async function refreshAgingTokens(deps: TokenRefresherDeps, remainingTime
   }
   return summary;
 }
-
-/**
- * Wired from the environment: TABLE_NAME (+ DYNAMODB_ENDPOINT), TOKEN_KMS_KEY_ID (or FREEE_TOKEN_LOCAL_KEY
- * locally), FREEE_CLIENT_ID, FREEE_CLIENT_SECRET(_SECRET_ARN), FREEE_OAUTH_BASE_URL, FREEE_REFRESH_AFTER_DAYS.
- */
-export async function createTokenRefresherFromEnv(env: Env = process.env): Promise<TokenRefresherDeps> {
-  const logger = createLogger("refresh-freee-tokens");
-  const tableName = requireEnv("TABLE_NAME", env);
-  const refreshAfterDays = intEnv("FREEE_REFRESH_AFTER_DAYS", 60, env);
-  if (refreshAfterDays < 1 || refreshAfterDays >= 90) {
-    throw new FatalConfigError(`FREEE_REFRESH_AFTER_DAYS must be 1..89 (freee refresh tokens lapse after 90 days), got ${refreshAfterDays}`, {
-      details: { setting: "FREEE_REFRESH_AFTER_DAYS" },
-    });
-  }
-  const doc = createDocumentClient(env);
-  const cipher = createTokenCipher(env);
-  const endpoints = loadFreeeEndpoints(env);
-  return {
-    connections: new FreeeConnectionStore(doc, tableName, cipher),
-    pending: new PendingTokenStore(doc, tableName, cipher),
-    tokenEndpoint: new FreeeTokenEndpoint(endpoints.oauthBaseUrl, await loadFreeeAppCredentials(env)),
-    audit: new AuditLog(new TaskStore(doc, tableName), logger),
-    logger,
-    refreshAfterDays,
-  };
-}
-

@@ -1,4 +1,6 @@
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
+import { BaseAnthropic, type ClientOptions } from "@anthropic-ai/sdk/client";
+import { Messages } from "@anthropic-ai/sdk/resources/messages/messages";
 import { optionalEnv, type Env } from "../core/config/env";
 import { FatalConfigError } from "../core/errors/taxonomy";
 
@@ -20,20 +22,36 @@ export interface AnthropicClientOptions {
   maxRetries?: number;
 }
 
+/** What L1–L3 call: the Messages API. A full `Anthropic` client is one too (tests). */
+export type MessagesClient = Pick<Anthropic, "messages">;
+
 /**
- * The one Anthropic client factory. `maxRetries: 0` by default: Step Functions owns the retry policy (docs/architecture.md, shape on AWS),
+ * The SDK's base client with only the Messages resource: the full `Anthropic` class attaches every resource
+ * (beta, organization, skills, files…, ~300 KiB bundled) that the layers never call.
+ */
+class AnthropicMessagesClient extends BaseAnthropic {
+  readonly messages: Anthropic["messages"] = new Messages(this);
+}
+
+/**
+ * The SDK options every caller gets. `maxRetries: 0` by default: Step Functions owns the retry policy (docs/architecture.md, shape on AWS),
  * so one policy lives in one place, a 429 / 5xx / timeout leaves as a taxonomy error and every attempt shows in
  * the execution history.
  */
-export function createAnthropicClient(options: AnthropicClientOptions, env: Env = process.env): Anthropic {
+export function anthropicClientOptions(options: AnthropicClientOptions, env: Env = process.env): ClientOptions {
   if (options.apiKey.trim() === "") {
     throw new FatalConfigError("missing Anthropic API key", { details: { setting: "ANTHROPIC_API_KEY" } });
   }
   const baseURL = options.baseURL ?? optionalEnv("ANTHROPIC_BASE_URL", env);
-  return new Anthropic({
+  return {
     apiKey: options.apiKey,
     ...(baseURL === undefined ? {} : { baseURL }),
     maxRetries: options.maxRetries ?? 0,
     timeout: options.timeoutMs,
-  });
+  };
+}
+
+/** The layers' client (L1–L3); the agent's is lib/model/agent/agent-client.ts. */
+export function createAnthropicClient(options: AnthropicClientOptions, env: Env = process.env): BaseAnthropic & MessagesClient {
+  return new AnthropicMessagesClient(anthropicClientOptions(options, env));
 }

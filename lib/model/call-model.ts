@@ -1,6 +1,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
-import { zodOutputFormat } from "@anthropic-ai/sdk/helpers/zod";
-import type { z } from "zod";
+import { jsonSchemaOutputFormat } from "@anthropic-ai/sdk/helpers/json-schema";
+import * as z from "../core/zod";
+import type { MessagesClient } from "./anthropic-client";
 import { judgeAnthropicMessage } from "../core/errors/anthropic-contract";
 import { classifyAnthropicError, classifyError } from "../core/errors/classify";
 import { requireField } from "../core/errors/response-contract";
@@ -16,7 +17,7 @@ import type { LayerName, LayerSettings } from "./settings";
 
 /** What each layer function is given: the client (created once per Lambda) and that layer's settings. */
 export interface LayerDeps {
-  client: Anthropic;
+  client: MessagesClient;
   settings: LayerSettings;
 }
 
@@ -47,27 +48,28 @@ export interface JsonOutput<T> {
   /** Sent as `output_config.format`. Built with `outputFormatOf`. */
   format: Anthropic.JSONOutputFormat;
   /** Parses the JSON value into the layer's result; its issues become MalformedOutputError details. */
-  parse: z.ZodType<T>;
+  parse: z.ZodMiniType<T>;
 }
 
 /**
- * `output_config.format` from a zod schema, via the SDK's `zodOutputFormat` (which makes objects strict for
- * the API). Only `type` and `schema` are sent: the parse function belongs to `messages.parse`, unused here.
+ * `output_config.format` from a zod schema, as the SDK's `zodOutputFormat` builds it (zod's JSON schema, then the
+ * SDK's transform, which makes objects strict for the API) but from zod/mini: that helper imports zod classic.
+ * Only `type` and `schema` are sent: the parse function belongs to `messages.parse`, unused here.
  */
-export function outputFormatOf(schema: z.ZodType): Anthropic.JSONOutputFormat {
-  const { type, schema: jsonSchema } = zodOutputFormat(schema);
+export function outputFormatOf(schema: z.ZodMiniType): Anthropic.JSONOutputFormat {
+  const { type, schema: jsonSchema } = jsonSchemaOutputFormat(z.toJSONSchema(schema, { reused: "ref" }) as Parameters<typeof jsonSchemaOutputFormat>[0]);
   return { type, schema: jsonSchema };
 }
 
 /** A natural-language reply (L2): the judged text, trimmed. */
-export async function callModelText(client: Anthropic, request: ModelRequest): Promise<ModelResult<string>> {
+export async function callModelText(client: MessagesClient, request: ModelRequest): Promise<ModelResult<string>> {
   const { message, text } = await send(client, request, undefined);
   return { value: text.trim(), text, ...meta(message) };
 }
 
 /** A JSON reply (L1, L3): judged, unfenced, parsed, validated. */
 export async function callModelJson<T>(
-  client: Anthropic,
+  client: MessagesClient,
   request: ModelRequest,
   output: JsonOutput<T>,
 ): Promise<ModelResult<T>> {
@@ -96,7 +98,7 @@ export function buildParams(
 }
 
 async function send(
-  client: Anthropic,
+  client: MessagesClient,
   request: ModelRequest,
   format: Anthropic.JSONOutputFormat | undefined,
 ): Promise<{ message: Anthropic.Message; text: string }> {
@@ -120,7 +122,7 @@ export function stripMarkdownFence(text: string): string {
   return match?.[1] ?? text.trim();
 }
 
-export function parseJsonReply<T>(text: string, schema: z.ZodType<T>, layer: LayerName): T {
+export function parseJsonReply<T>(text: string, schema: z.ZodMiniType<T>, layer: LayerName): T {
   const body = stripMarkdownFence(text);
   let json: unknown;
   try {

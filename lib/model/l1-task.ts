@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../core/zod";
 import { TaskSpecSchema, type TaskSpec } from "../core/domain/records";
 import { callModelJson, outputFormatOf, type JsonOutput, type LayerDeps, type ModelResult } from "./call-model";
 import { PROMPT_TEXTS } from "./prompts/prompt-texts.generated";
@@ -18,7 +18,7 @@ export type L1Result = { kind: "request"; spec: TaskSpec } | { kind: "not_a_requ
 export const L1_REPLY_MAX_CHARS = 400;
 
 const ParameterValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
-const ParameterEntry = z.object({ name: z.string().min(1), value: ParameterValue });
+const ParameterEntry = z.object({ name: z.string().check(z.minLength(1)), value: ParameterValue });
 
 const TaskOutput = z.object({
   title: TaskSpecSchema.shape.title,
@@ -35,37 +35,40 @@ const TaskOutput = z.object({
  */
 export const L1OutputSchema = z.object({
   kind: z.enum(["request", "not_a_request"]),
-  reply: z.string().nullable(),
-  task: TaskOutput.nullable(),
+  reply: z.nullable(z.string()),
+  task: z.nullable(TaskOutput),
 });
 
 const uniqueNames = (entries: readonly { name: string }[]) => new Set(entries.map((e) => e.name)).size === entries.length;
 
-const TaskReply: z.ZodType<TaskSpec> = z
-  .object({
+const TaskReply: z.ZodMiniType<TaskSpec> = z.pipe(
+  z.object({
     ...TaskSpecSchema.shape,
     parameters: z.union([
-      z
-        .array(ParameterEntry)
-        .refine(uniqueNames, "parameter names must be unique")
-        .transform((entries) => Object.fromEntries(entries.map((e) => [e.name, e.value]))),
+      z.pipe(
+        z.array(ParameterEntry).check(z.refine(uniqueNames, "parameter names must be unique")),
+        z.transform((entries) => Object.fromEntries(entries.map((e) => [e.name, e.value]))),
+      ),
       TaskSpecSchema.shape.parameters,
     ]),
-  })
-  .pipe(TaskSpecSchema);
+  }),
+  TaskSpecSchema,
+);
 
 /**
  * How a reply is read: entries (structured output) or a plain object (a fenced fallback reply). The decision and
  * its answer must agree — a request without a task, or a non-request without a reply, is malformed (docs/architecture.md, error table:
  * a 200 OK that does not say what it must is not an answer).
  */
-export const L1ReplySchema: z.ZodType<L1Result> = z.discriminatedUnion("kind", [
-  z
-    .object({ kind: z.literal("request"), reply: z.string().nullable().optional(), task: TaskReply })
-    .transform((r): L1Result => ({ kind: "request", spec: r.task })),
-  z
-    .object({ kind: z.literal("not_a_request"), reply: z.string().trim().min(1).max(L1_REPLY_MAX_CHARS), task: z.null().optional() })
-    .transform((r): L1Result => ({ kind: "not_a_request", reply: r.reply })),
+export const L1ReplySchema: z.ZodMiniType<L1Result> = z.discriminatedUnion("kind", [
+  z.pipe(
+    z.object({ kind: z.literal("request"), reply: z.optional(z.nullable(z.string())), task: TaskReply }),
+    z.transform((r): L1Result => ({ kind: "request", spec: r.task })),
+  ),
+  z.pipe(
+    z.object({ kind: z.literal("not_a_request"), reply: z.string().check(z.trim(), z.minLength(1), z.maxLength(L1_REPLY_MAX_CHARS)), task: z.optional(z.null()) }),
+    z.transform((r): L1Result => ({ kind: "not_a_request", reply: r.reply })),
+  ),
 ]);
 
 export const L1_OUTPUT: JsonOutput<L1Result> = { format: outputFormatOf(L1OutputSchema), parse: L1ReplySchema };

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../core/zod";
 import type { ProcessStep, SlackFileRef, TaskSpec } from "../core/domain/records";
 import { BadRequestError } from "../core/errors/taxonomy";
 import { AGENT_DECIDE } from "../freee/tools/summaries";
@@ -26,16 +26,16 @@ export const L3OutputSchema = z.object({
     .array(
       z.object({
         stepId: z.string(),
-        order: z.number().int(),
+        order: z.int(),
         tool: z.enum(TOOL_NAMES),
-        effect: z.enum(["read", "write"]).describe("read: 読み取りだけ / write: freee のデータを変更する"),
-        toolInput: z.string().describe("そのツールへの入力。JSON オブジェクトを文字列にしたもの"),
+        effect: z.enum(["read", "write"]).check(z.describe("read: 読み取りだけ / write: freee のデータを変更する")),
+        toolInput: z.string().check(z.describe("そのツールへの入力。JSON オブジェクトを文字列にしたもの")),
         nameRefs: z
           .array(z.object({ field: z.string(), name: z.string() }))
-          .describe("書き込みステップで、依頼が名前で指定した ID（従業員・取引先・勘定科目など）。なければ空配列"),
+          .check(z.describe("書き込みステップで、依頼が名前で指定した ID（従業員・取引先・勘定科目など）。なければ空配列")),
       }),
     )
-    .min(1),
+    .check(z.minLength(1)),
 });
 
 export const L3_OUTPUT: JsonOutput<{ steps: ProcessStep[] }> = { format: outputFormatOf(L3OutputSchema), parse: L3ReplySchema };

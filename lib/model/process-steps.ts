@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../core/zod";
 import { NameRefSchema, ProcessStepSchema, ReadScopeSchema, type NameRef, type ProcessStep, type ReadScope, type SlackFileRef } from "../core/domain/records";
 import { getPath, normaliseToolInput } from "../freee/tools/normalise";
 import { AGENT_DECIDE, effectOfStep, isKnownTool, UPLOAD_RECEIPT_TOOL } from "../freee/tools/summaries";
@@ -25,9 +25,9 @@ export const REQUIRED_STEP_KEYS = ["stepId", "order", "tool", "toolInput"] as co
 
 /** agent_decide as L3 writes it: the instruction and, unless the record form carries `readScope`, the scope. */
 const AgentDecideInput = z.strictObject({
-  instruction: z.string().min(1),
-  tools: z.array(z.string().min(1)).min(1).optional(),
-  pathPrefixes: z.array(z.string().min(1)).optional(),
+  instruction: z.string().check(z.minLength(1)),
+  tools: z.optional(z.array(z.string().check(z.minLength(1))).check(z.minLength(1))),
+  pathPrefixes: z.optional(z.array(z.string().check(z.minLength(1)))),
 });
 
 /** Placeholder that stands for a named value while the schema checks the rest of a write step. */
@@ -163,7 +163,7 @@ function agentDecideStep(input: Record<string, unknown>, recordScope: unknown, r
 }
 
 function toolStep(tool: FreeeToolDefinition, input: Record<string, unknown>, rawRefs: unknown, report: Report): Shaped | undefined {
-  const refs = z.array(NameRefSchema).optional().safeParse(rawRefs);
+  const refs = z.optional(z.array(NameRefSchema)).safeParse(rawRefs);
   if (!refs.success) {
     report("nameRefs: each entry needs field and name", ["nameRefs"]);
     return undefined;
@@ -253,11 +253,11 @@ function duplicates<T>(values: readonly T[]): T[] {
 }
 
 /** The checks as a zod schema, so a failure is a ZodError (the MalformedOutputError's cause) with issues. */
-export const L3ReplySchema: z.ZodType<{ steps: ProcessStep[] }> = z.unknown().transform((raw, ctx) => {
+export const L3ReplySchema: z.ZodMiniType<{ steps: ProcessStep[] }> = z.pipe(z.unknown(), z.transform((raw, ctx) => {
   const result = checkSteps(raw);
   if ("issues" in result) {
-    for (const issue of result.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+    for (const issue of result.issues) ctx.issues.push({ code: "custom", message: issue.message, path: issue.path, input: raw });
     return z.NEVER;
   }
   return result;
-});
+}));

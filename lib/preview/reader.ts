@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../core/zod";
 import type { FreeeClient } from "../freee/client";
 import type { FreeeRequest, FreeeResult } from "../freee/types";
 import { getTool } from "../freee/tools/registry";
@@ -31,24 +31,24 @@ export const PREVIEW_CLIENT = { maxServerRetries: 0, maxRateLimitRetries: 0, req
 const MAX_EMPLOYEE_PAGES = 5;
 const EMPLOYEE_PAGE = 100;
 
-const EmployeeSchema = z.object({ id: z.number().int(), display_name: z.string(), num: z.string().nullish() });
+const EmployeeSchema = z.object({ id: z.int(), display_name: z.string(), num: z.nullish(z.string()) });
 export type FreeeEmployee = z.infer<typeof EmployeeSchema>;
 const PayRuleSchema = z.object({ pay_calc_type: z.string(), pay_amount: z.number() });
 export type FreeePayRule = z.infer<typeof PayRuleSchema>;
 const Range = z.object({ clock_in_at: z.string(), clock_out_at: z.string() });
 const WorkRecordSchema = z.object({
-  clock_in_at: z.string().nullish(),
-  clock_out_at: z.string().nullish(),
-  break_records: z.array(Range).nullish(),
-  work_record_segments: z.array(Range).nullish(),
-  note: z.string().nullish(),
+  clock_in_at: z.nullish(z.string()),
+  clock_out_at: z.nullish(z.string()),
+  break_records: z.nullish(z.array(Range)),
+  work_record_segments: z.nullish(z.array(Range)),
+  note: z.nullish(z.string()),
 });
 export type FreeeWorkRecord = z.infer<typeof WorkRecordSchema>;
-const NamedSchema = z.object({ id: z.number().int(), name: z.string() });
+const NamedSchema = z.object({ id: z.int(), name: z.string() });
 export type FreeeNamed = z.infer<typeof NamedSchema>;
-const WalletableSchema = z.object({ id: z.number().int(), name: z.string(), type: z.string() });
+const WalletableSchema = z.object({ id: z.int(), name: z.string(), type: z.string() });
 export type FreeeWalletable = z.infer<typeof WalletableSchema>;
-const TaxSchema = z.object({ code: z.number().int(), name: z.string(), name_ja: z.string().nullish() });
+const TaxSchema = z.object({ code: z.int(), name: z.string(), name_ja: z.nullish(z.string()) });
 export type FreeeTaxCode = z.infer<typeof TaxSchema>;
 
 export class FreeeReader {
@@ -83,7 +83,7 @@ export class FreeeReader {
       const read = await this.tool(
         "freee_hr_list_employees",
         { year, month, limit: EMPLOYEE_PAGE, offset: page * EMPLOYEE_PAGE },
-        z.object({ employees: z.array(EmployeeSchema), total_count: z.number().int().optional() }),
+        z.object({ employees: z.array(EmployeeSchema), total_count: z.optional(z.int()) }),
         (d) => d,
       );
       if (!read.ok) return read;
@@ -96,7 +96,7 @@ export class FreeeReader {
 
   /** The rule in force for the month; `null` when the employee has none. */
   basicPayRule(id: number, year: number, month: number): Promise<Read<FreeePayRule | null>> {
-    return this.tool("freee_hr_get_basic_pay_rule", { year, month, employee_id: id }, z.object({ employee_basic_pay_rule: PayRuleSchema.nullable() }), (d) => d.employee_basic_pay_rule);
+    return this.tool("freee_hr_get_basic_pay_rule", { year, month, employee_id: id }, z.object({ employee_basic_pay_rule: z.nullable(PayRuleSchema) }), (d) => d.employee_basic_pay_rule);
   }
 
   workRecord(id: number, date: string): Promise<Read<FreeeWorkRecord>> {
@@ -133,7 +133,7 @@ export class FreeeReader {
     return this.read({ method: "GET", path: "/api/1/taxes/codes" }, z.object({ taxes: z.array(TaxSchema) }), (d) => d.taxes);
   }
 
-  private async tool<S extends z.ZodType, T>(name: string, input: Record<string, unknown>, schema: S, pick: (data: z.infer<S>) => T): Promise<Read<T>> {
+  private async tool<S extends z.ZodMiniType, T>(name: string, input: Record<string, unknown>, schema: S, pick: (data: z.infer<S>) => T): Promise<Read<T>> {
     const tool = getTool(name);
     if (tool === undefined) throw new Error(`preview: registry has no ${name}`);
     this.company ??= this.client.companyId();
@@ -141,7 +141,7 @@ export class FreeeReader {
     return this.read(request, schema, pick);
   }
 
-  private read<S extends z.ZodType, T>(request: FreeeRequest, schema: S, pick: (data: z.infer<S>) => T): Promise<Read<T>> {
+  private read<S extends z.ZodMiniType, T>(request: FreeeRequest, schema: S, pick: (data: z.infer<S>) => T): Promise<Read<T>> {
     const key = JSON.stringify([request.method, request.path, request.query ?? {}]);
     let cached = this.cache.get(key) as Promise<Read<T>> | undefined;
     if (cached === undefined) {
@@ -153,7 +153,7 @@ export class FreeeReader {
     return cached;
   }
 
-  private async fetch<S extends z.ZodType, T>(request: FreeeRequest, schema: S, pick: (data: z.infer<S>) => T): Promise<Read<T>> {
+  private async fetch<S extends z.ZodMiniType, T>(request: FreeeRequest, schema: S, pick: (data: z.infer<S>) => T): Promise<Read<T>> {
     if (this.reads >= this.maxReads) return { ok: false, reason: `読み取り上限（${this.maxReads} 件）に達したため読み取っていません` };
     this.reads += 1;
     const result = await this.limited(() => this.client.request(request));

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../core/zod";
 import type { TaskStatus } from "../core/domain/status";
 import { FatalConfigError, RecordNotFoundError } from "../core/errors/taxonomy";
 import { registerSecret } from "../core/redaction/secret-registry";
@@ -13,13 +13,13 @@ const VersionKindSchema = z.enum(["prompt", "process"]);
 const reviewStatus = (kind: "prompt" | "process"): TaskStatus => (kind === "prompt" ? "prompt_review" : "process_review");
 
 export const VersionRefSchema = z.object({
-  taskId: z.string().min(1),
+  taskId: z.string().check(z.minLength(1)),
   kind: VersionKindSchema,
-  version: z.number().int().positive(),
+  version: z.int().check(z.positive()),
 });
 export type VersionRef = z.infer<typeof VersionRefSchema>;
 
-export const AwaitApprovalInputSchema = VersionRefSchema.extend({ taskToken: z.string().min(1) });
+export const AwaitApprovalInputSchema = z.extend(VersionRefSchema, { taskToken: z.string().check(z.minLength(1)) });
 export type AwaitApprovalInput = z.infer<typeof AwaitApprovalInputSchema>;
 
 /**
@@ -51,9 +51,9 @@ export async function awaitApprovalStep(deps: PipelineDeps, input: AwaitApproval
   return { awaiting: true };
 }
 
-export const HandleRejectionInputSchema = VersionRefSchema.extend({
-  teamId: z.string().min(1),
-  approval: z.object({ ...ApprovalOutcomeSchema.shape, reason: z.string().trim().min(1) }),
+export const HandleRejectionInputSchema = z.extend(VersionRefSchema, {
+  teamId: z.string().check(z.minLength(1)),
+  approval: z.object({ ...ApprovalOutcomeSchema.shape, reason: z.string().check(z.trim(), z.minLength(1)) }),
 });
 export type HandleRejectionInput = z.infer<typeof HandleRejectionInputSchema>;
 
@@ -116,8 +116,8 @@ export async function expireApprovalStep(deps: PipelineDeps, input: VersionRef):
 }
 
 export const StartRunInputSchema = z.object({
-  taskId: z.string().min(1),
-  version: z.number().int().positive(),
+  taskId: z.string().check(z.minLength(1)),
+  version: z.int().check(z.positive()),
   approval: ApprovalOutcomeSchema,
   /** TaskPipeline's thread: the decision's entry needs the workspace, which never changes — no task read. */
   thread: z.optional(SlackThreadSchema),

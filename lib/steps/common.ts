@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../core/zod";
 import type { Task } from "../core/domain/records";
 import { TransientError } from "../core/errors/taxonomy";
 import type { CardState, CardSubject } from "../core/domain/card-refresher";
@@ -8,7 +8,7 @@ import { confirmAudit } from "../store/pending-audit";
 import { decisionAudit } from "../core/domain/audit-promises";
 
 /** What a Catch block puts at its ResultPath: `{ Error, Cause }`. */
-export const CaughtErrorSchema = z.object({ Error: z.string().min(1), Cause: z.unknown().optional() });
+export const CaughtErrorSchema = z.object({ Error: z.string().check(z.minLength(1)), Cause: z.optional(z.unknown()) });
 export type CaughtError = z.infer<typeof CaughtErrorSchema>;
 
 /**

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../core/zod";
 import { SlackThreadSchema, taskIdFor, type Task } from "../core/domain/records";
 import { RecordNotFoundError, StateConflictError, IllegalTransitionError, TransientError } from "../core/errors/taxonomy";
 import { failureMessageFor } from "../core/messages/ja";
@@ -12,9 +12,9 @@ export const PipelineFailureInputSchema = z.object({
   layer: z.enum(["L1", "L2", "L3", "L4"]),
   thread: SlackThreadSchema,
   /** Absent when the task could not even be created. */
-  taskId: z.string().min(1).optional(),
-  kind: z.enum(["prompt", "process"]).optional(),
-  version: z.number().int().positive().optional(),
+  taskId: z.optional(z.string().check(z.minLength(1))),
+  kind: z.optional(z.enum(["prompt", "process"])),
+  version: z.optional(z.int().check(z.positive())),
   error: CaughtErrorSchema,
 });
 export type PipelineFailureInput = z.infer<typeof PipelineFailureInputSchema>;

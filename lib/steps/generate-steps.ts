@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../core/zod";
 import { decisionAudit } from "../core/domain/audit-promises";
 import { SlackThreadSchema, type AuditEntry, type ProcessVersion, type PromptVersion, type Task } from "../core/domain/records";
 import { RecordNotFoundError } from "../core/errors/taxonomy";
@@ -7,8 +7,8 @@ import { validateSteps } from "./validate-steps";
 import { auditDecision, CaughtErrorSchema, causeMessage, heldState, nowIso, refreshCard } from "./common";
 
 export const GeneratePromptInputSchema = z.object({
-  taskId: z.string().min(1),
-  prompt: z.object({ version: z.number().int().positive(), regeneratedFor: z.string().min(1).optional() }),
+  taskId: z.string().check(z.minLength(1)),
+  prompt: z.object({ version: z.int().check(z.positive()), regeneratedFor: z.optional(z.string().check(z.minLength(1))) }),
 });
 export type GeneratePromptInput = z.infer<typeof GeneratePromptInputSchema>;
 
@@ -51,13 +51,13 @@ async function previousPrompt(deps: PipelineDeps, taskId: string, version: numbe
 }
 
 export const GenerateProcessInputSchema = z.object({
-  taskId: z.string().min(1),
+  taskId: z.string().check(z.minLength(1)),
   process: z.object({
-    version: z.number().int().positive(),
-    basedOnPromptVersion: z.number().int().positive(),
-    regeneratedFor: z.string().min(1).optional(),
+    version: z.int().check(z.positive()),
+    basedOnPromptVersion: z.int().check(z.positive()),
+    regeneratedFor: z.optional(z.string().check(z.minLength(1))),
     /** Set by the MalformedOutputError Catch: the retry carries the validation error into the prompt. */
-    malformed: CaughtErrorSchema.optional(),
+    malformed: z.optional(CaughtErrorSchema),
   }),
   /** TaskPipeline's thread (it never changes): the Prompt approval's entry needs the workspace before any read. */
   thread: z.optional(SlackThreadSchema),

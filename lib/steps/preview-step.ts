@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../core/zod";
 import { AttachmentsSchema, SlackThreadSchema, type ProcessVersion } from "../core/domain/records";
 import { RecordNotFoundError } from "../core/errors/taxonomy";
 import { buildPreview } from "../preview/build";
@@ -8,8 +8,8 @@ import { approvableVia } from "../preview/plan";
 import { PIPELINE_ACTOR, type PipelineDeps } from "./ports";
 
 export const PreviewProcessInputSchema = z.object({
-  taskId: z.string().min(1),
-  version: z.number().int().positive(),
+  taskId: z.string().check(z.minLength(1)),
+  version: z.int().check(z.positive()),
   /** TaskPipeline's thread and CreateTask's attachments (they never change): the task is not read for them. */
   thread: z.optional(SlackThreadSchema),
   attachments: z.optional(AttachmentsSchema),

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../core/zod";
 import { SlackThreadSchema, taskIdFor, type Execution, type Task } from "../core/domain/records";
 import type { TaskStatus } from "../core/domain/status";
 import { IllegalTransitionError, StateConflictError, TransientError } from "../core/errors/taxonomy";
@@ -25,13 +25,13 @@ export const ExecutionStatusChangeSchema = z.object({
   source: z.literal("aws.states"),
   "detail-type": z.literal("Step Functions Execution Status Change"),
   detail: z.object({
-    executionArn: z.string().min(1),
-    stateMachineArn: z.string().min(1),
-    name: z.string().min(1),
+    executionArn: z.string().check(z.minLength(1)),
+    stateMachineArn: z.string().check(z.minLength(1)),
+    name: z.string().check(z.minLength(1)),
     status: z.enum(["FAILED", "TIMED_OUT", "ABORTED"]),
-    input: z.string().nullish(),
-    error: z.string().nullish(),
-    cause: z.string().nullish(),
+    input: z.nullish(z.string()),
+    error: z.nullish(z.string()),
+    cause: z.nullish(z.string()),
   }),
 });
 export type ExecutionStatusChange = z.infer<typeof ExecutionStatusChangeSchema>;

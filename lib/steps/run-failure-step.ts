@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../core/zod";
 import type { Execution } from "../core/domain/records";
 import { IllegalTransitionError, StateConflictError } from "../core/errors/taxonomy";
 import { ExecutionRunInputSchema } from "./machines/contracts";
@@ -14,7 +14,7 @@ export function agentFailureDetails(execution: Execution): Record<string, unknow
 
 export const RunFailureInputSchema = z.object({
   ...ExecutionRunInputSchema.shape,
-  sessionId: z.string().min(1).optional(),
+  sessionId: z.optional(z.string().check(z.minLength(1))),
   error: CaughtErrorSchema,
 });
 export type RunFailureInput = z.infer<typeof RunFailureInputSchema>;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../core/zod";
 import { ExecutionSchema, SlackThreadSchema, type Execution, type ExecutionProgress, type ProcessVersion, type SlackThread, type Task } from "../core/domain/records";
 import { AgentRunFailedError, RecordNotFoundError, RunTimeoutError, StateConflictError, IllegalTransitionError } from "../core/errors/taxonomy";
 import { allowedToolsForSteps } from "../freee/tools/summaries";
@@ -146,8 +146,8 @@ async function completeTask(deps: PipelineDeps, task: TaskRef, ran: { execution:
 
 export const PollSessionInputSchema = z.object({
   ...ExecutionRunInputSchema.shape,
-  sessionId: z.string().min(1),
-  elapsedSeconds: z.number().nonnegative(),
+  sessionId: z.string().check(z.minLength(1)),
+  elapsedSeconds: z.number().check(z.nonnegative()),
   thread: z.optional(SlackThreadSchema),
 });
 export type PollSessionInput = z.infer<typeof PollSessionInputSchema>;

@@ -1,5 +1,4 @@
 import type { Context } from "aws-lambda";
-import type { z } from "zod";
 import type { ZodMiniType } from "zod/mini";
 import { taskIdFor, type SlackThread } from "../core/domain/records";
 import { BadRequestError, ErrorNames } from "../core/errors/taxonomy";
@@ -29,7 +28,7 @@ export interface StepDefinition<I, O> {
    * (lambdas/<folder>/handler.ts), so the bundle holds only the clients the step uses.
    */
   wire: (env: Env) => Promise<PipelineDeps> | PipelineDeps;
-  schema: z.ZodType<I> | ZodMiniType<I>;
+  schema: ZodMiniType<I>;
   run: (deps: PipelineDeps, input: I) => Promise<O>;
 }
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../core/zod";
 import { TaskPipelineInputSchema } from "./machines/contracts";
 import { taskIdFor, type SlackFileRef, type Task, type TaskSpec } from "../core/domain/records";
 import { PIPELINE_ACTOR, type PipelineDeps } from "./ports";
@@ -8,7 +8,7 @@ export const CreateTaskInputSchema = z.object({
   ...TaskPipelineInputSchema.shape,
   /** The pipeline's whole input: where the fields an older state machine does not pass by name arrive. */
   request: z.optional(z.object({ attachments: TaskPipelineInputSchema.shape.attachments })),
-  executionName: z.string().min(1),
+  executionName: z.string().check(z.minLength(1)),
 });
 export type CreateTaskInput = z.infer<typeof CreateTaskInputSchema>;
 
@@ -46,7 +46,7 @@ export async function createTaskStep(deps: PipelineDeps, input: CreateTaskInput)
   return { taskId: task.taskId, attachments: task.attachments ?? [] };
 }
 
-export const TaskRefSchema = z.object({ taskId: z.string().min(1) });
+export const TaskRefSchema = z.object({ taskId: z.string().check(z.minLength(1)) });
 
 /**
  * L1: the request → TaskSpec; task `analyzing → prompt_review`. A retry after the save does not ask the model again.

@@ -1,6 +1,7 @@
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { FatalConfigError } from "../core/errors/taxonomy";
-import { isConditionFailure, translateDynamoError } from "./conditional";
+import { translateDynamoError } from "./conditional";
+import { ItemTable } from "./item-table";
 import { Keys } from "./table";
 
 /** The app's one Managed Agents pair, kept under `Keys.appConfig("managed-agent")` (lib/model/agent/agent-setup.ts). */
@@ -38,19 +39,16 @@ export async function putAgentSetup(
   setup: AgentSetup & { mcpServerUrl: string; createdAt: string },
   previousFingerprint: string | undefined,
 ): Promise<boolean> {
-  try {
-    await doc.send(
-      new PutCommand({
-        TableName: tableName,
+  const outcome = await new ItemTable(doc, tableName).writeIf(
+    {
+      put: {
         Item: { ...Keys.appConfig(AGENT_SETUP_CONFIG_NAME), ...setup },
         ...(previousFingerprint === undefined
           ? { ConditionExpression: "attribute_not_exists(pk)" }
           : { ConditionExpression: "fingerprint = :previous", ExpressionAttributeValues: { ":previous": previousFingerprint } }),
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailure(err)) return false;
-    throw translateDynamoError(err, "agent setup write");
-  }
+      },
+    },
+    "agent setup write",
+  );
+  return outcome.applied;
 }

@@ -1,8 +1,8 @@
-import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { z } from "zod";
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import * as z from "../core/zod";
 import { MalformedOutputError } from "../core/errors/taxonomy";
 import { isConditionFailure, translateDynamoError } from "./conditional";
-import { parseRecord } from "./item-table";
+import { ItemTable, parseRecord } from "./item-table";
 import { Keys, TABLE_KEYS } from "./table";
 import { registerSecret } from "../core/redaction/secret-registry";
 import { DISCONNECTED } from "./freee-disconnect";
@@ -63,26 +63,26 @@ export interface FreeeConnection extends FreeeConnectionMeta {
 }
 
 const StoredSchema = z.object({
-  teamId: z.string().min(1),
-  tokens: z.string().min(1),
+  teamId: z.string().check(z.minLength(1)),
+  tokens: z.string().check(z.minLength(1)),
   cipher: z.enum(["kms", "local"]),
-  companyId: z.number().int().positive(),
-  companyName: z.string().optional(),
+  companyId: z.int().check(z.positive()),
+  companyName: z.optional(z.string()),
   status: z.enum(["active", "reauth_required"]),
-  accessTokenExpiresAt: z.string().min(1),
-  scope: z.string().optional(),
-  refreshTokenIssuedAt: z.string().min(1).optional(),
-  connectedBy: z.string().min(1),
-  connectedAt: z.string().min(1),
-  updatedAt: z.string().min(1),
-  version: z.number().int().positive(),
-  refreshLeaseOwner: z.string().optional(),
-  refreshLeaseUntil: z.number().optional(),
-  reauthReason: z.string().optional(),
+  accessTokenExpiresAt: z.string().check(z.minLength(1)),
+  scope: z.optional(z.string()),
+  refreshTokenIssuedAt: z.optional(z.string().check(z.minLength(1))),
+  connectedBy: z.string().check(z.minLength(1)),
+  connectedAt: z.string().check(z.minLength(1)),
+  updatedAt: z.string().check(z.minLength(1)),
+  version: z.int().check(z.positive()),
+  refreshLeaseOwner: z.optional(z.string()),
+  refreshLeaseUntil: z.optional(z.number()),
+  reauthReason: z.optional(z.string()),
 });
 type Stored = z.infer<typeof StoredSchema>;
 
-const SecretSchema = z.object({ accessToken: z.string().min(1), refreshToken: z.string().min(1) });
+const SecretSchema = z.object({ accessToken: z.string().check(z.minLength(1)), refreshToken: z.string().check(z.minLength(1)) });
 
 export interface SaveConnectionInput {
   teamId: string;
@@ -275,30 +275,19 @@ export class FreeeConnectionStore {
    * token change.
    */
   async listIssuedBefore(cutoff: string): Promise<FreeeConnectionMeta[]> {
-    const out: FreeeConnectionMeta[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      let page;
-      try {
-        page = await this.doc.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: TABLE_KEYS.byTeamIndex,
-            KeyConditionExpression: "gsi1pk = :gpk AND gsi1sk < :cutoff",
-            ExpressionAttributeValues: { ":gpk": Keys.freeeRefreshIndex, ":cutoff": cutoff },
-            ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-          }),
-        );
-      } catch (err) {
-        throw translateDynamoError(err, "freee connections due for refresh");
-      }
-      for (const item of page.Items ?? []) {
-        const { tokens: _tokens, cipher: _cipher, ...meta } = this.parse(item);
-        out.push(meta);
-      }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined);
-    return out;
+    const items = await new ItemTable(this.doc, this.tableName).query(
+      {
+        IndexName: TABLE_KEYS.byTeamIndex,
+        KeyConditionExpression: "gsi1pk = :gpk AND gsi1sk < :cutoff",
+        ExpressionAttributeValues: { ":gpk": Keys.freeeRefreshIndex, ":cutoff": cutoff },
+      },
+      undefined,
+      "freee connections due for refresh",
+    );
+    return items.map((item) => {
+      const { tokens: _tokens, cipher: _cipher, ...meta } = this.parse(item);
+      return meta;
+    });
   }
 
   private async read(teamId: string): Promise<Stored | undefined> {

@@ -1,5 +1,5 @@
-import { PutCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { isConditionFailure, translateDynamoError } from "./conditional";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { ItemTable } from "./item-table";
 import { Keys, TABLE_KEYS } from "./table";
 
 /**
@@ -7,25 +7,23 @@ import { Keys, TABLE_KEYS } from "./table";
  * PutItem, kept until the link or state expires, then removed by TTL); a second use finds it and is refused.
  */
 export class OneTimeUses {
-  constructor(
-    private readonly doc: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
+  private readonly table: ItemTable;
+
+  constructor(doc: DynamoDBDocumentClient, tableName: string) {
+    this.table = new ItemTable(doc, tableName);
+  }
 
   /** True for the first use of `id`, false for any later one. */
   async consume(teamId: string, kind: "link" | "state", id: string, expiresAtSeconds: number, at: Date): Promise<boolean> {
-    try {
-      await this.doc.send(
-        new PutCommand({
-          TableName: this.tableName,
+    const outcome = await this.table.writeIf(
+      {
+        put: {
           Item: { ...Keys.freeeOneTimeUse(teamId, kind, id), recordType: "freee_one_time_use", teamId, usedAt: at.toISOString(), [TABLE_KEYS.ttlAttribute]: expiresAtSeconds + 60 },
           ConditionExpression: "attribute_not_exists(pk)",
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw translateDynamoError(err, `freee ${kind} use`);
-    }
+        },
+      },
+      `freee ${kind} use`,
+    );
+    return outcome.applied;
   }
 }

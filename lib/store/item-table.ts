@@ -162,8 +162,8 @@ export class ItemTable {
       : { Update: { ...withoutReturnValues(write.update), TableName: this.tableName, ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const } };
   }
 
-  /** Every item a query matches (paged past 1 MB), or the first `limit`. */
-  async query(input: Omit<QueryCommandInput, "TableName">, limit?: number): Promise<Item[]> {
+  /** Every item a query matches (paged past 1 MB), or the first `limit`; `where` names it in a translated error. */
+  async query(input: Omit<QueryCommandInput, "TableName">, limit?: number, where = "query"): Promise<Item[]> {
     const items: Item[] = [];
     let startKey: Item | undefined;
     do {
@@ -179,7 +179,7 @@ export class ItemTable {
         items.push(...(out.Items ?? []));
         startKey = out.LastEvaluatedKey;
       } catch (err) {
-        throw translateDynamoError(err, "query");
+        throw translateDynamoError(err, where);
       }
     } while (startKey !== undefined && (limit === undefined || items.length < limit));
     return items;

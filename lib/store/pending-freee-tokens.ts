@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { z } from "zod";
+import * as z from "../core/zod";
 import { MalformedOutputError } from "../core/errors/taxonomy";
 import { isConditionFailure, translateDynamoError } from "./conditional";
 import { Keys, TABLE_KEYS } from "./table";
@@ -24,16 +24,16 @@ export interface PendingTokens {
 }
 
 const StoredSchema = z.object({
-  teamId: z.string().min(1),
-  fromVersion: z.number().int().positive(),
+  teamId: z.string().check(z.minLength(1)),
+  fromVersion: z.int().check(z.positive()),
   /** Absent once the pair was promoted into the connection item. */
-  tokens: z.string().min(1).optional(),
-  accessTokenExpiresAt: z.string().min(1),
-  refreshTokenIssuedAt: z.string().min(1),
-  scope: z.string().optional(),
-  savedAt: z.string().min(1),
+  tokens: z.optional(z.string().check(z.minLength(1))),
+  accessTokenExpiresAt: z.string().check(z.minLength(1)),
+  refreshTokenIssuedAt: z.string().check(z.minLength(1)),
+  scope: z.optional(z.string()),
+  savedAt: z.string().check(z.minLength(1)),
 });
-const SecretSchema = z.object({ accessToken: z.string().min(1), refreshToken: z.string().min(1) });
+const SecretSchema = z.object({ accessToken: z.string().check(z.minLength(1)), refreshToken: z.string().check(z.minLength(1)) });
 
 /** A parked pair is useless after the refresh token's 90 days; DynamoDB's TTL removes it then. */
 const PENDING_TTL_SECONDS = 90 * 86_400;

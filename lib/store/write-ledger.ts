@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { z } from "zod";
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import * as z from "../core/zod";
 import { isConditionFailure, translateDynamoError } from "./conditional";
-import { parseRecord } from "./item-table";
+import { ItemTable, parseRecord } from "./item-table";
 import { Keys } from "./table";
 
 /**
@@ -25,20 +25,20 @@ export interface WriteStepRef {
 }
 
 const WriteBaseSchema = z.object({
-  tool: z.string().min(1),
+  tool: z.string().check(z.minLength(1)),
   /** Digest of the normalised input, to tell a changed record from the one claimed. */
-  digest: z.string().min(1),
+  digest: z.string().check(z.minLength(1)),
   /** What the write carries into freee to be found again (lib/freee/write-reconciler.ts). */
-  marker: z.string().min(1),
-  executionId: z.string().min(1),
-  attempt: z.number().int().positive(),
-  since: z.string().min(1),
+  marker: z.string().check(z.minLength(1)),
+  executionId: z.string().check(z.minLength(1)),
+  attempt: z.int().check(z.positive()),
+  since: z.string().check(z.minLength(1)),
 });
 type WriteBase = z.infer<typeof WriteBaseSchema>;
 const WriteRecordSchema = z.discriminatedUnion("state", [
-  WriteBaseSchema.extend({ state: z.literal("in_flight") }),
-  WriteBaseSchema.extend({ state: z.literal("unknown"), unknownSince: z.string().min(1), reason: z.string().min(1) }),
-  WriteBaseSchema.extend({ state: z.literal("done"), resultText: z.string(), completedAt: z.string().min(1), how: z.enum(["written", "reconciled"]) }),
+  z.extend(WriteBaseSchema, { state: z.literal("in_flight") }),
+  z.extend(WriteBaseSchema, { state: z.literal("unknown"), unknownSince: z.string().check(z.minLength(1)), reason: z.string().check(z.minLength(1)) }),
+  z.extend(WriteBaseSchema, { state: z.literal("done"), resultText: z.string(), completedAt: z.string().check(z.minLength(1)), how: z.enum(["written", "reconciled"]) }),
 ]);
 export type WriteRecord = z.infer<typeof WriteRecordSchema>;
 
@@ -137,30 +137,21 @@ export class WriteOnceLedger {
 
   /** Every write step of a Task and where it stands (for the L4 completion contract and the card). */
   async listForTask(taskId: string): Promise<Array<WriteRecord & WriteStepRef>> {
+    const items = await new ItemTable(this.doc, this.tableName).query(
+      {
+        KeyConditionExpression: "pk = :pk AND begins_with(sk, :write)",
+        ExpressionAttributeValues: { ":pk": Keys.taskPartition(taskId), ":write": "WRITE#" },
+        ConsistentRead: true,
+      },
+      undefined,
+      "list freee writes",
+    );
     const out: Array<WriteRecord & WriteStepRef> = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      let page;
-      try {
-        page = await this.doc.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: "pk = :pk AND begins_with(sk, :write)",
-            ExpressionAttributeValues: { ":pk": Keys.taskPartition(taskId), ":write": "WRITE#" },
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        );
-      } catch (err) {
-        throw translateDynamoError(err, "list freee writes");
-      }
-      for (const item of page.Items ?? []) {
-        // Items of the older per-Execution ledger carry no step: they are not step records.
-        if (typeof item.stepId !== "string" || typeof item.processVersion !== "number" || item.state === RELEASED) continue;
-        out.push({ ...recordOf(item), taskId, processVersion: item.processVersion, stepId: item.stepId });
-      }
-      start = page.LastEvaluatedKey;
-    } while (start !== undefined);
+    for (const item of items) {
+      // Items of the older per-Execution ledger carry no step: they are not step records.
+      if (typeof item.stepId !== "string" || typeof item.processVersion !== "number" || item.state === RELEASED) continue;
+      out.push({ ...recordOf(item), taskId, processVersion: item.processVersion, stepId: item.stepId });
+    }
     return out;
   }
 

@@ -79,6 +79,8 @@ it("bundles with the options the stack gives every Lambda (one definition: infra
     "--alias:@slack/oauth": INGRESS_ABSENT_MODULE,
     // The Lambda environment's credentials instead of the SDK's whole chain (lambdas/ingress/env-credentials.ts).
     "--alias:@aws-sdk/credential-provider-node": join(dirname(INGRESS_ABSENT_MODULE), "env-credentials.ts"),
+    // UTF-8 output: NodejsFunction does not pass its own `charset` prop on.
+    "--charset": "utf8",
   });
 });
 

@@ -9,7 +9,7 @@ import { SlackMessages } from "../../lib/core/messages/ja";
 import { ev } from "../../dev/fakes/anthropic";
 import { errorReply, messageReply } from "../../dev/fakes/anthropic";
 import { path, retriesOf, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
-import { bundledInputs, bundleSteps, loadBundledSteps, STEP_FUNCTION_NAMES, type BundledStep } from "../support/step-bundles";
+import { bundleBytesOf, bundledBytes, bundledInputs, bundleSteps, loadBundledSteps, STEP_FUNCTION_NAMES, type BundledStep } from "../support/step-bundles";
 import { approveTask, expectPipelineFailure, l1Ok, runExecution, slackTexts } from "../steps/fixtures";
 import type { StepFunctionName } from "../../infra/state-machines/functions";
 
@@ -23,11 +23,28 @@ mkdirSync(join(PROJECT_ROOT, "node_modules", ".cache"), { recursive: true });
 const outDir = mkdtempSync(join(PROJECT_ROOT, "node_modules", ".cache", "step-bundles-"));
 let bundles: Record<StepFunctionName, BundledStep>;
 let h: PipelineHarness;
+let mcpBundleBytes: number;
+
+/** Every step Lambda and the freee MCP Lambda ship at most this (docs/architecture.md, limits). */
+const BUNDLE_LIMIT_BYTES = 1024 * 1024;
+
+/** The MCP Lambda is an HTTP entry point, not a Task resource: built beside the steps for its size only. */
+async function mcpBundleSize(): Promise<number> {
+  const built = await build({
+    ...esbuildOptions(LAMBDA_BUNDLING),
+    entryPoints: [join(PROJECT_ROOT, "lambdas", "freee-mcp", "handler.ts")],
+    outfile: join(outDir, "freee-mcp", "index.mjs"),
+    metafile: true,
+  });
+  return bundleBytesOf(built.metafile);
+}
 
 // A budget for a loaded machine, not a timing check: building and importing the 15 bundles takes ~25 s alone on
 // 2 cores and took over 120 s beside three other suites.
 beforeAll(async () => {
-  bundles = await loadBundledSteps(await bundleSteps(outDir));
+  const [files, mcpBytes] = await Promise.all([bundleSteps(outDir), mcpBundleSize()]);
+  mcpBundleBytes = mcpBytes;
+  bundles = await loadBundledSteps(files);
   h = await startPipelineHarness({ bundles });
 }, 360_000);
 afterAll(async () => {
@@ -62,6 +79,17 @@ describe("error names survive the bundler", () => {
     );
     expect(thrown).toBeInstanceOf(Error);
     expect({ name: thrown?.name, constructor: thrown?.constructor.name }).toEqual({ name: "BadRequestError", constructor: "BadRequestError" });
+  });
+});
+
+describe("each step bundle and the MCP bundle is at most 1 MiB", () => {
+  it.each(STEP_FUNCTION_NAMES)("%s", (name) => {
+    const bytes = bundledBytes.get(name);
+    expect(bytes, `${name}: built`).toBeGreaterThan(0);
+    expect(bytes, `${name}: bundle bytes`).toBeLessThanOrEqual(BUNDLE_LIMIT_BYTES);
+  });
+  it("freee-mcp", () => {
+    expect(mcpBundleBytes).toBeLessThanOrEqual(BUNDLE_LIMIT_BYTES);
   });
 });
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AuditLog } from "../../lib/store/audit-log";
 import type { FreeeConnectionStore } from "../../lib/store/freee-connections";
-import { createFreeeOAuth, lazyFreeeOAuthFromEnv, loadOAuthSettings, type FreeeOAuth } from "../../lib/freee/oauth";
+import { createFreeeOAuth, loadOAuthSettings, type FreeeOAuth } from "../../lib/freee/oauth";
+import { lazyFreeeOAuthFromEnv } from "../../wiring/freee-oauth";
 import { signState, verifyState } from "../../lib/freee/signed-state";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
 import { OneTimeUses } from "../../lib/store/freee-one-time-uses";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { describe, expect, it } from "vitest";
 import { MalformedOutputError } from "../../lib/core/errors/taxonomy";
 import { buildParams, callModelJson, callModelText, outputFormatOf, parseJsonReply, stripMarkdownFence } from "../../lib/model/call-model";

@@ -1,3 +1,4 @@
+import type { MessagesClient } from "../../lib/model/anthropic-client";
 import type Anthropic from "@anthropic-ai/sdk";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import type { TaskSpec } from "../../lib/core/domain/records";
@@ -15,7 +16,7 @@ export const NOW = new Date("2026-11-30T00:00:00Z");
 
 export interface LayerHarness {
   fake: FakeAnthropic;
-  client: Anthropic;
+  client: MessagesClient;
   settings: LayersSettings;
   deps(layer: LayerName): LayerDeps;
 }

@@ -1,5 +1,5 @@
 import Anthropic from "@anthropic-ai/sdk";
-import { ZodError } from "zod";
+import { core } from "zod/mini";
 import { describe, expect, it } from "vitest";
 import { BadRequestError, EmptyResponseError, MalformedOutputError, RateLimitedError, UpstreamServerError } from "../../lib/core/errors/taxonomy";
 import { L1_OUTPUT, L1_SYSTEM_PROMPT, runL1Task } from "../../lib/model/l1-task";
@@ -84,7 +84,7 @@ describe("L1: Message → Task", () => {
     h.fake.enqueue(jsonReply(answer(withoutIntent)));
     const err = await caught(run());
     expect(err).toBeInstanceOf(MalformedOutputError);
-    expect(err.cause).toBeInstanceOf(ZodError);
+    expect(err.cause).toBeInstanceOf(core.$ZodError);
     const details = (err as MalformedOutputError).details;
     expect(details).toMatchObject({ layer: "L1", problem: "schema" });
     expect(details.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: "task.intent" })]));

@@ -1,4 +1,4 @@
-import { ZodError } from "zod";
+import { core } from "zod/mini";
 import { describe, expect, it } from "vitest";
 import type { ProcessStep } from "../../lib/core/domain/records";
 import { BadRequestError, MalformedOutputError } from "../../lib/core/errors/taxonomy";
@@ -87,7 +87,7 @@ describe("L3: Prompt → Process (_validate_steps)", () => {
 
   it("steps キー欠落 (KeyError) → MalformedOutputError 'steps key missing', ZodError cause", async () => {
     const err = await expectMalformed(jsonReply({ plan: GOOD_STEPS }), "steps key missing");
-    expect(err.cause).toBeInstanceOf(ZodError);
+    expect(err.cause).toBeInstanceOf(core.$ZodError);
     expect(err.details.issues).toEqual([{ path: "steps", code: "custom", message: "steps key missing" }]);
   });
 
@@ -96,13 +96,13 @@ describe("L3: Prompt → Process (_validate_steps)", () => {
       jsonReply({ steps: [GOOD_STEPS[0], wireStep(2, "freee_hr_delete_employee", { employee_id: 1 })] }),
       "Unknown tool: freee_hr_delete_employee",
     );
-    expect(err.cause).toBeInstanceOf(ZodError);
+    expect(err.cause).toBeInstanceOf(core.$ZodError);
     expect(err.details.issues).toEqual([expect.objectContaining({ path: "steps.1.tool" })]);
   });
 
   it("steps が空配列 → MalformedOutputError 'steps array is empty'", async () => {
     const err = await expectMalformed(jsonReply({ steps: [] }), "steps array is empty");
-    expect(err.cause).toBeInstanceOf(ZodError);
+    expect(err.cause).toBeInstanceOf(core.$ZodError);
   });
 
   it("required keys: a step without toolInput → MalformedOutputError 'Step s2 missing keys: toolInput'", async () => {

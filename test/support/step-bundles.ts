@@ -1,4 +1,4 @@
-import { build } from "esbuild";
+import { build, type Metafile } from "esbuild";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -26,6 +26,7 @@ export async function bundleSteps(outDir: string, bundling: LambdaBundling = LAM
       const file = join(dir, "index.mjs");
       const built = await build({ ...esbuildOptions(bundling), entryPoints: [join(PROJECT_ROOT, "lambdas", name, "handler.ts")], outfile: file, metafile: true });
       bundledInputs.set(name, new Set(Object.keys(built.metafile.inputs)));
+      bundledBytes.set(name, bundleBytesOf(built.metafile));
       return [name, file] as const;
     }),
   );
@@ -34,6 +35,16 @@ export async function bundleSteps(outDir: string, bundling: LambdaBundling = LAM
 
 /** The source files each bundle of the last bundleSteps holds (esbuild's metafile, paths from the project root). */
 export const bundledInputs = new Map<StepFunctionName, ReadonlySet<string>>();
+
+/** The size of each bundle of the last bundleSteps (the .mjs Lambda loads; its source map is beside it). */
+export const bundledBytes = new Map<StepFunctionName, number>();
+
+/** The bytes of a build's entry output (not its source map). */
+export function bundleBytesOf(metafile: Metafile): number {
+  const output = Object.values(metafile.outputs).find((o) => o.entryPoint !== undefined);
+  if (output === undefined) throw new Error("esbuild metafile without an entry output");
+  return output.bytes;
+}
 
 /** Imports each bundle (module state, like a cold start, happens once per bundle and process). */
 export async function loadBundledSteps(files: Record<StepFunctionName, string>): Promise<Record<StepFunctionName, BundledStep>> {

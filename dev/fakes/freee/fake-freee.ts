@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
-import { apiOfPath, checkRequest, checkResponse, type FreeeApi } from "../../../lib/freee/openapi/validator";
+import { apiOfPath, checkRequest, type FreeeApi } from "../../../lib/freee/openapi/validator";
+import { checkResponse } from "../../../lib/freee/openapi/responses";
 import { json, listen, LOST_REPLY, pathMatches, sleep, type FakeReply, type ListeningFake } from "../http";
 import { badRequestBody, defaultErrorBody, notFoundBody, rateLimitHeaders, tooManyRequestsBody, unauthorizedBody, type RateLimitState, type Unauthorized } from "./errors";
 import { ROUTES } from "./routes";

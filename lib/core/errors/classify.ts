@@ -1,4 +1,4 @@
-import Anthropic from "@anthropic-ai/sdk";
+import * as Anthropic from "@anthropic-ai/sdk/core/error";
 import {
   AppError,
   AuthError,

@@ -38,8 +38,6 @@ export interface FreeeOperation {
   path: string;
   parameters: FreeeParameter[];
   requestBody?: { required: boolean; contentTypes: string[]; schema: Record<string, unknown> };
-  /** Status → schema of the success body (null for statuses whose body is an error shape). */
-  responses: Record<string, Record<string, unknown> | null>;
 }
 
 export interface ValidationIssue {
@@ -139,7 +137,11 @@ export function findOperation(method: string, path: string): { operation: FreeeO
 // ajv-formats is CommonJS with `exports.default`; under a bundler or tsx either shape may arrive.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv, formats: string[]) => Ajv;
 
-function makeAjv(coerceTypes: boolean, rejectUnknown: boolean): Ajv {
+/**
+ * One Ajv over the vendored schemas of all three APIs. `extraDefs` adds more `$defs` per API: the response schemas
+ * (lib/freee/openapi/responses.ts), kept out of this module because no Lambda checks freee's answers.
+ */
+export function makeAjv(coerceTypes: boolean, rejectUnknown: boolean, extraDefs?: (api: FreeeApi) => Record<string, unknown>): Ajv {
   const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, coerceTypes, useDefaults: false });
   addFormats(ajv, ["date", "uri"]);
   ajv.addFormat("int32", { type: "number", validate: (n: number) => Number.isInteger(n) && n >= -2147483648 && n <= 2147483647 });
@@ -151,7 +153,8 @@ function makeAjv(coerceTypes: boolean, rejectUnknown: boolean): Ajv {
   ajv.addFormat("binary", () => true);
   ajv.addFormat("string", () => true);
   for (const api of Object.keys(APIS) as FreeeApi[]) {
-    const defs = rejectUnknown ? closeObjects(APIS[api].schemas) : APIS[api].schemas;
+    const all = { ...APIS[api].schemas, ...extraDefs?.(api) };
+    const defs = rejectUnknown ? closeObjects(all) : all;
     ajv.addSchema({ $id: api, $defs: defs });
   }
   return ajv;
@@ -250,27 +253,19 @@ export function checkValue(key: string, schema: object, value: unknown, options:
 }
 
 /** A schema with every `$ref` replaced by what it names: self-contained, for MCP tools/list and the catalogue. */
-export function derefSchema(node: unknown, depth = 0): unknown {
+export function derefSchema(node: unknown, extraDefs?: (api: FreeeApi) => Record<string, unknown>, depth = 0): unknown {
   if (depth > 12) return {};
-  if (Array.isArray(node)) return node.map((n) => derefSchema(n, depth + 1));
+  const deref = (n: unknown) => derefSchema(n, extraDefs, depth + 1);
+  if (Array.isArray(node)) return node.map(deref);
   if (node === null || typeof node !== "object") return node;
   const ref = (node as { $ref?: unknown }).$ref;
   if (typeof ref === "string") {
     const [api, pointer] = ref.split("#/$defs/") as [FreeeApi, string];
-    const target = APIS[api]?.schemas[pointer];
+    const target = APIS[api]?.schemas[pointer] ?? extraDefs?.(api)[pointer];
     if (target === undefined) throw new Error(`vendored freee schema: dangling $ref ${ref}`);
-    return derefSchema(target, depth + 1);
+    return deref(target);
   }
-  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === "properties" ? Object.fromEntries(Object.entries(v as object).map(([p, sub]) => [p, derefSchema(sub, depth + 1)])) : derefSchema(v, depth + 1)]));
-}
-
-/** Issues of a success body against the operation's response schema (the fake checks its own answers). */
-export function checkResponse(operation: FreeeOperation, status: number, body: unknown): ValidationIssue[] {
-  const schema = operation.responses[String(status)];
-  if (schema === undefined) return [{ in: "body", at: "", keyword: "status", message: `${operation.operationId} は ${status} を返しません` }];
-  if (schema === null) return [];
-  const fn = validatorFor(`${operation.method} ${operation.path} response ${status}`, schema, false, false);
-  return fn(body) ? [] : (fn.errors ?? []).map((e) => toIssue("body", e));
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === "properties" ? Object.fromEntries(Object.entries(v as object).map(([p, sub]) => [p, deref(sub)])) : deref(v)]));
 }
 
 function queryValues(query: NonNullable<RequestToCheck["query"]>, params: FreeeParameter[]): Record<string, unknown> {
@@ -285,7 +280,7 @@ function queryValues(query: NonNullable<RequestToCheck["query"]>, params: FreeeP
   return out;
 }
 
-function toIssue(where: ValidationIssue["in"], e: ErrorObject): ValidationIssue {
+export function toIssue(where: ValidationIssue["in"], e: ErrorObject): ValidationIssue {
   const p = e.params as Record<string, unknown>;
   const child = e.keyword === "required" ? p.missingProperty : e.keyword === "additionalProperties" ? p.additionalProperty : undefined;
   const segments = [...e.instancePath.split("/").filter((s) => s !== ""), ...(child === undefined ? [] : [String(child)])];

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../../core/zod";
 import { checkValue, derefSchema, type HttpMethod, type ValidationIssue } from "../openapi/validator";
 import type { FreeeRequest } from "../types";
 import { operationByTemplate } from "../openapi/operations";
@@ -48,13 +48,13 @@ export function schemaInputReader(name: string, inputSchema: Record<string, unkn
 }
 
 /** A tool whose input is a zod shape (reads, and the pay rule whose flat input is a better handle than freee's). */
-export function zodTool<S extends z.ZodRawShape>(definition: {
+export function zodTool<S extends z.core.$ZodShape>(definition: {
   name: string;
   description: string;
   readOnly: boolean;
   operation: string;
   inputShape: S;
-  toRequest(input: z.infer<z.ZodObject<S>>, companyId: number): FreeeRequest;
+  toRequest(input: z.infer<z.ZodMiniObject<S>>, companyId: number): FreeeRequest;
 }): FreeeToolDefinition {
   const strict = z.strictObject(definition.inputShape);
   const { $schema: _dropped, ...inputSchema } = z.toJSONSchema(strict, { target: "draft-7", io: "input" }) as Record<string, unknown>;
@@ -65,12 +65,12 @@ export function zodTool<S extends z.ZodRawShape>(definition: {
     operation: definition.operation,
     inputSchema,
     readInput(raw, partial) {
-      const parsed = (partial ? strict.partial() : strict).safeParse(raw);
+      const parsed = (partial ? z.partial(strict) : strict).safeParse(raw);
       if (!parsed.success) return { ok: false, issues: parsed.error.issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)) };
       // A JSON round trip drops keys whose value is undefined (optional fields left out by the schema).
       return { ok: true, input: JSON.parse(JSON.stringify(parsed.data)) as Record<string, unknown> };
     },
-    toRequest: (input, companyId) => definition.toRequest(input as z.infer<z.ZodObject<S>>, companyId),
+    toRequest: (input, companyId) => definition.toRequest(input as z.infer<z.ZodMiniObject<S>>, companyId),
   };
 }
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../../core/zod";
 import { operationTool, zodTool, type FreeeToolDefinition } from "./define";
 import { UPLOAD_RECEIPT } from "./upload-tool";
 import { typedSummaryOf } from "./summaries";
@@ -15,13 +15,17 @@ import { typedSummaryOf } from "./summaries";
  * amount written three ways is one value (an approved write matches on normalised input).
  */
 const NUMERIC_STRING = /^\s*-?\d+(\.0+)?\s*$/;
-function whole(schema: z.ZodNumber = z.number().int()) {
-  return z.preprocess((v) => (typeof v === "string" && NUMERIC_STRING.test(v) ? Number(v) : v), schema);
+function whole(schema: z.ZodMiniNumber = z.int()) {
+  // zod classic's preprocess, spelled in mini: a transform piped into the schema.
+  return z.pipe(
+    z.transform((v: unknown) => (typeof v === "string" && NUMERIC_STRING.test(v) ? Number(v) : v)),
+    schema,
+  );
 }
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const yearMonth = {
-  year: whole(z.number().int().min(2000).max(2100)).describe("対象年"),
-  month: whole(z.number().int().min(1).max(12)).describe("対象月"),
+  year: whole(z.int().check(z.gte(2000), z.lte(2100))).check(z.describe("対象年")),
+  month: whole(z.int().check(z.gte(1), z.lte(12))).check(z.describe("対象月")),
 };
 
 /** A typed tool's name, description, read/write and operation, as lib/freee/tools/summaries.ts states them (one source). */
@@ -33,17 +37,17 @@ function about(name: string): { name: string; description: string; readOnly: boo
 export const TYPED_TOOLS: readonly FreeeToolDefinition[] = [
   zodTool({
     ...about("freee_hr_list_employees"),
-    inputShape: { ...yearMonth, limit: whole(z.number().int().min(1).max(100)).optional(), offset: whole(z.number().int().min(0)).optional() },
+    inputShape: { ...yearMonth, limit: z.optional(whole(z.int().check(z.gte(1), z.lte(100)))), offset: z.optional(whole(z.int().check(z.gte(0)))) },
     toRequest: (i, companyId) => ({ method: "GET", path: "/hr/api/v1/employees", query: { company_id: companyId, year: i.year, month: i.month, limit: i.limit, offset: i.offset } }),
   }),
   zodTool({
     ...about("freee_hr_get_employee"),
-    inputShape: { ...yearMonth, employee_id: whole(z.number().int().positive()).describe("従業員 ID") },
+    inputShape: { ...yearMonth, employee_id: whole(z.int().check(z.positive())).check(z.describe("従業員 ID")) },
     toRequest: (i, companyId) => ({ method: "GET", path: `/hr/api/v1/employees/${i.employee_id}`, query: { company_id: companyId, year: i.year, month: i.month } }),
   }),
   zodTool({
     ...about("freee_hr_get_work_record"),
-    inputShape: { employee_id: whole(z.number().int().positive()), date: z.string().regex(DATE).describe("YYYY-MM-DD") },
+    inputShape: { employee_id: whole(z.int().check(z.positive())), date: z.string().check(z.regex(DATE), z.describe("YYYY-MM-DD")) },
     toRequest: (i, companyId) => ({ method: "GET", path: `/hr/api/v1/employees/${i.employee_id}/work_records/${i.date}`, query: { company_id: companyId } }),
   }),
   operationTool({
@@ -53,16 +57,16 @@ export const TYPED_TOOLS: readonly FreeeToolDefinition[] = [
   }),
   zodTool({
     ...about("freee_hr_get_basic_pay_rule"),
-    inputShape: { ...yearMonth, employee_id: whole(z.number().int().positive()) },
+    inputShape: { ...yearMonth, employee_id: whole(z.int().check(z.positive())) },
     toRequest: (i, companyId) => ({ method: "GET", path: `/hr/api/v1/employees/${i.employee_id}/basic_pay_rule`, query: { company_id: companyId, year: i.year, month: i.month } }),
   }),
   zodTool({
     ...about("freee_hr_update_basic_pay_rule"),
     inputShape: {
       ...yearMonth,
-      employee_id: whole(z.number().int().positive()),
-      pay_calc_type: z.enum(["monthly", "daily", "hourly"]).describe("給与形態"),
-      pay_amount: whole(z.number().int().min(0).max(99_999_999)).describe("基本給（円）"),
+      employee_id: whole(z.int().check(z.positive())),
+      pay_calc_type: z.enum(["monthly", "daily", "hourly"]).check(z.describe("給与形態")),
+      pay_amount: whole(z.int().check(z.gte(0), z.lte(99_999_999))).check(z.describe("基本給（円）")),
     },
     toRequest: (i, companyId) => ({
       method: "PUT",
@@ -73,12 +77,12 @@ export const TYPED_TOOLS: readonly FreeeToolDefinition[] = [
   zodTool({
     ...about("freee_accounting_list_deals"),
     inputShape: {
-      type: z.enum(["income", "expense"]).optional(),
-      partner_id: whole(z.number().int().positive()).optional(),
-      start_issue_date: z.string().regex(DATE).optional().describe("YYYY-MM-DD"),
-      end_issue_date: z.string().regex(DATE).optional().describe("YYYY-MM-DD"),
-      limit: whole(z.number().int().min(1).max(100)).optional(),
-      offset: whole(z.number().int().min(0)).optional(),
+      type: z.optional(z.enum(["income", "expense"])),
+      partner_id: z.optional(whole(z.int().check(z.positive()))),
+      start_issue_date: z.optional(z.string().check(z.regex(DATE))).check(z.describe("YYYY-MM-DD")),
+      end_issue_date: z.optional(z.string().check(z.regex(DATE))).check(z.describe("YYYY-MM-DD")),
+      limit: z.optional(whole(z.int().check(z.gte(1), z.lte(100)))),
+      offset: z.optional(whole(z.int().check(z.gte(0)))),
     },
     toRequest: (query, companyId) => ({ method: "GET", path: "/api/1/deals", query: { company_id: companyId, ...query } }),
   }),
@@ -89,7 +93,7 @@ export const TYPED_TOOLS: readonly FreeeToolDefinition[] = [
   }),
   zodTool({
     ...about("freee_accounting_list_partners"),
-    inputShape: { keyword: z.string().optional(), limit: whole(z.number().int().min(1).max(3000)).optional() },
+    inputShape: { keyword: z.optional(z.string()), limit: z.optional(whole(z.int().check(z.gte(1), z.lte(3000)))) },
     toRequest: (query, companyId) => ({ method: "GET", path: "/api/1/partners", query: { company_id: companyId, ...query } }),
   }),
   zodTool({

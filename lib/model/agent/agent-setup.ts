@@ -1,4 +1,5 @@
 import type Anthropic from "@anthropic-ai/sdk";
+import type { AgentClient } from "./agent-client";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { classifyAnthropicError } from "../../core/errors/classify";
 import { FatalConfigError } from "../../core/errors/taxonomy";
@@ -16,7 +17,7 @@ import type { AgentConfig } from "./agent-config";
 export { AGENT_SETUP_CONFIG_NAME, type AgentSetup };
 
 export interface AgentSetupDeps {
-  client: Anthropic;
+  client: AgentClient;
   doc: DynamoDBDocumentClient;
   tableName: string;
   config: AgentConfig;

@@ -1,4 +1,5 @@
 import type Anthropic from "@anthropic-ai/sdk";
+import type { AgentClient } from "./agent-client";
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { BetaManagedAgentsSessionEvent } from "@anthropic-ai/sdk/resources/beta/sessions/events";
 import type { BetaManagedAgentsSession } from "@anthropic-ai/sdk/resources/beta/sessions/sessions";
@@ -23,7 +24,7 @@ export const MAX_EVENTS_PER_POLL = 500;
 export const EVENT_PAGE_SIZE = 100;
 
 export interface ManagedAgentRunnerDeps {
-  client: Anthropic;
+  client: AgentClient;
   config: AgentConfig;
   /** The agent / environment pair, created once (see agent-setup.ts). */
   setup: () => Promise<AgentSetup>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { zodTool } from "../../../lib/freee/tools/define";
 import { normaliseToolInput } from "../../../lib/freee/tools/normalise";
 import { FREEE_TOOLS, getTool } from "../../../lib/freee/tools/registry";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MARKER_READ_BACKS, OPERATIONS, operationByTemplate } from "../../../lib/freee/openapi/operations";
 import { derefSchema, FREEE_SCHEMA_SOURCE } from "../../../lib/freee/openapi/validator";
+import { derefResponse, responsesOf } from "../../../lib/freee/openapi/responses";
 import { reconcilerFor, writeMarker } from "../../../lib/freee/write-reconciler";
 
 /** The write classes of the operation registry, checked against freee's own schemas. */
@@ -40,7 +41,7 @@ describe("write classes: which writes are safe to read back", () => {
       expect(field?.type, `${template}: ${plan.field}`).toBe("string");
       expect(field?.maxLength ?? 64, `${template}: room for a marker`).toBeGreaterThanOrEqual(20);
       const list = operationByTemplate(`GET ${plan.list}`).operation;
-      const answer = derefSchema(list.responses["200"]) as { properties: Record<string, { items?: { properties?: Record<string, unknown> } }> };
+      const answer = derefResponse(responsesOf(list)["200"]) as { properties: Record<string, { items?: { properties?: Record<string, unknown> } }> };
       expect(Object.keys(answer.properties[plan.items]?.items?.properties ?? {}), `${plan.list} answers ${plan.field}`).toContain(plan.field);
       const filters = Object.keys(plan.filters({ issue_date: "2026-12-01", billing_date: "2026-12-01", type: "expense", partner_id: 1 }, "m"));
       const params = list.parameters.filter((p) => p.in === "query").map((p) => p.name);
