@@ -112,7 +112,8 @@ function printMcp(r: BenchResults, print: (line: string) => void): void {
 
 function printCost(r: BenchResults, print: (line: string) => void): void {
   const c = r.cost;
-  const usd = (v: number) => `$${v.toFixed(6)}`;
+  // Per-poll figures are fractions of a micro-dollar: 8 places keep them visible.
+  const usd = (v: number) => `$${v.toFixed(8)}`;
   print(`modelled cost at list prices (${c.region}, bench/prices.ts; Lambda ${c.memoryMb} MB arm64, durations measured on this machine)`);
   table(
     ["", "Step Functions", "Lambda requests", "Lambda GB-s", "DynamoDB reads", "DynamoDB writes", "total"],
