@@ -128,5 +128,5 @@ export function functionResults(b: FunctionBundles, cold: Record<string, ColdRes
 
 /** The step Lambdas (what the state machines invoke, and the reconciler's), whose goals are ≤ 1 MiB and ≤ 0.5× all-in-one. */
 export function isStepFunction(fn: string): boolean {
-  return coldCallOf(fn) === "step";
+  return fn !== "allInOne" && fn !== "baseline" && coldCallOf(fn) === "step";
 }

@@ -78,6 +78,9 @@ it("runs a tiny bench and writes JSON with the required keys", async () => {
   expect(allInOne!.bundleBytes).toBeGreaterThan(step.bundleBytes);
   expect(allInOne!.bundleRatioToAllInOne).toBe(1);
   expect(step.coldRatioToAllInOne).toBe(ratio(step.coldImportMsMedian, allInOne!.coldImportMsMedian));
+  // The goals judge the steps, never the references beside them.
+  expect(json.goals.stepBundleMiB!.ratio).toBe(Math.round((step.bundleBytes / 2 ** 20) * 1000) / 1000);
+  expect(json.goals.stepColdVsAllInOne!.ratio).toBe(step.coldRatioToAllInOne);
   // The agent's path: both calls answered on both sides, the DynamoDB requests of ours counted per call.
   for (const kind of ["read", "write"] as const) {
     expect(json.mcp[kind].ours.requests).toBe(3);
