@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
 import { slackSignatureHeaders } from "../dev/local/slack-signature";
 import { median, round } from "./stats";
@@ -14,11 +15,17 @@ export interface ColdSample {
   firstResponseMs: number;
 }
 
+/** How the child calls the handler once imported (bench/cold-child.mjs): none of these needs AWS. */
+export type ColdCall = "slack" | "healthz" | "step" | "bare" | "import";
+
 export interface ColdTarget {
   name: string;
   file: string;
   env: Record<string, string>;
-  signingSecret: string;
+  /** The Slack signing secret of a `slack` call. */
+  signingSecret?: string;
+  /** @default "slack" */
+  call?: ColdCall;
 }
 
 export interface ColdResult {
@@ -27,6 +34,8 @@ export interface ColdResult {
   firstResponseMsMedian: number;
   importMsMin: number;
   importMsMax: number;
+  /** The whole child process, spawn to exit, seen from the parent: with node's own start (~75 ms bare). */
+  processMsMedian: number;
 }
 
 /**
@@ -36,18 +45,21 @@ export interface ColdResult {
  * environment is the child's only (no inherited NODE_OPTIONS).
  */
 export async function measureCold(targets: ColdTarget[], runs: number, nodeArgs: string[] = []): Promise<Record<string, ColdResult>> {
-  const samples = new Map<string, ColdSample[]>(targets.map((t) => [t.name, []]));
+  const samples = new Map<string, Array<ColdSample & { processMs: number }>>(targets.map((t) => [t.name, []]));
   for (let i = 0; i < runs; i++) {
     for (const target of targets) {
+      const call = target.call ?? "slack";
       // Signed here, through the repository's one signer: the child is plain node and imports only the bundle.
-      const headers = JSON.stringify(slackSignatureHeaders(COLD_BODY, target.signingSecret));
-      const { stdout } = await run(process.execPath, [...nodeArgs, CHILD, target.file, COLD_BODY, headers], {
+      const headers = call === "slack" ? JSON.stringify(slackSignatureHeaders(COLD_BODY, target.signingSecret ?? "")) : "{}";
+      const started = performance.now();
+      const { stdout } = await run(process.execPath, [...nodeArgs, CHILD, target.file, call, COLD_BODY, headers], {
         env: { PATH: process.env.PATH ?? "", AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", ...target.env },
         timeout: 30_000,
       });
+      const processMs = performance.now() - started;
       const line = stdout.split("\n").find((l) => l.startsWith("BENCH_RESULT "));
       if (line === undefined) throw new Error(`bench: cold run of ${target.name} printed no result`);
-      samples.get(target.name)!.push(JSON.parse(line.slice("BENCH_RESULT ".length)) as ColdSample);
+      samples.get(target.name)!.push({ ...(JSON.parse(line.slice("BENCH_RESULT ".length)) as ColdSample), processMs });
     }
   }
   return Object.fromEntries(
@@ -61,6 +73,7 @@ export async function measureCold(targets: ColdTarget[], runs: number, nodeArgs:
           firstResponseMsMedian: round(median(list.map((s) => s.firstResponseMs))),
           importMsMin: round(Math.min(...imports)),
           importMsMax: round(Math.max(...imports)),
+          processMsMedian: round(median(list.map((s) => s.processMs))),
         },
       ];
     }),

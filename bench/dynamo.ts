@@ -17,6 +17,8 @@ export interface CountingDynamo {
   counts: Record<string, number>;
   /** The same requests by operation and the kind of item they touch: `GetItem TASK META`, `Query TASK EXEC#…PROMPT#`. */
   byItem: Record<string, number>;
+  /** On-demand request units of the same requests, estimated from their bodies (requestUnits below). */
+  units: RequestUnits;
   total(): number;
   reset(): void;
   createTable(tableName: string): Promise<void>;
@@ -29,6 +31,7 @@ export async function startCountingDynamo(upstream?: string): Promise<CountingDy
   const proxy = await startFaultProxy({ dependency: "DynamoDB", target, phases: () => [] });
   const counts: Record<string, number> = {};
   const byItem: Record<string, number> = {};
+  const units: RequestUnits = { read: 0, write: 0 };
   let seen = 0;
   // Tallied from the proxy's log on each read, so a request counts once whatever the caller asks first.
   const tally = () => {
@@ -38,6 +41,9 @@ export async function startCountingDynamo(upstream?: string): Promise<CountingDy
       counts[operation] = (counts[operation] ?? 0) + 1;
       const key = `${operation} ${itemKinds(request.body)}`;
       byItem[key] = (byItem[key] ?? 0) + 1;
+      const u = requestUnits(operation, request.body);
+      units.read += u.read;
+      units.write += u.write;
     }
   };
   return {
@@ -51,9 +57,15 @@ export async function startCountingDynamo(upstream?: string): Promise<CountingDy
       tally();
       return byItem;
     },
+    get units() {
+      tally();
+      return { ...units };
+    },
     total: () => (tally(), Object.values(counts).reduce((a, b) => a + b, 0)),
     reset() {
       tally();
+      units.read = 0;
+      units.write = 0;
       for (const key of Object.keys(counts)) delete counts[key];
       for (const key of Object.keys(byItem)) delete byItem[key];
     },
@@ -70,6 +82,49 @@ export async function startCountingDynamo(upstream?: string): Promise<CountingDy
       await own?.close();
     },
   };
+}
+
+export interface RequestUnits {
+  read: number;
+  write: number;
+}
+
+/**
+ * What DynamoDB on-demand bills a request, estimated from its body: a read of ≤ 4 KB is 1 read unit strongly
+ * consistent, 0.5 eventually (a Query's answer assumed ≤ 4 KB: the app's queries read one task's items); a
+ * transactional read 2 per item. A write is 1 write unit per started KB of the item, taken as the JSON of what the
+ * request sends for it (DynamoDB JSON is larger than the item, so this errs high; an UpdateItem's item may be larger
+ * than the update, so that errs low); a transactional write 2 per KB per item.
+ */
+export function requestUnits(operation: string, body: string): RequestUnits {
+  let input: Record<string, unknown>;
+  try {
+    input = JSON.parse(body) as Record<string, unknown>;
+  } catch (err) {
+    if (err instanceof SyntaxError) return { read: 0, write: 0 };
+    throw err;
+  }
+  const kb = (value: unknown) => Math.max(1, Math.ceil(Buffer.byteLength(JSON.stringify(value ?? {})) / 1024));
+  const readOf = (i: Record<string, unknown>) => (i.ConsistentRead === true ? 1 : 0.5);
+  const items = (input.TransactItems ?? []) as Array<Record<string, unknown>>;
+  switch (operation) {
+    case "GetItem":
+    case "Query":
+    case "Scan":
+      return { read: readOf(input), write: 0 };
+    case "TransactGetItems":
+      return { read: 2 * items.length, write: 0 };
+    case "PutItem":
+      return { read: 0, write: kb(input.Item) };
+    case "UpdateItem":
+    case "DeleteItem":
+      return { read: 0, write: kb(input) };
+    case "TransactWriteItems":
+      return { read: 0, write: items.reduce((sum, t) => sum + 2 * kb(Object.values(t)[0]), 0) };
+    default:
+      // Table management (CreateTable) and batch calls the app does not make: not a task's cost.
+      return { read: 0, write: 0 };
+  }
 }
 
 type Attr = { S?: string } | undefined;

@@ -7,10 +7,13 @@ import { TEST_SIGNING_SECRET } from "../test/support/slack-signing";
 import { INGRESS_BUNDLING, PLAIN_BUNDLING } from "../infra/bundling";
 import { bundleLambda, type BundleResult } from "./bundle";
 import { measureCold, type ColdResult } from "./cold";
+import { bundleFunctions, functionColdTargets, functionResults, isStepFunction, type FunctionResult } from "./functions";
+import { modelCost, type CostResult } from "./cost";
 import { startCountingDynamo } from "./dynamo";
+import { measureMcp, type McpResult } from "./mcp";
 import { layerCaches, measurePipeline, type LayerCache, type PipelineResult } from "./pipeline";
 import { startSfnServer } from "./sfn-server";
-import { ratio } from "./stats";
+import { ratio, round } from "./stats";
 import { EXECUTION_RUN_ARN, measureWarm, TASK_PIPELINE_ARN, type LatencyStats } from "./warm";
 
 export const ROOT = resolve(fileURLToPath(import.meta.url), "..", "..");
@@ -25,6 +28,10 @@ export interface BenchOptions {
   /** Node flags of the cold-start processes (default: none, as the ingress Lambda runs). */
   coldNodeArgs?: string[];
   workDir: string;
+  /** The Lambdas (folders under lambdas/) whose bundle and cold start are measured; default every one. */
+  functions?: string[];
+  /** Timed MCP calls of each kind per side; default `requests`, at most 500 (p99 of 500 is the 495th). */
+  mcpRequests?: number;
 }
 
 export interface SideResult {
@@ -63,7 +70,16 @@ export interface BenchResults {
   /** The baseline bundled with the ingress's aliases (Bolt's unused receivers out): for reference, not a goal. */
   baselineAliased: { bundleBytes: number; gzipBytes: number; coldImportMsMedian: number; coldFirstResponseMsMedian: number };
   ratios: Ratios;
+  /**
+   * Every Lambda's bundle and cold start (median of this run's fresh processes), with `baseline` (a bare handler)
+   * and `allInOne` (one bundle of every step, so every port: a step bundle as it was when one wiring built every port).
+   */
+  functions: Record<string, FunctionResult>;
   goals: Record<string, { goal: string; ratio: number; met: boolean }>;
+  /** A read and a write tools/call through our MCP server against the naive forwarder (bench/mcp.ts). */
+  mcp: McpResult;
+  /** The modelled cost of one task, one agent run and the task's tokens, at bench/prices.ts's list prices. */
+  cost: CostResult;
   perTask: PipelineResult["perTask"];
   perPoll: PipelineResult["perPoll"];
   /** Per layer: estimated static prefix vs the model's minimum cacheable prompt, and whether a breakpoint is placed. */
@@ -89,6 +105,7 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
       bundleLambda(BASELINE_ENTRY, dir(options.workDir, "baseline-aliased"), INGRESS_BUNDLING),
     ]),
   );
+  const fnBundles = await timed("bundleFunctions", () => bundleFunctions(options.workDir, options.functions));
 
   const slack = await startFakeSlack({ botTokens: ["xoxb-bench"] });
   const sfn = await startSfnServer();
@@ -108,6 +125,8 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
           // Bolt's App checks its token with auth.test when constructed: it gets the recording Slack server.
           { name: "baseline", file: base.file, signingSecret: TEST_SIGNING_SECRET, env: { ...common, SLACK_BOT_TOKEN: "xoxb-bench", SLACK_API_URL: slack.url } },
           { name: "baselineAliased", file: baseAliased.file, signingSecret: TEST_SIGNING_SECRET, env: { ...common, SLACK_BOT_TOKEN: "xoxb-bench", SLACK_API_URL: slack.url } },
+          // Every other Lambda, the bare handler and the all-in-one step, in the same interleaved rounds.
+          ...functionColdTargets(fnBundles, { AWS_REGION: "us-east-1" }),
         ],
         options.coldRuns,
         options.coldNodeArgs,
@@ -117,7 +136,8 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
     // Inside the test suite: its DynamoDB Local; `npm run bench`: one of its own.
     const dynamo = await startCountingDynamo(process.env.TEST_DYNAMODB_ENDPOINT);
     const warm = await timed("warm", () => measureWarm({ ours: ours.file, baseline: base.file, requests: options.requests, warmup: options.warmup, dynamo, sfn, slack }));
-    await dynamo.close();
+    // The same DynamoDB Local (a table of its own): another would be one more JVM start.
+    const mcp = await timed("mcp", () => measureMcp({ requests: options.mcpRequests ?? Math.min(options.requests, 500), warmup: options.warmup, dynamo })).finally(() => dynamo.close());
 
     const pipeline = await timed("pipeline", async () => measurePipeline(await startCountingDynamo(process.env.TEST_DYNAMODB_ENDPOINT)));
 
@@ -136,6 +156,11 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
     });
     const ingress = { ...side(OURS_ENTRY, ours, cold.ours!, warm.ours), ackUpstreamCalls: warm.ackUpstreamCalls };
     const baseline = side(BASELINE_ENTRY, base, cold.baseline!, warm.baseline);
+    const functions = functionResults(fnBundles, cold, "ours");
+    const steps = Object.entries(functions).filter(([name]) => isStepFunction(name));
+    const worstStepBundle = Math.max(...steps.map(([, f]) => f.bundleBytes));
+    const worstStepCold = Math.max(...steps.map(([, f]) => f.coldRatioToAllInOne));
+    const mcpFn = functions["freee-mcp"];
     const ratios: Ratios = {
       bundleBytes: ratio(ingress.bundleBytes, baseline.bundleBytes),
       gzipBytes: ratio(ingress.gzipBytes, baseline.gzipBytes),
@@ -166,13 +191,32 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
         coldFirstResponseMsMedian: cold.baselineAliased!.firstResponseMsMedian,
       },
       ratios,
-      // Issue 17's goals, all against the naive baseline, all from this one run.
+      functions,
+      // The goals of docs/bench.md, all from this one run: the ingress against the naive baseline, the functions
+      // against the all-in-one step bundle, the MCP server against the naive forwarder.
       goals: {
         bundle: { goal: "<= 0.35", ratio: ratios.bundleBytes, met: ratios.bundleBytes <= 0.35 },
         coldFirstResponse: { goal: "<= 0.6", ratio: ratios.coldFirstResponseMsMedian, met: ratios.coldFirstResponseMsMedian <= 0.6 },
         warmP99Message: { goal: "<= 1.2", ratio: ratios.warmP99MsMessage, met: ratios.warmP99MsMessage <= 1.2 },
         warmP99Click: { goal: "<= 2", ratio: ratios.warmP99MsClick, met: ratios.warmP99MsClick <= 2 },
+        // Every step Lambda's bundle (MiB) and cold import against the all-in-one step, the worst of them.
+        ...(steps.length === 0
+          ? {}
+          : {
+              stepBundleMiB: { goal: "<= 1", ratio: round(worstStepBundle / 2 ** 20, 3), met: worstStepBundle <= 2 ** 20 },
+              stepColdVsAllInOne: { goal: "<= 0.5", ratio: worstStepCold, met: worstStepCold <= 0.5 },
+            }),
+        ...(mcpFn === undefined
+          ? {}
+          : {
+              mcpBundleMiB: { goal: "<= 1", ratio: round(mcpFn.bundleBytes / 2 ** 20, 3), met: mcpFn.bundleBytes <= 2 ** 20 },
+              mcpColdVsAllInOne: { goal: "<= 0.5", ratio: mcpFn.coldRatioToAllInOne, met: mcpFn.coldRatioToAllInOne <= 0.5 },
+            }),
+        mcpReadP99: { goal: "<= 1.5", ratio: mcp.read.p99Ratio, met: mcp.read.p99Ratio <= 1.5 },
+        mcpWriteP99: { goal: "<= 1.5", ratio: mcp.write.p99Ratio, met: mcp.write.p99Ratio <= 1.5 },
       },
+      mcp,
+      cost: modelCost(pipeline),
       perTask: pipeline.perTask,
       perPoll: pipeline.perPoll,
       promptCache: layerCaches(),

@@ -20,7 +20,9 @@ import { startPipelineHarness, type PipelineHarness } from "../test/support/loca
 import { signedInteraction, signedJson, TEST_SIGNING_SECRET } from "../test/support/slack-signing";
 import type { CountingDynamo } from "./dynamo";
 import { BENCH_CHANNEL, BENCH_TEAM, buttonClick, messageEnvelope, nextTs } from "./payloads";
-import { round } from "./stats";
+import { median, round } from "./stats";
+import type { TokenUsage } from "./prices";
+import { DEFAULT_AGENT_MODEL } from "../lib/model/agent/agent-config";
 
 export interface TaskCounts {
   stateTransitions: number;
@@ -42,6 +44,16 @@ export interface TaskCounts {
   cacheCreationInputTokens: number;
   /** Bytes of the Messages request bodies (the prompt size the model is sent). */
   messagesRequestBytes: number;
+  /** Measured duration of every invocation, summed by function (ingress included), each rounded up to 1 ms as billed. */
+  lambdaMsByFunction: Record<string, number>;
+  lambdaMs: number;
+  /** Each PollSession invocation's duration (ms), in order: a poll's cost is billed from these, not a difference. */
+  pollSessionMs: number[];
+  /** On-demand request units of the DynamoDB requests above (bench/dynamo.ts requestUnits). */
+  dynamoReadUnits: number;
+  dynamoWriteUnits: number;
+  /** Token usage by layer, with the model it was billed on (L1–L3 the scripted replies, L4 the execution record). */
+  usageByLayer: Record<string, { model: string } & TokenUsage>;
 }
 
 export interface PollCounts {
@@ -52,6 +64,9 @@ export interface PollCounts {
   dynamoRequests: number;
   slackApiCalls: number;
   managedAgentsRequests: number;
+  lambdaMs: number;
+  dynamoReadUnits: number;
+  dynamoWriteUnits: number;
 }
 
 export interface PipelineResult {
@@ -74,7 +89,8 @@ export async function measurePipeline(dynamo: CountingDynamo, extraPolls = 3): P
   const suiteDynamo = process.env.TEST_DYNAMODB_ENDPOINT;
   process.env.TEST_DYNAMODB_ENDPOINT = dynamo.endpoint;
   process.env.LOG_LEVEL = "SILENT";
-  const h = await startPipelineHarness();
+  const invocations: Invocation[] = [];
+  const h = await startPipelineHarness({ onInvocation: (fn, ms) => invocations.push({ fn, ms }) });
   try {
     const env = {
       ...h.table.env,
@@ -86,8 +102,8 @@ export async function measurePipeline(dynamo: CountingDynamo, extraPolls = 3): P
       EXECUTION_RUN_ARN: h.machines.executionRunArn,
     };
     const ingress = await createIngressFromEnv(env, { doc: h.table.doc, sfn: localSfnClient(h.local) as SFNClient });
-    const first = await runTask(h, ingress, dynamo, 0);
-    const second = await runTask(h, ingress, dynamo, extraPolls);
+    const first = await runTask(h, ingress, dynamo, 0, invocations);
+    const second = await runTask(h, ingress, dynamo, extraPolls, invocations);
     const per = (key: keyof TaskCounts) => round(((second[key] as number) - (first[key] as number)) / extraPolls, 2);
     return {
       perTask: first,
@@ -98,6 +114,11 @@ export async function measurePipeline(dynamo: CountingDynamo, extraPolls = 3): P
         dynamoRequests: per("dynamoRequests"),
         slackApiCalls: per("slackApiCalls"),
         managedAgentsRequests: per("managedAgentsRequests"),
+        // Durations vary from run to run, so the difference of two tasks' totals could go negative: the running
+        // polls' own median is billed instead (the second task's, all running but its last).
+        lambdaMs: median(second.pollSessionMs.slice(0, -1)),
+        dynamoReadUnits: per("dynamoReadUnits"),
+        dynamoWriteUnits: per("dynamoWriteUnits"),
       },
       wallMs: Date.now() - started,
     };
@@ -109,7 +130,12 @@ export async function measurePipeline(dynamo: CountingDynamo, extraPolls = 3): P
   }
 }
 
-async function runTask(h: PipelineHarness, ingress: IngressHandler, dynamo: CountingDynamo, extraPolls: number): Promise<TaskCounts> {
+interface Invocation {
+  fn: string;
+  ms: number;
+}
+
+async function runTask(h: PipelineHarness, ingress: IngressHandler, dynamo: CountingDynamo, extraPolls: number, invocations: Invocation[]): Promise<TaskCounts> {
   const replies: ScriptedReply[] = [l1Reply(), l2Reply(), l3Reply()];
   h.anthropic.enqueue(...replies);
   h.agents.scriptNextSession({
@@ -122,13 +148,16 @@ async function runTask(h: PipelineHarness, ingress: IngressHandler, dynamo: Coun
   const slackBefore = h.slack.calls.length;
   const messagesBefore = h.anthropic.requests.length;
   const agentsBefore = h.agents.requests.length;
+  const invocationsBefore = invocations.length;
   const ts = nextTs();
   const thread = { teamId: BENCH_TEAM, channelId: BENCH_CHANNEL, messageTs: ts };
   const taskId = taskIdFor(thread);
   let ingressInvocations = 0;
   const send = async (event: ReturnType<typeof signedJson>) => {
     ingressInvocations += 1;
+    const started = performance.now();
     const response = await ingress(fromFunctionUrlEvent(event));
+    invocations.push({ fn: "ingress", ms: performance.now() - started });
     if (response.statusCode !== 200) throw new Error(`bench pipeline: ingress answered ${response.statusCode}`);
   };
 
@@ -147,6 +176,13 @@ async function runTask(h: PipelineHarness, ingress: IngressHandler, dynamo: Coun
   const dynamoRequests = dynamo.total();
   const dynamoRequestsByOperation = { ...dynamo.counts };
   const dynamoRequestsByItem = { ...dynamo.byItem };
+  const units = dynamo.units;
+  const lambdaMsByFunction: Record<string, number> = {};
+  const pollSessionMs: number[] = [];
+  for (const { fn, ms } of invocations.slice(invocationsBefore)) {
+    lambdaMsByFunction[fn] = (lambdaMsByFunction[fn] ?? 0) + Math.ceil(ms);
+    if (fn === "poll-session") pollSessionMs.push(Math.ceil(ms));
+  }
   const history = await h.store.loadHistory(taskId);
   if (history.task.status !== "completed") throw new Error(`bench pipeline: task ended ${history.task.status}`);
 
@@ -176,6 +212,20 @@ async function runTask(h: PipelineHarness, ingress: IngressHandler, dynamo: Coun
     cachedInputTokens: sum("cache_read_input_tokens") + (l4?.cacheReadInputTokens ?? 0),
     cacheCreationInputTokens: sum("cache_creation_input_tokens") + (l4?.cacheCreationInputTokens ?? 0),
     messagesRequestBytes: messages.reduce((acc, r) => acc + Buffer.byteLength(JSON.stringify(r.body ?? {})), 0),
+    lambdaMsByFunction,
+    lambdaMs: Object.values(lambdaMsByFunction).reduce((a, b) => a + b, 0),
+    pollSessionMs,
+    dynamoReadUnits: units.read,
+    dynamoWriteUnits: units.write,
+    usageByLayer: {
+      ...Object.fromEntries(
+        (["L1", "L2", "L3"] as const).map((layer, i) => {
+          const u = usage[i]!;
+          return [layer, { model: LAYER_DEFAULTS[layer].model, inputTokens: u.input_tokens ?? 0, outputTokens: u.output_tokens ?? 0, cacheReadInputTokens: u.cache_read_input_tokens ?? 0, cacheCreationInputTokens: u.cache_creation_input_tokens ?? 0 }];
+        }),
+      ),
+      L4: { model: DEFAULT_AGENT_MODEL, inputTokens: l4?.inputTokens ?? 0, outputTokens: l4?.outputTokens ?? 0, cacheReadInputTokens: l4?.cacheReadInputTokens ?? 0, cacheCreationInputTokens: l4?.cacheCreationInputTokens ?? 0 },
+    },
   };
 }
 

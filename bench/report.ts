@@ -39,6 +39,12 @@ export function printReport(r: BenchResults, print: (line: string) => void, run:
   }
   print(`largest inputs of ours: ${r.ingress.topInputs.map((i) => `${i.name} ${kb(i.bytes)}`).join(", ")}`);
   print("");
+  printFunctions(r, print);
+  print("");
+  printMcp(r, print);
+  print("");
+  printCost(r, print);
+  print("");
   const t = r.perTask;
   const p = r.perPoll;
   table(
@@ -67,6 +73,60 @@ export function printReport(r: BenchResults, print: (line: string) => void, run:
   );
   print("");
   table(["prompt cache", "model", "static prefix (est. tokens)", "model minimum", "breakpoint"], cacheRows(r), print);
+}
+
+function printFunctions(r: BenchResults, print: (line: string) => void): void {
+  const all = r.functions.allInOne;
+  print(`every Lambda, same run: cold = fresh node imports the bundle and calls the handler once (call: docs/bench.md); ratios against allInOne (every step and port in one bundle${all === undefined ? "" : `: ${kb(all.bundleBytes)}, ${ms(all.coldImportMsMedian)}`})`);
+  const rows = Object.entries(r.functions).map(([name, f]) => [
+    name,
+    kb(f.bundleBytes),
+    x(f.bundleRatioToAllInOne),
+    ms(f.coldImportMsMedian),
+    ms(f.importOnlyMsMedian),
+    ms(f.coldProcessMsMedian),
+    x(f.coldRatioToAllInOne),
+    f.call,
+  ]);
+  table(["function", "bundle", "/allInOne", "cold (median)", "import only", "process", "cold/allInOne", "call"], rows, print);
+}
+
+function printMcp(r: BenchResults, print: (line: string) => void): void {
+  const m = r.mcp;
+  print(`MCP tools/call (official SDK client; ours: ${m.tools.read} / ${m.tools.write} with every check; forwarder: one tool, same freee request, no checks)`);
+  const rows = (["read", "write"] as const).map((kind) => {
+    const s = m[kind];
+    return [
+      kind,
+      `${ms(s.ours.p50Ms)} / ${ms(s.ours.p99Ms)}`,
+      `${ms(s.forwarder.p50Ms)} / ${ms(s.forwarder.p99Ms)}`,
+      x(s.p99Ratio),
+      String(s.dynamoRequests),
+      `${ms(s.dynamoWait.p50Ms)} / ${ms(s.dynamoWait.p99Ms)}`,
+      `${ms(s.withoutDynamoWait.p99Ms)} = ${x(s.withoutDynamoWaitP99Ratio)}`,
+    ];
+  });
+  table(["call", "ours p50 / p99", "forwarder p50 / p99", "p99 ratio", "DynamoDB requests", "DynamoDB wait p50 / p99", "ours without it, p99"], rows, print);
+  for (const kind of ["read", "write"] as const) print(`  ${kind}: ${Object.entries(m[kind].dynamoRequestsByItem).map(([k, n]) => `${k} ×${n}`).join(", ")}`);
+}
+
+function printCost(r: BenchResults, print: (line: string) => void): void {
+  const c = r.cost;
+  // Per-poll figures are fractions of a micro-dollar: 8 places keep them visible.
+  const usd = (v: number) => `$${v.toFixed(8)}`;
+  print(`modelled cost at list prices (${c.region}, bench/prices.ts; Lambda ${c.memoryMb} MB arm64, durations measured on this machine)`);
+  table(
+    ["", "Step Functions", "Lambda requests", "Lambda GB-s", "DynamoDB reads", "DynamoDB writes", "total"],
+    [
+      ["one happy-path task", c.perTask],
+      ["one poll iteration", c.perPoll],
+    ].map(([name, a]) => {
+      const cost = a as typeof c.perTask;
+      return [name as string, usd(cost.stepFunctions), usd(cost.lambdaRequests), usd(cost.lambdaCompute), usd(cost.dynamoReads), usd(cost.dynamoWrites), usd(cost.total)];
+    }),
+    print,
+  );
+  print(`per task ${usd(c.perTaskUsd)}; per ${c.run.seconds} s run (${c.run.polls} polls every ${c.run.pollIntervalSeconds} s) ${usd(c.perRunUsd)}; model tokens of the task ${usd(c.modelUsd)} (${Object.entries(c.modelByLayer).map(([l, m]) => `${l} ${m.model} ${usd(m.usd)}`).join(", ")})`);
 }
 
 function cacheRows(r: BenchResults): string[][] {

@@ -281,7 +281,7 @@ async function expect200(handler: LambdaHandler, event: FunctionUrlEvent, what: 
   await timeOne(handler, event, what);
 }
 
-function stats(samples: number[]): LatencyStats {
+export function stats(samples: number[]): LatencyStats {
   return {
     requests: samples.length,
     p50Ms: round(percentile(samples, 50), 3),
@@ -291,16 +291,21 @@ function stats(samples: number[]): LatencyStats {
 }
 
 /**
- * Time this process spends waiting on HTTP requests to one endpoint (request created → response read), from
- * Node's own http client diagnostics: how much of a click is DynamoDB's round trip rather than our code.
+ * Time this process spends waiting on HTTP requests to one endpoint (request created → response read), and how
+ * many it sends, from Node's own http client diagnostics: how much of a click (or an MCP call) is DynamoDB's round
+ * trip rather than our code, counted without a proxy's hop.
  */
-function watchWait(endpoint: string): { reset(): void; total(): number; stop(): void } {
+export function watchWait(endpoint: string): { reset(): void; total(): number; count(): number; stop(): void } {
   const { host } = new URL(endpoint);
   const started = new WeakMap<ClientRequest, number>();
   let waited = 0;
+  let sent = 0;
   const onStart = (message: unknown) => {
     const { request } = message as { request: ClientRequest };
-    if (request.getHeader("host") === host) started.set(request, performance.now());
+    if (request.getHeader("host") === host) {
+      started.set(request, performance.now());
+      sent += 1;
+    }
   };
   const onFinish = (message: unknown) => {
     const { request } = message as { request: ClientRequest };
@@ -310,8 +315,9 @@ function watchWait(endpoint: string): { reset(): void; total(): number; stop(): 
   diagnostics_channel.subscribe("http.client.request.start", onStart);
   diagnostics_channel.subscribe("http.client.response.finish", onFinish);
   return {
-    reset: () => void (waited = 0),
+    reset: () => void ((waited = 0), (sent = 0)),
     total: () => waited,
+    count: () => sent,
     stop() {
       diagnostics_channel.unsubscribe("http.client.request.start", onStart);
       diagnostics_channel.unsubscribe("http.client.response.finish", onFinish);

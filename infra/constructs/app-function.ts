@@ -10,6 +10,8 @@ import { fileURLToPath } from "node:url";
 import { LAMBDA_BUNDLING, nodejsBundlingOptions, type LambdaBundling } from "../bundling";
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+/** Every function's memory unless it sets its own (none does): what the bench's cost model bills. */
+export const DEFAULT_MEMORY_SIZE_MB = 512;
 
 export interface AppFunctionProps {
   /** Folder under lambdas/ holding handler.ts. */
@@ -51,7 +53,7 @@ export class AppFunction extends Construct {
     const common = {
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
-      memorySize: props.memorySize ?? 512,
+      memorySize: props.memorySize ?? DEFAULT_MEMORY_SIZE_MB,
       timeout: props.timeout,
       logGroup: this.logGroup,
       role: this.role,

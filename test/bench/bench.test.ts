@@ -6,6 +6,8 @@ import { INGRESS_BUNDLE_OPTIONS, LAMBDA_BUNDLE_OPTIONS } from "../../bench/bundl
 import { esbuildOptions, INGRESS_ABSENT_MODULE, INGRESS_BUNDLING, LAMBDA_BUNDLING, nodejsBundlingOptions } from "../../infra/bundling";
 import { runBench, ROOT } from "../../bench/harness";
 import { percentile, ratio } from "../../bench/stats";
+import { lambdaFunctions } from "../../bench/functions";
+import { PIPELINE_FUNCTIONS, RUN_FUNCTIONS } from "../../infra/state-machines/functions";
 
 const workDir = mkdtempSync(join(tmpdir(), "bench-test-"));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -13,7 +15,8 @@ afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 // Proves the harness runs end to end and writes the keys the issue asks for; no timing is asserted.
 it("runs a tiny bench and writes JSON with the required keys", async () => {
   const out = join(workDir, "results.json");
-  const results = await runBench({ out, requests: 3, warmup: 1, coldRuns: 1, workDir });
+  // One step Lambda of all (with the bare handler and the all-in-one step): every bundle would double the test's time.
+  const results = await runBench({ out, requests: 3, warmup: 1, coldRuns: 1, workDir, functions: ["await-approval"] });
   const json = JSON.parse(readFileSync(out, "utf8")) as typeof results;
   for (const side of [json.ingress, json.baseline]) {
     expect(side.bundleBytes).toBeGreaterThan(0);
@@ -58,7 +61,45 @@ it("runs a tiny bench and writes JSON with the required keys", async () => {
   // Per layer: the static prefix against the model's minimum; a breakpoint only where it reaches it.
   expect(json.promptCache.L1).toMatchObject({ model: "claude-haiku-4-5", minCacheableTokens: 4096, breakpoint: false });
   for (const layer of ["L2", "L3"] as const) expect(json.promptCache[layer]).toMatchObject({ minCacheableTokens: 2048, breakpoint: true });
-  expect(Object.keys(json.goals).sort()).toEqual(["bundle", "coldFirstResponse", "warmP99Click", "warmP99Message"]);
+  expect(Object.keys(json.goals).sort()).toEqual(["bundle", "coldFirstResponse", "mcpReadP99", "mcpWriteP99", "stepBundleMiB", "stepColdVsAllInOne", "warmP99Click", "warmP99Message"]);
+  // Every function measured, beside the bare handler and the all-in-one step, in the same run.
+  expect(Object.keys(json.functions).sort()).toEqual(["allInOne", "await-approval", "baseline"]);
+  const step = json.functions["await-approval"]!;
+  const { baseline: bare, allInOne } = json.functions;
+  expect(step).toMatchObject({ call: "step", memoryMb: 512 });
+  expect(bare!.call).toBe("bare");
+  for (const f of [step, bare!, allInOne!]) {
+    expect(f.bundleBytes).toBeGreaterThan(0);
+    expect(f.coldImportMsMedian).toBeGreaterThan(0);
+    expect(f.coldImportMsMedian).toBeGreaterThanOrEqual(f.importOnlyMsMedian);
+    expect(f.coldProcessMsMedian).toBeGreaterThan(f.coldImportMsMedian);
+  }
+  expect(bare!.bundleBytes).toBeLessThan(1024);
+  expect(allInOne!.bundleBytes).toBeGreaterThan(step.bundleBytes);
+  expect(allInOne!.bundleRatioToAllInOne).toBe(1);
+  expect(step.coldRatioToAllInOne).toBe(ratio(step.coldImportMsMedian, allInOne!.coldImportMsMedian));
+  // The goals judge the steps, never the references beside them.
+  expect(json.goals.stepBundleMiB!.ratio).toBe(Math.round((step.bundleBytes / 2 ** 20) * 1000) / 1000);
+  expect(json.goals.stepColdVsAllInOne!.ratio).toBe(step.coldRatioToAllInOne);
+  // The agent's path: both calls answered on both sides, the DynamoDB requests of ours counted per call.
+  for (const kind of ["read", "write"] as const) {
+    expect(json.mcp[kind].ours.requests).toBe(3);
+    expect(json.mcp[kind].forwarder.requests).toBe(3);
+    expect(json.mcp[kind].p99Ratio).toBeGreaterThan(0);
+    expect(Object.values(json.mcp[kind].dynamoRequestsByItem).reduce((a, b) => a + b, 0)).toBe(json.mcp[kind].dynamoRequests);
+  }
+  // A write claims and completes its ledger item beyond what a read does.
+  expect(json.mcp.write.dynamoRequests).toBeGreaterThanOrEqual(json.mcp.read.dynamoRequests + 2);
+  // The cost model: cents at most per task and per run, from the counted transitions, durations and units.
+  expect(Object.keys(json.perTask.lambdaMsByFunction)).toEqual(expect.arrayContaining(["ingress", "create-task", "poll-session"]));
+  expect(json.perTask.dynamoWriteUnits).toBeGreaterThanOrEqual(json.perTask.dynamoRequestsByOperation.PutItem ?? 0);
+  expect(json.cost.perTaskUsd).toBeGreaterThan(json.perTask.stateTransitions * 0.000025);
+  expect(json.cost.perTaskUsd).toBeLessThan(0.01);
+  expect(json.cost.run.polls).toBe(120);
+  expect(json.cost.perRunUsd).toBeGreaterThan(120 * 3 * 0.000025);
+  expect(json.cost.perRunUsd).toBeLessThan(0.05);
+  expect(json.cost.modelUsd).toBeGreaterThan(0);
+  expect(json.cost.modelUsd).toBeLessThan(1);
   expect(Object.keys(json.ratios)).toEqual(expect.arrayContaining(["bundleBytes", "coldImportMsMedian", "warmP99Ms"]));
   expect(json.machine.nproc).toBeGreaterThan(0);
 }, 180_000);
@@ -82,6 +123,11 @@ it("bundles with the options the stack gives every Lambda (one definition: infra
     // UTF-8 output: NodejsFunction does not pass its own `charset` prop on.
     "--charset": "utf8",
   });
+});
+
+it("measures every Lambda of the stack: each folder under lambdas/", () => {
+  const stack = [...PIPELINE_FUNCTIONS, ...RUN_FUNCTIONS, "ingress", "web", "freee-mcp", "refresh-freee-tokens", "reconcile-execution"];
+  expect(lambdaFunctions()).toEqual([...stack].sort());
 });
 
 it("computes nearest-rank percentiles and ratios", () => {

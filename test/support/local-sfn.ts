@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { randomBytes } from "node:crypto";
 import { StartExecutionCommand, type SFNClient } from "@aws-sdk/client-sfn";
 import { AuditLog } from "../../lib/store/audit-log";
@@ -82,6 +83,8 @@ export interface PipelineHarnessOptions {
    * accessKeyFor(the folder name); the actions as `ingress`), as test/infra/table-access.test.ts checks them against IAM.
    */
   dynamo?: RecordingDynamo;
+  /** Told each finished invocation's duration (the bench bills GB-seconds from them). */
+  onInvocation?: (fn: StepFunctionName, ms: number) => void;
 }
 
 export async function startPipelineHarness(options: PipelineHarnessOptions = {}): Promise<PipelineHarness> {
@@ -150,10 +153,12 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
       const fault = invocationFaults.get(name)?.shift();
       if (fault !== undefined) throw fault;
       running.set(name, (running.get(name) ?? 0) + 1);
+      const started = performance.now();
       try {
         return await (run as (e: unknown) => Promise<unknown>)(event);
       } finally {
         running.set(name, (running.get(name) ?? 1) - 1);
+        options.onInvocation?.(name, performance.now() - started);
       }
     }) as LocalHandler;
   }
