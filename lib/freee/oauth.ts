@@ -54,6 +54,11 @@ export interface FreeeOAuthDeps {
   clock?: () => Date;
   /** After a successful connect (e.g. republish App Home). Its failure is logged; the connection stands. */
   onConnected?: (teamId: string, userId: string) => Promise<void>;
+  /**
+   * After the connection is saved: the plans awaiting approval that were previewed against another company are
+   * made unapprovable (lib/freee/plan-invalidation.ts). Its failure is logged; the MCP server still refuses them.
+   */
+  invalidatePlans?: (teamId: string, companyId: number, actor: string) => Promise<unknown>;
 }
 
 export type FreeeConnectionStatus = {
@@ -214,6 +219,11 @@ export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
         layer: "admin",
         details: { companyId: company.id, companyName, version: saved.version, scope: tokens.scope },
       });
+      if (deps.invalidatePlans !== undefined) {
+        await deps.invalidatePlans(claims.t, company.id, claims.u).catch((err: unknown) => {
+          deps.logger.error("plans awaiting approval were not invalidated after a reconnect", { teamId: claims.t, companyId: company.id, error: err instanceof Error ? err : String(err) });
+        });
+      }
       if (deps.onConnected !== undefined) {
         await deps.onConnected(claims.t, claims.u).catch((err: unknown) => {
           deps.logger.error("after-connect hook failed (App Home not refreshed)", { teamId: claims.t, error: err instanceof Error ? err : String(err) });
@@ -305,7 +315,7 @@ export async function loadOAuthSettings(env: Env = process.env) {
  */
 export async function createFreeeOAuthFromEnv(
   env: Env,
-  extras: { admins: FreeeOAuthDeps["admins"]; onConnected?: FreeeOAuthDeps["onConnected"]; logger?: Logger },
+  extras: { admins: FreeeOAuthDeps["admins"]; onConnected?: FreeeOAuthDeps["onConnected"]; invalidatePlans?: FreeeOAuthDeps["invalidatePlans"]; logger?: Logger },
 ): Promise<FreeeOAuth> {
   const logger = extras.logger ?? createLogger("freee-oauth");
   const tableName = requireEnv("TABLE_NAME", env);
@@ -325,6 +335,7 @@ export async function createFreeeOAuthFromEnv(
     clientId: credentials.clientId,
     ...settings,
     ...(extras.onConnected === undefined ? {} : { onConnected: extras.onConnected }),
+    ...(extras.invalidatePlans === undefined ? {} : { invalidatePlans: extras.invalidatePlans }),
   });
 }
 

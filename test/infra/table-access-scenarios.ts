@@ -1,4 +1,4 @@
-import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { SendTaskFailureCommand, SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -21,6 +21,7 @@ import { Keys } from "../../lib/store/table";
 import { TaskStore } from "../../lib/store/task-store";
 import type { ProcessStep } from "../../lib/core/domain/records";
 import { seedExecution, serveFunctionUrl } from "../mcp/harness";
+import { payStep, taskAwaitingProcess } from "../ingress/actions/harness";
 import { blockAction, EXECUTION_RUN_ARN, messageEvent, TASK_PIPELINE_ARN } from "../ingress/ingress-harness";
 import { startTestTable } from "../support/dynamo";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee } from "../../dev/fakes/freee/fake-freee";
@@ -54,13 +55,15 @@ export async function exerciseIngress(dynamo: RecordingDynamo, tokenKey: string)
     PUBLIC_BASE_URL: "https://ingress.example.test",
   };
   const sfn = new SFNClient({ region: "us-east-1", credentials: { accessKeyId: "x", secretAccessKey: "x" } });
-  mockClient(sfn).on(StartExecutionCommand).resolves({ executionArn: "arn:x", startDate: new Date() });
+  const sfnMock = mockClient(sfn);
+  sfnMock.on(StartExecutionCommand).resolves({ executionArn: "arn:x", startDate: new Date() });
+  sfnMock.on(SendTaskFailureCommand).resolves({});
   // The Slack ingress (events, App Home) and the web pages (Slack install, freee connect) as two Lambdas.
   const webEnv = { ...env, AWS_ACCESS_KEY_ID: "web" };
   const homePort = freeeHomePortFromEnv(env);
   const events = await createSlackEventsFromEnv(env, { sfn, freee: homePort });
   const slackLambda = createIngress({ events: events.events, freee: homePort, log: events.log });
-  const webLambda = await createWebFromEnv(webEnv);
+  const webLambda = await createWebFromEnv(webEnv, { sfn });
   // A Slack owner (an admin by users.info, on no configured list) and a plain member of the installed workspace.
   slack.workspace.addUser({ id: "UOWNER", teamId: "T0001", isOwner: true });
   slack.workspace.addUser({ id: "UMEMBER", teamId: "T0001" });
@@ -88,7 +91,12 @@ export async function exerciseIngress(dynamo: RecordingDynamo, tokenKey: string)
     const callback = new URLSearchParams({ code: freee.issueCode(), state: new URL(connect.headers!.location!).searchParams.get("state")! });
     const nonce = connect.cookies!.find((c) => c.startsWith("freee_oauth_nonce="))!.split(";")[0]!;
     const published = slack.callsTo("views.publish").length;
+    // A plan awaiting approval, previewed against another company than the one the callback connects (101): the
+    // callback invalidates it (its version, audit entry and card: the task partition) and ends its wait.
+    const stale = await taskAwaitingProcess(new TaskStore(table.doc, table.tableName), [payStep(1)], { company: { id: 202 }, teamId: "T0001" });
     expect((await page(getRequest("/freee/callback", callback.toString(), { cookie: nonce }))).statusCode).toBe(200);
+    expect((await new TaskStore(table.doc, table.tableName).getVersionOrThrow("process", stale.taskId, 1)).status).toBe("failed");
+    expect(sfnMock.commandCalls(SendTaskFailureCommand)).toHaveLength(1);
     // The web Lambda then republishes the connecting owner's App Home (its lists: the byTeam index).
     const republished = slack.callsTo("views.publish").slice(published);
     expect(republished.map((c) => [c.body.user_id, c.error])).toEqual([["UOWNER", undefined]]);
