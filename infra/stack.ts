@@ -145,6 +145,8 @@ export class SlackMcpAgentStack extends Stack {
     const webUrl = web.fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
     reserveConcurrency(web, settings.webReservedConcurrency);
     grantTableAccess(data, web.fn, TABLE_ACCESS.web);
+    // A reconnect to another freee company ends the approval waits of the plans it invalidated (failure only).
+    this.machines.taskPipeline.grant(web.fn, "states:SendTaskFailure");
     // Slack installs are sealed and opened here; freee tokens only sealed (the callback saves them, never reads them).
     grantTokenKey(data, web.fn, "installation", { decrypt: true, encrypt: true });
     grantTokenKey(data, web.fn, "freee", { encrypt: true });

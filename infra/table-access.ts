@@ -52,8 +52,11 @@ export const TABLE_ACCESS: Record<AccessName, TableAccess> = {
   // MCP scope, the agent setup for the interrupt, and the workspace audit of a task never created.
   "reconcile-execution": { partitions: { ...agentStep.partitions, [TEAM]: ["GetItem", "PutItem"] } },
   // The browser pages: Slack installs (`INSTALL#`), the freee connection saved by the callback and audited under
-  // the workspace (`TEAM#`); after a connect, App Home is republished (its lists: byTeam). No task partition.
-  web: { partitions: { [TEAM]: ["GetItem", "PutItem", "UpdateItem"], [INSTALL]: ["GetItem", "PutItem", "UpdateItem"] }, byTeamIndex: true },
+  // the workspace (`TEAM#`); after a connect, App Home is republished (its lists: byTeam). A reconnect to another
+  // company invalidates the workspace's plans awaiting approval: their version, audit entry and card (`TASK#`).
+  // Installs are put whole (never sealed in place: that is the ingress's), and the sweep's card refresh reads the
+  // task's history by Query: no UpdateItem on `INSTALL#`, no GetItem on `TASK#` (test/infra/table-access.test.ts).
+  web: { partitions: { [TASK]: ["PutItem", "UpdateItem", "Query"], [TEAM]: ["GetItem", "PutItem", "UpdateItem"], [INSTALL]: ["GetItem", "PutItem"] }, byTeamIndex: true },
   // The execution's approved steps, audit and the write-once ledger (`TASK#`); the freee connection and its
   // refresh lease (`TEAM#`); the workspace's bot token for a file-box upload's Slack file (`INSTALL#`, read only).
   // No Query: it never lists.

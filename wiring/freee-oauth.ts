@@ -17,7 +17,7 @@ import { createTokenCipher } from "../lib/store/token-cipher";
  */
 export async function createFreeeOAuthFromEnv(
   env: Env,
-  extras: { admins: FreeeOAuthDeps["admins"]; onConnected?: FreeeOAuthDeps["onConnected"]; logger?: Logger },
+  extras: { admins: FreeeOAuthDeps["admins"]; onConnected?: FreeeOAuthDeps["onConnected"]; invalidatePlans?: FreeeOAuthDeps["invalidatePlans"]; logger?: Logger },
 ): Promise<FreeeOAuth> {
   const logger = extras.logger ?? createLogger("freee-oauth");
   const tableName = requireEnv("TABLE_NAME", env);
@@ -37,6 +37,7 @@ export async function createFreeeOAuthFromEnv(
     clientId: credentials.clientId,
     ...settings,
     ...(extras.onConnected === undefined ? {} : { onConnected: extras.onConnected }),
+    ...(extras.invalidatePlans === undefined ? {} : { invalidatePlans: extras.invalidatePlans }),
   });
 }
 

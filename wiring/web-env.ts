@@ -13,11 +13,16 @@ import { createHomeRefresher, type HomeRefresher } from "../lib/ingress/home-ref
 import { createIngress, type IngressHandler } from "../lib/ingress/ingress";
 import { DynamoInstallationStore, installationCipher } from "../lib/store/installations";
 import { BOT_SCOPES, OAuthRoutes } from "../lib/ingress/oauth-routes";
+import { createPlanInvalidator } from "../lib/freee/plan-invalidation";
+import { createSfnClient } from "../lib/steps/machines/sfn-client";
+import type { SFNClient } from "@aws-sdk/client-sfn";
+import { createCardRefresher } from "./slack-factory";
 
 export interface WebOverrides {
   doc?: DynamoDBDocumentClient;
   installations?: DynamoInstallationStore;
   log?: Logger;
+  sfn?: SFNClient;
 }
 
 /**
@@ -62,7 +67,10 @@ export async function createWebFromEnv(env: Env = process.env, overrides: WebOve
   const store = new TaskStore(doc, tableName);
   // The Home's freee part is this flow's own status and connect link; the hook runs after its callback saved.
   const refreshHome: HomeRefresher = (teamId, userId) => republish(teamId, userId);
-  const freee = lazyFreeeOAuthFromEnv(env, { admins, logger: log, onConnected: refreshHome });
-  const republish = createHomeRefresher({ tokens, home: { store, settings, admins, freee, audit: new AuditLog(store, log), log }, env });
+  const audit = new AuditLog(store, log);
+  // A reconnect to another company: the workspace's plans awaiting approval can no longer be approved.
+  const invalidatePlans = createPlanInvalidator({ doc, tableName, audit, sfn: overrides.sfn ?? createSfnClient(env), cards: createCardRefresher(store, doc, env, tokens), log });
+  const freee = lazyFreeeOAuthFromEnv(env, { admins, logger: log, onConnected: refreshHome, invalidatePlans });
+  const republish = createHomeRefresher({ tokens, home: { store, settings, admins, freee, audit, log }, env });
   return createIngress({ ...(oauth === undefined ? {} : { oauth }), freee, log, name: "web" });
 }

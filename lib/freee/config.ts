@@ -20,7 +20,8 @@ export function loadFreeeEndpoints(env: Env = process.env): FreeeEndpoints {
 }
 
 export async function loadFreeeAppCredentials(env: Env = process.env): Promise<FreeeAppCredentials> {
-  return { clientId: requireEnv("FREEE_CLIENT_ID", env), clientSecret: await resolveSecret("FREEE_CLIENT_SECRET", env) };
+  // Both from Secrets Manager on AWS (the stack hands FREEE_CLIENT_ID_SECRET_ARN), from the environment locally.
+  return { clientId: await resolveSecret("FREEE_CLIENT_ID", env), clientSecret: await resolveSecret("FREEE_CLIENT_SECRET", env) };
 }
 
 function trimSlash(url: string): string {

@@ -49,6 +49,11 @@ export interface FreeeOAuthDeps {
   clock?: () => Date;
   /** After a successful connect (e.g. republish App Home). Its failure is logged; the connection stands. */
   onConnected?: (teamId: string, userId: string) => Promise<void>;
+  /**
+   * After the connection is saved: the plans awaiting approval that were previewed against another company are
+   * made unapprovable (lib/freee/plan-invalidation.ts). Its failure is logged; the MCP server still refuses them.
+   */
+  invalidatePlans?: (teamId: string, companyId: number, actor: string) => Promise<unknown>;
 }
 
 export type FreeeConnectionStatus = {
@@ -209,6 +214,11 @@ export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
         layer: "admin",
         details: { companyId: company.id, companyName, version: saved.version, scope: tokens.scope },
       });
+      if (deps.invalidatePlans !== undefined) {
+        await deps.invalidatePlans(claims.t, company.id, claims.u).catch((err: unknown) => {
+          deps.logger.error("plans awaiting approval were not invalidated after a reconnect", { teamId: claims.t, companyId: company.id, error: err instanceof Error ? err : String(err) });
+        });
+      }
       if (deps.onConnected !== undefined) {
         await deps.onConnected(claims.t, claims.u).catch((err: unknown) => {
           deps.logger.error("after-connect hook failed (App Home not refreshed)", { teamId: claims.t, error: err instanceof Error ? err : String(err) });

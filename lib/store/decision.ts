@@ -4,6 +4,7 @@ import { PendingAuditSchema, type ApprovalSource, type Decision, type PendingAud
 import { decisionAudit } from "../core/domain/audit-promises";
 import { ItemTable } from "./item-table";
 import { Keys } from "./table";
+import { COMPANY_CHANGED } from "./company-switch";
 
 export interface DecisionWrite {
   kind: VersionKind;
@@ -21,6 +22,8 @@ export interface DecisionWrite {
 export type DecisionResult =
   | { applied: true; taskToken: string | undefined }
   | { applied: false; reason: "not_found" | "not_requester" }
+  /** A freee reconnect to another company invalidated the plan (company-switch.ts): it must be previewed again. */
+  | { applied: false; reason: "company_changed" }
   /** `promised`: the audit entry the earlier decision promised (a repeated click confirms it again). */
   | { applied: false; reason: "already_decided"; promised?: PendingAudit }
   /** The approver could not have seen the plan whole from there; `old` says why (lib/preview/plan.ts). */
@@ -81,6 +84,7 @@ export async function writeDecision(doc: DynamoDBDocumentClient, tableName: stri
   const reason = whyNot(old, w);
   if (reason === "not_approvable") return { applied: false, reason, old };
   if (reason !== "already_decided") return { applied: false, reason };
+  if (w.kind === "process" && old?.status === "failed" && old.errorName === COMPANY_CHANGED) return { applied: false, reason: "company_changed" };
   const promised = PendingAuditSchema.safeParse(old?.decisionAudit);
   return { applied: false, reason, ...(promised.success ? { promised: promised.data } : {}) };
 }

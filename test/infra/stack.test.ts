@@ -73,6 +73,8 @@ describe("Lambdas", () => {
     expect(readsSecret("ingress", "SLACK_CLIENT_SECRET")).toBe(false);
     expect(readsSecret("ingress", "FREEE_CLIENT_SECRET")).toBe(false);
     expect(startsPipeline("web")).toBe(false);
+    // The freee callback ends the approval waits of plans a company switch invalidated: failure only.
+    expect(actionsOf(roleOf("web")).filter((a) => a.startsWith("states:"))).toEqual(["states:SendTaskFailure"]);
     expect(tokenKeyActions("poll-session")).toEqual(["kms:Decrypt"]);
     // The preview reads freee with the workspace's connection: its token key and the freee app, nothing of L1–L4.
     expect(tokenKeyActions("preview-process")).toEqual(expect.arrayContaining(["kms:Encrypt", "kms:Decrypt"]));

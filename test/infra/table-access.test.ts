@@ -184,9 +184,40 @@ describe("what the handlers call is allowed (recorded at the DynamoDB endpoint, 
   });
 });
 
+/** A call as a grant names it: the action and the partition prefix (or the byTeam index). */
+const grantOf = (c: DynamoCall) => (c.index !== undefined ? `Query ${c.index}` : `${c.action} ${c.leadingKeys.map((k) => `${k.split("#")[0]}#`).join(",")}`);
+/**
+ * Grants of the public Lambdas whose code path the scenarios do not take, each with where it is exercised: the MCP
+ * server reads the Slack installation only for a file-box upload's Slack file (test/mcp/file-box.ddb.test.ts).
+ */
+const EXERCISED_ELSEWHERE: Partial<Record<AccessName, string[]>> = { "freee-mcp": ["GetItem INSTALL#"] };
+
+describe("the public Lambdas hold no table grant their code did not use", () => {
+  it("ingress, web and the freee MCP server: granted = recorded (action × partition), TEAM# writes only to their items", () => {
+    for (const name of ["ingress", "web", "freee-mcp"] as const) {
+      const access = TABLE_ACCESS[name];
+      const granted = [
+        ...Object.entries(access.partitions).flatMap(([prefix, acts]) => acts.map((a) => `${a} ${prefix}`)),
+        ...(access.byTeamIndex === true ? [`Query ${TABLE_KEYS.byTeamIndex}`] : []),
+      ].sort();
+      const used = [...new Set([...allRecorded.filter((c) => c.principal === name).map(grantOf), ...(EXERCISED_ELSEWHERE[name] ?? [])])].sort();
+      expect(granted, name).toEqual(used);
+    }
+    // IAM sees only the partition: what the public pages write under a workspace's is named here, item by item.
+    const teamWrites = (name: string) =>
+      [...new Set(allRecorded.filter((c) => c.principal === name && (c.action === "PutItem" || c.action === "UpdateItem") && c.leadingKeys[0]?.startsWith("TEAM#")).map((c) => c.sortKey!.replace(/^(AUDIT|FREEE#USED)#.*$/, "$1#…")))].sort();
+    expect(teamWrites("ingress")).toEqual(["AUDIT#…", "FREEE", "FREEE#PENDING", "SETTINGS"]);
+    expect(teamWrites("web")).toEqual(["AUDIT#…", "FREEE", "FREEE#USED#…"]);
+  });
+});
+
+/** Every call the scenarios above recorded (each test clears the recorder; this keeps them for the last test). */
+const allRecorded: DynamoCall[] = [];
+
 /** Every recorded call of a Lambda is allowed by its role, and each Lambda in `expected` made some. */
 function expectAllAllowed(calls: DynamoCall[], expected: AccessName[]): void {
   const ours = calls.filter((c) => (NAMES as string[]).includes(c.principal));
+  allRecorded.push(...ours);
   const denied = ours.filter((c) => !allowed(c.principal as AccessName, c)).map((c) => `${c.principal}: ${c.action} ${c.index ?? ""} ${c.leadingKeys.join(",")}`);
   expect([...new Set(denied)]).toEqual([]);
   const seen = new Set(ours.map((c) => c.principal));

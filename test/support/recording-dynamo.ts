@@ -28,6 +28,8 @@ export interface DynamoCall {
   index?: string;
   /** Partition key values the request touches (`dynamodb:LeadingKeys`). */
   leadingKeys: string[];
+  /** The item's sort key, for an item-level call (what it wrote or read, beyond the partition IAM sees). */
+  sortKey?: string;
 }
 
 export interface RecordingDynamo {
@@ -63,11 +65,11 @@ export async function startRecordingDynamo(partitionKey = "pk"): Promise<Recordi
         // IAM authorizes a transaction item by item, each as its own action (PutItem, UpdateItem, …) on its key.
         for (const item of (body as { TransactItems?: Record<string, Body>[] }).TransactItems ?? []) {
           for (const [kind, input] of Object.entries(item)) {
-            calls.push({ principal, action: TRANSACT_ACTIONS[kind] ?? kind, table: input.TableName ?? "?", leadingKeys: leadingKeys(input, partitionKey) });
+            calls.push({ principal, action: TRANSACT_ACTIONS[kind] ?? kind, table: input.TableName ?? "?", leadingKeys: leadingKeys(input, partitionKey), ...sortKeyOf(input) });
           }
         }
       } else if (action !== "CreateTable" && action !== "DescribeTable") {
-        calls.push({ principal, action, table: body.TableName ?? "?", ...(body.IndexName === undefined ? {} : { index: body.IndexName }), leadingKeys: leadingKeys(body, partitionKey) });
+        calls.push({ principal, action, table: body.TableName ?? "?", ...(body.IndexName === undefined ? {} : { index: body.IndexName }), leadingKeys: leadingKeys(body, partitionKey), ...sortKeyOf(body) });
       }
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string" && k !== "host" && k !== "content-length") headers[k] = v;
@@ -96,6 +98,12 @@ export async function startRecordingDynamo(partitionKey = "pk"): Promise<Recordi
 }
 
 const TRANSACT_ACTIONS: Record<string, string> = { Get: "GetItem", Put: "PutItem", Update: "UpdateItem", Delete: "DeleteItem", ConditionCheck: "ConditionCheckItem" };
+
+/** The sort key (`sk`) of an item-level call, when it has one. */
+function sortKeyOf(body: Body): { sortKey?: string } {
+  const sk = body.Key?.sk?.S ?? body.Item?.sk?.S;
+  return sk === undefined ? {} : { sortKey: sk };
+}
 
 /** The partition key value(s) of an item-level call or of a Query's key condition; [] when there is none (Scan…). */
 function leadingKeys(body: Body, partitionKey: string): string[] {

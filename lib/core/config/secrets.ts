@@ -4,6 +4,7 @@ import { FatalConfigError } from "../errors/taxonomy";
 import { registerSecret } from "../redaction/secret-registry";
 import { optionalEnv, type Env } from "./env";
 import { boundedRequestHandler } from "./request-handler";
+import { localEndpointConfig } from "../aws/local-endpoint";
 
 /**
  * A secret comes from the environment (local dev, tests) or, on AWS, from Secrets Manager by ARN
@@ -11,15 +12,26 @@ import { boundedRequestHandler } from "./request-handler";
  * never logged: it is registered with the redactor, which removes it from every log line, audit entry and
  * thrown error of this process.
  */
-let provider: SecretsProvider | undefined;
-/** One provider per process (its cache is what keeps warm invocations off Secrets Manager), with bounded calls. */
-function secretsProvider(): SecretsProvider {
-  provider ??= new SecretsProvider({
-    clientConfig: {
-      maxAttempts: AWS_CONTROL_CALL.attempts,
-      requestHandler: boundedRequestHandler(AWS_CONTROL_CALL),
-    },
-  });
+const providers = new Map<string, SecretsProvider>();
+/**
+ * One provider per process (its cache is what keeps warm invocations off Secrets Manager), with bounded calls.
+ * `SECRETS_MANAGER_ENDPOINT` points it at a local stand-in, one provider per endpoint and identity (the tests
+ * that record which Lambda reads which secret run several in one process).
+ */
+function secretsProvider(env: Env): SecretsProvider {
+  const local = localEndpointConfig("SECRETS_MANAGER_ENDPOINT", env);
+  const id = local.endpoint === undefined ? "" : `${local.endpoint}#${local.credentials?.accessKeyId ?? ""}`;
+  let provider = providers.get(id);
+  if (provider === undefined) {
+    provider = new SecretsProvider({
+      clientConfig: {
+        maxAttempts: AWS_CONTROL_CALL.attempts,
+        requestHandler: boundedRequestHandler(AWS_CONTROL_CALL),
+        ...local,
+      },
+    });
+    providers.set(id, provider);
+  }
   return provider;
 }
 
@@ -37,7 +49,7 @@ export async function resolveSecret(name: string, env: Env = process.env): Promi
   }
   let value: unknown;
   try {
-    value = await secretsProvider().get(arn, { maxAge: 300 });
+    value = await secretsProvider(env).get(arn, { maxAge: 300 });
   } catch (cause) {
     throw new FatalConfigError(`cannot read secret ${name}`, { cause, details: { setting: name } });
   }

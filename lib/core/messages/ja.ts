@@ -129,11 +129,13 @@ export function freeeAuthMessageFor(reason: unknown): string {
  */
 export const FreeeCompanyChangedMessages = {
   slack: "freee の接続先の事業所が、この計画をプレビューしたときから変わったため、実行を止めました。計画は接続先の事業所でプレビューし直す必要があります。もう一度依頼してください。",
+  /** A plan awaiting approval when freee was reconnected to another company: its card, and a click on its 承認. */
+  invalidated: "freee の接続先の事業所が、この計画をプレビューしたときから変わったため、この計画は承認できなくなりました。計画は接続先の事業所でプレビューし直す必要があります。もう一度依頼してください。",
   agent: "freee の接続先の事業所が、承認された計画の事業所から変わっています。この実行では freee のツールは使えません。ほかのツールは呼ばずに、事業所が変わったため実行できなかったと報告して終えてください。",
   /** On a Process card: the company the plan was previewed against, and what a reconnect to another one does. */
   target: (name: string) => `対象の事業所: ${name}`,
   unnamed: (id: number) => `事業所 ID ${id}`,
-  cardNote: "freee の接続先を別の事業所に切り替えると、この計画は実行されません（承認しても freee を操作せずに止まります。新しい事業所でプレビューし直すため、もう一度依頼してください）。",
+  cardNote: "freee の接続先を別の事業所に切り替えると、この計画は承認できなくなり、承認済みでも freee を操作せずに止まります（新しい事業所でプレビューし直すため、もう一度依頼してください）。",
 } as const;
 
 /** freee's rate limit, with when it resets when freee said so. */
@@ -189,7 +191,8 @@ export function failureMessageFor(layer: "L1" | "L2" | "L3" | "L4", errorName?: 
     case "L3":
       // The preview reads freee with the workspace's connection before the Process card asks for approval.
       if (errorName === "AuthError") return SlackMessages.freeeConnectionFailed;
-      if (errorName === "FreeeCompanyChangedError") return FreeeCompanyChangedMessages.slack;
+      // A plan (not yet run) previewed against another company than the connection's now: it must be previewed again.
+      if (errorName === "FreeeCompanyChangedError") return FreeeCompanyChangedMessages.invalidated;
       return SlackMessages.l3Failed;
     case "L4":
       if (errorName === "RunTimeoutError") return SlackMessages.l4TimedOut;

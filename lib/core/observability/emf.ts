@@ -7,6 +7,12 @@ export const METRICS_SERVICE = "slack-mcp-agent";
 export const SLACK_CALLBACKS_METRIC = "SlackCallbacks";
 
 /**
+ * Plans that can no longer be approved (dimensions Reason, Stage): `invalidated` by the freee reconnect that
+ * switched company, `click` for an approval clicked on one afterwards. Counted by the web and ingress Lambdas.
+ */
+export const APPROVALS_REFUSED_METRIC = "ApprovalsRefused";
+
+/**
  * One count as a CloudWatch embedded-metric (EMF) line on stdout, the format Powertools Metrics writes, without
  * its package: the Slack ingress counts the rare Slack callbacks (lib/ingress/slack-events.ts) and stays small for
  * its cold start (docs/bench.md). POWERTOOLS_METRICS_DISABLED=true turns it off, as it does Powertools Metrics.

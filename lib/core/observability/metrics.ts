@@ -1,7 +1,7 @@
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { TokenUsage } from "../domain/records";
 
-import { METRICS_NAMESPACE, METRICS_SERVICE, SLACK_CALLBACKS_METRIC } from "./emf";
+import { APPROVALS_REFUSED_METRIC, METRICS_NAMESPACE, METRICS_SERVICE, SLACK_CALLBACKS_METRIC } from "./emf";
 
 export { METRICS_NAMESPACE, METRICS_SERVICE } from "./emf";
 
@@ -30,6 +30,8 @@ export const MetricNames = {
   freeeTokensLost: "FreeeTokensLost",
   /** Slack callbacks that are no event (dimension Type, e.g. app_rate_limited); counted by the ingress (./emf). */
   slackCallbacks: SLACK_CALLBACKS_METRIC,
+  /** Plans a freee company switch made unapprovable, and clicks on them (dimensions Reason, Stage; ./emf). */
+  approvalsRefused: APPROVALS_REFUSED_METRIC,
 } as const;
 
 const SILENT_FAILURES = new Set(["EmptyResponseError", "TruncatedResponseError", "RefusedResponseError", "IncompleteRunError"]);

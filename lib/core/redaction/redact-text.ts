@@ -19,7 +19,10 @@ const FORMATS: RegExp[] = [
   /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g, // JWTs
   /\b(?:Bearer|Basic)[ \t]+(?=[A-Za-z]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{6,}/gi, // Authorization header values (a credential is more than a word: "bearer rejected" stays)
   /\b(?:Bearer|Basic)[ \t]+[A-Za-z]{20,}(?![A-Za-z0-9])/gi, // ... or a run of letters too long for a word
-  /(?<=["'`:=][ \t]*)(?:Bearer|Basic)[ \t]+[A-Za-z]{6,}/gi, // ... or any letters where a header value stands (after a quote, `:` or `=`)
+  // ... or any letters where a header value stands: after a quote in any case, after `:` or `=` spelled as HTTP
+  // does (a lower-case word there is prose: "plan: basic monthly", "reason: bearer missing").
+  /(?<=["'`][ \t]*)(?:Bearer|Basic)[ \t]+[A-Za-z]{6,}/gi,
+  /(?<=[:=][ \t]*)(?:Bearer|Basic|BEARER|BASIC)[ \t]+[A-Za-z]{6,}/g,
   /\bv0=[0-9a-f]{64}\b/g, // Slack request signatures
   /[A-Za-z0-9+/_-]{100,}={0,2}/g, // Step Functions task tokens, KMS blobs: long base64 runs
   /(?<![A-Za-z0-9])(?=[A-Za-z]*[0-9])(?=[0-9]*[A-Za-z])[A-Za-z0-9]{32,}(?![A-Za-z0-9])/g, // long random alphanumerics: Slack signing secret (32 hex), generated HMAC keys, opaque OAuth tokens

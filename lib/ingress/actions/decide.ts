@@ -8,6 +8,8 @@ import { resumeApproval } from "../../steps/machines/resume-approval";
 import { planApprovalBlocker, PlanMessages } from "../../preview/plan";
 import { loadOwnedTask, mayActOn } from "./permissions";
 import { refreshQuietly, rerenderStale } from "./refresh";
+import { FreeeCompanyChangedMessages } from "../../core/messages/ja";
+import { APPROVALS_REFUSED_METRIC, emitCount } from "../../core/observability/emf";
 import { ActionMessages, REASON_MAX_LENGTH, type ActionDeps, type ActionResult, type Actor } from "./types";
 
 export interface VersionTarget {
@@ -73,6 +75,8 @@ async function decide(deps: ActionDeps, actor: Actor, target: VersionTarget, out
         return { outcome: "noop", message: ActionMessages.alreadyDecided };
       case "not_approvable":
         return { outcome: "refused", message: unseenMessage(result.old, seenVia ?? "card") };
+      case "company_changed":
+        return refuseInvalidated(deps, actor, target, outcome, decidedAt);
       default:
         return { outcome: "noop", message: ActionMessages.alreadyDecided };
     }
@@ -120,6 +124,25 @@ async function decideUnowned(deps: ActionDeps, actor: Actor, target: VersionTarg
   await auditDecisionNow(deps, approval);
   await refreshQuietly(deps, task.taskId, { kind: target.kind });
   return { outcome: "applied" };
+}
+
+/**
+ * A click on a plan a freee reconnect to another company invalidated (lib/freee/plan-invalidation.ts): nothing is
+ * decided or resumed; the click is audited and counted like the MCP server's refusals, and the card redrawn.
+ */
+async function refuseInvalidated(deps: ActionDeps, actor: Actor, target: VersionTarget, outcome: ApprovalOutcome, at: string): Promise<ActionResult> {
+  await deps.audit.record({
+    teamId: actor.teamId,
+    taskId: target.taskId,
+    action: `${target.kind}.decision_refused`,
+    subject: `${target.kind}#${target.version}#${outcome.decision}#${at}`,
+    actor: actor.userId,
+    layer: "ingress",
+    details: { reason: "company_changed", decision: outcome.decision },
+  });
+  emitCount(APPROVALS_REFUSED_METRIC, { Reason: "company_changed", Stage: "click" });
+  await rerenderStale(deps, target.taskId, [{ kind: target.kind }], false);
+  return { outcome: "refused", message: FreeeCompanyChangedMessages.invalidated };
 }
 
 /** The audit entry the resumed step would write (same key): for a wait that already ended, and legacy items. */

@@ -31,6 +31,12 @@ export function registerHomeListeners(app: App, deps: BoltDeps): void {
     const actor = homeActor(body);
     if (actor !== undefined) await disconnectFreeeFromHome(client, deps.home, actor);
   });
-  // The connect button is a link; Slack still sends an action, which only needs an ack.
-  app.action(HomeActionIds.freeeConnect, async ({ ack }) => ack());
+  // The connect button is a link (single-use, ten minutes: lib/freee/connect-link.ts); Slack also sends an action
+  // when it is clicked. The link just opened is used up (or was dead, on a Home left open): the Home is published
+  // again with a fresh one, so the button never stays dead.
+  app.action(HomeActionIds.freeeConnect, async ({ ack, body, client }) => {
+    await ack();
+    const actor = homeActor(body);
+    if (actor !== undefined) await publishHome(client, deps.home, actor);
+  });
 }

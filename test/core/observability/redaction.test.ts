@@ -131,3 +131,34 @@ describe("redaction keeps what is not a secret", () => {
     });
   });
 });
+
+describe("ordinary `word: word` text is kept; only secret-shaped values go", () => {
+  it.each([
+    "status: ok",
+    "reason: timeout",
+    "Status: OK, reason: Timeout",
+    "plan: basic monthly",
+    "reason: bearer missing",
+    "auth mode: basic settings",
+    "scheme=basic realm",
+    "freee returned status: ok and reason: timeout",
+    "tokenType: bearer",
+  ])("%s", (text) => {
+    expect(redactString(text)).toBe(text);
+  });
+
+  it.each([
+    ["Authorization: Bearer abcdefgh", "Authorization: [REDACTED]"],
+    ["authorization: bearer abcdefgh", "authorization: [REDACTED]"],
+    ["header: Bearer abcdefghij", "header: [REDACTED]"],
+    ["x: BEARER abcdefghij", "x: [REDACTED]"],
+    ["x: Basic dXNlcjpwYXNz", "x: [REDACTED]"],
+    ["retry with Bearer eyJhbGciOi.eyJzdWIiOi.c2ln now", "retry with Bearer [REDACTED] now"],
+    ["sent 'bearer abcdefgh'", "sent '[REDACTED]'"],
+    ["client_secret=s3cr3tvalue&grant_type=refresh_token", "client_secret=[REDACTED]&grant_type=refresh_token"],
+    ['{"access_token":"abc.def-123"}', '{"access_token":"[REDACTED]"}'],
+    ["token: xoxb-123456-abcdef", "token: [REDACTED]"],
+  ])("%s", (text, redacted) => {
+    expect(redactString(text)).toBe(redacted);
+  });
+});

@@ -7,7 +7,7 @@ import { createLogger } from "../../../lib/core/observability/logger";
 import type { CardRefresher, CardSubject } from "../../../lib/core/domain/card-refresher";
 import { TaskStore } from "../../../lib/store/task-store";
 import type { TestTable } from "../../support/dynamo";
-import type { ProcessPreview } from "../../../lib/core/domain/preview";
+import type { PreviewCompany, ProcessPreview } from "../../../lib/core/domain/preview";
 import type { ProcessVersion } from "../../../lib/core/domain/records";
 
 /** Action dependencies over a real (DynamoDB Local) table, a mocked Step Functions client and a recording card refresher. */
@@ -114,16 +114,31 @@ export function payStep(order: number, amount = 300_000) {
 }
 
 /** A task whose Process v1 (these steps and preview) waits for approval with a task token. */
-export async function taskAwaitingProcess(store: TaskStore, steps: ReturnType<typeof payStep>[], opts: { status?: ProcessPreview["status"]; token?: string } = {}) {
-  const { record: task } = await store.createTask({ thread: newThread(), requesterId: "UREQ", requestText: "基本給を変更して", pipelineExecutionName: "p" });
+/**
+ * A task whose Process v1 waits for approval. `company`: the preview read that company, and the version carries
+ * its owner (workspace, requester) as the await step writes it.
+ */
+export async function taskAwaitingProcess(
+  store: TaskStore,
+  steps: ReturnType<typeof payStep>[],
+  opts: { status?: ProcessPreview["status"]; token?: string; company?: PreviewCompany; teamId?: string } = {},
+) {
+  const { record: task } = await store.createTask({ thread: newThread(opts.teamId), requesterId: "UREQ", requestText: "基本給を変更して", pipelineExecutionName: "p" });
   await store.transitionTask(task.taskId, "prompt_review");
   await store.transitionTask(task.taskId, "process_review");
   await store.createVersion("process", task.taskId, 1, { basedOnPromptVersion: 1 });
   await store.saveVersionContent("process", task.taskId, 1, { steps: steps.map((s) => s.step) });
-  const preview: ProcessPreview = { status: opts.status ?? "ready", previewedAt: new Date().toISOString(), steps: steps.map((s) => s.preview), reads: steps.length * 2 };
+  const preview: ProcessPreview = {
+    status: opts.status ?? "ready",
+    previewedAt: new Date().toISOString(),
+    steps: steps.map((s) => s.preview),
+    reads: steps.length * 2,
+    ...(opts.company === undefined ? {} : { company: opts.company }),
+  };
   const version = await store.getVersionOrThrow("process", task.taskId, 1);
   const planned = { ...version, kind: "process" as const, steps: steps.map((s) => s.step), preview };
   await store.saveProcessPreview(task.taskId, 1, { steps: planned.steps, preview, approvableVia: approvableVia(planned as ProcessVersion) });
-  await store.openApproval("process", task.taskId, 1, opts.token ?? "TOKEN-process-1");
+  const owner = opts.company === undefined ? undefined : { teamId: task.thread.teamId, requesterId: task.requesterId };
+  await store.openApproval("process", task.taskId, 1, opts.token ?? "TOKEN-process-1", owner);
   return task;
 }
