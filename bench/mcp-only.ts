@@ -10,7 +10,7 @@ const dynamo = await startCountingDynamo(process.env.TEST_DYNAMODB_ENDPOINT);
 try {
   const result = await measureMcp({ requests, warmup: 10, dynamo });
   const line = (name: string, s: McpSide) =>
-    `${name}: ours p50/p99 ${s.ours.p50Ms}/${s.ours.p99Ms} ms, forwarder ${s.forwarder.p50Ms}/${s.forwarder.p99Ms} ms, p99 ratio ${s.p99Ratio}, DynamoDB requests/call ${s.dynamoRequests} ${JSON.stringify(s.dynamoRequestsByItem)}`;
+    `${name}: ours p50/p99 ${s.ours.p50Ms}/${s.ours.p99Ms} ms, forwarder ${s.forwarder.p50Ms}/${s.forwarder.p99Ms} ms, p99 ratio ${s.p99Ratio}, DynamoDB wait p50/p99 ${s.dynamoWait.p50Ms}/${s.dynamoWait.p99Ms} ms, DynamoDB requests/call ${s.dynamoRequests} ${JSON.stringify(s.dynamoRequestsByItem)}`;
   process.stdout.write(`${line("read", result.read)}\n${line("write", result.write)}\n`);
 } finally {
   await dynamo.close();
