@@ -6,8 +6,8 @@ import { bearerFromAuthorizationHeader, verifyMcpBearer, type McpBearerClaims } 
 import { AuthError, RecordNotFoundError, StateConflictError, TransientError } from "../core/errors/taxonomy";
 import type { TaskStore } from "../store/task-store";
 import { FREEE_TOOLS } from "../freee/tools/registry";
-import { loadExecutionScope, type ExecutionScope } from "./execution-scope";
-import { runToolCall, type ToolCallDeps } from "./tool-call";
+import { ExecutionScopeCache, loadExecutionScope, type ExecutionScope } from "./execution-scope";
+import { runToolCall, startConnectionRead, type ConnectionRead, type ToolCallDeps } from "./tool-call";
 import { appendInvocationKeys } from "../core/observability/logger";
 
 /**
@@ -25,6 +25,8 @@ export interface FreeeMcpDeps extends ToolCallDeps {
 export const MCP_SERVER_INFO = { name: "freee", version: "1.0.0" } as const;
 
 export function createFreeeMcpHandler(deps: FreeeMcpDeps): (req: Request) => Promise<Response> {
+  // Per warm Lambda: only what an execution never changes (lib/mcp/execution-scope.ts).
+  const scopeCache = new ExecutionScopeCache();
   return async (req) => {
     // Before the bearer: `npm run smoke` asks whether the function is deployed and wired; it reads nothing.
     if (req.method === "GET" && /\/healthz\/?$/.test(new URL(req.url).pathname)) return Response.json({ ok: true, function: "freee-mcp" });
@@ -34,9 +36,11 @@ export function createFreeeMcpHandler(deps: FreeeMcpDeps): (req: Request) => Pro
       // Stateless: no standalone SSE stream (GET) and no session to delete (DELETE).
       return jsonRpcError(405, -32000, "Method not allowed", { allow: "POST" });
     }
+    // A tools/call reads the freee connection whatever its scope holds: both reads go out together.
+    const connection = (await isToolCall(req)) ? startConnectionRead(deps, claims.teamId) : undefined;
     let scope: ExecutionScope;
     try {
-      scope = await loadExecutionScope(deps.taskStore, claims);
+      scope = await loadExecutionScope(deps.taskStore, claims, scopeCache);
     } catch (err) {
       if (err instanceof RecordNotFoundError || err instanceof StateConflictError) {
         deps.logger.warn("MCP bearer names an execution it may not act for", { executionId: claims.executionId, reason: err.message });
@@ -47,7 +51,7 @@ export function createFreeeMcpHandler(deps: FreeeMcpDeps): (req: Request) => Pro
     }
     // The rest of the request's log lines name the run it serves.
     appendInvocationKeys({ taskId: scope.taskId, executionNo: scope.executionNo });
-    const server = buildServer(deps, scope);
+    const server = buildServer(deps, scope, connection);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);
@@ -63,13 +67,32 @@ export function createFreeeMcpHandler(deps: FreeeMcpDeps): (req: Request) => Pro
  * call before our code sees it, so that refusal would go unaudited. Here every call reaches `runToolCall`,
  * which judges it against the approved Process (input schema included) and audits every refusal.
  */
-function buildServer(deps: FreeeMcpDeps, scope: ExecutionScope): Server {
+function buildServer(deps: FreeeMcpDeps, scope: ExecutionScope, connection: ConnectionRead | { ok: false; error: unknown } | undefined): Server {
   const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    runToolCall(deps, scope, request.params.name, request.params.arguments ?? {}, extra.requestId),
-  );
+  // The connection read serves one call: a batch of several reads its own for the others.
+  let prefetched = connection;
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const read = prefetched;
+    prefetched = undefined;
+    return runToolCall(deps, scope, request.params.name, request.params.arguments ?? {}, extra.requestId, read);
+  });
   return server;
+}
+
+/** Largest body peeked at for its method; a larger one is parsed only by the SDK transport (which bounds it). */
+const PEEK_MAX_BYTES = 64 * 1024;
+
+/**
+ * Whether the POST is a single `tools/call`, read from a copy of its body (the SDK transport reads the original and
+ * answers anything malformed itself, so a body that does not parse here is simply not peeked at).
+ */
+async function isToolCall(req: Request): Promise<boolean> {
+  // A Function URL body is in memory already (at most 6 MB); one that says it is large is left to the transport.
+  const length = Number(req.headers.get("content-length") ?? 0);
+  if (req.method !== "POST" || req.body === null || length > PEEK_MAX_BYTES) return false;
+  const text = await req.clone().text();
+  return /^\s*\{/.test(text) && /"method"\s*:\s*"tools\/call"/.test(text);
 }
 
 /** What tools/list answers: the registry's tools as JSON Schema (no company_id: the server sets it). */

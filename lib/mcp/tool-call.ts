@@ -10,6 +10,34 @@ import { runWrite } from "./write-call";
 
 export type { ToolCallDeps } from "./call-context";
 
+type Client = Pick<FreeeClient, "companyId" | "request">;
+
+/**
+ * The workspace's freee connection, its read started beside the execution scope's (lib/mcp/server.ts): both are
+ * read for every tools/call. Settled, never rejected, so a request that ends before it is awaited (a 403, a
+ * refusal) leaves no unhandled rejection; its outcome is used only once the call passes the prechecks.
+ */
+export interface ConnectionRead {
+  client: Client;
+  companyId: Promise<{ ok: true; companyId: number } | { ok: false; error: unknown }>;
+}
+
+export function startConnectionRead(deps: Pick<ToolCallDeps, "freeeClient">, teamId: string): ConnectionRead | { ok: false; error: unknown } {
+  let client: Client;
+  try {
+    client = deps.freeeClient(teamId);
+  } catch (error) {
+    return { ok: false, error };
+  }
+  return {
+    client,
+    companyId: client.companyId().then(
+      (companyId) => ({ ok: true as const, companyId }),
+      (error: unknown) => ({ ok: false as const, error }),
+    ),
+  };
+}
+
 /**
  * One `tools/call`, judged against the approved Process (lib/mcp/capability.ts) before freee is called, then
  * run and audited. Every outcome is a tool result (tool errors go back to the agent, which decides);
@@ -23,6 +51,7 @@ export async function runToolCall(
   toolName: string,
   rawArgs: unknown,
   requestId: string | number,
+  connection?: ConnectionRead | { ok: false; error: unknown },
 ): Promise<CallToolResult> {
   const args = typeof rawArgs === "object" && rawArgs !== null && !Array.isArray(rawArgs) ? (rawArgs as Record<string, unknown>) : undefined;
   const call = new ToolCall(deps, scope, toolName, args ?? { value: rawArgs }, requestId);
@@ -35,14 +64,12 @@ export async function runToolCall(
   // What needs no freee connection is refused first; the connected company is read only when it passes.
   const early = precheck(scope, tool);
   if (early !== undefined) return call.refuse(early);
-  let client: Pick<FreeeClient, "companyId" | "request">;
-  let companyId: number;
-  try {
-    client = deps.freeeClient(scope.teamId);
-    companyId = await client.companyId();
-  } catch (err) {
-    return call.failed(err, { stage: "connection" });
-  }
+  const read = connection ?? startConnectionRead(deps, scope.teamId);
+  if (!("client" in read)) return call.failed(read.error, { stage: "connection" });
+  const connected = await read.companyId;
+  if (!connected.ok) return call.failed(connected.error, { stage: "connection" });
+  const { client } = read;
+  const { companyId } = connected;
   // The approval was of one company's data: a connection that now acts on another (an admin reconnected and chose
   // it) serves nothing, and the run ends (lib/core/messages FreeeCompanyChangedMessages).
   if (scope.company === undefined || scope.company.id !== companyId) return call.companyChanged(companyId);
@@ -53,7 +80,7 @@ export async function runToolCall(
   return runRead(call, tool, permit, client, companyId);
 }
 
-async function runRead(call: ToolCall, tool: FreeeToolDefinition, permit: Extract<Permit, { kind: "read" }>, client: Pick<FreeeClient, "companyId" | "request">, companyId: number): Promise<CallToolResult> {
+async function runRead(call: ToolCall, tool: FreeeToolDefinition, permit: Extract<Permit, { kind: "read" }>, client: Client, companyId: number): Promise<CallToolResult> {
   await call.audit("freee.tool_called", { input: permit.input, stepIds: permit.stepIds });
   const started = Date.now();
   let result: FreeeResult;

@@ -146,8 +146,12 @@ class StepWrite {
       await this.release(attempt);
       return this.call.answered(this.request, result, started, { stepId: this.ref.stepId });
     }
-    await this.complete(attempt, clip(JSON.stringify(result.data ?? null)), "written");
-    return this.call.answered(this.request, result, started, { stepId: this.ref.stepId, attempt });
+    // Both after the effect, neither read by the other: the ledger's record and the completion entry go out together.
+    const [, answer] = await Promise.all([
+      this.complete(attempt, clip(JSON.stringify(result.data ?? null)), "written"),
+      this.call.answered(this.request, result, started, { stepId: this.ref.stepId, attempt }),
+    ]);
+    return answer;
   }
 
   /** An earlier attempt's outcome is unknown (or its Lambda died): read back before anything is written. */

@@ -122,6 +122,14 @@ describe("an agent with a valid bearer cannot do what was not approved", () => {
     await expectRefused(taskId, agent, { name: "freee_hr_list_employees", arguments: { year: 2027, month: 1 } }, "execution_not_live", "終了しています");
   });
 
+  it("a 中止 after a served call: the warm server keeps the approved Process, never the run's status", async () => {
+    const { taskId, agent } = await running();
+    const served = await agent.callTool({ name: "freee_hr_list_employees", arguments: { year: 2027, month: 1 } });
+    expect(served.isError).toBeFalsy();
+    await stack.store.transitionExecution(taskId, 1, "cancelled", { from: ["running"], set: { cancelledBy: "U1", cancelledAt: new Date().toISOString() } });
+    await expectRefused(taskId, agent, { name: "freee_hr_list_employees", arguments: { year: 2027, month: 1 } }, "execution_not_live", "終了しています");
+  });
+
   it("a 中止 that lands while the write is being prepared: the status is read again right before freee", async () => {
     const { taskId, agent } = await running();
     stack.beforeExecutionRead = async (n) => {
