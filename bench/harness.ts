@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, totalmem } from "node:os";
-import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { startFakeSlack } from "../dev/fakes/slack/fake-slack";
 import { TEST_SIGNING_SECRET } from "../test/support/slack-signing";
 import { INGRESS_BUNDLING, PLAIN_BUNDLING } from "../infra/bundling";
+import { PROJECT_ROOT } from "../infra/constructs/app-function";
 import { bundleLambda, type BundleResult } from "./bundle";
 import { measureCold, type ColdResult } from "./cold";
 import { bundleFunctions, functionColdTargets, functionResults, isStepFunction, type FunctionResult } from "./functions";
@@ -16,7 +16,8 @@ import { startSfnServer } from "./sfn-server";
 import { ratio, round } from "./stats";
 import { EXECUTION_RUN_ARN, measureWarm, TASK_PIPELINE_ARN, type LatencyStats } from "./warm";
 
-export const ROOT = resolve(fileURLToPath(import.meta.url), "..", "..");
+/** The repository root (the same directory the stack bundles from). */
+export const ROOT = PROJECT_ROOT;
 export const OURS_ENTRY = join(ROOT, "lambdas", "ingress", "handler.ts");
 export const BASELINE_ENTRY = join(ROOT, "bench", "baseline", "handler.ts");
 

@@ -1,7 +1,7 @@
-import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { QueryCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { TaskSchema } from "../core/domain/records";
-import { isConditionFailure, translateDynamoError } from "./conditional";
-import { parseRecord } from "./item-table";
+import { translateDynamoError } from "./conditional";
+import { ItemTable, parseRecord } from "./item-table";
 import { Keys, TABLE_KEYS } from "./table";
 
 /** The error name an invalidated Process version carries: the card and a late click read it (version-card.ts, decision.ts). */
@@ -32,26 +32,24 @@ export async function invalidatePlansOfOtherCompanies(
 ): Promise<InvalidatedPlan[]> {
   const candidates = await tasksAwaitingProcess(doc, tableName, input.teamId, input.scanLimit ?? SWEEP_SCAN_LIMIT);
   const invalidated: InvalidatedPlan[] = [];
+  const table = new ItemTable(doc, tableName);
   for (const { taskId, version } of candidates) {
-    let out;
-    try {
-      out = await doc.send(
-        new UpdateCommand({
-          TableName: tableName,
+    const out = await table.writeIf(
+      {
+        update: {
           Key: Keys.version(taskId, "process", version),
           UpdateExpression: "SET #status = :failed, errorName = :error, updatedAt = :now",
           ConditionExpression: "#status = :pending AND teamId = :team AND (attribute_not_exists(#preview.#company.#id) OR #preview.#company.#id <> :company)",
           ExpressionAttributeNames: { "#status": "status", "#preview": "preview", "#company": "company", "#id": "id" },
           ExpressionAttributeValues: { ":failed": "failed", ":error": COMPANY_CHANGED, ":now": input.now, ":pending": "pending_approval", ":team": input.teamId, ":company": input.companyId },
           ReturnValues: "ALL_NEW",
-        }),
-      );
-    } catch (err) {
-      // Decided meanwhile, previewed against the new company, or not this workspace's: left as it is.
-      if (isConditionFailure(err)) continue;
-      throw translateDynamoError(err, "invalidatePlan");
-    }
-    const item = out.Attributes ?? {};
+        },
+      },
+      "invalidatePlan",
+    );
+    // Decided meanwhile, previewed against the new company, or not this workspace's: left as it is.
+    if (!out.applied) continue;
+    const item = out.attributes ?? {};
     const preview = item.preview as { company?: { id?: unknown } } | undefined;
     const approved = preview?.company?.id;
     invalidated.push({
