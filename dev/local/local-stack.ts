@@ -13,6 +13,8 @@ import type { DefinedStep } from "../../lib/steps/step-handler";
 import type { FreeePort } from "../../lib/ingress/freee-port";
 import { fromFetchRequest, toFetchResponse } from "../../lib/ingress/http/types";
 import { createAdminDirectory } from "../../wiring/admins-env";
+import { TeamSettingsStore } from "../../lib/store/team-settings";
+import { ONE_PERSON_POLICY } from "../../lib/core/domain/approval-policy";
 import { createBotTokenResolver } from "../../lib/slack-api/bot-token";
 import { createIngressFromEnv } from "../../wiring/ingress-env";
 import { DynamoInstallationStore, installationCipher } from "../../lib/store/installations";
@@ -223,6 +225,16 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
         companyName: SANDBOX_COMPANY.name,
         connectedBy: "local-dev",
       });
+    }
+  }
+  // LOCAL_APPROVAL_POLICY=one_person: the local workspace (the sandbox's, or the bot token's own) is one person's —
+  // the requester approves their own writes, nobody is asked for a second approval — set at each start, for the
+  // suites that act as a single user. Without it the workspace's stored policy (or the defaults) stands.
+  if (get("LOCAL_APPROVAL_POLICY") === "one_person") {
+    const teamId = slackMode === "sandbox" ? SANDBOX_WHO.teamId : slackMode === "single-workspace" ? await workspaceOf(env) : undefined;
+    if (teamId !== undefined) {
+      const settings = new TeamSettingsStore(doc, tableName);
+      await settings.savePolicy(teamId, ONE_PERSON_POLICY, "local-dev", (await settings.get(teamId)).approvalPolicy.updatedAt);
     }
   }
   // The connect flow asks who is an admin as the web Lambda does (settings, ADMIN_USER_IDS, users.info).

@@ -7,6 +7,8 @@ import { SlackThreadSchema } from "../core/domain/records";
 import { PIPELINE_ACTOR, type PipelineDeps } from "./ports";
 import { startExecutionRun } from "./machines/start-execution-run";
 import { decisionAudit } from "../core/domain/audit-promises";
+import { snapshotRule } from "../core/domain/approval-policy";
+import { planFacts, planWarnings } from "./approval-facts";
 import { auditDecision, heldState, nowIso, refreshCard, refreshWithTaskCard } from "./common";
 
 const VersionKindSchema = z.enum(["prompt", "process"]);
@@ -32,6 +34,11 @@ export async function awaitApprovalStep(deps: PipelineDeps, input: AwaitApproval
   // in one read; the token write and its entry in one transaction, the version drawn from the one read.
   const { task, version: held } = await deps.store.readSnapshot(input.taskId, { version: { kind: input.kind, version: input.version } });
   if (held === undefined) throw new RecordNotFoundError(`${input.kind} v${input.version} of ${input.taskId} not found`, { details: { taskId: input.taskId, kind: input.kind, version: input.version } });
+  // A Process is judged by the workspace's approval policy as it stands now, when its card asks for approval.
+  const approvalRule =
+    held.kind === "process" && held.approvalRule === undefined
+      ? { approvalRule: snapshotRule((await deps.settings.get(task.thread.teamId)).approvalPolicy, planFacts(held, planWarnings(held)), nowIso(deps)) }
+      : {};
   const { record: pending } = await deps.audit.recordWith(
     {
       teamId: task.thread.teamId,
@@ -40,9 +47,9 @@ export async function awaitApprovalStep(deps: PipelineDeps, input: AwaitApproval
       subject: `${input.kind}#${input.version}`,
       actor: PIPELINE_ACTOR,
       layer: input.kind === "prompt" ? "L2" : "L3",
-      details: { version: input.version },
+      details: { version: input.version, ...(approvalRule.approvalRule === undefined ? {} : { approvalRule: approvalRule.approvalRule }) },
     },
-    (entry) => deps.store.openApproval(input.kind, input.taskId, input.version, input.taskToken, { teamId: task.thread.teamId, requesterId: task.requesterId }, { held, entry }),
+    (entry) => deps.store.openApproval(input.kind, input.taskId, input.version, input.taskToken, { teamId: task.thread.teamId, requesterId: task.requesterId, ...approvalRule }, { held, entry }),
   );
   // Drawn from the task read above and the version as this write left it, when the task still points at it.
   const current = input.kind === "prompt" ? task.currentPromptVersion : task.currentProcessVersion;

@@ -51,6 +51,8 @@ export const SANDBOX_SETTINGS = {
   LOCAL_WAIT_MS: "30",
   LOCAL_RETRY_MS: "0",
   SANDBOX_SLACK_RATE_WINDOW_MS: "600",
+  // The page's user approves their own plans here; the approval policy's own tests start with the defaults.
+  LOCAL_APPROVAL_POLICY: "one_person",
 } as const;
 
 export class SandboxPage {

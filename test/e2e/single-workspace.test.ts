@@ -30,6 +30,7 @@ beforeAll(async () => {
     SANDBOX_STEP_DELAY_MS: "0",
     LOCAL_WAIT_MS: "20",
     LOCAL_RETRY_MS: "0",
+    LOCAL_APPROVAL_POLICY: "one_person",
   });
 }, 180_000);
 afterAll(async () => {

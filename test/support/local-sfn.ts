@@ -2,6 +2,7 @@ import { performance } from "node:perf_hooks";
 import { randomBytes } from "node:crypto";
 import { StartExecutionCommand, type SFNClient } from "@aws-sdk/client-sfn";
 import { AuditLog } from "../../lib/store/audit-log";
+import { ONE_PERSON_POLICY } from "../../lib/core/domain/approval-policy";
 import { AdminDirectory, TeamSettingsStore, type ActionDeps, type Actor } from "../../lib/ingress/actions";
 import { limitsEnvironment } from "../../infra/settings";
 import { PIPELINE_FUNCTIONS, RUN_FUNCTIONS, type StepFunctionName } from "../../infra/state-machines/functions";
@@ -117,6 +118,8 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     });
   };
   await connectFreee();
+  // Only requesters click in these runs: the workspace is one person's, who approves their own plans.
+  await new TeamSettingsStore(table.doc, table.tableName).savePolicy("T0001", ONE_PERSON_POLICY, REQUESTER, undefined);
   const layerEnv = { ...common, ANTHROPIC_BASE_URL: anthropic.baseURL, ANTHROPIC_API_KEY: ANTHROPIC_TEST_KEY, L1_TIMEOUT_MS: "400", L2_TIMEOUT_MS: "400", L3_TIMEOUT_MS: "400", ...options.env };
   const agentEnv = { ...common, ANTHROPIC_BASE_URL: agents.url, ANTHROPIC_API_KEY: agents.apiKey, MCP_SERVER_URL: "https://mcp.example.test/mcp", MCP_BEARER_SECRET, ...options.env };
 
@@ -177,6 +180,8 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     cards: createCardRefresher(ingressStore, ingressDoc, common),
     // Only requesters click in these runs: nobody else is an admin (no Slack role is ever needed).
     admins: new AdminDirectory({ adminUserIds: [], settings: new TeamSettingsStore(ingressDoc, table.tableName), lookup: async () => undefined }),
+    // No approval policy here names a user group.
+    usergroups: { isMember: async () => false },
     limits: machines.settings,
     executionRunArn: machines.executionRunArn,
     log,

@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { PreviewCompanySchema, ProcessPreviewSchema } from "./preview";
 import { EXECUTION_STATUSES, TASK_STATUSES, VERSION_STATUSES } from "./status";
+import { ApprovalRuleSchema, RecordedApprovalSchema } from "./approval-policy";
 
 /**
  * zod schemas for what the table holds (docs/architecture.md, data model). Types are inferred from them: one source of truth.
@@ -107,6 +108,10 @@ export const DecisionSchema = z.object({
   actorId: z.string().check(z.minLength(1)),
   /** A Process approval: where the approver saw the plan whole. */
   via: z.optional(z.enum(["card", "full_plan"])),
+  /** The approval policy's rule that allowed it (lib/core/domain/approval-policy.ts), named in its audit entry. */
+  rule: z.optional(z.string().check(z.minLength(1))),
+  /** A two-person plan: who approved before this decision. */
+  earlierApprovals: z.optional(z.array(RecordedApprovalSchema)),
   decidedAt: isoTime,
 });
 export type Decision = z.infer<typeof DecisionSchema>;
@@ -179,6 +184,11 @@ export const ProcessVersionSchema = z.object({
    * decision write requires the click's place): the card, the full-plan modal, both or neither.
    */
   approvableVia: z.optional(z.array(z.enum(["card", "full_plan"]))),
+  /** The approval policy as it stood when the card asked for approval: the rule this version is judged by. */
+  approvalRule: z.optional(ApprovalRuleSchema),
+  /** A two-person plan's approvals so far (the first; the second decides). `approvedBy` lists their ids. */
+  approvals: z.optional(z.array(RecordedApprovalSchema)),
+  approvedBy: z.optional(z.array(z.string())),
 });
 export type ProcessVersion = z.infer<typeof ProcessVersionSchema>;
 
