@@ -82,8 +82,9 @@ export class SandboxPage {
     rmSync(this.dataDir, { recursive: true, force: true });
   }
 
-  async state(): Promise<PageState> {
-    return (await fetch(`${this.stack.url}/sandbox/api/state`)).json() as Promise<PageState>;
+  /** What the page shows; `as`: to another of the sandbox's members (their ephemerals, their Home tab). */
+  async state(as?: string): Promise<PageState> {
+    return (await fetch(`${this.stack.url}/sandbox/api/state${as === undefined ? "" : `?as=${as}`}`)).json() as Promise<PageState>;
   }
 
   async messages(): Promise<PageMessage[]> {
@@ -140,13 +141,13 @@ export class SandboxPage {
     });
   }
 
-  /** Click a button the page shows, as page.js does. */
-  async click(ts: string, actionId: string, match?: (value: Record<string, unknown>) => boolean): Promise<{ status: number; body: Record<string, unknown> }> {
-    return this.post("/sandbox/api/action", await this.button(ts, actionId, match));
+  /** Click a button the page shows, as page.js does; `as`: acting as another of the sandbox's members. */
+  async click(ts: string, actionId: string, match?: (value: Record<string, unknown>) => boolean, as?: string): Promise<{ status: number; body: Record<string, unknown> }> {
+    return this.post("/sandbox/api/action", { ...(await this.button(ts, actionId, match)), ...(as === undefined ? {} : { as }) });
   }
 
-  approve(ts: string, kind: "prompt" | "process", version?: number): Promise<{ status: number; body: Record<string, unknown> }> {
-    return this.click(ts, "approve_version", (v) => v.kind === kind && (version === undefined || v.version === version));
+  approve(ts: string, kind: "prompt" | "process", version?: number, as?: string): Promise<{ status: number; body: Record<string, unknown> }> {
+    return this.click(ts, "approve_version", (v) => v.kind === kind && (version === undefined || v.version === version), as);
   }
 
   /** Send the request, approve the plan and the Process, wait for run 1's 完了: that card and the task's history. */

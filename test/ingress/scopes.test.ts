@@ -25,6 +25,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   "files.uploadV2": ["files:write"],
   "conversations.open": ["im:write"],
   "conversations.info": ["channels:read", "groups:read", "im:read", "mpim:read"],
+  "usergroups.list": ["usergroups:read"],
+  "usergroups.users.list": ["usergroups:read"],
 };
 const EVENT_SCOPES: Record<string, string[]> = {
   app_mention: ["app_mentions:read"],

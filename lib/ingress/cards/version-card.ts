@@ -4,6 +4,7 @@ import type { CardState as TaskHistory } from "../../core/domain/card-refresher"
 import { ActionIds, actions, context, escapeMrkdwn, header, inlineMrkdwn, quote, section, truncate, user, wholeSection, type Card } from "./blocks";
 import { chunk } from "../../preview/plan";
 import { processApprovalBlocks, processContentBlocks } from "./process-card";
+import { approvalStatusBlocks } from "../approval-status";
 
 const TITLE: Record<VersionKind, string> = { prompt: "実行方針", process: "実行ステップ" };
 const LAYER: Record<VersionKind, "L2" | "L3"> = { prompt: "L2", process: "L3" };
@@ -39,7 +40,7 @@ export function renderVersionCard(history: TaskHistory, kind: VersionKind): Card
     case "pending_approval":
       blocks.push(...contentBlocks(task, record));
       if (record.kind === "process") {
-        blocks.push(...processApprovalBlocks(task, record));
+        blocks.push(...approvalStatusBlocks(record), ...processApprovalBlocks(task, record));
         text = `${title} ${v}: 承認待ち`;
         break;
       }
@@ -55,6 +56,7 @@ export function renderVersionCard(history: TaskHistory, kind: VersionKind): Card
     case "approved":
       blocks.push(...contentBlocks(task, record));
       blocks.push(section(`:white_check_mark: *承認済み (${v})*${record.decision ? ` — ${user(record.decision.actorId)}` : ""}`));
+      if (record.kind === "process") blocks.push(...approvalStatusBlocks(record));
       text = `${title} ${v}: 承認済み`;
       break;
     case "rejected": {

@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SANDBOX_MEMBERS, SANDBOX_USER_ID } from "../../dev/local/sandbox-fakes";
+import { DEFAULT_APPROVAL_POLICY, type ApprovalRule } from "../../lib/core/domain/approval-policy";
+import { PolicyMessages } from "../../lib/core/messages/policy";
+import { createDocumentClient } from "../../lib/store/dynamo-client";
+import { TeamSettingsStore } from "../../lib/store/team-settings";
+import { SandboxPage, type PageMessage } from "./sandbox-page";
+import { waitFor } from "./support";
+
+/**
+ * Separation of duties through the sandbox's signed Slack deliveries (the page's API acting as each member): the
+ * workspace runs on the default approval policy — the requester may not approve their own writes, the admins
+ * approve, a plan above 1,000,000円 needs two different approvers — and each refusal changes nothing, is told to
+ * the clicker alone, audited and counted.
+ */
+let page: SandboxPage;
+let settings: TeamSettingsStore;
+const TEAM = "T0SANDBOX";
+beforeAll(async () => {
+  page = await SandboxPage.start({ LOCAL_APPROVAL_POLICY: "default" });
+  settings = new TeamSettingsStore(createDocumentClient(page.stack.env), page.stack.env.TABLE_NAME!);
+}, 180_000);
+afterAll(async () => page?.close());
+
+const { approver, secondApprover, member } = SANDBOX_MEMBERS;
+
+/** Send the request as the sandbox's user and approve its 実行方針 (a requester's own): the Process card waits. */
+async function planWaiting(text: string): Promise<string> {
+  const ts = await page.send(text);
+  expect((await page.approve(ts, "prompt")).status).toBe(200);
+  await page.button(ts, "approve_version", (v) => v.kind === "process");
+  return ts;
+}
+
+async function ephemeralsOf(as: string): Promise<PageMessage[]> {
+  return (await page.state(as)).messages.filter((m) => m.ephemeral === true);
+}
+
+/** The Process card's words: its sections and context lines. */
+async function cardText(ts: string): Promise<string> {
+  const card = (await page.thread(ts)).find((m) => m.text.startsWith("実行ステップ"));
+  const blocks = (card?.blocks ?? []) as { type: string; text?: { text: string }; elements?: { text?: string }[] }[];
+  return blocks.flatMap((b) => (b.type === "section" ? [b.text?.text ?? ""] : b.type === "context" ? (b.elements ?? []).map((e) => e.text ?? "") : [])).join("\n");
+}
+const ruleOf = async (ts: string): Promise<ApprovalRule> => (await page.history(ts)).processes[0]!.approvalRule!;
+
+describe("e2e: the approval policy decides who approves a Process", { timeout: 90_000 }, () => {
+  it("the requester's own approval of a write is refused (ephemeral, nothing changes); an admin's runs it, its audit naming the rule", async () => {
+    const ts = await planWaiting("来月から山田さんの基本給を30万円に変更して");
+    const before = (await ephemeralsOf(SANDBOX_USER_ID)).length;
+    expect((await page.approve(ts, "process")).status).toBe(200);
+    const rule = await ruleOf(ts);
+    const told = await waitFor("the requester's refusal", async () => (await ephemeralsOf(SANDBOX_USER_ID)).slice(before).at(0));
+    expect(told.text).toBe(PolicyMessages.refused("self_approval", rule));
+    // Nobody else saw it, and nothing was decided.
+    expect((await ephemeralsOf(approver)).map((m) => m.text)).not.toContain(told.text);
+    let h = await page.history(ts);
+    expect(h.processes[0]).toMatchObject({ status: "pending_approval" });
+    expect(h.processes[0]?.approvedBy).toBeUndefined();
+    expect(h.audit.filter((a) => a.action === "process.decision_refused").map((a) => a.details.reason)).toEqual(["self_approval"]);
+    // The card says who may approve, and by which rules.
+    const card = await cardText(ts);
+    expect(card).toContain("依頼者または管理者（依頼者本人を除く）");
+    expect(card).toContain("投稿時の承認ルール（既定の設定）");
+
+    await page.approve(ts, "process", undefined, approver);
+    await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+    h = await page.history(ts);
+    expect(h.audit.find((a) => a.action === "process.approved")).toMatchObject({ actor: approver, details: { rule: "policy.admin" } });
+    expect(h.executions.map((e) => e.status)).toEqual(["completed"]);
+  });
+
+  it("a member who is no approver is refused with an ephemeral reply; the plan still waits", async () => {
+    const ts = await planWaiting("来月から山田さんの基本給を31万円に変更して");
+    await page.approve(ts, "process", undefined, member);
+    const told = await waitFor("the member's refusal", async () => (await ephemeralsOf(member)).at(-1));
+    expect(told.text).toBe(PolicyMessages.refused("not_approver", await ruleOf(ts)));
+    expect((await page.history(ts)).processes[0]?.status).toBe("pending_approval");
+    expect((await ephemeralsOf(SANDBOX_USER_ID)).map((m) => m.text)).not.toContain(told.text);
+  });
+
+  it("above 1,000,000円 two different approvers are needed: the first is recorded and shown, the same person twice does not count", async () => {
+    const ts = await planWaiting("来月から山田さんの基本給を120万円に変更して");
+    const rule = await ruleOf(ts);
+    expect(rule).toMatchObject({ required: 2, twoBecause: ["amount"], totalYen: 1_200_000 });
+
+    await page.approve(ts, "process", undefined, approver);
+    await waitFor("the first approval on the card", async () => (await cardText(ts)).includes(`承認済み: <@${approver}>。あと 1 人の承認が必要です。`));
+    let h = await page.history(ts);
+    expect(h.processes[0]).toMatchObject({ status: "pending_approval", approvedBy: [approver] });
+    expect(h.executions).toEqual([]);
+    expect(h.audit.find((a) => a.action === "process.approval_recorded")).toMatchObject({ actor: approver, details: { rule: "policy.admin", approvals: 1, required: 2 } });
+
+    const before = (await ephemeralsOf(approver)).length;
+    await page.approve(ts, "process", undefined, approver);
+    const twice = await waitFor("the second click's refusal", async () => (await ephemeralsOf(approver)).slice(before).find((m) => m.text === PolicyMessages.refused("already_approved", rule)));
+    expect(twice).toBeDefined();
+    h = await page.history(ts);
+    expect(h.processes[0]).toMatchObject({ status: "pending_approval", approvedBy: [approver] });
+    expect(h.executions).toEqual([]);
+
+    await page.approve(ts, "process", undefined, secondApprover);
+    await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+    h = await page.history(ts);
+    const approved = h.audit.find((a) => a.action === "process.approved");
+    expect(approved).toMatchObject({ actor: secondApprover, details: { rule: "policy.admin", earlierApprovals: [{ actorId: approver, rule: "policy.admin" }] } });
+    expect(h.audit.filter((a) => a.action === "process.decision_refused").map((a) => a.details.reason)).toEqual(["already_approved"]);
+    expect((await cardText(ts))).toContain(`承認者: <@${approver}> <@${secondApprover}>（別々の 2 人）`);
+  });
+
+  it("a plan waiting when the policy changes is judged by the policy it was posted under; the next plan by the new one", async () => {
+    const waiting = await planWaiting("来月から山田さんの基本給を32万円に変更して");
+    // The admin now names the member as the only HR approver.
+    const current = (await settings.get(TEAM)).approvalPolicy;
+    await settings.savePolicy(TEAM, { ...DEFAULT_APPROVAL_POLICY, approvers: { ...DEFAULT_APPROVAL_POLICY.approvers, hr: { userIds: [member], usergroupIds: [] } } }, SANDBOX_USER_ID, current.updatedAt);
+
+    const after = await planWaiting("来月から山田さんの基本給を33万円に変更して");
+    expect((await ruleOf(after)).approverUserIds).toEqual([member]);
+    expect((await ruleOf(waiting)).approverUserIds).toEqual([]);
+    expect((await cardText(after))).toContain(`*承認できる人:* <@${member}>`);
+
+    // The waiting plan: the admin still approves it (its snapshot), the new plan refuses the admin.
+    await page.approve(after, "process", undefined, approver);
+    await waitFor("the admin refused on the new plan", async () => (await ephemeralsOf(approver)).some((m) => m.text === PolicyMessages.refused("not_approver", { writeDomains: ["hr"] } as ApprovalRule)));
+    expect((await page.history(after)).processes[0]?.status).toBe("pending_approval");
+    await page.approve(waiting, "process", undefined, approver);
+    await waitFor("the waiting plan runs", async () => (await page.thread(waiting)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+
+    await page.approve(after, "process", undefined, member);
+    await waitFor("the new plan runs", async () => (await page.thread(after)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+    expect((await page.history(after)).audit.find((a) => a.action === "process.approved")).toMatchObject({ actor: member, details: { rule: "policy.approver_user" } });
+    await settings.savePolicy(TEAM, DEFAULT_APPROVAL_POLICY, SANDBOX_USER_ID, (await settings.get(TEAM)).approvalPolicy.updatedAt);
+  });
+});
