@@ -229,6 +229,8 @@ export const StepProgressSchema = z.object({
   errorCalls: z.int().check(z.nonnegative()),
   note: z.optional(z.string()),
   table: z.optional(ReadTableSchema),
+  /** HR personal fields the step's results held (lib/freee/hr-personal-data.ts): shown only to whom may see them. */
+  personal: z.optional(z.array(z.string())),
 });
 export type StepProgress = z.infer<typeof StepProgressSchema>;
 
@@ -322,6 +324,23 @@ export const ExecutionSchema = z.object({
   writes: z.optional(RunWritesSchema),
   /** Read results too long for the card, attached to the thread as CSV files (by step). */
   resultFiles: z.optional(z.array(z.object({ stepId: z.string().check(z.minLength(1)), fileId: z.string().check(z.minLength(1)) }))),
+  /**
+   * Results with HR personal data of a run in a public channel: sent to the requester instead (a DM), and which
+   * steps; the thread's card says where they went and shows none of them.
+   */
+  privateDelivery: z.optional(
+    z.object({
+      to: z.literal("requester_dm"),
+      requesterId: z.string().check(z.minLength(1)),
+      /** The DM's channel; absent when Slack refused the DM (the card says so; nothing went to the thread). */
+      channelId: z.optional(z.string().check(z.minLength(1))),
+      stepIds: z.array(z.string()),
+      /** The summary too (the agent's words may repeat the data). */
+      summary: z.boolean(),
+      files: z.array(z.object({ stepId: z.string().check(z.minLength(1)), fileId: z.string().check(z.minLength(1)) })),
+      at: isoTime,
+    }),
+  ),
   errorName: z.optional(z.string()),
   errorMessage: z.optional(z.string()),
   /**

@@ -35,3 +35,14 @@ export const PolicyMessages = {
       : `この計画は投稿時の承認ルール（${at} UTC 保存の設定）で判定されます。後で設定が変わってもこの計画には適用されません。`;
   },
 } as const;
+
+/** Where results with HR personal data went (docs/slack.md, results with HR personal data). */
+export const PrivacyTexts = {
+  dmIntro: (taskTitle: string) => `タスク「${taskTitle}」の結果です。人事の個人情報を含むため、依頼者のあなたにだけ送っています。`,
+  /** The thread's card, in place of those results. */
+  sentByDm: (requesterId: string) => `:lock: 結果には人事の個人情報（給与・住所・口座・家族など）が含まれるため、このチャンネルには表示しません。依頼者 <@${requesterId}> に DM で送りました。`,
+  dmFailed: (requesterId: string) => `:lock: 結果には人事の個人情報が含まれるため、このチャンネルには表示しません。依頼者 <@${requesterId}> への DM の送信に失敗しました。[再実行] でもう一度送れます。`,
+  /** A public channel's Process card of an HR plan: each change without its amounts. */
+  maskedChange: (line: string) => `${line} — 金額は承認できる人にだけ表示されます`,
+  maskedNote: "このチャンネルは公開チャンネルのため、人事の変更内容（金額）は表示していません。承認できる人は「全体を確認して承認」から全体を確認して承認できます。",
+} as const;

@@ -3,6 +3,7 @@ import { agentFailureMessageFor, failureMessageFor, limitMessageFor } from "../.
 import type { Limits } from "../../core/config/limits";
 import type { CardState as TaskHistory } from "../../core/domain/card-refresher";
 import { ActionIds, actions, codeCell, context, header, inlineMrkdwn, quotedMrkdwn, section, user, type Card } from "./blocks";
+import { PrivacyTexts } from "../../core/messages/policy";
 import { changeBlocks, ranBlocks, stepBlocks, stepLines, tableBlocks, type StepLine } from "./execution-steps";
 
 export const CANCELLING_TEXT = "中止中...";
@@ -59,8 +60,15 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
       if (execution.cancelledBy !== undefined) blocks.push(context(`中止: ${user(execution.cancelledBy)}`));
       break;
     case "completed":
-      blocks.push(section(`:white_check_mark: *完了*${execution.resultSummary ? `\n${quotedMrkdwn(execution.resultSummary)}` : ""}`));
-      blocks.push(...changes(), ...tableBlocks(lines, new Set((execution.resultFiles ?? []).map((f) => f.stepId))), ...steps());
+      {
+        // Results with HR personal data went to the requester privately: the thread shows where, not what.
+        const sent = execution.privateDelivery;
+        const shown = sent === undefined ? lines : lines.filter((l) => !sent.stepIds.includes(l.step.stepId));
+        const summary = execution.resultSummary !== undefined && sent?.summary !== true ? `\n${quotedMrkdwn(execution.resultSummary)}` : "";
+        blocks.push(section(`:white_check_mark: *完了*${summary}`));
+        if (sent !== undefined) blocks.push(section(sent.channelId === undefined ? PrivacyTexts.dmFailed(sent.requesterId) : PrivacyTexts.sentByDm(sent.requesterId)));
+        blocks.push(...changes(), ...tableBlocks(shown, new Set((execution.resultFiles ?? []).map((f) => f.stepId))), ...steps());
+      }
       text = `${title}: 完了`;
       break;
     case "failed":

@@ -26,6 +26,12 @@ export function makeDeps(table: TestTable, patch: Partial<ActionDeps> = {}) {
     async attachFile() {
       throw new Error("actions never attach files");
     },
+    async audienceOf() {
+      return "private";
+    },
+    async sendPrivately() {
+      throw new Error("actions never send results privately");
+    },
   };
   const log = createLogger("test-actions");
   const settings = new TeamSettingsStore(table.doc, table.tableName);
