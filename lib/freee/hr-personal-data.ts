@@ -59,3 +59,8 @@ export function hrPersonalFieldsIn(text: string): string[] {
   walk(value, 0);
   return [...found].sort();
 }
+
+/** An answer shaped like freee人事労務's (an employee, a list of them, or a record of one employee). */
+export function looksLikeHr(text: string): boolean {
+  return /"(employees?|employee_id|employee_basic_pay_rule|employee_payroll_statements?)"\s*:/.test(text);
+}

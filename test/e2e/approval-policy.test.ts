@@ -132,3 +132,31 @@ describe("e2e: the approval policy decides who approves a Process", { timeout: 9
     await settings.savePolicy(TEAM, DEFAULT_APPROVAL_POLICY, SANDBOX_USER_ID, (await settings.get(TEAM)).approvalPolicy.updatedAt);
   });
 });
+
+describe("e2e: results with HR personal data are shown only to the requester", { timeout: 90_000 }, () => {
+  it("an HR read in the public channel goes to the requester's DM; the thread says so and holds none of it", async () => {
+    const ts = await planWaiting("今月の従業員の一覧を見せて");
+    // A read-only plan: the requester approves it (the policy forbids self-approval of writes only).
+    await page.approve(ts, "process");
+    await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+    const h = await page.history(ts);
+    const run = h.executions[0]!;
+    expect(run.progress?.steps?.find((s) => s.stepId === "s1")?.personal).toContain("pay_amount");
+    expect(run.privateDelivery).toMatchObject({ to: "requester_dm", requesterId: SANDBOX_USER_ID, stepIds: ["s1"] });
+    const dmChannel = run.privateDelivery!.channelId!;
+    expect(dmChannel).toMatch(/^D/);
+    expect(h.audit.find((a) => a.action === "execution.results_sent_privately")).toMatchObject({ details: { sent: true, steps: ["s1"] } });
+
+    const slack = page.stack.slack!;
+    const inDm = slack.workspace.messages.filter((m) => m.channel === dmChannel);
+    const dmText = inDm.map((m) => JSON.stringify(m.blocks ?? m.text)).join("\n");
+    expect(dmText).toContain("山田 太郎");
+    // The channel: every message the app posted or updated there, and the card's own words — no employee.
+    const channelCalls = slack.calls.filter((c) => (c.method === "chat.postMessage" || c.method === "chat.update") && c.body.channel === "CSANDBOX");
+    expect(channelCalls.length).toBeGreaterThan(0);
+    for (const call of channelCalls) expect(JSON.stringify(call.body)).not.toContain("山田 太郎");
+    expect(slack.calls.filter((c) => c.method === "files.completeUploadExternal").every((c) => !String(c.body.channel_id ?? "").startsWith("C"))).toBe(true);
+    const card = (await page.thread(ts)).find((m) => m.text === "実行 #1: 完了");
+    expect(JSON.stringify(card?.blocks)).toContain(`依頼者 <@${SANDBOX_USER_ID}> に DM で送りました`);
+  });
+});

@@ -4,7 +4,7 @@ import { toolSummary } from "../../freee/tools/summaries";
 import { AgentRunFailedError, AuthError, RefusedResponseError, type AgentFailureReason } from "../../core/errors/taxonomy";
 import { STEP_MARKER } from "./agent-prompt";
 import { errorNote, MAX_TABLES, okNote, readTableOf } from "./step-results";
-import { hrPersonalFieldsIn, readsHr } from "../../freee/hr-personal-data";
+import { hrPersonalFieldsIn, looksLikeHr, readsHr } from "../../freee/hr-personal-data";
 
 /**
  * Reads a batch of new session events (chronological) into card progress and the run's outcome
@@ -85,7 +85,9 @@ export function interpretEvents(
         } else {
           const effect = toolSummary(tool)?.readOnly === true ? "read" : "write";
           const table = effect === "read" ? readTableOf(text) : undefined;
-          const personal = hrCalls.has(event.mcp_tool_use_id) ? hrPersonalFieldsIn(text) : [];
+          // The tool's name says it for a typed HR tool; a generic call's path is known only in the batch that saw it
+          // start, so its answer's shape (employees) says it otherwise.
+          const personal = hrCalls.has(event.mcp_tool_use_id) || readsHr(tool, undefined) || looksLikeHr(text) ? hrPersonalFieldsIn(text) : [];
           stepOf(progress, stepId, (step) => {
             Object.assign(step, { state: "done", okCalls: step.okCalls + 1, note: okNote(effect, table) });
             if (personal.length > 0) step.personal = [...new Set([...(step.personal ?? []), ...personal])].sort();
