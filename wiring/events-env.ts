@@ -64,7 +64,7 @@ export async function createSlackEventsFromEnv(env: Env = process.env, overrides
       audit,
       cards: createCardRefresher(store, doc, env, tokens),
       admins,
-      usergroups: new UsergroupDirectory(tokens, (token) => createWebClient(token, env)),
+      groupMembers: new UsergroupDirectory(tokens, (token) => createWebClient(token, env)),
       limits: loadLimits(env),
       executionRunArn: requireEnv("EXECUTION_RUN_ARN", env),
       log,

@@ -7,7 +7,7 @@ import { SlackThreadSchema } from "../core/domain/records";
 import { PIPELINE_ACTOR, type PipelineDeps } from "./ports";
 import { startExecutionRun } from "./machines/start-execution-run";
 import { decisionAudit } from "../core/domain/audit-promises";
-import { snapshotRule } from "../core/domain/approval-policy";
+import { snapshotRule, type ApprovalRule } from "../core/domain/approval-policy";
 import { planFacts, planWarnings } from "./approval-facts";
 import { auditDecision, heldState, nowIso, refreshCard, refreshWithTaskCard } from "./common";
 
@@ -35,9 +35,14 @@ export async function awaitApprovalStep(deps: PipelineDeps, input: AwaitApproval
   const { task, version: held } = await deps.store.readSnapshot(input.taskId, { version: { kind: input.kind, version: input.version } });
   if (held === undefined) throw new RecordNotFoundError(`${input.kind} v${input.version} of ${input.taskId} not found`, { details: { taskId: input.taskId, kind: input.kind, version: input.version } });
   // A Process is judged by the workspace's approval policy as it stands now, when its card asks for approval.
-  const approvalRule =
+  const approvalRule: { approvalRule?: ApprovalRule } =
     held.kind === "process" && held.approvalRule === undefined
-      ? { approvalRule: snapshotRule((await deps.settings.get(task.thread.teamId)).approvalPolicy, planFacts(held, planWarnings(held)), nowIso(deps)) }
+      ? await (async () => {
+          const facts = planFacts(held, planWarnings(held));
+          // Whether the card goes to a public channel matters only for an HR write plan (its amounts are masked there).
+          const publicChannel = facts.writeDomains.includes("hr") && (await deps.cards.audienceOf(task.thread)) === "public";
+          return { approvalRule: snapshotRule((await deps.settings.get(task.thread.teamId)).approvalPolicy, facts, nowIso(deps), { publicChannel }) };
+        })()
       : {};
   const { record: pending } = await deps.audit.recordWith(
     {

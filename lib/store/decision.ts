@@ -137,6 +137,8 @@ export async function writePolicyApproval(doc: DynamoDBDocumentClient, tableName
   const terms = ["#status = :pending", "teamId = :team", "approvalRule.snapshotAt = :snap"];
   if (w.notRequester) terms.push("requesterId <> :actor");
   if (w.via !== undefined) terms.push("contains(approvableVia, :via)");
+  // A plan whose amounts the public card hides is approved only where its approver saw them (the modal).
+  if (w.via !== "full_plan") terms.push("(attribute_not_exists(approvalRule.maskAmounts) OR approvalRule.maskAmounts = :false)");
   if (w.listed?.kind === "user") terms.push("contains(approvalRule.approverUserIds, :actor)");
   if (w.listed?.kind === "usergroup") terms.push("contains(approvalRule.approverUsergroupIds, :group)");
   terms.push(w.earlier === 0 ? "attribute_not_exists(approvedBy)" : "size(approvedBy) = :earlier AND NOT contains(approvedBy, :actor)");
@@ -159,6 +161,7 @@ export async function writePolicyApproval(doc: DynamoDBDocumentClient, tableName
           ":write": writeId,
           ":none": [],
           ":me": [actor],
+          ...(w.via !== "full_plan" ? { ":false": false } : {}),
           ...(complete ? { ":to": "approved", ":decision": w.decision, ":audit": decisionAudit("process", w.version, w.decision) } : { ":mine": [mine] }),
           ...(w.notRequester || w.listed?.kind === "user" || w.earlier > 0 ? { ":actor": actor } : {}),
           ...(w.via === undefined ? {} : { ":via": w.via }),

@@ -181,7 +181,7 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     // Only requesters click in these runs: nobody else is an admin (no Slack role is ever needed).
     admins: new AdminDirectory({ adminUserIds: [], settings: new TeamSettingsStore(ingressDoc, table.tableName), lookup: async () => undefined }),
     // No approval policy here names a user group.
-    usergroups: { isMember: async () => false },
+    groupMembers: { isMember: async () => false },
     limits: machines.settings,
     executionRunArn: machines.executionRunArn,
     log,

@@ -69,6 +69,11 @@ export const ApprovalRuleSchema = z.object({
   /** The plan only reads and the policy lets it run on the 実行方針 approval: the Process card is information. */
   autoApproved: z.boolean(),
   totalYen: z.optional(z.number()),
+  /**
+   * An HR write plan whose card is in a public channel: the card shows each change without its amounts, and the
+   * plan is approved only from the private full-plan modal (never the card's button).
+   */
+  maskAmounts: z.optional(z.boolean()),
   /** When the policy this snapshot copies was saved (absent: the defaults). */
   policyUpdatedAt: z.optional(z.string()),
   snapshotAt: z.string().check(z.minLength(1)),
@@ -79,7 +84,7 @@ export type ApprovalRule = z.infer<typeof ApprovalRuleSchema>;
 export const RecordedApprovalSchema = z.object({ actorId: userId, rule: z.string().check(z.minLength(1)), at: z.string().check(z.minLength(1)) });
 export type RecordedApproval = z.infer<typeof RecordedApprovalSchema>;
 
-export function snapshotRule(policy: ApprovalPolicy, facts: PlanFacts, at: string): ApprovalRule {
+export function snapshotRule(policy: ApprovalPolicy, facts: PlanFacts, at: string, where: { publicChannel: boolean } = { publicChannel: false }): ApprovalRule {
   const writes = facts.writeDomains.length > 0;
   const sets = facts.writeDomains.map((d) => policy.approvers[d]);
   const twoBecause: ApprovalRule["twoBecause"] = [];
@@ -96,6 +101,7 @@ export function snapshotRule(policy: ApprovalPolicy, facts: PlanFacts, at: strin
     required: twoBecause.length > 0 ? 2 : 1,
     twoBecause,
     autoApproved,
+    ...(where.publicChannel && facts.writeDomains.includes("hr") ? { maskAmounts: true } : {}),
     ...(facts.totalYen === undefined ? {} : { totalYen: facts.totalYen }),
     ...(policy.updatedAt === undefined ? {} : { policyUpdatedAt: policy.updatedAt }),
     snapshotAt: at,

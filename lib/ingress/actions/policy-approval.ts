@@ -34,6 +34,8 @@ export async function approveUnderPolicy(deps: ActionDeps, actor: Actor, target:
     const rule = version.approvalRule;
     const judged = judgeApproval(rule, await clickerFacts(deps, actor, rule, requesterId, version.approvedBy ?? []));
     if (!judged.allowed) return refuse(deps, actor, target, judged.reason, rule);
+    // The write refuses it too; said here in the approver's words.
+    if (rule.maskAmounts === true && via !== "full_plan") return { outcome: "refused", message: PolicyMessages.approveInPrivate };
     const decidedAt = new Date().toISOString();
     const earlier = version.approvals ?? [];
     const decision = { decision: "approved" as const, actorId: actor.userId, via, rule: judged.rule, decidedAt, ...(earlier.length > 0 ? { earlierApprovals: earlier } : {}) };
@@ -83,7 +85,7 @@ async function clickerFacts(deps: ActionDeps, actor: Actor, rule: ApprovalRule, 
   const direct = rule.approverUserIds.includes(actor.userId);
   // Asked only where the answer can matter: groups when the member is not listed by name, admins when nobody is listed.
   const inUsergroups: string[] = [];
-  if (listed && !direct) for (const g of rule.approverUsergroupIds) if (await deps.usergroups.isMember(actor, g)) inUsergroups.push(g);
+  if (listed && !direct) for (const g of rule.approverUsergroupIds) if (await deps.groupMembers.isMember(actor, g)) inUsergroups.push(g);
   const isAdmin = !listed && actor.userId !== requesterId ? await deps.admins.isAdmin(actor) : false;
   return { userId: actor.userId, requesterId, isAdmin, inUsergroups, approvedBy };
 }

@@ -29,7 +29,7 @@ export interface ActionDeps {
   /** Who besides the requester may act: ADMIN_USER_IDS, the workspace's list, Slack's admins and owners. */
   admins: AdminCheck;
   /** Membership of the approval policy's user groups (usergroups.users.list). */
-  usergroups: UsergroupCheck;
+  groupMembers: UsergroupCheck;
   limits: Pick<Limits, "maxReruns">;
   executionRunArn: string;
   log: Logger;

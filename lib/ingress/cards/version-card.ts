@@ -5,6 +5,7 @@ import { ActionIds, actions, context, escapeMrkdwn, header, inlineMrkdwn, quote,
 import { chunk } from "../../preview/plan";
 import { processApprovalBlocks, processContentBlocks } from "./process-card";
 import { approvalStatusBlocks } from "../approval-status";
+import { isMasked, maskedApprovalBlocks, maskedContentBlocks } from "../public-masking";
 
 const TITLE: Record<VersionKind, string> = { prompt: "実行方針", process: "実行ステップ" };
 const LAYER: Record<VersionKind, "L2" | "L3"> = { prompt: "L2", process: "L3" };
@@ -40,7 +41,7 @@ export function renderVersionCard(history: TaskHistory, kind: VersionKind): Card
     case "pending_approval":
       blocks.push(...contentBlocks(task, record));
       if (record.kind === "process") {
-        blocks.push(...approvalStatusBlocks(record), ...processApprovalBlocks(task, record));
+        blocks.push(...approvalStatusBlocks(record), ...(isMasked(record) ? maskedApprovalBlocks(task, record) : processApprovalBlocks(task, record)));
         text = `${title} ${v}: 承認待ち`;
         break;
       }
@@ -94,5 +95,5 @@ function contentBlocks(task: Task, record: PromptVersion | ProcessVersion): Card
     // The approver approves this text: long text continues in the next section, never cut.
     return record.text === undefined ? [] : chunk(escapeMrkdwn(record.text)).map((text) => wholeSection(text));
   }
-  return processContentBlocks(task, record);
+  return isMasked(record) ? maskedContentBlocks(record) : processContentBlocks(task, record);
 }

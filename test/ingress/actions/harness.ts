@@ -53,7 +53,7 @@ export function makeDeps(table: TestTable, patch: Partial<ActionDeps> = {}) {
     audit: new AuditLog(store, log),
     cards,
     admins,
-    usergroups: { isMember: async () => false },
+    groupMembers: { isMember: async () => false },
     limits: { maxReruns: 3 },
     executionRunArn: "arn:aws:states:us-east-1:123456789012:stateMachine:ExecutionRun",
     log,
