@@ -38,7 +38,7 @@ import { handleSfnRequest, isSfnRequest } from "./sfn-http-facade";
 import type { FakeAnthropic } from "../fakes/anthropic/fake-anthropic";
 import type { FakeFreee } from "../fakes/freee/fake-freee";
 import type { FakeSlack } from "../fakes/slack/fake-slack";
-import { asResponse, SANDBOX_NAMES, SANDBOX_BOT, SANDBOX_BOT_TOKEN, SANDBOX_COMPANY, SANDBOX_FREEE_CLIENT, SANDBOX_USER_ID, sandboxFreee, sandboxModel, sandboxSlack, SCRIPTED_MODEL_API_KEY } from "./sandbox-fakes";
+import { asResponse, SANDBOX_CHANNELS, SANDBOX_NAMES, SANDBOX_BOT, SANDBOX_BOT_TOKEN, SANDBOX_COMPANY, SANDBOX_FREEE_CLIENT, SANDBOX_USER_ID, sandboxFreee, sandboxModel, sandboxSlack, SCRIPTED_MODEL_API_KEY } from "./sandbox-fakes";
 import type { SlackWho } from "./slack-payloads";
 import { synthesizeMachines, type SynthesizedMachines } from "./synth-definitions";
 
@@ -82,7 +82,7 @@ export interface LocalStackOptions {
   consumerEnv?: (consumer: string, env: Readonly<Record<string, string>>) => Record<string, string>;
 }
 
-export const SANDBOX_WHO = { teamId: SANDBOX_BOT.teamId, userId: SANDBOX_USER_ID, channelId: "CSANDBOX", appId: "ASANDBOX", botUserId: SANDBOX_BOT.botUserId } as const;
+export const SANDBOX_WHO = { teamId: SANDBOX_BOT.teamId, userId: SANDBOX_USER_ID, channelId: SANDBOX_CHANNELS.private, channelType: "group", appId: "ASANDBOX", botUserId: SANDBOX_BOT.botUserId } as const;
 
 const DEFAULT_TABLE = "slack-mcp-agent-local";
 
@@ -258,7 +258,7 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
     freee === undefined ? "freee: 実 API" : `freee: スクリプトの会社（${SANDBOX_COMPANY.name}）`,
   ];
   const sandbox = { ...SANDBOX_WHO, signingSecret: requireEnv("SLACK_SIGNING_SECRET", env) };
-  const sandboxApi = slack === undefined ? undefined : createSandbox({ slack, who: SANDBOX_WHO, signingSecret: sandbox.signingSecret, eventsUrl: `${base}/slack/events`, labels, names: SANDBOX_NAMES, ...(faults === undefined ? {} : { faults }) });
+  const sandboxApi = slack === undefined ? undefined : createSandbox({ slack, who: SANDBOX_WHO, publicChannelId: SANDBOX_CHANNELS.public, signingSecret: sandbox.signingSecret, eventsUrl: `${base}/slack/events`, labels, names: SANDBOX_NAMES, ...(faults === undefined ? {} : { faults }) });
 
   const route: FetchHandler = async (request) => {
     const path = new URL(request.url).pathname;

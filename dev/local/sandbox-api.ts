@@ -32,6 +32,8 @@ export interface SandboxOptions {
   labels: string[];
   /** Display names for the page (Slack shows names, not ids). */
   names: Record<string, string>;
+  /** The sandbox's public channel (the page's own, `who.channelId`, is private). */
+  publicChannelId: string;
   /** The fault panel (sandbox with the scripted model and freee only). */
   faults?: SandboxFaults;
 }
@@ -80,7 +82,11 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
     if (body === undefined) return json(400, { error: "body must be a JSON object" });
     const str = (key: string) => (typeof body[key] === "string" ? (body[key] as string) : undefined);
     if (str("as") !== undefined && !members.includes(str("as")!)) return json(400, { error: `as must be one of the sandbox's members: ${members.join(", ")}` });
-    const who = whoFor(str("as"));
+    const actingAs = whoFor(str("as"));
+    // A message goes to the page's channel, or to the public one it names (the same ids the Slack fake knows).
+    const channel = str("channel");
+    if (channel !== undefined && channel !== options.who.channelId && channel !== options.publicChannelId) return json(400, { error: "channel must be the sandbox's channel or its public one" });
+    let who: SlackWho = channel === undefined || channel === options.who.channelId ? actingAs : { ...actingAs, channelId: channel, channelType: "channel" };
 
     switch (path) {
       case "/sandbox/api/message": {
@@ -141,6 +147,8 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
         const ts = str("ts");
         const message = ts === undefined ? undefined : recorder.message(ts);
         if (actionId === undefined || message === undefined) return json(400, { error: "action_id and the ts of a shown message are required" });
+        // The click comes from the channel the message is in.
+        if (message.channel !== who.channelId) who = { ...who, channelId: message.channel, channelType: message.channel === options.publicChannelId ? "channel" : "group" };
         const delivery = await deliverInteraction(
           eventsUrl,
           blockActionsPayload(who, {

@@ -30,6 +30,8 @@ export const SANDBOX_MEMBERS = {
   secondApprover: "USANDBOXAPPR2",
   member: "USANDBOXMEMBER",
 } as const;
+/** The sandbox's channels: the page's own (private) and a public one to try what a public channel hides. */
+export const SANDBOX_CHANNELS = { private: "CSANDBOX", public: "CGENERAL" } as const;
 export const SANDBOX_HR_APPROVERS = { id: "S0SANDBOXHR", handle: "hr-approvers", name: "人事承認者" } as const;
 export const SANDBOX_NAMES: Record<string, string> = {
   [SANDBOX_USER_ID]: "あなた",
@@ -46,8 +48,10 @@ export function sandboxSlack(): FakeSlack {
   slack.workspace.addUser({ id: SANDBOX_MEMBERS.secondApprover, teamId: SANDBOX_BOT.teamId, isAdmin: true });
   slack.workspace.addUser({ id: SANDBOX_MEMBERS.member, teamId: SANDBOX_BOT.teamId });
   slack.directory.addUsergroup({ ...SANDBOX_HR_APPROVERS, users: [SANDBOX_MEMBERS.approver, SANDBOX_MEMBERS.secondApprover] });
-  // The sandbox channel is a public channel (Slack's own facts decide what is posted there).
-  slack.directory.addChannel({ id: "CSANDBOX", name: "sandbox" });
+  // What is posted where follows Slack's own channel facts: the page's channel is private (cards show
+  // everything), #general is public (HR amounts masked, HR results to the requester's DM).
+  slack.directory.addChannel({ id: SANDBOX_CHANNELS.private, name: "sandbox", isPrivate: true });
+  slack.directory.addChannel({ id: SANDBOX_CHANNELS.public, name: "general" });
   return slack;
 }
 

@@ -14,13 +14,15 @@ export function isMasked(record: ProcessVersion): boolean {
 }
 
 export function maskedContentBlocks(record: ProcessVersion): Card["blocks"] {
-  const blocks: Card["blocks"] = [context(`${planSummary(record)}。承認すると、この内容だけが実行されます。`)];
-  for (const step of record.preview?.steps ?? []) {
+  return [context(`${planSummary(record)}。承認すると、この内容だけが実行されます。`), ...maskedChangeBlocks(record), context(PrivacyTexts.maskedNote)];
+}
+
+/** Each write step's change by whom and what (the Execution card uses it too, after the run). */
+export function maskedChangeBlocks(record: ProcessVersion): Card["blocks"] {
+  return (record.preview?.steps ?? []).map((step) => {
     const who = [...new Set(step.resolved.map((r) => r.label))].join("・");
-    blocks.push(section(escapeMrkdwn(PrivacyTexts.maskedChange(`${who === "" ? "" : `${who} `}${step.title}`))));
-  }
-  blocks.push(context(PrivacyTexts.maskedNote));
-  return blocks;
+    return section(escapeMrkdwn(PrivacyTexts.maskedChange(`${who === "" ? "" : `${who} `}${step.title}`)));
+  });
 }
 
 /** While it waits: the private review (which approves) and [却下]; no [承認] on the public card. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SANDBOX_MEMBERS, SANDBOX_USER_ID } from "../../dev/local/sandbox-fakes";
+import { SANDBOX_CHANNELS, SANDBOX_MEMBERS, SANDBOX_USER_ID } from "../../dev/local/sandbox-fakes";
 import { DEFAULT_APPROVAL_POLICY, type ApprovalRule } from "../../lib/core/domain/approval-policy";
 import { PolicyMessages } from "../../lib/core/messages/policy";
 import { createDocumentClient } from "../../lib/store/dynamo-client";
@@ -25,10 +25,14 @@ afterAll(async () => page?.close());
 const { approver, secondApprover, member } = SANDBOX_MEMBERS;
 
 /** Send the request as the sandbox's user and approve its 実行方針 (a requester's own): the Process card waits. */
-async function planWaiting(text: string): Promise<string> {
-  const ts = await page.send(text);
+async function planWaiting(text: string, channel?: string): Promise<string> {
+  const ts = await page.send(text, undefined, channel);
   expect((await page.approve(ts, "prompt")).status).toBe(200);
-  await page.button(ts, "approve_version", (v) => v.kind === "process");
+  // A public channel's HR card offers the private review only; others [承認].
+  await waitFor("the Process card's buttons", async () => {
+    const card = (await page.thread(ts)).find((m) => m.text.startsWith("実行ステップ") && m.text.endsWith("承認待ち"));
+    return card !== undefined && /approve_version|review_full_plan/.test(JSON.stringify(card.blocks));
+  });
   return ts;
 }
 
@@ -134,8 +138,40 @@ describe("e2e: the approval policy decides who approves a Process", { timeout: 9
 });
 
 describe("e2e: results with HR personal data are shown only to the requester", { timeout: 90_000 }, () => {
+  it("a pay change in a public channel: the card shows no amount; the approver sees them in the private modal and approves there", async () => {
+    const ts = await planWaiting("来月から山田さんの基本給を34万円に変更して", SANDBOX_CHANNELS.public);
+    expect(await ruleOf(ts)).toMatchObject({ maskAmounts: true });
+    const card = await cardText(ts);
+    expect(card).toContain("山田 太郎 基本給の変更 — 金額は承認できる人にだけ表示されます");
+    const slack = page.stack.slack!;
+    const inChannel = () => slack.calls.filter((c) => (c.method === "chat.postMessage" || c.method === "chat.update") && c.body.channel === SANDBOX_CHANNELS.public).map((c) => JSON.stringify(c.body));
+    for (const body of inChannel()) expect(body).not.toMatch(/340,000|280,000|pay_amount/);
+    // No [承認] on the public card; a crafted card click is refused by the write as well.
+    const buttons = JSON.stringify((await page.thread(ts)).find((m) => m.text.startsWith("実行ステップ"))?.blocks);
+    expect(buttons).toContain("review_full_plan");
+    expect(buttons).not.toContain("approve_version");
+    expect(buttons).not.toContain("show_step_input");
+    const forged = await page.post("/sandbox/api/action", { action_id: "approve_version", value: JSON.stringify({ taskId: page.taskIdOf(ts), kind: "process", version: 1 }), ts: (await page.thread(ts)).find((m) => m.text.startsWith("実行ステップ"))!.ts, as: approver });
+    expect(forged.status).toBe(200);
+    await waitFor("the forged click refused", async () => (await ephemeralsOf(approver)).some((m) => m.text === PolicyMessages.approveInPrivate));
+    expect((await page.history(ts)).processes[0]?.status).toBe("pending_approval");
+
+    // The approver opens the full plan: the amounts are in the modal only they see, and its submit approves.
+    const opensBefore = slack.callsTo("views.open").length;
+    await page.click(ts, "review_full_plan", (v) => v.kind === "process", approver);
+    await waitFor("the full-plan modal", () => slack.callsTo("views.open").length > opensBefore && slack.workspace.openView);
+    const modal = slack.workspace.openView!;
+    expect(JSON.stringify(modal.view)).toContain("340,000円");
+    const ack = await page.post("/sandbox/api/view_submission", { viewId: modal.id, values: {}, as: approver });
+    expect(ack.status).toBe(200);
+    await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+    const h = await page.history(ts);
+    expect(h.audit.find((a) => a.action === "process.approved")).toMatchObject({ actor: approver, details: { via: "full_plan", rule: "policy.admin" } });
+    for (const body of inChannel()) expect(body).not.toMatch(/340,000|280,000/);
+  });
+
   it("an HR read in the public channel goes to the requester's DM; the thread says so and holds none of it", async () => {
-    const ts = await planWaiting("今月の従業員の一覧を見せて");
+    const ts = await planWaiting("今月の従業員の一覧を見せて", SANDBOX_CHANNELS.public);
     // A read-only plan: the requester approves it (the policy forbids self-approval of writes only).
     await page.approve(ts, "process");
     await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"), 30_000);
@@ -152,7 +188,8 @@ describe("e2e: results with HR personal data are shown only to the requester", {
     const dmText = inDm.map((m) => JSON.stringify(m.blocks ?? m.text)).join("\n");
     expect(dmText).toContain("山田 太郎");
     // The channel: every message the app posted or updated there, and the card's own words — no employee.
-    const channelCalls = slack.calls.filter((c) => (c.method === "chat.postMessage" || c.method === "chat.update") && c.body.channel === "CSANDBOX");
+    const inThread = new Set(slack.workspace.thread(ts).map((m) => m.ts));
+    const channelCalls = slack.calls.filter((c) => (c.method === "chat.postMessage" || c.method === "chat.update") && c.body.channel === SANDBOX_CHANNELS.public && (c.body.thread_ts === ts || inThread.has(String(c.body.ts))));
     expect(channelCalls.length).toBeGreaterThan(0);
     for (const call of channelCalls) expect(JSON.stringify(call.body)).not.toContain("山田 太郎");
     expect(slack.calls.filter((c) => c.method === "files.completeUploadExternal").every((c) => !String(c.body.channel_id ?? "").startsWith("C"))).toBe(true);

@@ -101,14 +101,15 @@ export class SandboxPage {
   }
 
   /** Type a message in the sandbox channel (with a file, as Slack's file_share): its ts, which is the thread's. */
-  async send(text: string, file?: { name: string; mimetype: string; base64: string }): Promise<string> {
-    const sent = await this.post("/sandbox/api/message", { text, ...(file === undefined ? {} : { file }) });
+  async send(text: string, file?: { name: string; mimetype: string; base64: string }, channel?: string): Promise<string> {
+    const sent = await this.post("/sandbox/api/message", { text, ...(file === undefined ? {} : { file }), ...(channel === undefined ? {} : { channel }) });
     if (sent.status !== 200) throw new Error(`sandbox: the message was refused (${sent.status}): ${JSON.stringify(sent.body)}`);
     return sent.body.ts as string;
   }
 
   taskIdOf(ts: string): string {
-    return `T0SANDBOX-CSANDBOX-${ts.replace(".", "_")}`;
+    const channel = this.stack.slack?.workspace.message(ts)?.channel ?? "CSANDBOX";
+    return `T0SANDBOX-${channel}-${ts.replace(".", "_")}`;
   }
 
   history(ts: string): Promise<TaskHistory> {

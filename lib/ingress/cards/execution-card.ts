@@ -4,6 +4,7 @@ import type { Limits } from "../../core/config/limits";
 import type { CardState as TaskHistory } from "../../core/domain/card-refresher";
 import { ActionIds, actions, codeCell, context, header, inlineMrkdwn, quotedMrkdwn, section, user, type Card } from "./blocks";
 import { PrivacyTexts } from "../../core/messages/policy";
+import { isMasked, maskedChangeBlocks } from "../public-masking";
 import { changeBlocks, ranBlocks, stepBlocks, stepLines, tableBlocks, type StepLine } from "./execution-steps";
 
 export const CANCELLING_TEXT = "中止中...";
@@ -22,7 +23,8 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
   const process = history.processes.find((p) => p.version === execution.processVersion);
   const lines: StepLine[] = process?.steps === undefined ? [] : stepLines(process, execution);
   const steps = (): Card["blocks"] => (process === undefined ? [] : stepBlocks(process, lines));
-  const changes = (): Card["blocks"] => (process === undefined ? [] : changeBlocks(process, execution));
+  // An HR plan posted in a public channel: its changes without amounts, as its Process card showed them.
+  const changes = (): Card["blocks"] => (process === undefined ? [] : isMasked(process) ? maskedChangeBlocks(process) : changeBlocks(process, execution));
   const ref = { taskId: task.taskId, executionNo };
   const isLatest = executionNo === task.executionCount;
   const rerunsLeft = 1 + limits.maxReruns - task.executionCount;
