@@ -4,6 +4,7 @@ import { DEFAULT_APPROVAL_POLICY, type ApprovalRule } from "../../lib/core/domai
 import { PolicyMessages } from "../../lib/core/messages/policy";
 import { createDocumentClient } from "../../lib/store/dynamo-client";
 import { TeamSettingsStore } from "../../lib/store/team-settings";
+import { buildLedger } from "../../lib/store/ledger";
 import { SandboxPage, type PageMessage } from "./sandbox-page";
 import { waitFor } from "./support";
 
@@ -62,6 +63,8 @@ describe("e2e: the approval policy decides who approves a Process", { timeout: 9
     expect(h.processes[0]).toMatchObject({ status: "pending_approval" });
     expect(h.processes[0]?.approvedBy).toBeUndefined();
     expect(h.audit.filter((a) => a.action === "process.decision_refused").map((a) => a.details.reason)).toEqual(["self_approval"]);
+    // The ledger (what `npm run report` and App Home read) counts it.
+    expect(buildLedger(h.audit, { since: "2000-01-01", until: "2100-01-01" }).approvalRefusalsByReason).toEqual([{ reason: "self_approval", count: 1 }]);
     // The card says who may approve, and by which rules.
     const card = await cardText(ts);
     expect(card).toContain("依頼者または管理者（依頼者本人を除く）");
