@@ -17,6 +17,9 @@ let stack: LocalStack;
 beforeAll(async () => {
   process.env.LOG_LEVEL = "SILENT";
   slack = await startFakeSlack({ botTokens: ["xoxb-single-workspace"] });
+  // A private channel: the HR plan's card carries its approve button there (the public-channel card, approved in
+  // the private view, is test/e2e/approval-policy.test.ts).
+  slack.directory.addChannel({ id: "C0001", isPrivate: true, name: "payroll" });
   stack = await startLocalStack({
     PATH: process.env.PATH,
     LOG_LEVEL: "SILENT",
