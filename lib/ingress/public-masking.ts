@@ -1,6 +1,6 @@
 import type { ProcessVersion, Task } from "../core/domain/records";
 import { PrivacyTexts } from "../core/messages/policy";
-import { planSummary } from "../preview/plan";
+import { planSummary, PlanMessages } from "../preview/plan";
 import { ActionIds, actions, context, escapeMrkdwn, section, type ButtonSpec, type Card } from "./cards/blocks";
 
 /**
@@ -30,7 +30,10 @@ export function maskedApprovalBlocks(task: Task, record: ProcessVersion): Card["
   const ref = { taskId: task.taskId, kind: "process" as const, version: record.version };
   const reject: ButtonSpec = { actionId: ActionIds.reject, text: "却下", style: "danger", value: ref };
   const approvable = record.preview?.status === "ready" && (record.approvableVia ?? []).includes("full_plan");
+  // Why only 却下 is offered (the problems' own words may quote amounts: which steps, not what they say).
+  const blocked = record.preview?.status === "blocked" ? [section(`:no_entry: ${escapeMrkdwn(PlanMessages.blocked)}（ステップ ${[...new Set(record.preview.steps.filter((s) => s.problems.length > 0).map((s) => s.stepId))].join(", ")}）`)] : [];
   return [
+    ...blocked,
     section(`*承認待ち (v${record.version})*`),
     actions(`process_approval_${record.version}`, approvable ? [{ actionId: ActionIds.reviewPlan, text: "全体を確認して承認", style: "primary", value: ref }, reject] : [reject]),
   ];

@@ -100,6 +100,9 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     startFakeSlack({ botTokens: ["xoxb-test-pipeline", ...(options.env?.SLACK_BOT_TOKEN === undefined ? [] : [options.env.SLACK_BOT_TOKEN])] }),
     startFakeFreee(),
   ]);
+  // The runs' channel is private (Slack's conversations.info facts): an HR plan's card there carries its [承認]
+  // button. The public-channel card, approved in the private view, is test/e2e/approval-policy.test.ts.
+  slack.directory.addChannel({ id: "C0001", isPrivate: true, name: "payroll" });
   options.dynamo?.forwardTo(table.endpoint);
   const dynamoEnv: Record<string, string> = options.dynamo === undefined ? {} : { DYNAMODB_ENDPOINT: options.dynamo.endpoint };
   // The key the steps decrypt with: a caller that sets its own (options.env) has the connection sealed with it too.

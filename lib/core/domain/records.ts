@@ -189,6 +189,9 @@ export const ProcessVersionSchema = z.object({
   /** A two-person plan's approvals so far (the first; the second decides). `approvedBy` lists their ids. */
   approvals: z.optional(z.array(RecordedApprovalSchema)),
   approvedBy: z.optional(z.array(z.string())),
+  /** The owner the approval is bound to, written when the wait opens (lib/store/versions.ts openApproval). */
+  teamId: z.optional(z.string().check(z.minLength(1))),
+  requesterId: z.optional(z.string().check(z.minLength(1))),
 });
 export type ProcessVersion = z.infer<typeof ProcessVersionSchema>;
 

@@ -23,11 +23,12 @@ type Refusal = Extract<Judgement, { allowed: false }>["reason"];
  * snapshot (posted before separation of duties) or is no longer waiting — the caller's path answers it.
  */
 export async function approveUnderPolicy(deps: ActionDeps, actor: Actor, target: { taskId: string; version: number }, via: ApprovalSource): Promise<ActionResult | undefined> {
-  // The task says whose request it is (and that the clicker's workspace owns it); the write checks both again.
-  const [task, first] = await Promise.all([loadOwnedTask(deps, actor, target.taskId), deps.store.getVersion("process", target.taskId, target.version)]);
-  if (task === undefined) return undefined;
-  const requesterId = task.requesterId;
-  let version = first;
+  let version = await deps.store.getVersion("process", target.taskId, target.version);
+  if (version?.kind !== "process" || version.approvalRule === undefined) return undefined;
+  // Whose request it is and which workspace owns it: on the version since its wait opened (the task item only for
+  // one written before); the write checks both again.
+  const requesterId = version.teamId !== undefined && version.requesterId !== undefined ? (version.teamId === actor.teamId ? version.requesterId : undefined) : (await loadOwnedTask(deps, actor, target.taskId))?.requesterId;
+  if (requesterId === undefined) return undefined;
   // A second judgement only when another approval landed between the read and the write.
   for (let attempt = 0; attempt < 3; attempt++) {
     if (version?.kind !== "process" || version.approvalRule === undefined || version.status !== "pending_approval") return undefined;
