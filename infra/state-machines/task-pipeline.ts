@@ -13,7 +13,7 @@ export interface TaskPipelineDefinitionProps {
 }
 
 /**
- * TaskPipeline (docs/architecture.md, shape on AWS): CreateTask → L1 (a message that asks for no work ends answered) → L2 → prompt approval → L3 → preview → process approval → StartRun.
+ * TaskPipeline (docs/architecture.md, shape on AWS): CreateTask → L1 (a message that asks for no work ends answered) → L2 → prompt approval → L3 → preview → process approval (skipped for a read-only plan the approval policy lets run on the prompt approval) → StartRun.
  * Rejection loops back to regeneration (the limit is checked by HandleRejection); an approval that times out
  * closes the task; every other failure goes to RecordPipelineFailure with the layer that failed.
  * State names are part of the contract with the local runner and the tests.

@@ -153,6 +153,7 @@ describe("e2e: a plan that only reads runs on the 実行方針 approval where th
     expect(h.audit.find((a) => a.action === "process.approved")).toMatchObject({ actor: SANDBOX_USER_ID, details: { rule: READS_AFTER_PROMPT_RULE } });
     expect(h.audit.some((a) => a.action === "process.approval_requested")).toBe(false);
     expect(h.executions.map((e) => e.status)).toEqual(["completed"]);
+    expect(buildLedger(h.audit, { since: "2000-01-01", until: "2100-01-01" }).processApprovalsByRule).toEqual([{ rule: READS_AFTER_PROMPT_RULE, count: 1 }]);
     // The 実行ステップ card is information: what runs, by whose approval, and no button.
     const card = await processCard(ts);
     expect(JSON.stringify(card?.blocks)).not.toMatch(/approve_version|review_full_plan|reject_version/);
