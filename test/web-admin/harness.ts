@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { listenFetch, type FetchServer } from "../../dev/local/node-http";
+import { startFaultProxy, type FaultProxy } from "../../dev/chaos/fault-proxy";
+import { createDocumentClient } from "../../lib/store/dynamo-client";
 import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { createLogger } from "../../lib/core/observability/logger";
 import { taskIdFor, type AuditEntry } from "../../lib/core/domain/records";
@@ -22,6 +24,8 @@ export interface AdminHarness {
   slack: FakeSlack;
   store: TaskStore;
   env: Record<string, string>;
+  /** In front of DynamoDB Local for the web Lambda (the seeds write behind it): arm it to stop the database. */
+  db: FaultProxy;
   close(): Promise<void>;
 }
 
@@ -36,12 +40,14 @@ export const USERS = {
 
 export async function startAdmin(extraEnv: Record<string, string> = {}): Promise<AdminHarness> {
   const [table, slack] = await Promise.all([startTestTable(), startFakeSlack()]);
+  const db = await startFaultProxy({ dependency: "DynamoDB", target: table.endpoint, phases: () => [] });
   const log = createLogger("web-admin-test");
   const http: FetchServer = await listenFetch("127.0.0.1", 0, log);
   const url = `http://127.0.0.1:${http.port}`;
   const slackBase = slack.url.replace(/\/api\/$/, "");
   const env: Record<string, string> = {
     ...table.env,
+    DYNAMODB_ENDPOINT: db.url,
     SFN_ENDPOINT: "http://127.0.0.1:9",
     SLACK_API_URL: slack.url,
     SLACK_CLIENT_ID: "fake-slack-client-id",
@@ -68,10 +74,11 @@ export async function startAdmin(extraEnv: Record<string, string> = {}): Promise
   slack.workspace.addUser({ ...USERS.admin2, isAdmin: true });
   slack.workspace.addUser(USERS.member2);
   slack.workspace.addUser({ ...USERS.outsider, isOwner: true });
-  const installations = new DynamoInstallationStore(table.doc, table.tableName, { cipher: installationCipher(env) });
+  const doc = createDocumentClient(env);
+  const installations = new DynamoInstallationStore(doc, table.tableName, { cipher: installationCipher(env) });
   await install({ installations, slack }, "T0001");
   await install({ installations, slack }, "T0002");
-  const web = await createWebFromEnv(env, { doc: table.doc, installations, log });
+  const web = await createWebFromEnv(env, { doc, installations, log });
   http.setHandler(toFetchHandler(web));
   return {
     url,
@@ -79,8 +86,11 @@ export async function startAdmin(extraEnv: Record<string, string> = {}): Promise
     slack,
     store: new TaskStore(table.doc, table.tableName),
     env,
+    db,
     async close() {
       await http.close();
+      doc.destroy();
+      await db.close();
       await slack.close();
       await table.close();
     },
@@ -98,10 +108,10 @@ export async function seedTask(h: AdminHarness, teamId: string, requesterId: str
   return record;
 }
 
-export async function audit(h: AdminHarness, e: { teamId: string; taskId?: string; action: string; subject: string; actor: string; at: string; layer?: AuditEntry["layer"]; errorType?: string; details?: Record<string, unknown> }) {
+export async function audit(h: AdminHarness, e: { teamId: string; taskId?: string; action: string; subject: string; actor: string; at: string; layer?: AuditEntry["layer"]; errorType?: string; errorMessage?: string; details?: Record<string, unknown> }) {
   const log = new AuditLog(h.store, createLogger("seed"), () => new Date(e.at));
   const entry = log.entryOf({ teamId: e.teamId, ...(e.taskId === undefined ? {} : { taskId: e.taskId }), action: e.action, subject: e.subject, actor: e.actor, ...(e.layer === undefined ? {} : { layer: e.layer }), details: e.details ?? {} });
-  await h.store.appendAudit({ ...entry, ...(e.errorType === undefined ? {} : { errorType: e.errorType, errorMessage: `${e.errorType} happened` }) });
+  await h.store.appendAudit({ ...entry, ...(e.errorType === undefined ? {} : { errorType: e.errorType, errorMessage: e.errorMessage ?? `${e.errorType} happened` }) });
 }
 
 /** A browser's cookie jar over fetch: follows nothing by itself (each redirect is looked at), keeps Set-Cookie. */
