@@ -12,7 +12,7 @@ let h: AdminHarness;
 let admin1: Browser;
 let member1: Browser;
 let admin2: Browser;
-const ids: Record<string, string> = {};
+const ids = { member1Task: "", admin1Task: "", team2Task: "" };
 const MONTH = "2026-11";
 
 beforeAll(async () => {
