@@ -1,3 +1,4 @@
+import { webAdminUrlFromEnv } from "./web-admin-url";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { loadLimits } from "../lib/core/config/limits";
 import type { Env } from "../lib/core/config/env";
@@ -27,5 +28,6 @@ export function createCardRefresher(
     clientFor: (token) => createWebClient(token, env),
     limits: loadLimits(env),
     log: createLogger("slack-cards"),
+    ...(webAdminUrlFromEnv(env) === undefined ? {} : { links: { adminUrl: webAdminUrlFromEnv(env)! } }),
   });
 }

@@ -19,6 +19,7 @@ import type { SFNClient } from "@aws-sdk/client-sfn";
 import { createCardRefresher } from "./slack-factory";
 import { freeeHomePortFromEnv } from "./freee-home";
 import { createWebAdminFromEnv } from "./web-admin-env";
+import { webAdminUrlFromEnv } from "./web-admin-url";
 import { returnToAdmin } from "../lib/web-admin/freee-return";
 
 export interface WebOverrides {
@@ -74,7 +75,8 @@ export async function createWebFromEnv(env: Env = process.env, overrides: WebOve
   // A reconnect to another company: the workspace's plans awaiting approval can no longer be approved.
   const invalidatePlans = createPlanInvalidator({ doc, tableName, audit, sfn: overrides.sfn ?? createSfnClient(env), cards: createCardRefresher(store, doc, env, tokens), log });
   const freee = lazyFreeeOAuthFromEnv(env, { admins, logger: log, onConnected: refreshHome, invalidatePlans });
-  const republish = createHomeRefresher({ tokens, home: { store, settings, admins, freee, audit, log }, env });
+  const adminUrl = webAdminUrlFromEnv(env);
+  const republish = createHomeRefresher({ tokens, home: { store, settings, admins, freee, audit, log, ...(adminUrl === undefined ? {} : { adminUrl }) }, env });
   // The web admin's 設定 disconnects as App Home does (the same store function; the page checks the admin).
   const { disconnect } = freeeHomePortFromEnv(env, doc);
   const admin = await createWebAdminFromEnv(env, { doc, tableName, installations, admins, settings, freee: { ...freee, disconnect }, log });

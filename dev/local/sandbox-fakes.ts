@@ -26,6 +26,8 @@ export const SANDBOX_NAMES: Record<string, string> = { [SANDBOX_USER_ID]: "„ÅÇ„Å
 export function sandboxSlack(): FakeSlack {
   const slack = new FakeSlack({ team: { ...SANDBOX_BOT }, botTokens: [SANDBOX_BOT_TOKEN] });
   slack.workspace.addUser({ id: SANDBOX_USER_ID, teamId: SANDBOX_BOT.teamId, isPrimaryOwner: true });
+  // The web admin's sign-in (the fake's OpenID endpoints) names the sandbox user as the page does.
+  for (const [id, name] of Object.entries(SANDBOX_NAMES)) slack.openid.names.set(id, name);
   return slack;
 }
 

@@ -6,7 +6,7 @@ import { AppError, TruncatedResponseError } from "../core/errors/taxonomy";
 import type { TaskStore } from "../store/task-store";
 import type { BotTokenResolver } from "../slack-api/bot-token";
 import type { CardRefresher, CardState, CardSubject, ThreadFile } from "../core/domain/card-refresher";
-import { renderCard, type Card } from "./cards";
+import { type CardLinks, renderCard, type Card } from "./cards";
 import { classifySlackError, slackErrorCode } from "../slack-api/web-client";
 
 export interface SlackCardRefresherDeps {
@@ -16,6 +16,8 @@ export interface SlackCardRefresherDeps {
   clientFor: (token: string) => WebClient;
   limits: Pick<Limits, "maxReruns">;
   log: Logger;
+  /** The web admin, linked under the freee connection failure. */
+  links?: CardLinks;
 }
 
 /**
@@ -62,7 +64,7 @@ export class SlackCardRefresher implements CardRefresher {
   async refresh(taskId: string, subject: CardSubject, known?: CardState): Promise<void> {
     const history = known ?? (await this.deps.store.loadHistory(taskId, { cardsOnly: true }));
     const { task } = history;
-    const card = renderCard(history, subject, this.deps.limits);
+    const card = renderCard(history, subject, this.deps.limits, this.deps.links);
     const { botToken } = await this.deps.tokens.resolve(task.thread.teamId, task.thread.enterpriseId);
     const client = this.deps.clientFor(botToken);
     const existingTs =
