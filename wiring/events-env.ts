@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { webAdminUrlFromEnv } from "./web-admin-url";
 import type { SFNClient } from "@aws-sdk/client-sfn";
 import type { Logger } from "@aws-lambda-powertools/logger";
 import { AuditLog } from "../lib/store/audit-log";
@@ -69,11 +70,17 @@ export async function createSlackEventsFromEnv(env: Env = process.env, overrides
       executionRunArn: requireEnv("EXECUTION_RUN_ARN", env),
       log,
     },
-    home: { store, settings, admins, freee, audit, log },
+    home: { store, settings, admins, freee, audit, log, ...adminLink(env) },
     tokens,
     installations,
     ...(slackApiUrl === undefined ? {} : { slackApiUrl }),
     log,
   });
   return { events, installations, log };
+}
+
+/** App Home links to the web admin when its URL is known (wiring/web-admin-url.ts). */
+function adminLink(env: Env): { adminUrl?: string } {
+  const adminUrl = webAdminUrlFromEnv(env);
+  return adminUrl === undefined ? {} : { adminUrl };
 }

@@ -1,4 +1,5 @@
 import { ChannelPrivacy } from "../lib/ingress/channel-privacy";
+import { webAdminUrlFromEnv } from "./web-admin-url";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { loadLimits } from "../lib/core/config/limits";
 import type { Env } from "../lib/core/config/env";
@@ -30,5 +31,6 @@ export function createCardRefresher(
     limits: loadLimits(env),
     log,
     privacy: new ChannelPrivacy(log),
+    ...(webAdminUrlFromEnv(env) === undefined ? {} : { links: { adminUrl: webAdminUrlFromEnv(env)! } }),
   });
 }

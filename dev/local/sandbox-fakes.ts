@@ -52,6 +52,8 @@ export function sandboxSlack(): FakeSlack {
   // everything), #general is public (HR amounts masked, HR results to the requester's DM).
   slack.directory.addChannel({ id: SANDBOX_CHANNELS.private, name: "sandbox", isPrivate: true });
   slack.directory.addChannel({ id: SANDBOX_CHANNELS.public, name: "general" });
+  // The web admin's sign-in (the fake's OpenID endpoints) names the sandbox user as the page does.
+  for (const [id, name] of Object.entries(SANDBOX_NAMES)) slack.openid.names.set(id, name);
   return slack;
 }
 

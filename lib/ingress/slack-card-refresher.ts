@@ -7,7 +7,7 @@ import type { TaskStore } from "../store/task-store";
 import type { BotTokenResolver } from "../slack-api/bot-token";
 import type { CardRefresher, CardState, CardSubject, PrivateResults, ThreadFile } from "../core/domain/card-refresher";
 import { renderPrivateResults } from "./private-results";
-import { renderCard, type Card } from "./cards";
+import { type CardLinks, renderCard, type Card } from "./cards";
 import { classifySlackError, slackErrorCode } from "../slack-api/web-client";
 import type { ChannelPrivacy } from "./channel-privacy";
 
@@ -20,6 +20,8 @@ export interface SlackCardRefresherDeps {
   log: Logger;
   /** Slack's channel facts, cached per warm instance. */
   privacy: ChannelPrivacy;
+  /** The web admin, linked under the freee connection failure. */
+  links?: CardLinks;
 }
 
 /**
@@ -94,7 +96,7 @@ export class SlackCardRefresher implements CardRefresher {
   async refresh(taskId: string, subject: CardSubject, known?: CardState): Promise<void> {
     const history = known ?? (await this.deps.store.loadHistory(taskId, { cardsOnly: true }));
     const { task } = history;
-    const card = renderCard(history, subject, this.deps.limits);
+    const card = renderCard(history, subject, this.deps.limits, this.deps.links);
     const { botToken } = await this.deps.tokens.resolve(task.thread.teamId, task.thread.enterpriseId);
     const client = this.deps.clientFor(botToken);
     const existingTs =

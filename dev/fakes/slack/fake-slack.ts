@@ -6,6 +6,7 @@ import { SlackFiles } from "./files";
 import { parseBody } from "./body";
 import { FakeUploads } from "./uploads";
 import { usersInfo } from "./users";
+import { FakeSlackOpenId } from "./openid";
 import { Workspace, type ChannelMessage } from "./workspace";
 
 /**
@@ -82,6 +83,8 @@ export class FakeSlack {
   /** User groups and conversations (their facts: public, private, DM). */
   readonly directory = new SlackDirectory();
   readonly team: { teamId: string; botUserId: string; botId: string };
+  /** Sign in with Slack (OpenID Connect): `<base>/openid/connect/{authorize,keys}` and `openid.connect.token`. */
+  readonly openid: FakeSlackOpenId;
   url = "";
   private readonly tokens = new Map<string, BotIdentity>();
   private readonly failures = new Map<string, ScriptedFailure & { left: number }>();
@@ -105,6 +108,7 @@ export class FakeSlack {
     this.workspace = new Workspace(this.clock);
     this.files = new SlackFiles(this.team.teamId);
     this.uploads = new FakeUploads(this.workspace);
+    this.openid = new FakeSlackOpenId(this.workspace, this.client, this.clock);
     for (const token of options.botTokens ?? [FAKE_SLACK_BOT_TOKEN]) this.addBotToken(token);
     this.setRateLimit("chat.update", { limit: 50, windowMs: 60_000, per: "channel" });
   }
@@ -194,6 +198,7 @@ export class FakeSlack {
     const bearer = auth?.startsWith("Bearer ") ? auth.slice(7) : undefined;
     if (method === undefined && this.files.isFileUrl(pathname)) return this.files.download(pathname, bearer === undefined ? undefined : this.tokens.get(bearer)?.teamId);
     const name = method ?? pathname.replace(/^\/(api\/)?/, "");
+    if (name.startsWith("openid/connect/")) return this.openid.page(new URL(request.url), name.slice("openid/connect/".length));
     if (name.startsWith("upload/")) return this.uploads.receive(request);
     const body = parseBody(await request.text(), request.headers.get("content-type"));
     const token = bearer ?? (typeof body.token === "string" ? body.token : undefined);
@@ -209,6 +214,7 @@ export class FakeSlack {
       return json(status, { ok: false, error: call.error }, status === 429 ? { "retry-after": String(failure.retryAfterSeconds ?? 1) } : {});
     }
     if (name === "oauth.v2.access") return this.finish(call, this.oauthAccess(body, auth));
+    if (name === "openid.connect.token") return this.finish(call, this.openid.token(body, auth));
     if (token === undefined) return this.finish(call, { ok: false, error: "not_authed" });
     const bot = this.tokens.get(token);
     if (bot === undefined) return this.finish(call, { ok: false, error: "invalid_auth" });

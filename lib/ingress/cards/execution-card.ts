@@ -5,13 +5,14 @@ import type { CardState as TaskHistory } from "../../core/domain/card-refresher"
 import { ActionIds, actions, codeCell, context, header, inlineMrkdwn, quotedMrkdwn, section, user, type Card } from "./blocks";
 import { PrivacyTexts } from "../../core/messages/policy";
 import { isMasked, maskedChangeBlocks } from "../public-masking";
+import { adminLinkBlocks, type CardLinks } from "./admin-link";
 import { changeBlocks, ranBlocks, stepBlocks, stepLines, tableBlocks, type StepLine } from "./execution-steps";
 
 export const CANCELLING_TEXT = "中止中...";
 export const CANCELLED_TEXT = "中止";
 
 /** The Execution card of run N: progress while running, then its outcome, with [中止] / [再実行] as the state allows. */
-export function renderExecutionCard(history: TaskHistory, executionNo: number, limits: Pick<Limits, "maxReruns">): Card {
+export function renderExecutionCard(history: TaskHistory, executionNo: number, limits: Pick<Limits, "maxReruns">, links: CardLinks = {}): Card {
   const { task } = history;
   const execution = history.executions.find((e) => e.executionNo === executionNo);
   const title = executionNo > 1 ? `実行 #${executionNo} (再実行)` : `実行 #${executionNo}`;
@@ -77,7 +78,7 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
     case "timed_out": {
       const errorName = execution.status === "timed_out" ? "RunTimeoutError" : execution.errorName;
       const message = failureMessageFor("L4", errorName);
-      blocks.push(section(`:warning: ${message}`));
+      blocks.push(section(`:warning: ${message}`), ...adminLinkBlocks(message, links));
       const why = execution.status === "failed" ? agentFailureMessageFor(execution.agentFailure?.reason) : undefined;
       if (why !== undefined) blocks.push(context(`原因: ${why}`));
       const missing = execution.completion?.writeStepsMissing ?? [];

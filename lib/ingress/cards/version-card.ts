@@ -1,4 +1,5 @@
 import type { ProcessVersion, PromptVersion, Task, VersionKind } from "../../core/domain/records";
+import { adminLinkBlocks, type CardLinks } from "./admin-link";
 import { failureMessageFor, limitMessageFor } from "../../core/messages/ja";
 import type { CardState as TaskHistory } from "../../core/domain/card-refresher";
 import { ActionIds, actions, context, escapeMrkdwn, header, inlineMrkdwn, quote, section, truncate, user, wholeSection, type Card } from "./blocks";
@@ -14,7 +15,7 @@ const LAYER: Record<VersionKind, "L2" | "L3"> = { prompt: "L2", process: "L3" };
 export const APPROVAL_EXPIRED_TEXT = "承認期限が切れました。タスクを新しく作成してください。";
 
 /** The Prompt or Process card: the current version in whatever state the table says. */
-export function renderVersionCard(history: TaskHistory, kind: VersionKind): Card {
+export function renderVersionCard(history: TaskHistory, kind: VersionKind, links: CardLinks = {}): Card {
   const { task } = history;
   const versions: (PromptVersion | ProcessVersion)[] = kind === "prompt" ? history.prompts : history.processes;
   const current = kind === "prompt" ? task.currentPromptVersion : task.currentProcessVersion;
@@ -82,7 +83,7 @@ export function renderVersionCard(history: TaskHistory, kind: VersionKind): Card
       break;
     }
     case "failed":
-      blocks.push(section(`:warning: ${failureMessageFor(LAYER[kind], record.errorName)}`));
+      blocks.push(section(`:warning: ${failureMessageFor(LAYER[kind], record.errorName)}`), ...adminLinkBlocks(failureMessageFor(LAYER[kind], record.errorName), links));
       text = failureMessageFor(LAYER[kind], record.errorName);
       break;
     case "expired":
