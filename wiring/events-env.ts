@@ -11,6 +11,8 @@ import { createLogger } from "../lib/core/observability/logger";
 import { createDocumentClient } from "../lib/store/dynamo-client";
 import { TaskStore } from "../lib/store/task-store";
 import { createAdminDirectory } from "./admins-env";
+import { UsergroupDirectory } from "../lib/ingress/usergroups";
+import { createWebClient } from "../lib/slack-api/web-client";
 import { createBotTokenResolver } from "../lib/slack-api/bot-token";
 import { createCardRefresher } from "./slack-factory";
 import type { FreeePort } from "../lib/ingress/freee-port";
@@ -63,6 +65,7 @@ export async function createSlackEventsFromEnv(env: Env = process.env, overrides
       audit,
       cards: createCardRefresher(store, doc, env, tokens),
       admins,
+      groupMembers: new UsergroupDirectory(tokens, (token) => createWebClient(token, env)),
       limits: loadLimits(env),
       executionRunArn: requireEnv("EXECUTION_RUN_ARN", env),
       log,

@@ -13,6 +13,8 @@ import type { DefinedStep } from "../../lib/steps/step-handler";
 import type { FreeePort } from "../../lib/ingress/freee-port";
 import { fromFetchRequest, toFetchResponse } from "../../lib/ingress/http/types";
 import { createAdminDirectory } from "../../wiring/admins-env";
+import { TeamSettingsStore } from "../../lib/store/team-settings";
+import { ONE_PERSON_POLICY } from "../../lib/core/domain/approval-policy";
 import { createBotTokenResolver } from "../../lib/slack-api/bot-token";
 import { createIngressFromEnv } from "../../wiring/ingress-env";
 import { createWebAdminFromEnv } from "../../wiring/web-admin-env";
@@ -38,7 +40,7 @@ import { handleSfnRequest, isSfnRequest } from "./sfn-http-facade";
 import type { FakeAnthropic } from "../fakes/anthropic/fake-anthropic";
 import type { FakeFreee } from "../fakes/freee/fake-freee";
 import type { FakeSlack } from "../fakes/slack/fake-slack";
-import { asResponse, SANDBOX_NAMES, SANDBOX_BOT, SANDBOX_BOT_TOKEN, SANDBOX_COMPANY, SANDBOX_FREEE_CLIENT, SANDBOX_USER_ID, sandboxFreee, sandboxModel, sandboxSlack, SCRIPTED_MODEL_API_KEY } from "./sandbox-fakes";
+import { asResponse, SANDBOX_CHANNELS, SANDBOX_NAMES, SANDBOX_BOT, SANDBOX_BOT_TOKEN, SANDBOX_COMPANY, SANDBOX_FREEE_CLIENT, SANDBOX_USER_ID, sandboxFreee, sandboxModel, sandboxSlack, SCRIPTED_MODEL_API_KEY } from "./sandbox-fakes";
 import type { SlackWho } from "./slack-payloads";
 import { synthesizeMachines, type SynthesizedMachines } from "./synth-definitions";
 
@@ -82,7 +84,7 @@ export interface LocalStackOptions {
   consumerEnv?: (consumer: string, env: Readonly<Record<string, string>>) => Record<string, string>;
 }
 
-export const SANDBOX_WHO = { teamId: SANDBOX_BOT.teamId, userId: SANDBOX_USER_ID, channelId: "CSANDBOX", appId: "ASANDBOX", botUserId: SANDBOX_BOT.botUserId } as const;
+export const SANDBOX_WHO = { teamId: SANDBOX_BOT.teamId, userId: SANDBOX_USER_ID, channelId: SANDBOX_CHANNELS.private, channelType: "group", appId: "ASANDBOX", botUserId: SANDBOX_BOT.botUserId } as const;
 
 const DEFAULT_TABLE = "slack-mcp-agent-local";
 
@@ -237,6 +239,16 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
       });
     }
   }
+  // LOCAL_APPROVAL_POLICY=one_person: the local workspace (the sandbox's, or the bot token's own) is one person's —
+  // the requester approves their own writes, nobody is asked for a second approval — set at each start, for the
+  // suites that act as a single user. Without it the workspace's stored policy (or the defaults) stands.
+  if (get("LOCAL_APPROVAL_POLICY") === "one_person") {
+    const teamId = slackMode === "sandbox" ? SANDBOX_WHO.teamId : slackMode === "single-workspace" ? await workspaceOf(env) : undefined;
+    if (teamId !== undefined) {
+      const settings = new TeamSettingsStore(doc, tableName);
+      await settings.savePolicy(teamId, ONE_PERSON_POLICY, "local-dev", (await settings.get(teamId)).approvalPolicy.updatedAt);
+    }
+  }
   // The connect flow asks who is an admin as the web Lambda does (settings, ADMIN_USER_IDS, users.info).
   const oauthEnv = envOf("oauth", env);
   const oauthDoc = oauthEnv === env ? doc : createDocumentClient(oauthEnv);
@@ -260,7 +272,7 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
     freee === undefined ? "freee: 実 API" : `freee: スクリプトの会社（${SANDBOX_COMPANY.name}）`,
   ];
   const sandbox = { ...SANDBOX_WHO, signingSecret: requireEnv("SLACK_SIGNING_SECRET", env) };
-  const sandboxApi = slack === undefined ? undefined : createSandbox({ slack, who: SANDBOX_WHO, signingSecret: sandbox.signingSecret, eventsUrl: `${base}/slack/events`, labels, names: SANDBOX_NAMES, ...(faults === undefined ? {} : { faults }) });
+  const sandboxApi = slack === undefined ? undefined : createSandbox({ slack, who: SANDBOX_WHO, publicChannelId: SANDBOX_CHANNELS.public, signingSecret: sandbox.signingSecret, eventsUrl: `${base}/slack/events`, labels, names: SANDBOX_NAMES, ...(faults === undefined ? {} : { faults }) });
 
   const route: FetchHandler = async (request) => {
     const path = new URL(request.url).pathname;

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { SlackDirectory } from "./directory";
 import { json, listen, type ListeningFake } from "../http";
 import { checkBlocks, checkView } from "./block-kit";
 import { SlackFiles } from "./files";
@@ -79,6 +80,8 @@ export class FakeSlack {
   readonly files: SlackFiles;
   /** Files the app uploads (files.uploadV2). */
   readonly uploads: FakeUploads;
+  /** User groups and conversations (their facts: public, private, DM). */
+  readonly directory = new SlackDirectory();
   readonly team: { teamId: string; botUserId: string; botId: string };
   /** Sign in with Slack (OpenID Connect): `<base>/openid/connect/{authorize,keys}` and `openid.connect.token`. */
   readonly openid: FakeSlackOpenId;
@@ -336,7 +339,7 @@ export class FakeSlack {
       case "files.info":
         return this.files.info(body, bot.scopes);
       default:
-        return this.uploads.method(name, body, this.url, bot.userId) ?? { ok: false, error: "unknown_method" };
+        return this.directory.method(name, body, bot.scopes) ?? this.uploads.method(name, body, this.url, bot.userId) ?? { ok: false, error: "unknown_method" };
     }
   }
 
@@ -354,7 +357,7 @@ export class FakeSlack {
       ok: true,
       app_id: "A0001",
       authed_user: { id: "UINSTALLER" },
-      scope: "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,users:read,files:read,files:write",
+      scope: "app_mentions:read,channels:history,groups:history,im:history,mpim:history,channels:read,groups:read,im:read,mpim:read,im:write,chat:write,users:read,usergroups:read,files:read,files:write",
       token_type: "bot",
       access_token: token,
       bot_user_id: this.team.botUserId,

@@ -4,6 +4,8 @@ import type { Limits } from "../../core/config/limits";
 import type { CardState as TaskHistory } from "../../core/domain/card-refresher";
 import { ActionIds, actions, codeCell, context, header, inlineMrkdwn, quotedMrkdwn, section, user, type Card } from "./blocks";
 import { adminLinkBlocks, type CardLinks } from "./admin-link";
+import { PrivacyTexts } from "../../core/messages/policy";
+import { isMasked, maskedChangeBlocks } from "../public-masking";
 import { changeBlocks, ranBlocks, stepBlocks, stepLines, tableBlocks, type StepLine } from "./execution-steps";
 
 export const CANCELLING_TEXT = "中止中...";
@@ -22,7 +24,8 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
   const process = history.processes.find((p) => p.version === execution.processVersion);
   const lines: StepLine[] = process?.steps === undefined ? [] : stepLines(process, execution);
   const steps = (): Card["blocks"] => (process === undefined ? [] : stepBlocks(process, lines));
-  const changes = (): Card["blocks"] => (process === undefined ? [] : changeBlocks(process, execution));
+  // An HR plan posted in a public channel: its changes without amounts, as its Process card showed them.
+  const changes = (): Card["blocks"] => (process === undefined ? [] : isMasked(process) ? maskedChangeBlocks(process) : changeBlocks(process, execution));
   const ref = { taskId: task.taskId, executionNo };
   const isLatest = executionNo === task.executionCount;
   const rerunsLeft = 1 + limits.maxReruns - task.executionCount;
@@ -60,8 +63,15 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
       if (execution.cancelledBy !== undefined) blocks.push(context(`中止: ${user(execution.cancelledBy)}`));
       break;
     case "completed":
-      blocks.push(section(`:white_check_mark: *完了*${execution.resultSummary ? `\n${quotedMrkdwn(execution.resultSummary)}` : ""}`));
-      blocks.push(...changes(), ...tableBlocks(lines, new Set((execution.resultFiles ?? []).map((f) => f.stepId))), ...steps());
+      {
+        // Results with HR personal data went to the requester privately: the thread shows where, not what.
+        const sent = execution.privateDelivery;
+        const shown = sent === undefined ? lines : lines.filter((l) => !sent.stepIds.includes(l.step.stepId));
+        const summary = execution.resultSummary !== undefined && sent?.summary !== true ? `\n${quotedMrkdwn(execution.resultSummary)}` : "";
+        blocks.push(section(`:white_check_mark: *完了*${summary}`));
+        if (sent !== undefined) blocks.push(section(sent.channelId === undefined ? PrivacyTexts.dmFailed(sent.requesterId) : PrivacyTexts.sentByDm(sent.requesterId)));
+        blocks.push(...changes(), ...tableBlocks(shown, new Set((execution.resultFiles ?? []).map((f) => f.stepId))), ...steps());
+      }
       text = `${title}: 完了`;
       break;
     case "failed":

@@ -5,6 +5,8 @@ import type { CardState as TaskHistory } from "../../core/domain/card-refresher"
 import { ActionIds, actions, context, escapeMrkdwn, header, inlineMrkdwn, quote, section, truncate, user, wholeSection, type Card } from "./blocks";
 import { chunk } from "../../preview/plan";
 import { processApprovalBlocks, processContentBlocks } from "./process-card";
+import { approvalStatusBlocks } from "../approval-status";
+import { isMasked, maskedApprovalBlocks, maskedContentBlocks } from "../public-masking";
 
 const TITLE: Record<VersionKind, string> = { prompt: "実行方針", process: "実行ステップ" };
 const LAYER: Record<VersionKind, "L2" | "L3"> = { prompt: "L2", process: "L3" };
@@ -40,7 +42,7 @@ export function renderVersionCard(history: TaskHistory, kind: VersionKind, links
     case "pending_approval":
       blocks.push(...contentBlocks(task, record));
       if (record.kind === "process") {
-        blocks.push(...processApprovalBlocks(task, record));
+        blocks.push(...approvalStatusBlocks(record), ...(isMasked(record) ? maskedApprovalBlocks(task, record) : processApprovalBlocks(task, record)));
         text = `${title} ${v}: 承認待ち`;
         break;
       }
@@ -56,6 +58,7 @@ export function renderVersionCard(history: TaskHistory, kind: VersionKind, links
     case "approved":
       blocks.push(...contentBlocks(task, record));
       blocks.push(section(`:white_check_mark: *承認済み (${v})*${record.decision ? ` — ${user(record.decision.actorId)}` : ""}`));
+      if (record.kind === "process") blocks.push(...approvalStatusBlocks(record));
       text = `${title} ${v}: 承認済み`;
       break;
     case "rejected": {
@@ -93,5 +96,5 @@ function contentBlocks(task: Task, record: PromptVersion | ProcessVersion): Card
     // The approver approves this text: long text continues in the next section, never cut.
     return record.text === undefined ? [] : chunk(escapeMrkdwn(record.text)).map((text) => wholeSection(text));
   }
-  return processContentBlocks(task, record);
+  return isMasked(record) ? maskedContentBlocks(record) : processContentBlocks(task, record);
 }
