@@ -1,5 +1,5 @@
-import { webAdminUrlFromEnv } from "./web-admin-url";
 import { ChannelPrivacy } from "../lib/ingress/channel-privacy";
+import { webAdminUrlFromEnv } from "./web-admin-url";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { loadLimits } from "../lib/core/config/limits";
 import type { Env } from "../lib/core/config/env";
@@ -24,14 +24,13 @@ export function createCardRefresher(
   // Step Lambdas open installations (KMS decrypt only); sealing plain items left by an earlier version is the ingress's job.
   const resolver = tokens ?? createBotTokenResolver(new DynamoInstallationStore(doc, store.tableName, { cipher: installationCipher(env), cacheTtlMs: INSTALLATION_CACHE_MS }), env);
   const log = createLogger("slack-cards");
-  const adminUrl = webAdminUrlFromEnv(env);
   return new SlackCardRefresher({
     store,
     tokens: resolver,
     clientFor: (token) => createWebClient(token, env),
     limits: loadLimits(env),
-    ...(adminUrl === undefined ? {} : { links: { adminUrl } }),
     log,
     privacy: new ChannelPrivacy(log),
+    ...(webAdminUrlFromEnv(env) === undefined ? {} : { links: { adminUrl: webAdminUrlFromEnv(env)! } }),
   });
 }

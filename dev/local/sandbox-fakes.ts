@@ -44,8 +44,6 @@ export const SANDBOX_NAMES: Record<string, string> = {
 export function sandboxSlack(): FakeSlack {
   const slack = new FakeSlack({ team: { ...SANDBOX_BOT }, botTokens: [SANDBOX_BOT_TOKEN] });
   slack.workspace.addUser({ id: SANDBOX_USER_ID, teamId: SANDBOX_BOT.teamId, isPrimaryOwner: true });
-  // The web admin's sign-in (the fake's OpenID endpoints) names the sandbox user as the page does.
-  for (const [id, name] of Object.entries(SANDBOX_NAMES)) slack.openid.names.set(id, name);
   slack.workspace.addUser({ id: SANDBOX_MEMBERS.approver, teamId: SANDBOX_BOT.teamId, isAdmin: true });
   slack.workspace.addUser({ id: SANDBOX_MEMBERS.secondApprover, teamId: SANDBOX_BOT.teamId, isAdmin: true });
   slack.workspace.addUser({ id: SANDBOX_MEMBERS.member, teamId: SANDBOX_BOT.teamId });
@@ -54,6 +52,8 @@ export function sandboxSlack(): FakeSlack {
   // everything), #general is public (HR amounts masked, HR results to the requester's DM).
   slack.directory.addChannel({ id: SANDBOX_CHANNELS.private, name: "sandbox", isPrivate: true });
   slack.directory.addChannel({ id: SANDBOX_CHANNELS.public, name: "general" });
+  // The web admin's sign-in (the fake's OpenID endpoints) names the sandbox user as the page does.
+  for (const [id, name] of Object.entries(SANDBOX_NAMES)) slack.openid.names.set(id, name);
   return slack;
 }
 

@@ -5,9 +5,9 @@ import type { SlackThread } from "../core/domain/records";
 import { AppError, TruncatedResponseError } from "../core/errors/taxonomy";
 import type { TaskStore } from "../store/task-store";
 import type { BotTokenResolver } from "../slack-api/bot-token";
-import { type CardLinks, renderCard, type Card } from "./cards";
 import type { CardRefresher, CardState, CardSubject, PrivateResults, ThreadFile } from "../core/domain/card-refresher";
 import { renderPrivateResults } from "./private-results";
+import { type CardLinks, renderCard, type Card } from "./cards";
 import { classifySlackError, slackErrorCode } from "../slack-api/web-client";
 import type { ChannelPrivacy } from "./channel-privacy";
 
@@ -18,10 +18,10 @@ export interface SlackCardRefresherDeps {
   clientFor: (token: string) => WebClient;
   limits: Pick<Limits, "maxReruns">;
   log: Logger;
-  /** The web admin, linked under the freee connection failure. */
-  links?: CardLinks;
   /** Slack's channel facts, cached per warm instance. */
   privacy: ChannelPrivacy;
+  /** The web admin, linked under the freee connection failure. */
+  links?: CardLinks;
 }
 
 /**

@@ -3,9 +3,9 @@ import { agentFailureMessageFor, failureMessageFor, limitMessageFor } from "../.
 import type { Limits } from "../../core/config/limits";
 import type { CardState as TaskHistory } from "../../core/domain/card-refresher";
 import { ActionIds, actions, codeCell, context, header, inlineMrkdwn, quotedMrkdwn, section, user, type Card } from "./blocks";
-import { adminLinkBlocks, type CardLinks } from "./admin-link";
 import { PrivacyTexts } from "../../core/messages/policy";
 import { isMasked, maskedChangeBlocks } from "../public-masking";
+import { adminLinkBlocks, type CardLinks } from "./admin-link";
 import { changeBlocks, ranBlocks, stepBlocks, stepLines, tableBlocks, type StepLine } from "./execution-steps";
 
 export const CANCELLING_TEXT = "中止中...";
