@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminMessages } from "../../lib/core/messages/ja";
 import { TeamSettingsStore } from "../../lib/store/team-settings";
+import { DEFAULT_APPROVAL_POLICY } from "../../lib/core/domain/approval-policy";
 import { UTF8_BOM } from "../../lib/web-admin/csv";
 import { audit, Browser, csrfOf, seedTask, startAdmin, USERS, type AdminHarness } from "./harness";
 
@@ -178,6 +179,28 @@ describe("設定", () => {
     const plain = await new Browser(h.url).get(`/freee/callback?error=access_denied&state=whatever`);
     expect(plain.status).toBeGreaterThanOrEqual(400);
     expect(await plain.text()).toContain(AdminMessages.freeeAuthFailed);
+  });
+});
+
+describe("an approver (named by the approval policy)", () => {
+  it("sees the workspace's tasks, trails, dashboard and audit log, and not 設定", async () => {
+    const settings = new TeamSettingsStore(h.table.doc, h.table.tableName);
+    const { updatedBy: _b, updatedAt: _a, ...policy } = DEFAULT_APPROVAL_POLICY;
+    await settings.savePolicy("T0001", { ...policy, approvers: { ...policy.approvers, hr: { userIds: [USERS.approver1.id], usergroupIds: [] } } }, USERS.admin1.id, (await settings.get("T0001")).approvalPolicy.updatedAt);
+    const approver = new Browser(h.url);
+    const landed = await approver.signIn(USERS.approver1.id);
+    expect(await landed.text()).toContain("承認者");
+    const list = (await text(approver, `/admin/tasks?month=${MONTH}`)).body;
+    expect(list).toContain(ids.member1Task);
+    expect(list).toContain(ids.admin1Task);
+    expect(list).not.toContain(ids.team2Task);
+    expect((await approver.get(`/admin/tasks/${ids.member1Task}`)).status).toBe(200);
+    expect((await approver.get(`/admin/tasks/${ids.team2Task}`)).status).toBe(404);
+    expect((await approver.get("/admin/dashboard")).status).toBe(200);
+    expect((await approver.get("/admin/audit.csv")).status).toBe(200);
+    expect((await approver.get("/admin/settings")).status).toBe(403);
+    // Not named by the policy: a member, whose view of others' tasks is 404.
+    expect((await member1.get(`/admin/tasks/${ids.admin1Task}`)).status).toBe(404);
   });
 });
 
