@@ -82,6 +82,7 @@ export async function createWebAdminFromEnv(env: Env, w: WebAdminWiring): Promis
     writes: {
       saveApprovers: (teamId, ids, by) => w.settings.save(teamId, ids, by),
       saveExternalTeams: (teamId, ids, by) => w.settings.saveAllowedExternalTeams(teamId, ids, by),
+      savePolicy: (teamId, policy, by, seen) => w.settings.savePolicy(teamId, policy, by, seen),
     },
     freee: w.freee,
     audit: new AuditLog(store, w.log),
