@@ -1,5 +1,5 @@
 import type { KnownBlock, View } from "@slack/web-api";
-import type { Ledger, LedgerOutcome } from "../store/ledger";
+import { LEDGER_OUTCOME_LABELS, type Ledger, type LedgerOutcome } from "../store/ledger";
 import type { Task } from "../core/domain/records";
 import { AdminMessages, freeeAuthMessageFor, freeeLapseMessage, HomeTexts } from "../core/messages/ja";
 import { context, escapeMrkdwn, header, inlineMrkdwn, section, truncate } from "./cards/blocks";
@@ -29,6 +29,8 @@ export type FreeeLapse = { kind: "lapsing"; expiresAt: string; daysLeft: number 
 export interface HomeData {
   viewerIsAdmin: boolean;
   freee: FreeeStatusView;
+  /** The web admin: a task's whole trail, the audit log, the month's dashboard, the settings. */
+  adminUrl?: string;
   adminUserIds: string[];
   /** Other organisations' workspaces allowed to use the app here (Slack Connect); shown to admins. */
   allowedExternalTeamIds: string[];
@@ -68,6 +70,7 @@ export function buildHomeView(state: HomeState): View {
   }
   const { data } = state;
   if (state.notice !== undefined) blocks.push(section(`:warning: *${escapeMrkdwn(state.notice)}*`));
+  if (data.adminUrl !== undefined) blocks.push(context(`<${data.adminUrl}|管理画面を開く>（タスクの記録・監査ログ・ダッシュボード・設定）`));
 
   blocks.push(header("freee 接続"));
   const freeeLine = `${FREEE_STATUS[data.freee.status]}${data.freee.companyName ? ` (${inlineMrkdwn(data.freee.companyName)})` : ""}`;
@@ -146,16 +149,8 @@ export function buildHomeView(state: HomeState): View {
   return { type: "home", blocks };
 }
 
-const OUTCOME_LABEL: Record<LedgerOutcome, string> = {
-  completed: "完了",
-  failed: "失敗",
-  timed_out: "タイムアウト",
-  cancelled: "中止",
-  limit_reached: "上限到達",
-  expired: "承認期限切れ",
-  not_a_request: "依頼ではない（返信のみ）",
-  in_progress: "進行中",
-};
+// A reply that was no request is said with what the bot did, since Home lists it beside real outcomes.
+const OUTCOME_LABEL: Record<LedgerOutcome, string> = { ...LEDGER_OUTCOME_LABELS, not_a_request: "依頼ではない（返信のみ）" };
 
 function disconnectButton() {
   return {

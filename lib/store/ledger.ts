@@ -7,6 +7,18 @@ import type { AuditEntry } from "../core/domain/records";
  */
 export type LedgerOutcome = "completed" | "failed" | "timed_out" | "cancelled" | "limit_reached" | "expired" | "not_a_request" | "in_progress";
 
+/** Each outcome in Japanese, as App Home and the web admin show it (one table, so the two never disagree). */
+export const LEDGER_OUTCOME_LABELS: Record<LedgerOutcome, string> = {
+  completed: "完了",
+  failed: "失敗",
+  timed_out: "タイムアウト",
+  cancelled: "中止",
+  limit_reached: "上限到達",
+  expired: "承認期限切れ",
+  not_a_request: "依頼ではない",
+  in_progress: "進行中",
+};
+
 export interface TaskLedgerRow {
   taskId: string;
   teamId: string;
@@ -25,6 +37,8 @@ export interface Ledger {
   failuresByClass: Array<{ layer: string; errorClass: string; count: number }>;
   /** MCP tool calls the approved Process did not permit (`freee.tool_refused`), by reason. */
   refusalsByReason: Array<{ reason: string; count: number }>;
+  /** Approvals and rejections refused at the click (`<kind>.decision_refused`: the approval policy, a company switch), by reason. */
+  approvalRefusalsByReason: Array<{ reason: string; count: number }>;
   /**
    * Runs whose session ended but that the L4 completion contract did not accept as 完了 (lib/steps/run-completion.ts),
    * by why: steps left undone or a final message that fails its contract, the freee connection, a write to check.
@@ -56,6 +70,7 @@ export function buildLedger(entries: readonly AuditEntry[], window: { since: str
   const rows = new Map<string, TaskLedgerRow>();
   const failures = new Map<string, { layer: string; errorClass: string; count: number }>();
   const refusals = new Map<string, number>();
+  const approvalRefusals = new Map<string, number>();
   const runsNotCompleted = Object.fromEntries(RUN_VERDICTS.map((v) => [v, 0])) as Ledger["runsNotCompleted"];
   for (const entry of sorted) {
     const verdict = RUN_VERDICTS.find((v) => v === entry.errorType);
@@ -63,6 +78,10 @@ export function buildLedger(entries: readonly AuditEntry[], window: { since: str
     if (entry.action === "freee.tool_refused") {
       const reason = typeof entry.details.reason === "string" ? entry.details.reason : "unspecified";
       refusals.set(reason, (refusals.get(reason) ?? 0) + 1);
+    }
+    if (/^(prompt|process)\.decision_refused$/.test(entry.action)) {
+      const reason = typeof entry.details.reason === "string" ? entry.details.reason : "unspecified";
+      approvalRefusals.set(reason, (approvalRefusals.get(reason) ?? 0) + 1);
     }
     if (entry.action.startsWith("error.")) {
       const layer = entry.layer ?? entry.action.slice("error.".length);
@@ -91,8 +110,13 @@ export function buildLedger(entries: readonly AuditEntry[], window: { since: str
     byOutcome,
     failuresByClass: [...failures.values()].sort((a, b) => b.count - a.count || a.layer.localeCompare(b.layer)),
     runsNotCompleted,
-    refusalsByReason: [...refusals.entries()].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason)),
+    refusalsByReason: byCount(refusals),
+    approvalRefusalsByReason: byCount(approvalRefusals),
   };
+}
+
+function byCount(counts: ReadonlyMap<string, number>): Array<{ reason: string; count: number }> {
+  return [...counts.entries()].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
 }
 
 export function renderLedger(ledger: Ledger): string {
@@ -113,6 +137,10 @@ export function renderLedger(ledger: Ledger): string {
   lines.push("Tool calls refused (not in the approved Process)");
   if (ledger.refusalsByReason.length === 0) lines.push("  (none)");
   for (const r of ledger.refusalsByReason) lines.push(`  ${r.reason.padEnd(28)} ${String(r.count).padStart(6)}`);
+  lines.push("");
+  lines.push("Approvals refused at the click (approval policy, company switch)");
+  if (ledger.approvalRefusalsByReason.length === 0) lines.push("  (none)");
+  for (const r of ledger.approvalRefusalsByReason) lines.push(`  ${r.reason.padEnd(28)} ${String(r.count).padStart(6)}`);
   lines.push("");
   lines.push("Tasks");
   for (const t of ledger.tasks) {
