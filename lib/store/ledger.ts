@@ -52,7 +52,7 @@ export interface Ledger {
   runsNotCompleted: Record<(typeof RUN_VERDICTS)[number], number>;
 }
 
-const RUN_VERDICTS = ["IncompleteRunError", "AuthError", "FreeeCompanyChangedError", "WriteOutcomeUnknownError"] as const;
+const RUN_VERDICTS = ["IncompleteRunError", "AuthError", "FreeeCompanyChangedError", "FreeeThrottledError", "WriteOutcomeUnknownError"] as const;
 
 const OUTCOME_OF_ACTION: Array<[RegExp, LedgerOutcome]> = [
   [/^execution\.completed$/, "completed"],
