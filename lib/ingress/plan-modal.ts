@@ -3,7 +3,7 @@ import * as z from "zod/mini";
 import type { ProcessVersion, Task } from "../core/domain/records";
 import { context, escapeMrkdwn, section, wholeSection } from "./cards/blocks";
 import { planSection } from "./cards/process-card";
-import { chunk, planLayout, planSummary, PlanMessages, sortedSteps } from "../preview/plan";
+import { BLOCKED_MARK, chunk, planApprovalBlocker, planLayout, planSummary, PlanMessages, sortedSteps, WARNING_MARK } from "../preview/plan";
 
 /**
  * The two modals of the Process review: the whole plan, whose submit is the approval of a plan too
@@ -25,9 +25,12 @@ export function buildFullPlanModal(task: Task, record: ProcessVersion): ModalVie
   const layout = planLayout(record);
   const approvable = record.preview?.status === "ready" && layout.kind !== "too_large";
   const blocks: ModalView["blocks"] = [context(`${planSummary(record)}。下のすべてを確認してから承認してください。`)];
-  if (layout.kind === "too_large") blocks.push(section(`:no_entry: ${PlanMessages.tooLarge}`));
+  if (layout.kind === "too_large") blocks.push(section(`${BLOCKED_MARK} ${PlanMessages.tooLarge}`));
   else blocks.push(...layout.sections.map((s) => planSection(task.taskId, record.version, s)));
-  blocks.push(section(approvable ? "以上がこの実行ステップのすべてです。「承認する」を押すと、この内容だけが実行されます。" : `:no_entry: ${record.preview?.status === "blocked" ? PlanMessages.blocked : PlanMessages.notPreviewed}`));
+  // A modal's submit has no confirm dialog: the warnings are counted right above it instead.
+  const warned = (record.preview?.warnings ?? []).filter((w) => w.kind !== "no_op").length;
+  const caution = warned > 0 ? `${WARNING_MARK} 確認が必要な点が ${warned} 件あります（上の各ステップに表示）。\n` : "";
+  blocks.push(section(approvable ? `${caution}以上がこの実行ステップのすべてです。「承認する」を押すと、この内容だけが実行されます。` : `${BLOCKED_MARK} ${planApprovalBlocker(record, "full_plan") ?? PlanMessages.notPreviewed}`));
   return {
     type: "modal",
     callback_id: APPROVE_PLAN_CALLBACK_ID,

@@ -1,5 +1,6 @@
 import * as z from "../core/zod";
 import { AttachmentsSchema, SlackThreadSchema, type ProcessVersion } from "../core/domain/records";
+import type { ProcessPreview } from "../core/domain/preview";
 import { RecordNotFoundError } from "../core/errors/taxonomy";
 import { buildPreview } from "../preview/build";
 import { isWriteStep } from "../freee/tools/summaries";
@@ -23,7 +24,7 @@ export type PreviewProcessInput = z.infer<typeof PreviewProcessInputSchema>;
  * the state's Retry / Catch rows (the freee connection message on AuthError); a value freee will not give is stored as
  * unreadable and shown so. Retried after a stored preview, it reads nothing again.
  */
-export async function previewProcessStep(deps: PipelineDeps, input: PreviewProcessInput): Promise<{ taskId: string; version: number; status: "ready" | "blocked" }> {
+export async function previewProcessStep(deps: PipelineDeps, input: PreviewProcessInput): Promise<{ taskId: string; version: number; status: ProcessPreview["status"] }> {
   const { taskId, version } = input;
   const task =
     input.thread === undefined || input.attachments === undefined
@@ -46,12 +47,17 @@ export async function previewProcessStep(deps: PipelineDeps, input: PreviewProce
         writeSteps: held.steps!.filter(isWriteStep).length,
         unreadable: preview.steps.filter((s) => s.current === "unreadable").map((s) => s.stepId),
         problems: preview.steps.flatMap((s) => s.problems.map((p) => ({ stepId: s.stepId, kind: p.kind, field: p.field }))),
+        warnings: (preview.warnings ?? []).map((w) => ({ stepId: w.stepId, kind: w.kind })),
+        dropped: (preview.dropped ?? []).map((d) => d.stepId),
         reads: preview.reads,
       },
     };
   };
   if (record.preview === undefined) {
-    const outcome = await buildPreview(record.steps, new FreeeReader(deps.freee(task.thread.teamId)), deps.clock(), { attachments: task.attachments ?? [] });
+    const outcome = await buildPreview(record.steps, new FreeeReader(deps.freee(task.thread.teamId)), deps.clock(), {
+      attachments: task.attachments ?? [],
+      thresholds: { percent: deps.limits.warnChangePercent, yen: deps.limits.warnChangeYen },
+    });
     const via = approvableVia({ ...record, steps: outcome.steps, preview: outcome.preview });
     const stored: ProcessVersion = { ...record, steps: outcome.steps, preview: outcome.preview, approvableVia: via };
     // The preview and its entry in one transaction; refused, the preview an earlier attempt stored is the one shown.
