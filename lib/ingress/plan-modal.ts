@@ -1,7 +1,8 @@
 import type { ModalView } from "@slack/web-api";
 import * as z from "zod/mini";
 import type { ProcessVersion, Task } from "../core/domain/records";
-import { context, escapeMrkdwn, section, wholeSection } from "./cards/blocks";
+import { context, escapeMrkdwn, inlineMrkdwn, section, wholeSection } from "./cards/blocks";
+import { stepTitle } from "./cards/execution-steps";
 import { planSection } from "./cards/process-card";
 import { BLOCKED_MARK, chunk, planApprovalBlocker, planLayout, planSummary, PlanMessages, sortedSteps, WARNING_MARK } from "../preview/plan";
 
@@ -51,7 +52,9 @@ export function buildStepInputModal(record: ProcessVersion, stepIds: readonly st
     const json = escapeMrkdwn(JSON.stringify(step.toolInput, null, 2)).replace(/`/g, "ˋ");
     // Each piece is its own code block: leave room for the fences and the step line.
     const pieces = chunk(json, 2_800);
-    pieces.forEach((piece, i) => blocks.push(wholeSection(`${i === 0 ? `*${escapeMrkdwn(step.stepId)}* \`${escapeMrkdwn(step.tool)}\`\n` : ""}\`\`\`${piece}\`\`\``)));
+    // Headed as the card numbers the step (its id and tool name are internals; the JSON is the raw input itself).
+    const title = `*${step.order}. ${inlineMrkdwn(stepTitle(step, record.preview?.steps.find((p) => p.stepId === step.stepId)))}*\n`;
+    pieces.forEach((piece, i) => blocks.push(wholeSection(`${i === 0 ? title : ""}\`\`\`${piece}\`\`\``)));
   }
   if (blocks.length === 0) blocks.push(section("このステップは見つかりません。"));
   if (blocks.length > MODAL_BLOCKS) {
