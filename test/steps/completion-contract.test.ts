@@ -21,17 +21,14 @@ let h: PipelineHarness;
 let mcpUrl: string;
 let close: () => Promise<void>;
 
-let seedPay: unknown[];
 beforeAll(async () => {
   ({ h, mcpUrl, close } = await startPipelineWithMcpServer());
-  seedPay = structuredClone(h.freee.company(101).employees.map((e) => e.payRules));
 });
 afterAll(() => close());
 beforeEach(async () => {
   h.slack.reset();
-  // Each test's plan changes pay from freee's seed values: a write of what an earlier test left would change
-  // nothing, and the preview takes such a write out of the plan.
-  h.freee.company(101).employees.forEach((e, i) => (e.payRules = structuredClone(seedPay[i]) as typeof e.payRules));
+  // Each test's plan changes pay from freee's seed values (a write of what an earlier test left is a no-op).
+  h.resetFreeeData();
   await h.connectFreee();
 });
 

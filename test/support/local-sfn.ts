@@ -51,6 +51,11 @@ export interface PipelineHarness {
   freee: FakeFreee;
   /** (Re)connect a workspace to the fake with fresh tokens. */
   connectFreee(teamId?: string): Promise<void>;
+  /**
+   * Put the fake freee's companies back as seeded: a test whose plan writes what an earlier test already wrote
+   * would change nothing, and the preview takes such a write out of the plan.
+   */
+  resetFreeeData(): void;
   /** The settings every step Lambda was built with (table, Slack, freee): what a freee MCP server beside them needs. */
   env: Record<string, string>;
   store: TaskStore;
@@ -117,6 +122,8 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     });
   };
   await connectFreee();
+  const seeded = structuredClone(freee.companies);
+  const resetFreeeData = () => void freee.companies.splice(0, freee.companies.length, ...structuredClone(seeded));
   const layerEnv = { ...common, ANTHROPIC_BASE_URL: anthropic.baseURL, ANTHROPIC_API_KEY: ANTHROPIC_TEST_KEY, L1_TIMEOUT_MS: "400", L2_TIMEOUT_MS: "400", L3_TIMEOUT_MS: "400", ...options.env };
   const agentEnv = { ...common, ANTHROPIC_BASE_URL: agents.url, ANTHROPIC_API_KEY: agents.apiKey, MCP_SERVER_URL: "https://mcp.example.test/mcp", MCP_BEARER_SECRET, ...options.env };
 
@@ -192,6 +199,7 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     slack,
     freee,
     connectFreee,
+    resetFreeeData,
     env: common,
     store,
     actions,
