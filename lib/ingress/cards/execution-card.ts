@@ -3,6 +3,9 @@ import { agentFailureMessageFor, ExecutionCardTexts as T, failureMessageFor, lim
 import type { Limits } from "../../core/config/limits";
 import type { CardState as TaskHistory } from "../../core/domain/card-refresher";
 import { ActionIds, actions, context, header, inlineMrkdwn, quotedMrkdwn, section, user, type Card } from "./blocks";
+import { PrivacyTexts } from "../../core/messages/policy";
+import { isMasked } from "../public-masking";
+import { adminLinkBlocks, type CardLinks } from "./admin-link";
 import { changeBlocks, ranBlocks, stepBlocks, stepLines, stepTitle, tableBlocks, type StepLine } from "./execution-steps";
 import { failureGuidance } from "./failure-guidance";
 
@@ -14,7 +17,7 @@ export const CANCELLED_TEXT = "中止";
  * outcome, what freee refused and what to do about it — with [中止] / [再実行] as the state allows. Japanese only:
  * no tool names, step ids or token counts (the audit log holds those).
  */
-export function renderExecutionCard(history: TaskHistory, executionNo: number, limits: Pick<Limits, "maxReruns">): Card {
+export function renderExecutionCard(history: TaskHistory, executionNo: number, limits: Pick<Limits, "maxReruns">, links: CardLinks = {}): Card {
   const { task } = history;
   const execution = history.executions.find((e) => e.executionNo === executionNo);
   const title = executionNo > 1 ? `実行 #${executionNo} (再実行)` : `実行 #${executionNo}`;
@@ -26,7 +29,8 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
   const process = history.processes.find((p) => p.version === execution.processVersion);
   const lines: StepLine[] = process?.steps === undefined ? [] : stepLines(process, execution);
   const steps = (): Card["blocks"] => (process === undefined ? [] : stepBlocks(process, lines));
-  const changes = (): Card["blocks"] => (process === undefined ? [] : changeBlocks(process, execution, lines));
+  // An HR plan posted in a public channel: each row's outcome without its amounts, as its Process card showed it.
+  const changes = (): Card["blocks"] => (process === undefined ? [] : changeBlocks(process, execution, lines, { masked: isMasked(process) }));
   const stepName = (stepId: string) => {
     const step = process?.steps?.find((s) => s.stepId === stepId);
     return step === undefined ? stepId : `${step.order}. ${inlineMrkdwn(stepTitle(step, process?.preview?.steps.find((p) => p.stepId === stepId)))}`;
@@ -68,15 +72,22 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
       if (execution.cancelledBy !== undefined) blocks.push(context(`中止: ${user(execution.cancelledBy)}`));
       break;
     case "completed":
-      blocks.push(section(`:white_check_mark: *完了*${execution.resultSummary ? `\n${quotedMrkdwn(execution.resultSummary)}` : ""}`));
-      blocks.push(...changes(), ...tableBlocks(lines, new Set((execution.resultFiles ?? []).map((f) => f.stepId))), ...steps());
+      {
+        // Results with HR personal data went to the requester privately: the thread shows where, not what.
+        const sent = execution.privateDelivery;
+        const shown = sent === undefined ? lines : lines.filter((l) => !sent.stepIds.includes(l.step.stepId));
+        const summary = execution.resultSummary !== undefined && sent?.summary !== true ? `\n${quotedMrkdwn(execution.resultSummary)}` : "";
+        blocks.push(section(`:white_check_mark: *完了*${summary}`));
+        if (sent !== undefined) blocks.push(section(sent.channelId === undefined ? PrivacyTexts.dmFailed(sent.requesterId) : PrivacyTexts.sentByDm(sent.requesterId)));
+        blocks.push(...changes(), ...tableBlocks(shown, new Set((execution.resultFiles ?? []).map((f) => f.stepId))), ...steps());
+      }
       text = `${title}: 完了`;
       break;
     case "failed":
     case "timed_out": {
       const errorName = execution.status === "timed_out" ? "RunTimeoutError" : execution.errorName;
       const message = failureMessageFor("L4", errorName);
-      blocks.push(section(`:warning: ${message}`));
+      blocks.push(section(`:warning: ${message}`), ...adminLinkBlocks(message, links));
       const why = execution.status === "failed" ? agentFailureMessageFor(execution.agentFailure?.reason) : undefined;
       if (why !== undefined) blocks.push(context(`原因: ${why}`));
       const guidance = failureGuidance(process, execution, lines);

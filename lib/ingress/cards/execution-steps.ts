@@ -5,6 +5,7 @@ import { freeeRecordUrl, recordNamedByWrite } from "../../freee/web-links";
 import { ExecutionCardTexts as T, FreeeCompanyChangedMessages } from "../../core/messages/ja";
 import { chunk, sortedSteps } from "../../preview/plan";
 import { OUTCOME_TABLE_HEAD, rowText } from "../../preview/rows";
+import { PrivacyTexts } from "../../core/messages/policy";
 import { AGENT_DECIDE, isWriteStep, toolSummary } from "../../freee/tools/summaries";
 import { codeCell, inlineMrkdwn, wholeSection, type Card } from "./blocks";
 
@@ -80,7 +81,7 @@ export function stepBlocks(process: ProcessVersion, lines: readonly StepLine[]):
  * its outcome, and the steps the preview took out. A write that may have landed is 確認が必要 with where freee
  * shows it, and then the card never says 「freee への書き込みはありません」.
  */
-export function changeBlocks(process: ProcessVersion, execution: Execution, lines: readonly StepLine[]): Card["blocks"] {
+export function changeBlocks(process: ProcessVersion, execution: Execution, lines: readonly StepLine[], options: { masked?: boolean } = {}): Card["blocks"] {
   // The company the approval was for (the run acts on it only): named beside the table, as on the Process card.
   const company = execution.company ?? process.preview?.company;
   const where = company === undefined ? "" : `（${inlineMrkdwn(FreeeCompanyChangedMessages.target(company.name ?? FreeeCompanyChangedMessages.unnamed(company.id)))}）`;
@@ -92,14 +93,16 @@ export function changeBlocks(process: ProcessVersion, execution: Execution, line
   // Without the ledger (it could not be read) a write that was tried may have landed: nothing is claimed.
   const ledgerless = execution.writes === undefined && execution.status !== "completed";
   const outcomes = writeLines.map((l) => ({ line: l, outcome: outcomeOf(l.state, ledgerless) }));
-  const body = [`_${OUTCOME_TABLE_HEAD}_`];
+  const body = options.masked === true ? [] : [`_${OUTCOME_TABLE_HEAD}_`];
   for (const { line, outcome } of outcomes) {
     const preview = previewOf(process, line.step.stepId);
     const record = execution.writes?.records.find((r) => r.stepId === line.step.stepId) ?? recordNamedByWrite(line.step);
     const link = record === undefined ? "" : ` <${freeeRecordUrl(record)}|${T.openInFreee}>`;
     body.push(`*${line.step.order}. ${inlineMrkdwn(stepTitle(line.step, preview))}*${link}`);
     const rows = preview?.rows ?? [];
-    if (rows.length === 0) body.push(`${T.outcome[outcome]} ｜ ${inlineMrkdwn(preview?.summary ?? stepTitle(line.step, preview))}`);
+    // Masked (an HR plan in a public channel): who and what, never the amounts — as its Process card showed it.
+    if (options.masked === true) body.push(`${T.outcome[outcome]} ｜ ${inlineMrkdwn(PrivacyTexts.maskedChange([...new Set(rows.map((r) => `${r.target} ${r.label}`))].join("、") || stepTitle(line.step, preview)))}`);
+    else if (rows.length === 0) body.push(`${T.outcome[outcome]} ｜ ${inlineMrkdwn(preview?.summary ?? stepTitle(line.step, preview))}`);
     else for (const row of rows) body.push(`${T.outcome[outcome]} ｜ ${inlineMrkdwn(rowText(row, preview?.current))}`);
   }
   const maybe = outcomes.some((o) => o.outcome === "unknown");
