@@ -199,7 +199,7 @@ describe("the same plan in a public channel: masked in Japanese words", () => {
 const step = (stepId: string, patch: Partial<StepProgress> = {}): StepProgress => ({ stepId, state: "done", okCalls: 1, errorCalls: 0, ...patch });
 const progress = (steps: StepProgress[], lastEventAt = "2026-12-02T03:00:00.000Z") => ({ seenEventIds: [], completedSteps: 0, toolErrors: [], steps, lastEventAt });
 const writes = (patch: Partial<NonNullable<Execution["writes"]>> = {}) => ({ done: [], earlier: [], unknown: [], records: [], readAt: "x", ...patch });
-const FORBIDDEN = errorNote("freee API が権限不足のためリクエストを拒否しました (403)。アプリの権限（スコープ）が足りないか、アクセス制限中です。");
+const FORBIDDEN = errorNote("freee API が権限不足のためリクエストを拒否しました (403)。アプリの権限（スコープ）か、freee 上のユーザーの権限が足りません。");
 const NOT_FOUND = errorNote("freee に該当するデータが見つかりません (404)。ID や日付を確認してください。");
 const RATE_LIMITED = errorNote(freeeRateLimitedMessage(300));
 
