@@ -1,4 +1,5 @@
 import { DOMAIN_LABEL, type ApprovalRule, type PolicyDomain } from "../domain/approval-policy";
+import type { PreviewWarningKind } from "../domain/preview";
 
 /**
  * The approval policy's words (docs/architecture.md, messages): the reply to a click the policy does not allow,
@@ -54,4 +55,18 @@ export const PrivacyTexts = {
   /** A public channel's Process card of an HR plan: each change without its amounts. */
   maskedChange: (line: string) => `${line} — 金額は承認できる人にだけ表示されます`,
   maskedNote: "このチャンネルは公開チャンネルのため、人事の変更内容（金額）は表示していません。承認できる人は「全体を確認して承認」から全体を確認して承認できます。",
+  /** A step's warnings on the masked card: their kinds only (the warnings' own words quote amounts). */
+  maskedWarnings: (kinds: readonly string[]) => `確認が必要な点: ${kinds.join("、")}（内容は「全体を確認して承認」で表示されます）`,
+  /** The steps the preview took out, by number and whom (their rows hold amounts). */
+  maskedDropped: (steps: readonly string[]) => `プランから外したステップ（freee の現在の値と同じで、何も変わらないため実行しません）: ${steps.join("、")}`,
 } as const;
+
+/** A warning's kind in a few words, where its message cannot be shown (a masked card). */
+export const WARNING_KIND_WORDS: Readonly<Record<PreviewWarningKind, string>> = {
+  decrease: "減額",
+  pay_type_change: "給与形態の変更",
+  large_change: "大きな変更",
+  no_op: "変更なし",
+  past_date: "過去の日付",
+  retired_employee: "退職した従業員",
+};
