@@ -1,6 +1,6 @@
 import type { Ajv, ValidateFunction } from "ajv";
 import vendored from "./freee-responses.json";
-import { derefSchema, makeAjv, toIssue, type FreeeApi, type FreeeOperation, type ValidationIssue } from "./validator";
+import { compileWith, derefSchema, makeAjv, toIssue, type FreeeApi, type FreeeOperation, type ValidationIssue } from "./validator";
 
 /**
  * freee's answers as its schemas describe them: per operation, status → schema of the success body (null for a
@@ -17,7 +17,7 @@ const APIS = (vendored as unknown as { apis: Record<FreeeApi, VendoredResponses>
 
 /** Status → schema of the operation's answers (as vendored). */
 export function responsesOf(operation: FreeeOperation): Record<string, Record<string, unknown> | null> {
-  return APIS[operation.api].responses[`${operation.method} ${operation.path}`] ?? {};
+  return APIS[operation.api]?.responses[`${operation.method} ${operation.path}`] ?? {};
 }
 
 let ajv: Ajv | undefined;
@@ -32,7 +32,7 @@ export function checkResponse(operation: FreeeOperation, status: number, body: u
   let fn = compiled.get(key);
   if (fn === undefined) {
     ajv ??= makeAjv(false, false, (api) => APIS[api].schemas);
-    fn = ajv.compile(schema);
+    fn = compileWith(ajv, schema);
     compiled.set(key, fn);
   }
   return fn(body) ? [] : (fn.errors ?? []).map((e) => toIssue("body", e));
