@@ -6,8 +6,9 @@ import { derefSchema, FREEE_OPERATIONS, findOperation, type FreeeOperation, type
  * - `company`: every place the connected company goes (a `company_id` query parameter, the body's `company_id`, a
  *   path parameter naming the company): the server fills each, a plan can set none.
  * - `readBack`: how a write whose reply was lost is settled (lib/freee/write-reconciler.ts):
- *   `marker`  — a POST whose record has a free text field for our marker (`sma:<task>:p<v>:<step>`) and a list
- *               endpoint with filters the write's own values fill in, so it can be found again;
+ *   `marker`  — a POST whose record has a text field the list answers and filters can reach, for our marker
+ *               (`sma:<task>:p<v>:<step>`). The field stays the plan's: a step that sets it carries no marker and
+ *               is settled as `none` (lib/freee/write-reconciler.ts), one that leaves it empty carries the marker;
  *   `values`  — a PUT on a path freee also answers GET on: read it and compare what was sent;
  *   `gone`    — a DELETE on a path freee also answers GET on: a 404 there means it took effect;
  *   `none`    — nothing in freee finds it again (no marker field, no way to tell it from an older record):
@@ -48,6 +49,9 @@ export interface OperationEntry {
 const asNumber = (v: unknown): number | undefined => (typeof v === "number" ? v : undefined);
 const asString = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
+/** Why a POST without a listed marker cannot be found again (every text field of those bodies is the user's). */
+export const NO_MARKER_FIELD = "作成したレコードに照合用の印を残せる項目がありません";
+
 /** POSTs that can be found again by a marker (checked against the schemas in test/freee/tools/operations.test.ts). */
 export const MARKER_READ_BACKS: Readonly<Record<string, MarkerReadBack>> = {
   "POST /api/1/deals": {
@@ -83,7 +87,7 @@ function readBackOf(op: FreeeOperation): ReadBackPlan {
   const marker = MARKER_READ_BACKS[key];
   if (marker !== undefined) return marker;
   const get = FREEE_OPERATIONS.find((o) => o.method === "GET" && o.path === op.path);
-  if (op.method === "POST") return { kind: "none", why: "作成したレコードに照合用の印を残せる項目がありません" };
+  if (op.method === "POST") return { kind: "none", why: NO_MARKER_FIELD };
   if (get === undefined) return { kind: "none", why: "書き込みの結果を読み取る GET がありません" };
   const carried = new Set([...op.parameters.filter((p) => p.in === "query").map((p) => p.name), ...bodyFields(op), "company_id"]);
   const wanted = get.parameters.filter((p) => p.in === "query" && p.required && !carried.has(p.name)).map((p) => p.name);

@@ -66,10 +66,6 @@ function genericTool(method: GenericMethod): FreeeToolDefinition {
     }
     const typed = typedToolOf(entry);
     if (typed !== undefined) return { ok: false, issues: [`${method} ${entry.operation.path} は ${typed} で指定してください`] };
-    const readBack = entry.readBack;
-    if (readBack?.kind === "marker" && (body as Record<string, unknown> | undefined)?.[readBack.field] !== undefined) {
-      return { ok: false, issues: [`body.${readBack.field} は指定できません（この項目には書き込みの照合用の印が入ります）`] };
-    }
     const check = checkRequest(
       {
         method,

@@ -48,10 +48,10 @@ describe("generic tools: method + path + query + body, checked against the opera
     expect(normaliseToolInput(post, { ...invoice, body: { ...invoice.body, billing_dat: "2026-12-31" } }, { companyId: 101 })).toMatchObject({ ok: false, issues: ["billing_dat は不明な項目です", SCHEMA_TEXT("POST /iv/invoices")] });
   });
 
-  it("an operation with a typed tool is planned with it; the marker field is not the plan's", () => {
+  it("an operation with a typed tool is planned with it; the field a marker can use stays the plan's", () => {
     expect(normaliseToolInput(post, { path: "/api/1/deals", body: {} }, { companyId: 101 })).toMatchObject({ ok: false, issues: ["POST /api/1/deals は freee_accounting_create_deal で指定してください"] });
     const journal = { path: "/api/1/manual_journals", body: { issue_date: "2026-12-01", ref_number: "A-1", details: [{ entry_side: "debit", account_item_id: 23, tax_code: 136, amount: 100 }] } };
-    expect(normaliseToolInput(post, journal, { companyId: 101 })).toMatchObject({ ok: false, issues: [expect.stringMatching(/^body\.ref_number は指定できません/)] });
+    expect(normaliseToolInput(post, journal, { companyId: 101 })).toMatchObject({ ok: true, input: { body: { ref_number: "A-1" } } });
   });
 
   it("company_id: the connected one leaves the input; another company is a mismatch; at plan time none is taken", () => {
@@ -103,12 +103,13 @@ describe("generic tools reach every API: 工数管理 and 販売, PATCH, the com
 describe("typed tools take freee's own body", () => {
   const line = { account_item_id: 23, tax_code: 136, amount: 4_800 };
 
-  it("create_deal: payments (a settled expense), a minus line, tags and sections pass; ref_number and unknown fields do not", () => {
+  it("create_deal: payments (a settled expense), a minus line, tags, sections and 管理番号 pass; unknown fields do not", () => {
     const settled = { issue_date: "2026-12-01", type: "expense", details: [line, { ...line, amount: -300, tag_ids: [41], section_id: 51 }], payments: [{ date: "2026-12-01", from_walletable_type: "wallet", from_walletable_id: 32, amount: 4_500 }] };
     const n = normaliseToolInput(createDeal, settled, { companyId: 101 });
     expect(n.ok).toBe(true);
     if (n.ok) expect(createDeal.toRequest(n.input, 101)).toEqual({ method: "POST", path: "/api/1/deals", body: { company_id: 101, ...settled } });
-    expect(normaliseToolInput(createDeal, { ...settled, ref_number: "x" }, { companyId: 101 })).toMatchObject({ ok: false, issues: ["ref_number は不明な項目です"] });
+    expect(normaliseToolInput(createDeal, { ...settled, ref_number: "A-2026-12" }, { companyId: 101 })).toMatchObject({ ok: true, input: { ref_number: "A-2026-12" } });
+    expect(normaliseToolInput(createDeal, { ...settled, ref_numbr: "x" }, { companyId: 101 })).toMatchObject({ ok: false, issues: ["ref_numbr は不明な項目です"] });
     expect(normaliseToolInput(createDeal, { ...settled, payments: [{ date: "2026-12-01", amount: 1 }] }, { companyId: 101 })).toMatchObject({
       ok: false,
       issues: ["payments.0.from_walletable_id は必須です", "payments.0.from_walletable_type は必須です"],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MARKER_READ_BACKS, OPERATIONS, operationByTemplate } from "../../../lib/freee/openapi/operations";
+import { bodyFields, MARKER_READ_BACKS, NO_MARKER_FIELD, OPERATIONS, operationByTemplate } from "../../../lib/freee/openapi/operations";
 import { derefSchema, FREEE_SCHEMA_SOURCES } from "../../../lib/freee/openapi/validator";
 import { derefResponse, responsesOf } from "../../../lib/freee/openapi/responses";
 import { reconcilerFor, writeMarker } from "../../../lib/freee/write-reconciler";
@@ -85,3 +85,37 @@ describe("write classes: which writes are safe to read back", () => {
     expect(marker).not.toBe(writeMarker({ ...ref, stepId: "s2" }, 20));
   });
 });
+
+/**
+ * Per write operation, its class by the rule restated from the schema: a POST is found again only by a listed
+ * marker; a PUT / PATCH by its values and a DELETE by its 404 only when freee answers GET on the same path and that
+ * GET needs nothing the write does not carry; everything else is `none` (no repeat, WriteOutcomeUnknownError).
+ */
+describe("each write operation's class follows from its schema", () => {
+  const writes = OPERATIONS.filter((e) => e.effect === "write");
+  it.each(writes.map((e) => [`${e.operation.method} ${e.operation.path}`, e] as const))("%s", (template, e) => {
+    const op = e.operation;
+    const plan = e.readBack!;
+    if (op.method === "POST") {
+      if (MARKER_READ_BACKS[template] !== undefined) expect(plan).toBe(MARKER_READ_BACKS[template]);
+      else expect(plan).toEqual({ kind: "none", why: NO_MARKER_FIELD });
+      return;
+    }
+    const get = OPERATIONS.find((o) => o.operation.method === "GET" && o.operation.path === op.path)?.operation;
+    const carried = new Set([...op.parameters.map((p) => p.name), ...bodyFields(op), "company_id"]);
+    const readable = get !== undefined && get.parameters.every((p) => p.in !== "query" || !p.required || carried.has(p.name));
+    if (!readable) {
+      expect(plan.kind).toBe("none");
+      expect((plan as { why: string }).why).toMatch(/GET/);
+      return;
+    }
+    expect(plan).toEqual({ kind: op.method === "DELETE" ? "gone" : "values", get });
+  });
+
+  it("the classes in numbers: 3 POSTs by marker, 43 PUT / PATCH by values, 23 DELETEs by 404, 93 writes never repeated", () => {
+    const kinds = writes.map((e) => e.readBack!.kind);
+    const n = (k: string) => kinds.filter((x) => x === k).length;
+    expect([n("marker"), n("values"), n("gone"), n("none")]).toEqual([3, 43, 23, 93]);
+  });
+});
+
