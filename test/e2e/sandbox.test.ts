@@ -70,11 +70,11 @@ describe("sandbox (npm run dev without credentials)", { timeout: 60_000 }, () =>
     ]);
   }, 60_000);
 
-  it("an accounting request takes the scripted company's books path (read-only tools) to 完了", async () => {
+  it("an accounting request takes the scripted company's books path (read-only tools) to 完了 on the 実行方針 approval alone", async () => {
     const sent = await post("/sandbox/api/message", { text: "今月の取引の一覧を確認して" });
     const ts = sent.body.ts as string;
     await page.click(ts, "approve_version", (v) => v.kind === "prompt");
-    await page.click(ts, "approve_version", (v) => v.kind === "process");
+    // The approval policy lets accounting reads run on the 実行方針 approval: no Process click.
     await waitFor("完了 on the page", async () => (await page.thread(ts)).find((m) => m.text === "実行 #1: 完了"), 30_000);
     const h = await page.history(ts);
     expect(h.processes[0]?.steps?.map((step) => step.tool)).toEqual(["freee_accounting_list_account_items", "freee_accounting_list_deals"]);
