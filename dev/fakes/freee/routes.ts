@@ -1,6 +1,6 @@
 import { badRequestBody, notFoundBody } from "./errors";
 import { dealRecord, monthIndex, nextId, partnerRecord, payRuleAt, TAX_CODES, type CompanyData, type Employee, type WorkRecord } from "./state";
-import type { FreeeApi } from "../../../lib/freee/openapi/validator";
+import type { FreeeApi, FreeeOperation } from "../../../lib/freee/openapi/validator";
 
 /**
  * What each vendored operation does to the fake's data. The request has already passed freee's schema (the
@@ -9,6 +9,7 @@ import type { FreeeApi } from "../../../lib/freee/openapi/validator";
 
 export interface RouteContext {
   api: FreeeApi;
+  operation: FreeeOperation;
   company: CompanyData;
   /** All companies the token's user belongs to (users/me lists them). */
   companies: CompanyData[];

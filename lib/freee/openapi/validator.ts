@@ -161,8 +161,8 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
  * (compileWith). `extraDefs` adds more `$defs` per API: the response schemas (lib/freee/openapi/responses.ts), kept
  * out of this module because no Lambda checks freee's answers.
  */
-export function makeAjv(coerceTypes: boolean, rejectUnknown: boolean, extraDefs?: (api: FreeeApi) => Record<string, unknown>): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, coerceTypes, useDefaults: false });
+export function makeAjv(coerceTypes: boolean, rejectUnknown: boolean, extraDefs?: (api: FreeeApi) => Record<string, unknown>, strictRequired = true): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, strictRequired, coerceTypes, useDefaults: false });
   addFormats(ajv, ["date", "uri"]);
   ajv.addFormat("int32", { type: "number", validate: (n: number) => Number.isInteger(n) && n >= -2147483648 && n <= 2147483647 });
   ajv.addFormat("int64", { type: "number", validate: (n: number) => Number.isInteger(n) });
