@@ -34,11 +34,16 @@ export function genericRoute(ctx: RouteContext, op: FreeeOperation): RouteResult
   const segments = op.path.split("/");
   const last = segments.at(-1) as string;
   const lastIsRecord = ids.length > 0 && last === `{${ids.at(-1)?.name}}`;
-  const verbOnRecord = !last.startsWith("{") && (segments.at(-2)?.startsWith("{") ?? false) && subject !== undefined && !isCollectionPath(op.path);
+  // `/{id}/actions`, `/{id}/cancel`: a write on the record itself; `/{employee_id}/profile_rule` (freee reads it too) is a resource of its own.
+  const readable = FREEE_OPERATIONS.some((o) => o.method === "GET" && o.path === op.path);
+  const verbOnRecord = !last.startsWith("{") && (segments.at(-2)?.startsWith("{") ?? false) && subject !== undefined && !isCollectionPath(op.path) && !readable;
   const fields = bodyFields(ctx.body, recordKey(op, status));
 
   if (op.method === "GET") {
     if (lastIsRecord) return answer(op, status, { record: subject as Rec });
+    // What a PUT wrote to this path (an employee's attendance tags of a day) is what the GET answers.
+    const written = ctx.company.singletons.get(here);
+    if (written !== undefined) return answer(op, status, { record: written });
     if (isCollectionPath(op.path) || listKey(op, status) !== undefined) return answer(op, status, { list: filtered(collection(ctx.company, here), ctx.query) });
     return answer(op, status, { record: singleton(ctx, here) });
   }
@@ -64,9 +69,10 @@ export function genericRoute(ctx: RouteContext, op: FreeeOperation): RouteResult
     return answer(op, status, { record });
   }
   if (lastIsRecord || verbOnRecord) {
-    Object.assign(subject as Rec, VERBS[last] ?? fields);
-    const owner = ids.at(-1)?.collection;
-    if (owner !== undefined) settle(ctx, owner, subject as Rec);
+    const owner = ids.at(-1)?.collection as string;
+    // An action's body (approve, a remark) is not the record's fields: only cancel / uncancel change what freee shows.
+    Object.assign(subject as Rec, verbOnRecord ? (VERBS[last] ?? (isBound(ctx.company, owner) ? {} : fields)) : fields);
+    settle(ctx, owner, subject as Rec);
     return answer(op, status, { record: subject as Rec });
   }
   const record = singleton(ctx, here);
@@ -80,7 +86,8 @@ export function genericRoute(ctx: RouteContext, op: FreeeOperation): RouteResult
  * where its neighbours carry one.
  */
 function settle(ctx: RouteContext, path: string, record: Rec): void {
-  if (!isBound(ctx.company, path)) return;
+  // Employees are kept as routes.ts's Employee (a pay rule history), not as freee answers them.
+  if (!isBound(ctx.company, path) || path === "/hr/api/v1/employees") return;
   const list = FREEE_OPERATIONS.find((o) => o.method === "GET" && new RegExp(`^${o.path.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path) && listKey(o, successStatus(o)) !== undefined);
   if (list === undefined) return;
   const key = listKey(list, successStatus(list)) as string;
@@ -188,8 +195,11 @@ function recordKey(op: FreeeOperation, status: number): string | undefined {
   if (schema === undefined || !isObjectSchema(schema)) return undefined;
   const { props, required } = objectParts(schema);
   const names = Object.keys(props);
-  const wrappers = names.filter((k) => k !== "meta" && required.has(k) && isObjectSchema(props[k]));
-  return names.length <= 3 && wrappers.length === 1 ? wrappers[0] : undefined;
+  const wrappers = names.filter((k) => k !== "meta" && isObjectSchema(props[k]));
+  const requiredWrappers = wrappers.filter((k) => required.has(k));
+  if (names.length > 3) return undefined;
+  if (requiredWrappers.length === 1) return requiredWrappers[0];
+  return requiredWrappers.length === 0 && wrappers.length === 1 ? wrappers[0] : undefined;
 }
 
 /** The property an answer lists records in (`{ expense_applications: […], meta }`), if it lists. */

@@ -47,6 +47,7 @@ function employeeView(ctx: RouteContext, e: Employee, year: number, month: numbe
     display_name: e.display_name,
     entry_date: e.entry_date,
     retire_date: e.retire_date,
+    ...(e.birth_date === undefined ? {} : { birth_date: e.birth_date }),
     user_id: null,
     payroll_calculation: true,
     ...(rule === undefined ? {} : { basic_pay_rule: { company_id: ctx.company.id, employee_id: e.id, pay_calc_type: rule.pay_calc_type, pay_amount: rule.pay_amount } }),

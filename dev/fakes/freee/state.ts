@@ -19,6 +19,7 @@ export interface Employee {
   display_name: string;
   entry_date: string;
   retire_date: string | null;
+  birth_date?: string;
   /** Pay rule history, oldest first; what a month sees is the last version that starts on or before it. */
   payRules: PayRuleVersion[];
 }
