@@ -104,7 +104,8 @@ describe("each write operation's class follows from its schema", () => {
     const get = OPERATIONS.find((o) => o.operation.method === "GET" && o.operation.path === op.path)?.operation;
     const carried = new Set([...op.parameters.map((p) => p.name), ...bodyFields(op), "company_id"]);
     const readable = get !== undefined && get.parameters.every((p) => p.in !== "query" || !p.required || carried.has(p.name));
-    if (!readable) {
+    // A day's GET answers every date (an empty record once deleted): a DELETE there cannot be seen gone.
+    if (!readable || (op.method === "DELETE" && op.path.endsWith("{date}"))) {
       expect(plan.kind).toBe("none");
       expect((plan as { why: string }).why).toMatch(/GET/);
       return;
@@ -112,10 +113,10 @@ describe("each write operation's class follows from its schema", () => {
     expect(plan).toEqual({ kind: op.method === "DELETE" ? "gone" : "values", get });
   });
 
-  it("the classes in numbers: 3 POSTs by marker, 43 PUT / PATCH by values, 23 DELETEs by 404, 93 writes never repeated", () => {
+  it("the classes in numbers: 3 POSTs by marker, 43 PUT / PATCH by values, 22 DELETEs by 404, 94 writes never repeated", () => {
     const kinds = writes.map((e) => e.readBack!.kind);
     const n = (k: string) => kinds.filter((x) => x === k).length;
-    expect([n("marker"), n("values"), n("gone"), n("none")]).toEqual([3, 43, 23, 93]);
+    expect([n("marker"), n("values"), n("gone"), n("none")]).toEqual([3, 43, 22, 94]);
   });
 });
 
