@@ -83,7 +83,7 @@ export function instanceOf(schemaIn: unknown, options: InstanceOptions = {}, nam
   if (Array.isArray(schema.enum)) return (schema.enum as unknown[]).find((v) => v !== null) ?? null;
   if (Array.isArray(schema.allOf)) {
     const parts = (schema.allOf as unknown[]).map((p) => instanceOf(p, options, name, depth + 1));
-    const rest = { ...schema, allOf: undefined };
+    const rest: Schema = { ...schema, allOf: undefined };
     const own = rest.properties !== undefined || rest.type !== undefined ? instanceOf(rest, options, name, depth + 1) : undefined;
     return Object.assign({}, ...[...parts, own].filter((p) => p !== null && typeof p === "object"));
   }
