@@ -53,3 +53,28 @@ export class UsergroupDirectory implements UsergroupCheck {
     }
   }
 }
+
+/** A Slack user group an admin can name as approvers (the App Home policy editor's choices). */
+export interface UsergroupChoice {
+  id: string;
+  handle: string;
+  name: string;
+}
+
+/**
+ * The workspace's enabled user groups (usergroups.list, scope `usergroups:read`), sorted by handle. `unavailable`:
+ * the workspace's plan has no user groups (`plan_upgrade_required`), so approvers are members only. Any other
+ * failure is translated and thrown: the editor then says it could not load, and nothing is saved.
+ */
+export async function listUsergroups(client: WebClient): Promise<UsergroupChoice[] | "unavailable"> {
+  try {
+    const out = await client.usergroups.list({ include_disabled: false });
+    return (out.usergroups ?? [])
+      .filter((g) => typeof g.id === "string" && (g.date_delete ?? 0) === 0)
+      .map((g) => ({ id: g.id!, handle: g.handle ?? g.id!, name: g.name ?? g.handle ?? g.id! }))
+      .sort((a, b) => a.handle.localeCompare(b.handle));
+  } catch (err) {
+    if (slackErrorCode(err) === "plan_upgrade_required") return "unavailable";
+    throw classifySlackError(err, "usergroups.list");
+  }
+}
