@@ -58,14 +58,12 @@ function openModal(view, names) {
   const inputs = (view.blocks || []).filter((b) => b.type === "input");
   $("modal").innerHTML = `<h2>${textOf(view.title, names)}</h2>
     ${(view.blocks || []).filter((b) => b.type !== "input").map((b) => renderBlocks([b], "", { viewId: view.id }, names)).join("")}
-    ${inputs.map((b) => `<label><b>${textOf(b.label, names)}</b><br><textarea data-block="${esc(b.block_id)}" data-action="${esc(b.element.action_id)}"></textarea></label>
-      <div class="error" data-error="${esc(b.block_id)}"></div>`).join("")}
+    ${inputs.map((b) => `${modalInput(b, names)}<div class="error" data-error="${esc(b.block_id)}"></div>`).join("")}
     <footer><button id="modal-cancel">${textOf(view.close, names) || "キャンセル"}</button>${view.submit ? `<button class="primary" id="modal-submit">${textOf(view.submit, names)}</button>` : ""}</footer>`;
   $("modal-cancel").onclick = () => post("/sandbox/api/view_closed", { viewId: view.id }).then(closeModal);
   const submit = $("modal-submit");
   if (submit) submit.onclick = async () => {
-    const values = {};
-    document.querySelectorAll("#modal textarea").forEach((t) => { values[t.dataset.block] = { [t.dataset.action]: { type: "plain_text_input", value: t.value } }; });
+    const values = modalValues();
     const res = await post("/sandbox/api/view_submission", { viewId: view.id, values });
     if (res && res.response_action === "errors") {
       for (const [block, message] of Object.entries(res.errors || {})) {
@@ -78,6 +76,46 @@ function openModal(view, names) {
     refresh();
   };
   $("backdrop").classList.add("open");
+}
+// An input block as Slack draws it, and its state as Slack submits it (view.state.values[block][action]).
+function modalInput(b, names) {
+  const el = b.element || {};
+  const data = `data-block="${esc(b.block_id)}" data-action="${esc(el.action_id)}" data-type="${esc(el.type)}"`;
+  const initial = (el.initial_options || []).map((o) => o.value);
+  let control;
+  switch (el.type) {
+    case "checkboxes":
+      control = (el.options || []).map((o) => `<label class="check"><input type="checkbox" ${data} value="${esc(o.value)}" data-text="${esc(o.text.text)}"${initial.includes(o.value) ? " checked" : ""}> ${textOf(o.text, names)}</label>`).join("<br>");
+      break;
+    case "multi_static_select":
+      control = `<select multiple ${data}>${(el.options || []).map((o) => `<option value="${esc(o.value)}"${initial.includes(o.value) ? " selected" : ""}>${esc(o.text.text)}</option>`).join("")}</select>`;
+      break;
+    case "multi_users_select":
+      control = `<input ${data} value="${esc((el.initial_users || []).join(", "))}" placeholder="U…, U…">`;
+      break;
+    case "number_input":
+      control = `<input type="number" ${data} value="${esc(el.initial_value || "")}">`;
+      break;
+    default:
+      control = `<textarea ${data}></textarea>`;
+  }
+  return `<div class="block input"><b>${textOf(b.label, names)}</b><br>${control}</div>`;
+}
+function modalValues() {
+  const values = {};
+  const put = (el, value) => { (values[el.dataset.block] = values[el.dataset.block] || {})[el.dataset.action] = value; };
+  document.querySelectorAll("#modal [data-block]").forEach((el) => {
+    const type = el.dataset.type;
+    if (type === "checkboxes") {
+      const now = (values[el.dataset.block] && values[el.dataset.block][el.dataset.action]) || { type, selected_options: [] };
+      if (el.checked) now.selected_options.push({ text: { type: "plain_text", text: el.dataset.text }, value: el.value });
+      put(el, now);
+    } else if (type === "multi_static_select") put(el, { type, selected_options: [...el.selectedOptions].map((o) => ({ text: { type: "plain_text", text: o.textContent }, value: o.value })) });
+    else if (type === "multi_users_select") put(el, { type, selected_users: el.value.split(/[\s,、]+/).filter(Boolean) });
+    else if (type === "number_input") put(el, { type, value: el.value === "" ? null : el.value });
+    else put(el, { type: "plain_text_input", value: el.value });
+  });
+  return values;
 }
 function closeModal() {
   state.modal = null;
