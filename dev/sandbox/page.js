@@ -2,7 +2,8 @@
 // The sandbox page: the channel and a thread, the modal the app opened, the App Home tab, the fault panel.
 // Every gesture goes to /sandbox/api/* (dev/local/sandbox-api.ts), which signs it as Slack would; rendering is
 // render.js. A click the app answers with an error is shown at the top of the page, as Slack shows it.
-const state = { openThread: null, modal: null, snapshot: null, tab: "channel", catalogue: null };
+// `as`: the member the page acts as (「操作するユーザー」); null = the sandbox's own user.
+const state = { openThread: null, modal: null, snapshot: null, tab: "channel", catalogue: null, as: null };
 const $ = (id) => document.getElementById(id);
 
 function renderMessage(m, inThread, names) {
@@ -25,12 +26,28 @@ function render(snapshot) {
     const replies = snapshot.messages.filter((m) => m.threadTs === state.openThread && m.ts !== state.openThread);
     $("thread-messages").innerHTML = [parent, ...replies].filter(Boolean).map((m) => renderMessage(m, true, names)).join("");
   }
+  renderActing(snapshot.members || [], snapshot.actingAs, names);
   renderHome(snapshot.home, names);
   renderArmed(snapshot.faults && snapshot.faults.armed);
   const view = snapshot.openView;
   if (view && (!state.modal || state.modal.id !== view.id || state.modal.drawn !== JSON.stringify(view))) openModal(view, names);
   if (!view && state.modal) closeModal();
 }
+
+// ---------------------------------------------------------------- who the page acts as
+function renderActing(members, actingAs, names) {
+  const select = $("acting-as");
+  const drawn = JSON.stringify([members, actingAs]);
+  if (select.dataset.drawn === drawn) return;
+  select.dataset.drawn = drawn;
+  select.innerHTML = members.map((id) => `<option value="${esc(id)}"${id === actingAs ? " selected" : ""}>${esc(nameOf(names, id))}</option>`).join("");
+}
+$("acting-as").onchange = (e) => {
+  state.as = e.target.value;
+  // Each member has their own Home: Slack sends app_home_opened when they look at it.
+  if (state.tab === "home") post("/sandbox/api/home_opened", {}).then(refresh);
+  else refresh();
+};
 
 // ---------------------------------------------------------------- App Home
 function renderHome(home, names) {
@@ -159,7 +176,7 @@ function showError(text) {
 async function post(path, body) {
   let res;
   try {
-    res = await fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    res = await fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(state.as ? { ...body, as: state.as } : body) });
   } catch (err) {
     showError(`サンドボックスに届きません（${err.message}）`);
     return undefined;
@@ -171,7 +188,7 @@ async function post(path, body) {
   return parsed;
 }
 async function refresh() {
-  const res = await fetch("/sandbox/api/state");
+  const res = await fetch(`/sandbox/api/state${state.as ? `?as=${encodeURIComponent(state.as)}` : ""}`);
   if (res.ok) render(await res.json());
 }
 
