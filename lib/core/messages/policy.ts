@@ -11,6 +11,8 @@ export const PolicyMessages = {
     const domains = rule.writeDomains.map((d) => DOMAIN_LABEL[d]).join("・");
     return `あなたはこの計画を承認できません（承認ルール: ${domains === "" ? "管理者" : `${domains}の承認者`}のみ）。承認できる人に依頼してください。`;
   },
+  /** Slack could not say whether the clicker is in the policy's user group: nothing is recorded, they may click again. */
+  membershipUnknown: "ユーザーグループに所属しているかを Slack に確認できませんでした。承認は記録していません。しばらくしてから、もう一度承認してください。",
   approveInPrivate: "この計画の金額は公開チャンネルには表示していません。「全体を確認して承認」から金額を確認して承認してください。",
   recorded(left: number): string {
     return `承認を記録しました。実行にはあと ${left} 人、別の承認者の承認が必要です。`;
