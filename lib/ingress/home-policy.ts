@@ -45,9 +45,11 @@ export async function submitPolicyEditor(client: WebClient, deps: HomeDeps, acto
       await refused(deps, actor, "save");
       return { ack: update(PolicyEditorTexts.refused), saved: false };
     }
-    const parsed = parsePolicySubmission(values, await listUsergroups(client));
+    // Both reads at once: the ack (and the Home published after it) must fit Slack's 3 s.
+    const [groups, current] = await Promise.all([listUsergroups(client), deps.settings.get(actor.teamId)]);
+    const parsed = parsePolicySubmission(values, groups);
     if (!parsed.ok) return { ack: { response_action: "errors", errors: parsed.errors }, saved: false };
-    const before = (await deps.settings.get(actor.teamId)).approvalPolicy;
+    const before = current.approvalPolicy;
     let after;
     try {
       after = (await deps.settings.savePolicy(actor.teamId, parsed.policy, actor.userId, meta.seen ?? undefined)).approvalPolicy;
