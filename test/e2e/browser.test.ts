@@ -145,6 +145,8 @@ describe("sandbox page in headless Chromium", () => {
   // Last: it changes the sandbox's policy (two approvers above 1,000,000円), which the tests above do not expect.
   it.skipIf(!hasChromium)("two-person rule: an admin sets it in App Home; the first approval is recorded and the card asks for one more; the same person again does not count; a second approver runs it", async () => {
     const { url, page } = await openSandbox();
+    // A plan whose change table warns asks before 承認 (Slack's confirm dialog): the approvers read it and go on.
+    page.on("dialog", (dialog) => void dialog.accept());
     await page.goto(`${url}/sandbox`);
     // App Home → ポリシーを編集: the editor's number input, saved from the modal.
     await page.click("#tab-home");
