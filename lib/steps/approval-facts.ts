@@ -1,6 +1,7 @@
 import type { ProcessVersion, ProcessStep } from "../core/domain/records";
 import type { PlanFacts, PolicyDomain } from "../core/domain/approval-policy";
 import { AGENT_DECIDE, effectOfStep, toolSummary } from "../freee/tools/summaries";
+import { previewWarnings } from "../core/domain/preview";
 
 /** freee's API families, by path: 人事労務 /hr/…, 請求書 /iv/… (and accounting's own invoice paths), else 会計. */
 export function domainOfPath(path: string): PolicyDomain {
@@ -28,7 +29,7 @@ const YEN = /^-?[\d,]+円$/;
 /**
  * What the approval policy judges a plan by (lib/core/domain/approval-policy.ts). The total is each write step's
  * largest yen amount in its change table, summed: the one number an approver reads as 「いくら動くか」.
- * `warnings` are the change table's warning codes; the preview does not export codes yet, so callers pass them.
+ * `warnings` are what planWarnings finds: the change table's warning kinds and the steps' notes.
  */
 export function planFacts(record: Pick<ProcessVersion, "steps" | "preview">, warnings: readonly string[]): PlanFacts {
   const steps = record.steps ?? [];
@@ -47,9 +48,12 @@ export function planFacts(record: Pick<ProcessVersion, "steps" | "preview">, war
 }
 
 /**
- * The change table's warnings the two-person rule counts: today each write step's preview warnings (a text per
- * warning). When the preview exports warning codes, they replace this one line.
+ * The warnings the two-person rule counts: the change table's (lib/preview/warnings.ts), by kind — a decrease, a
+ * large change, a pay type change, a past date, a retired employee — and each write step's notes of what the
+ * preview could not read. A step dropped because it changes nothing (`no_op`) is not approved, so its note asks
+ * for no second approver.
  */
 export function planWarnings(record: Pick<ProcessVersion, "preview">): string[] {
-  return (record.preview?.steps ?? []).flatMap((s) => s.warnings);
+  const table = previewWarnings(record.preview).filter((w) => w.kind !== "no_op").map((w) => w.kind);
+  return [...table, ...(record.preview?.steps ?? []).flatMap((s) => s.warnings)];
 }

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SANDBOX_CHANNELS, SANDBOX_HR_APPROVERS, SANDBOX_MEMBERS, SANDBOX_USER_ID } from "../../dev/local/sandbox-fakes";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { SANDBOX_CHANNELS, SANDBOX_COMPANY, SANDBOX_HR_APPROVERS, SANDBOX_MEMBERS, SANDBOX_USER_ID } from "../../dev/local/sandbox-fakes";
 import { DEFAULT_APPROVAL_POLICY, READS_AFTER_PROMPT_RULE, type ApprovalRule } from "../../lib/core/domain/approval-policy";
 import { PolicyMessages } from "../../lib/core/messages/policy";
 import { createDocumentClient } from "../../lib/store/dynamo-client";
@@ -22,6 +22,14 @@ beforeAll(async () => {
   settings = new TeamSettingsStore(createDocumentClient(page.stack.env), page.stack.env.TABLE_NAME!);
 }, 180_000);
 afterAll(async () => page?.close());
+// 山田さん's pay as seeded (280,000円) before each test: the change table's warnings (a change of 20% or more, a
+// decrease) depend on it, and each completed test wrote a new one.
+let seededPay: string;
+beforeAll(() => void (seededPay = JSON.stringify(yamada().payRules)));
+beforeEach(() => void (yamada().payRules = JSON.parse(seededPay)));
+function yamada() {
+  return page.stack.freee!.company(SANDBOX_COMPANY.id).employees.find((e) => e.id === 1)!;
+}
 
 const { approver, secondApprover, member } = SANDBOX_MEMBERS;
 
@@ -89,7 +97,8 @@ describe("e2e: the approval policy decides who approves a Process", { timeout: 9
   it("above 1,000,000円 two different approvers are needed: the first is recorded and shown, the same person twice does not count", async () => {
     const ts = await planWaiting("来月から山田さんの基本給を120万円に変更して");
     const rule = await ruleOf(ts);
-    expect(rule).toMatchObject({ required: 2, twoBecause: ["amount"], totalYen: 1_200_000 });
+    // 280,000円 → 1,200,000円: above the amount, and a change the table warns about.
+    expect(rule).toMatchObject({ required: 2, twoBecause: ["warning", "amount"], totalYen: 1_200_000 });
 
     await page.approve(ts, "process", undefined, approver);
     await waitFor("the first approval on the card", async () => (await cardText(ts)).includes(`承認済み: <@${approver}>。あと 1 人の承認が必要です。`));
@@ -115,6 +124,20 @@ describe("e2e: the approval policy decides who approves a Process", { timeout: 9
     expect((await cardText(ts))).toContain(`承認者: <@${approver}> <@${secondApprover}>（別々の 2 人）`);
   });
 
+  it("a change its change table warns about (a pay cut) needs two different approvers, whatever its amount", async () => {
+    // 280,000円 → 100,000円: a decrease.
+    const ts = await planWaiting("来月から山田さんの基本給を10万円に変更して");
+    const rule = await ruleOf(ts);
+    expect(rule).toMatchObject({ required: 2, twoBecause: ["warning"], totalYen: 100_000 });
+    expect((await page.history(ts)).processes[0]?.preview?.warnings?.map((w) => w.kind)).toContain("decrease");
+    expect(await cardText(ts)).toContain("この計画は注意事項があるため、別々の 2 人の承認が必要です。");
+    await page.approve(ts, "process", undefined, approver);
+    await waitFor("the first approval on the card", async () => (await cardText(ts)).includes(`承認済み: <@${approver}>。あと 1 人の承認が必要です。`));
+    expect((await page.history(ts)).executions).toEqual([]);
+    await page.approve(ts, "process", undefined, secondApprover);
+    await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+  });
+
   it("HR approvers named as a Slack user group: a member only in the group approves (usergroups.users.list); an admin outside it is refused", async () => {
     const slack = page.stack.slack!;
     const group = slack.directory.usergroups.get(SANDBOX_HR_APPROVERS.id)!;
@@ -124,7 +147,7 @@ describe("e2e: the approval policy decides who approves a Process", { timeout: 9
     const current = (await settings.get(TEAM)).approvalPolicy;
     await settings.savePolicy(TEAM, { ...DEFAULT_APPROVAL_POLICY, approvers: { ...DEFAULT_APPROVAL_POLICY.approvers, hr: { userIds: [], usergroupIds: [SANDBOX_HR_APPROVERS.id] } } }, SANDBOX_USER_ID, current.updatedAt);
     try {
-      const ts = await planWaiting("来月から山田さんの基本給を35万円に変更して");
+      const ts = await planWaiting("来月から山田さんの基本給を33万円に変更して");
       expect(await ruleOf(ts)).toMatchObject({ approverUserIds: [], approverUsergroupIds: [SANDBOX_HR_APPROVERS.id], required: 1 });
       expect(await cardText(ts)).toContain(`*承認できる人:* <!subteam^${SANDBOX_HR_APPROVERS.id}>（依頼者本人を除く）`);
 
@@ -213,13 +236,13 @@ describe("e2e: a plan that only reads runs on the 実行方針 approval where th
 
 describe("e2e: results with HR personal data are shown only to the requester", { timeout: 90_000 }, () => {
   it("a pay change in a public channel: the card shows no amount; the approver sees them in the private modal and approves there", async () => {
-    const ts = await planWaiting("来月から山田さんの基本給を34万円に変更して", SANDBOX_CHANNELS.public);
+    const ts = await planWaiting("来月から山田さんの基本給を32万円に変更して", SANDBOX_CHANNELS.public);
     expect(await ruleOf(ts)).toMatchObject({ maskAmounts: true });
     const card = await cardText(ts);
     expect(card).toContain("山田 太郎 基本給の変更 — 金額は承認できる人にだけ表示されます");
     const slack = page.stack.slack!;
     const inChannel = () => slack.calls.filter((c) => (c.method === "chat.postMessage" || c.method === "chat.update") && c.body.channel === SANDBOX_CHANNELS.public).map((c) => JSON.stringify(c.body));
-    for (const body of inChannel()) expect(body).not.toMatch(/340,000|280,000|pay_amount/);
+    for (const body of inChannel()) expect(body).not.toMatch(/320,000|280,000|pay_amount/);
     // No [承認] on the public card; a crafted card click is refused by the write as well.
     const buttons = JSON.stringify((await page.thread(ts)).find((m) => m.text.startsWith("実行ステップ"))?.blocks);
     expect(buttons).toContain("review_full_plan");
@@ -235,13 +258,13 @@ describe("e2e: results with HR personal data are shown only to the requester", {
     await page.click(ts, "review_full_plan", (v) => v.kind === "process", approver);
     await waitFor("the full-plan modal", () => slack.callsTo("views.open").length > opensBefore && slack.workspace.openView);
     const modal = slack.workspace.openView!;
-    expect(JSON.stringify(modal.view)).toContain("340,000円");
+    expect(JSON.stringify(modal.view)).toContain("320,000円");
     const ack = await page.post("/sandbox/api/view_submission", { viewId: modal.id, values: {}, as: approver });
     expect(ack.status).toBe(200);
     await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"), 30_000);
     const h = await page.history(ts);
     expect(h.audit.find((a) => a.action === "process.approved")).toMatchObject({ actor: approver, details: { via: "full_plan", rule: "policy.admin" } });
-    for (const body of inChannel()) expect(body).not.toMatch(/340,000|280,000/);
+    for (const body of inChannel()) expect(body).not.toMatch(/320,000|280,000/);
   });
 
   it("an HR read in the public channel goes to the requester's DM; the thread says so and holds none of it", async () => {

@@ -45,7 +45,7 @@ export const DEFAULT_APPROVAL_POLICY: ApprovalPolicy = {
 export interface PlanFacts {
   writeDomains: PolicyDomain[];
   readDomains: PolicyDomain[];
-  /** The change table's warning codes (none exported yet: the plan is judged on the amount alone until then). */
+  /** The change table's warnings (their kinds) and the preview's notes (lib/steps/approval-facts.ts planWarnings). */
   warnings: string[];
   /** The plan's total in yen (the largest amount each write step sets, summed), when it has any. */
   totalYen: number | undefined;
