@@ -46,21 +46,6 @@ export const PolicyMessages = {
   },
 } as const;
 
-/** Where results with HR personal data went (docs/slack.md, results with HR personal data). */
-export const PrivacyTexts = {
-  dmIntro: (taskTitle: string) => `タスク「${taskTitle}」の結果です。人事の個人情報を含むため、依頼者のあなたにだけ送っています。`,
-  /** The thread's card, in place of those results. */
-  sentByDm: (requesterId: string) => `:lock: 結果には人事の個人情報（給与・住所・口座・家族など）が含まれるため、このチャンネルには表示しません。依頼者 <@${requesterId}> に DM で送りました。`,
-  dmFailed: (requesterId: string) => `:lock: 結果には人事の個人情報が含まれるため、このチャンネルには表示しません。依頼者 <@${requesterId}> への DM の送信に失敗しました。[再実行] でもう一度送れます。`,
-  /** A public channel's Process card of an HR plan: each change without its amounts. */
-  maskedChange: (line: string) => `${line} — 金額は承認できる人にだけ表示されます`,
-  maskedNote: "このチャンネルは公開チャンネルのため、人事の変更内容（金額）は表示していません。承認できる人は「全体を確認して承認」から全体を確認して承認できます。",
-  /** A step's warnings on the masked card: their kinds only (the warnings' own words quote amounts). */
-  maskedWarnings: (kinds: readonly string[]) => `確認が必要な点: ${kinds.join("、")}（内容は「全体を確認して承認」で表示されます）`,
-  /** The steps the preview took out, by number and whom (their rows hold amounts). */
-  maskedDropped: (steps: readonly string[]) => `プランから外したステップ（freee の現在の値と同じで、何も変わらないため実行しません）: ${steps.join("、")}`,
-} as const;
-
 /** A warning's kind in a few words, where its message cannot be shown (a masked card). */
 export const WARNING_KIND_WORDS: Readonly<Record<PreviewWarningKind, string>> = {
   decrease: "減額",
@@ -70,3 +55,19 @@ export const WARNING_KIND_WORDS: Readonly<Record<PreviewWarningKind, string>> = 
   past_date: "過去の日付",
   retired_employee: "退職した従業員",
 };
+
+/** Where results with HR personal data went (docs/slack.md, results with HR personal data). */
+export const PrivacyTexts = {
+  dmIntro: (taskTitle: string) => `タスク「${taskTitle}」の結果です。人事の個人情報を含むため、依頼者のあなたにだけ送っています。`,
+  /** The thread's card, in place of those results. */
+  sentByDm: (requesterId: string) => `:lock: 結果には人事の個人情報（給与・住所・口座・家族など）が含まれるため、このチャンネルには表示しません。依頼者 <@${requesterId}> に DM で送りました。`,
+  dmFailed: (requesterId: string) => `:lock: 結果には人事の個人情報が含まれるため、このチャンネルには表示しません。依頼者 <@${requesterId}> への DM の送信に失敗しました。[再実行] でもう一度送れます。`,
+  /** A step's warnings on the masked card: their kinds only (the warnings' own words quote amounts). */
+  maskedWarnings: (kinds: readonly string[]) => `確認が必要な点: ${kinds.join("、")}（内容は「全体を確認して承認」で表示されます）`,
+  /** The steps the preview took out, by number and whom (their rows hold amounts). */
+  maskedDropped: (steps: readonly string[]) => `プランから外したステップ（freee の現在の値と同じで、何も変わらないため実行しません）: ${steps.join("、")}`,
+  /** A public channel's Process card of an HR plan: each change without its amounts. */
+  maskedChange: (line: string) => `${line} — 金額は承認できる人にだけ表示されます`,
+  maskedNote: "このチャンネルは公開チャンネルのため、人事の変更内容（金額）は表示していません。承認できる人は「全体を確認して承認」から全体を確認して承認できます。",
+} as const;
+
