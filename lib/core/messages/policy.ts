@@ -70,4 +70,3 @@ export const PrivacyTexts = {
   maskedChange: (line: string) => `${line} — 金額は承認できる人にだけ表示されます`,
   maskedNote: "このチャンネルは公開チャンネルのため、人事の変更内容（金額）は表示していません。承認できる人は「全体を確認して承認」から全体を確認して承認できます。",
 } as const;
-
