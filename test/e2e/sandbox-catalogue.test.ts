@@ -121,7 +121,7 @@ describe("every fault of the sandbox's catalogue, armed for every attempt", { ti
       const spec = stack.faults!.catalogue.find((f) => f.id === id)!;
       expect((await post("/sandbox/api/faults/arm", { id, mode: "every" })).status).toBe(200);
       const before = writes();
-      const { history: h, shown } = await drive(PAY);
+      const { ts, history: h, shown } = await drive(PAY);
       expect(stack.faults!.armed()?.hits ?? 0, "the fault hit a request").toBeGreaterThan(0);
       await post("/sandbox/api/faults/clear", {});
       const errors = h.audit.filter((a) => a.action.startsWith("error."));
@@ -145,7 +145,9 @@ describe("every fault of the sandbox's catalogue, armed for every attempt", { ti
       if (layer !== "L4") expect(h.executions).toEqual([]);
       if (layer === "L4") {
         expect(h.executions.at(-1)).toMatchObject({ status: error === "RunTimeoutError" ? "timed_out" : "failed" });
-        expect(shown).toContain("再実行");
+        // [再実行] is offered unless freee refused a permission (a rerun would meet the same 403).
+        const offered = (await thread(ts)).some((m) => (m.blocks ?? []).some((b) => (b.elements ?? []).some((el) => el.action_id === ActionIds.rerun)));
+        expect(offered, "a [再実行] button").toBe(id !== "freee.403");
       }
       // The faults answer in freee's place, so a failed task wrote nothing (an unknown outcome included).
       expect(writes() - before).toBe(0);
