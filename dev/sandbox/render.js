@@ -17,6 +17,7 @@ function nameOf(names, id) {
 function slackEntities(html, names) {
   return html
     .replace(/&lt;@([UW][A-Z0-9]+)(?:\|[^&]*)?&gt;/g, (_, id) => `<span class="mention">@${esc(nameOf(names, id))}</span>`)
+    .replace(/&lt;!subteam\^(S[A-Z0-9]+)(?:\|[^&]*)?&gt;/g, (_, id) => `<span class="mention">@${esc(nameOf(names, id))}</span>`)
     .replace(/&lt;#(C[A-Z0-9]+)\|([^&]*)&gt;/g, (_, _id, name) => `<span class="mention">#${name}</span>`)
     .replace(/&lt;!(here|channel|everyone)&gt;/g, (_, who) => `<span class="mention">@${who}</span>`)
     .replace(/&lt;(https?:[^|&]+)\|([^&]+)&gt;/g, '<a href="$1" target="_blank" rel="noopener">$2</a>')

@@ -236,4 +236,46 @@ describe("sandbox page in headless Chromium", () => {
     await expect.poll(() => page.locator("#backdrop.open").count(), { timeout: 15_000 }).toBe(0);
     await expect.poll(() => thread.innerText(), { timeout: 90_000 }).toContain("完了");
   }, 180_000);
+
+  // Last: it changes the sandbox's policy (two approvers above 1,000,000円), which the tests above do not expect.
+  it.skipIf(!hasChromium)("two-person rule: an admin sets it in App Home; the first approval is recorded and the card asks for one more; the same person again does not count; a second approver runs it", async () => {
+    const { url, page } = await openSandbox();
+    // A plan whose change table warns asks before 承認 (Slack's confirm dialog): the approvers read it and go on.
+    page.on("dialog", (dialog) => void dialog.accept());
+    await page.goto(`${url}/sandbox`);
+    // App Home → ポリシーを編集: the editor's number input, saved from the modal.
+    await page.click("#tab-home");
+    await page.locator("#home button", { hasText: "ポリシーを編集" }).click({ timeout: 15_000 });
+    const modal = page.locator("#backdrop.open #modal");
+    await modal.locator("input[type=number]").fill("1000000", { timeout: 15_000 });
+    await modal.locator("#modal-submit", { hasText: "保存" }).click();
+    await expect.poll(() => page.locator("#backdrop.open").count(), { timeout: 15_000 }).toBe(0);
+    await expect.poll(() => page.locator("#home").innerText(), { timeout: 15_000 }).toContain("2 人の承認: 1,000,000円を超える書き込み");
+
+    await page.click("#tab-channel");
+    await page.fill("#text", "来月から山田さんの基本給を120万円に変更して");
+    await page.click("#composer button[type=submit]");
+    const thread = page.locator("#thread-messages");
+    await thread.locator("button[data-action*='prompt']", { hasText: "承認" }).first().click({ timeout: 30_000 });
+    const card = thread.locator(".msg", { hasText: "実行ステップ" }).filter({ has: page.locator("button[data-action*='process']") });
+    await expect.poll(() => card.innerText(), { timeout: 30_000 }).toContain("別々の 2 人の承認が必要です。あと 2 人の承認が必要です。");
+
+    // First approver (the requester: this workspace lets a requester approve their own plan).
+    await card.locator("button[data-action*='process']", { hasText: /^承認$/ }).click();
+    await expect.poll(() => card.innerText(), { timeout: 15_000 }).toContain("承認済み: @あなた。あと 1 人の承認が必要です。");
+    await expect.poll(() => thread.locator(".msg.ephemeral").last().innerText(), { timeout: 15_000 }).toContain("承認を記録しました。実行にはあと 1 人、別の承認者の承認が必要です。");
+    // The same person again: told so, still one more needed, nothing runs.
+    await card.locator("button[data-action*='process']", { hasText: /^承認$/ }).click();
+    await expect.poll(() => thread.locator(".msg.ephemeral").last().innerText(), { timeout: 15_000 }).toContain("同じ人の承認は 2 回目を数えません");
+    expect(await thread.innerText()).not.toContain("実行 #1");
+
+    // The second, distinct approver: the page acts as 承認者 佐藤 (a workspace admin) and approves; the run completes.
+    await page.selectOption("#acting-as", { label: "承認者 佐藤" });
+    await expect.poll(() => card.innerText(), { timeout: 15_000 }).toContain("あと 1 人の承認が必要です。");
+    await card.locator("button[data-action*='process']", { hasText: /^承認$/ }).click();
+    await expect.poll(() => thread.innerText(), { timeout: 60_000 }).toContain("完了");
+    const decided = thread.locator(".msg", { hasText: "実行ステップ" }).filter({ hasText: "別々の 2 人" });
+    await expect.poll(() => decided.innerText(), { timeout: 15_000 }).toContain("承認者: @あなた @承認者 佐藤（別々の 2 人）");
+    expect(await thread.innerText()).toContain("実行 #1");
+  }, 150_000);
 });
