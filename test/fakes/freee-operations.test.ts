@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeFreee, startFakeFreee } from "../../dev/fakes/freee/fake-freee";
-import { OPERATIONS } from "../../lib/freee/openapi/operations";
+import { OPERATIONS, operationByTemplate } from "../../lib/freee/openapi/operations";
 import { readBackReconciler } from "../../lib/freee/read-backs";
 import type { FreeeRequest, FreeeResult } from "../../lib/freee/types";
+import { idParams } from "../../dev/fakes/freee/generic-resources";
 import { invalidRequest, validRequest, type BuiltRequest } from "../support/freee-requests";
 
 /**
@@ -87,6 +88,29 @@ describe("freee fake: every vendored operation, from its schema", () => {
     expect(noInput).toEqual(["GET /api/1/companies", "GET /api/1/taxes/codes", "GET /hr/api/v1/users/me", "GET /pm/users/me"]);
     token = "fake-access-unknown";
     for (const path of ["/api/1/companies", "/api/1/taxes/codes", "/hr/api/v1/users/me", "/pm/users/me"]) expect((await call("GET", path)).body).toMatchObject({ code: "expired_access_token" });
+  });
+});
+
+describe("freee fake: an id that names nothing", () => {
+  it("answers freee's 404 for every operation whose path names a record, its parents' included", async () => {
+    const company = fake.company(101);
+    const unanswered: string[] = [];
+    let checked = 0;
+    for (const { operation: op } of OPERATIONS) {
+      const valid = validRequest(op, company);
+      const named = idParams(op, {}).filter((p) => p.field === "id");
+      if (named.length === 0) continue;
+      // The first record id of the path (a parent where there is one): no record has it.
+      const at = op.path.split("/").indexOf(`{${named[0]!.name}}`);
+      const unknown = op.api === "sm" ? "01JFAKE9999999999999999999" : "999999";
+      const path = valid.path.split("/").map((s, i) => (i === at ? unknown : s)).join("/");
+      const res = await send({ ...valid, path });
+      checked += 1;
+      const shape = res.body?.errors?.[0]?.type === (op.api === "accounting" ? "status" : "not_found");
+      if (res.status !== 404 || !shape) unanswered.push(`${op.method} ${op.path} -> ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    expect(unanswered).toEqual([]);
+    expect(checked).toBeGreaterThan(150);
   });
 });
 
@@ -181,6 +205,13 @@ describe("freee fake: the accounting operations", () => {
     expect((await call("GET", "/api/1/partners/11", { query: c })).body.partner.name).toBe("東京タクシー株式会社");
     expect((await call("GET", "/api/1/receipts", { query: { ...c, start_date: "2026-12-01", end_date: "2026-12-31" } })).body.receipts).toEqual([]);
     expect((await call("GET", "/api/1/receipts/5", { query: c })).status).toBe(404);
+  });
+
+  it("the login user's names, updated, are what the next read shows (a values read back)", async () => {
+    const put = await call("PUT", "/api/1/users/me", { body: { display_name: "経理 花子", last_name: "経理" } });
+    expect(put.status).toBe(200);
+    expect((await call("GET", "/api/1/users/me")).body.user).toMatchObject({ display_name: "経理 花子", last_name: "経理" });
+    expect((await readBackReconciler(operationByTemplate("PUT /api/1/users/me").readBack!, undefined).find(read, { method: "PUT", path: "/api/1/users/me", body: { display_name: "経理 花子" } }, "")).outcome).toBe("found");
   });
 });
 
