@@ -207,6 +207,16 @@ describe("freee fake: the accounting operations", () => {
     expect((await call("GET", "/api/1/receipts/5", { query: c })).status).toBe(404);
   });
 
+  it("a transfer between two wallets the company has is made; one naming a wallet it does not have is refused", async () => {
+    const body = { ...c, date: "2026-12-01", amount: 50_000, from_walletable_type: "bank_account", from_walletable_id: 31, to_walletable_type: "wallet", to_walletable_id: 32 };
+    const made = await call("POST", "/api/1/transfers", { body });
+    expect(made.status).toBe(201);
+    expect((await call("GET", `/api/1/transfers/${made.body.transfer.id}`, { query: c })).body.transfer).toMatchObject({ amount: 50_000, to_walletable_id: 32 });
+    const wrong = await call("POST", "/api/1/transfers", { body: { ...body, to_walletable_type: "bank_account" } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.errors[1].messages).toEqual(["口座 bank_account 32 が存在しません。"]);
+  });
+
   it("the login user's names, updated, are what the next read shows (a values read back)", async () => {
     const put = await call("PUT", "/api/1/users/me", { body: { display_name: "経理 花子", last_name: "経理" } });
     expect(put.status).toBe(200);
