@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeFreee, startFakeFreee } from "../../dev/fakes/freee/fake-freee";
-import { OPERATIONS } from "../../lib/freee/openapi/operations";
+import { OPERATIONS, operationByTemplate } from "../../lib/freee/openapi/operations";
 import { readBackReconciler } from "../../lib/freee/read-backs";
+import { reconcilerFor } from "../../lib/freee/write-reconciler";
 import type { FreeeRequest, FreeeResult } from "../../lib/freee/types";
+import { idParams } from "../../dev/fakes/freee/generic-resources";
 import { invalidRequest, validRequest, type BuiltRequest } from "../support/freee-requests";
 
 /**
@@ -90,42 +92,89 @@ describe("freee fake: every vendored operation, from its schema", () => {
   });
 });
 
+describe("freee fake: an id that names nothing", () => {
+  it("answers freee's 404 for every operation whose path names a record, its parents' included", async () => {
+    const company = fake.company(101);
+    const unanswered: string[] = [];
+    let checked = 0;
+    for (const { operation: op } of OPERATIONS) {
+      const valid = validRequest(op, company);
+      const named = idParams(op, {}).filter((p) => p.field === "id");
+      if (named.length === 0) continue;
+      // The first record id of the path (a parent where there is one): no record has it.
+      const at = op.path.split("/").indexOf(`{${named[0]!.name}}`);
+      const unknown = op.api === "sm" ? "01JFAKE9999999999999999999" : "999999";
+      const path = valid.path.split("/").map((s, i) => (i === at ? unknown : s)).join("/");
+      const res = await send({ ...valid, path });
+      checked += 1;
+      const shape = res.body?.errors?.[0]?.type === (op.api === "accounting" ? "status" : "not_found");
+      if (res.status !== 404 || !shape) unanswered.push(`${op.method} ${op.path} -> ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    expect(unanswered).toEqual([]);
+    expect(checked).toBeGreaterThan(150);
+  });
+});
+
 /** freee as the reconcilers read it (lib/freee/read-backs.ts): the fake's answer as a FreeeResult. */
 async function read(req: FreeeRequest): Promise<FreeeResult> {
   const res = await call(req.method, req.path, { query: (req.query ?? {}) as Record<string, string | number>, ...(req.body === undefined ? {} : { body: req.body }) });
   return res.status < 300 ? { ok: true, status: res.status, data: res.body } : { ok: false, status: res.status, kind: res.status === 404 ? "not_found" : "rejected", messages: [] };
 }
 
-describe("freee fake: a lost reply of every values / gone write is settled by reading back", () => {
-  it("each update is found by its values, each delete by its record being gone (and not before)", async () => {
+/** Sends a request whose reply the fake drops after doing the work; "lost" when it was. */
+async function sendLost(built: BuiltRequest): Promise<string> {
+  fake.fail({ method: built.method, path: built.path }, { lostReply: true });
+  return send(built).then(
+    (res) => `answered ${res.status}`,
+    () => "lost",
+  );
+}
+
+describe("freee fake: a lost reply of every write is settled without a second write", () => {
+  it("marker and values / gone writes are found by reading back (a delete absent before it), the rest end unknown; none is sent twice", async () => {
     const company = fake.company(101);
     const outcomes: string[] = [];
     for (const { operation: op, readBack } of ORDERED) {
-      // The creates first, so that every list an update or delete names has a record.
-      if (op.method === "POST") expect((await send(validRequest(op, company))).status, `${op.method} ${op.path}`).toBeLessThan(300);
-      if (readBack?.kind !== "values" && readBack?.kind !== "gone") continue;
+      if (readBack === undefined) continue;
       const built = validRequest(op, company);
       // A plan that wants its update read back sends what the GET needs (an HR employee's year and month).
-      for (const p of readBack.get.parameters.filter((x) => x.in === "query" && x.required && x.name !== "company_id")) {
-        if (built.body !== undefined && !(p.name in built.body)) built.body[p.name] = p.name === "year" ? 2026 : p.name === "month" ? 12 : undefined;
+      if (readBack.kind === "values") {
+        for (const p of readBack.get.parameters.filter((x) => x.in === "query" && x.required && x.name !== "company_id")) {
+          if (built.body !== undefined && !(p.name in built.body)) built.body[p.name] = p.name === "year" ? 2026 : p.name === "month" ? 12 : undefined;
+        }
       }
-      const req: FreeeRequest = { method: op.method, path: built.path, query: built.query as Record<string, string>, ...(built.body === undefined ? {} : { body: built.body }) };
-      const reconciler = readBackReconciler(readBack, undefined);
-      if (readBack.kind === "gone") expect((await reconciler.find(read, req, "")).outcome, `${op.path} before the delete`).toBe("absent");
-      expect((await send(built)).status, `${op.method} ${op.path}`).toBeLessThan(300);
-      const outcome = await reconciler.find(read, req, "").then((r) => r.outcome, (err: Error) => `unsettled: ${err.message}`);
-      outcomes.push(`${op.method} ${op.path} ${outcome}`);
+      let req: FreeeRequest = { method: op.method, path: built.path, query: built.query as Record<string, string>, ...(built.body === undefined ? {} : { body: built.body }) };
+      // What the MCP server does (lib/freee/write-reconciler.ts): mark the write where its class has a field for it.
+      const reconciler = reconcilerFor(req)!;
+      const marker = `sma:T1:p1:s${outcomes.length + 1}`.slice(0, reconciler.markerMaxLength ?? 64);
+      req = reconciler.mark(req, marker);
+      if (req.body !== undefined && built.body !== undefined) built.body = req.body;
+      if (readBack.kind === "gone") expect((await reconciler.find(read, req, marker)).outcome, `${op.path} before the delete`).toBe("absent");
+      const writes = () => fake.apiRequests().filter((r) => r.method === op.method && r.path === built.path).length;
+      const before = writes();
+      expect(await sendLost(built), `${op.method} ${op.path}`).toBe("lost");
+      const outcome = await reconciler.find(read, req, marker).then(
+        (r) => r.outcome,
+        (err: Error) => `${err.name}: ${err.message}`,
+      );
+      expect(writes() - before, `${op.method} ${op.path} sent once`).toBe(1);
+      outcomes.push(`${readBack.kind} ${op.method} ${op.path} ${outcome}`);
     }
+    const unsettled = (kind: string) => outcomes.filter((o) => o.startsWith(`${kind} `) && !o.endsWith(" found"));
+    expect(unsettled("marker")).toEqual([]);
     // freee's GET does not show these fields of the update: the reconciler says so and never guesses.
-    expect(outcomes.filter((o) => !o.endsWith(" found"))).toEqual([
-      expect.stringMatching(/^PUT \/api\/1\/payment_requests\/\{id\} unsettled: .*does not show draft/),
-      expect.stringMatching(/^PUT \/api\/1\/approval_requests\/\{id\} unsettled: .*does not show draft/),
-      expect.stringMatching(/^PUT \/api\/1\/purchase_requests\/\{id\} unsettled: .*does not show purchase_request_form_id/),
+    expect(unsettled("values")).toEqual([
+      expect.stringMatching(/^values PUT \/api\/1\/payment_requests\/\{id\} WriteOutcomeUnknownError: .*does not show draft/),
+      expect.stringMatching(/^values PUT \/api\/1\/approval_requests\/\{id\} WriteOutcomeUnknownError: .*does not show draft/),
+      expect.stringMatching(/^values PUT \/api\/1\/purchase_requests\/\{id\} WriteOutcomeUnknownError: .*does not show purchase_request_form_id/),
       // One rule is sent, freee answers the list of them.
-      expect.stringMatching(/^PUT \/hr\/api\/v1\/employees\/\{employee_id\}\/allowance_rules unsettled: .*does not show employee_allowance_rule/),
-      expect.stringMatching(/^PUT \/hr\/api\/v1\/employees\/\{employee_id\}\/deduction_rules unsettled: .*does not show employee_deduction_rule/),
+      expect.stringMatching(/^values PUT \/hr\/api\/v1\/employees\/\{employee_id\}\/allowance_rules WriteOutcomeUnknownError: .*does not show employee_allowance_rule/),
+      expect.stringMatching(/^values PUT \/hr\/api\/v1\/employees\/\{employee_id\}\/deduction_rules WriteOutcomeUnknownError: .*does not show employee_deduction_rule/),
     ]);
-    expect(outcomes.length).toBe(OPERATIONS.filter((e) => e.readBack?.kind === "values" || e.readBack?.kind === "gone").length);
+    expect(unsettled("gone")).toEqual([]);
+    const none = outcomes.filter((o) => o.startsWith("none "));
+    expect(none.filter((o) => !/ WriteOutcomeUnknownError: /.test(o))).toEqual([]);
+    expect([outcomes.length, none.length]).toEqual([OPERATIONS.filter((e) => e.effect === "write").length, OPERATIONS.filter((e) => e.readBack?.kind === "none").length]);
   });
 });
 
@@ -181,6 +230,23 @@ describe("freee fake: the accounting operations", () => {
     expect((await call("GET", "/api/1/partners/11", { query: c })).body.partner.name).toBe("東京タクシー株式会社");
     expect((await call("GET", "/api/1/receipts", { query: { ...c, start_date: "2026-12-01", end_date: "2026-12-31" } })).body.receipts).toEqual([]);
     expect((await call("GET", "/api/1/receipts/5", { query: c })).status).toBe(404);
+  });
+
+  it("a transfer between two wallets the company has is made; one naming a wallet it does not have is refused", async () => {
+    const body = { ...c, date: "2026-12-01", amount: 50_000, from_walletable_type: "bank_account", from_walletable_id: 31, to_walletable_type: "wallet", to_walletable_id: 32 };
+    const made = await call("POST", "/api/1/transfers", { body });
+    expect(made.status).toBe(201);
+    expect((await call("GET", `/api/1/transfers/${made.body.transfer.id}`, { query: c })).body.transfer).toMatchObject({ amount: 50_000, to_walletable_id: 32 });
+    const wrong = await call("POST", "/api/1/transfers", { body: { ...body, to_walletable_type: "bank_account" } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.errors[1].messages).toEqual(["口座 bank_account 32 が存在しません。"]);
+  });
+
+  it("the login user's names, updated, are what the next read shows (a values read back)", async () => {
+    const put = await call("PUT", "/api/1/users/me", { body: { display_name: "経理 花子", last_name: "経理" } });
+    expect(put.status).toBe(200);
+    expect((await call("GET", "/api/1/users/me")).body.user).toMatchObject({ display_name: "経理 花子", last_name: "経理" });
+    expect((await readBackReconciler(operationByTemplate("PUT /api/1/users/me").readBack!, undefined).find(read, { method: "PUT", path: "/api/1/users/me", body: { display_name: "経理 花子" } }, "")).outcome).toBe("found");
   });
 });
 

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { apiOfPath, checkRequest, type FreeeApi } from "../../../lib/freee/openapi/validator";
 import { checkResponse } from "../../../lib/freee/openapi/responses";
 import { json, listen, LOST_REPLY, pathMatches, sleep, type FakeReply, type ListeningFake } from "../http";
@@ -7,6 +7,7 @@ import { genericRoute } from "./generic-routes";
 import { ROUTES, type RouteContext } from "./routes";
 import { HR_ROUTES } from "./routes-hr";
 import { MORE_ROUTES } from "./routes-more";
+import { readForm } from "./form";
 import { seedCompany, type CompanyData } from "./state";
 
 /**
@@ -393,25 +394,4 @@ function multiQuery(params: URLSearchParams): [string, string | string[]][] {
 
 export async function startFakeFreee(options: FakeFreeeOptions = {}): Promise<FakeFreee> {
   return new FakeFreee(options).start();
-}
-
-/** A multipart/form-data body as freee reads it: text fields, and files by field (size and digest kept). */
-async function readForm(request: Request): Promise<{ fields: Record<string, string>; files: NonNullable<RecordedRequest["files"]> } | "malformed"> {
-  let data: FormData;
-  try {
-    data = await request.formData();
-  } catch (err) {
-    if (err instanceof TypeError) return "malformed";
-    throw err;
-  }
-  const fields: Record<string, string> = {};
-  const files: NonNullable<RecordedRequest["files"]> = {};
-  for (const [key, value] of data.entries()) {
-    if (typeof value === "string") fields[key] = value;
-    else {
-      const bytes = new Uint8Array(await value.arrayBuffer());
-      files[key] = { name: value.name, type: value.type, size: bytes.byteLength, sha256: createHash("sha256").update(bytes).digest("hex") };
-    }
-  }
-  return { fields, files };
 }

@@ -2,14 +2,15 @@ import { fitsResponseSchema, responsesOf } from "../../../lib/freee/openapi/resp
 import { FREEE_OPERATIONS, type FreeeOperation } from "../../../lib/freee/openapi/validator";
 import { badRequestBody, notFoundBody } from "./errors";
 import { collection, findRecord, idParams, isBound, isCollectionPath, recordId, upsertCollection, type Rec } from "./generic-resources";
-import type { RouteContext, RouteResult } from "./routes";
+import { walletableExists, type RouteContext, type RouteResult } from "./routes";
 import { instanceOf, resolveRef, typesOf, type Schema } from "./schema-instance";
 import { nextId, TAX_CODES } from "./state";
 
 /**
  * Every vendored operation without a hand-written route (routes.ts, routes-more.ts): the request has passed freee's
  * schema; here the records its path names must exist (else freee's 404), the ids its body names must exist in the
- * company (accounting: partner, account item, tax code, section, item, tags; HR: employee; else freee's 400), and
+ * company (accounting: partner, account item, tax code, section, item, tags, a wallet by type and id; HR: employee;
+ * else freee's 400), and
  * the write changes what later reads see — a POST adds a record to its list, a PUT / PATCH sets the fields sent, a
  * DELETE removes it, so a values or gone read back (lib/freee/read-backs.ts) finds what happened. The answer is the
  * smallest body freee's response schema allows with the stored record laid over it where its fields fit.
@@ -156,6 +157,11 @@ function unknownReferences(ctx: RouteContext): string[] {
       const values = (Array.isArray(value) ? value : [value]).filter((v) => typeof v === "number");
       if (known !== undefined) for (const v of values) if (!known(ctx).some((r) => r.id === v)) problems.push(`${key} ${v} が存在しません。`);
       if (key === "tax_code" && ctx.api === "accounting") for (const v of values) if (!TAX_CODES.some((t) => t.code === v)) problems.push(`税区分 ${v} が存在しません。`);
+      // A wallet is named by its type beside its id (`from_walletable_type` + `from_walletable_id`).
+      const type = (node as Rec)[key.replace(/_id$/, "_type")];
+      if (ctx.api === "accounting" && key.endsWith("walletable_id") && typeof type === "string") {
+        for (const v of values) if (!walletableExists(ctx.company, type, v as number)) problems.push(`口座 ${type} ${v} が存在しません。`);
+      }
       walk(value);
     }
   };

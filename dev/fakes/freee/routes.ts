@@ -126,6 +126,8 @@ export const ROUTES: Record<string, Route> = {
           last_name: null,
           first_name_kana: null,
           last_name_kana: null,
+          // What PUT /api/1/users/me set (generic-routes.ts keeps it as the path's record).
+          ...Object.fromEntries(Object.entries(ctx.company.singletons.get("/api/1/users/me") ?? {}).filter(([k]) => /^(display|first|last)_name(_kana)?$/.test(k))),
           ...(ctx.query.get("companies") === "true" ? { companies: ctx.companies.map((c) => ({ id: c.id, display_name: c.name, role: c.role, use_custom_role: false })) } : {}),
         },
       },
