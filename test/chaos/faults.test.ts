@@ -10,8 +10,9 @@ function request(path: string): ProxiedRequest {
 describe("the chaos matrix's freee throttle answers as freee's contract says", () => {
   for (const path of ["/api/1/deals", "/hr/api/v1/employees", "/iv/invoices"]) {
     it(`${path}: the client reads a reset a second ahead, so it waits instead of guessing`, () => {
-      const now = Date.now();
       const reply = faultReply("freee", "throttle", request(path));
+      // Read after the reply: its reset is a second after the moment it was made, whatever the machine's load.
+      const now = Date.now();
       const outcome = classifyFreeeResponse(reply.status, new Headers(reply.headers), reply.body, now);
       expect(outcome.kind).toBe("rate_limited");
       if (outcome.kind !== "rate_limited") return;
