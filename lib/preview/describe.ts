@@ -237,8 +237,8 @@ export function undescribed(tool: string, description: string | undefined): Desc
 const COVERED: Readonly<Record<string, { keys: readonly string[]; lists?: Readonly<Record<string, readonly string[]>> }>> = {
   freee_hr_update_basic_pay_rule: { keys: ["employee_id", "year", "month", "pay_calc_type", "pay_amount"] },
   freee_hr_update_work_record: {
-    keys: ["employee_id", "date", "note"],
-    lists: { work_record_segments: ["clock_in_at", "clock_out_at"], break_records: ["clock_in_at", "clock_out_at"] },
+    keys: ["employee_id", "date", "note", "clock_in_at", "clock_out_at"],
+    lists: { work_record_segments: ["clock_in_at", "clock_out_at"], break_records: ["clock_in_at", "clock_out_at"], paid_holidays: ["type", "mins"] },
   },
   freee_accounting_create_deal: {
     keys: ["issue_date", "type", "partner_id", "due_date"],

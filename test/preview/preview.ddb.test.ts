@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ProcessStep } from "../../lib/core/domain/records";
 import { AuthError } from "../../lib/core/errors/taxonomy";
 import { buildPreview } from "../../lib/preview/build";
+import { uncoveredInput } from "../../lib/preview/describe";
 import type { StepWithNames } from "../../lib/preview/names";
 import { FreeeReader } from "../../lib/preview/reader";
 import { startPreviewFreee, type PreviewFreee } from "./support";
@@ -115,6 +116,8 @@ describe("before → after per write tool", () => {
       step(1, "freee_hr_update_work_record", { employee_id: 1, date: "2026-12-22", clock_in_at: "2026-12-22 14:00:00", clock_out_at: "2026-12-22 18:00:00", paid_holidays: [{ type: "morning_off" }] }),
     ]);
     expect(p.steps[0]).toMatchObject({ summary: "山田 太郎 2026-12-22 の勤怠 出勤 未入力 → 14:00、退勤 未入力 → 18:00、有給休暇 なし → 午前休", current: "read" });
+    // Every field of the 午前休 is in words: nothing of it is left to the raw input.
+    expect(uncoveredInput("freee_hr_update_work_record", { employee_id: 1, date: "2026-12-22", clock_in_at: "2026-12-22 14:00:00", clock_out_at: "2026-12-22 18:00:00", paid_holidays: [{ type: "morning_off" }] })).toBeUndefined();
   });
 });
 
