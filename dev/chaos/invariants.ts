@@ -100,7 +100,9 @@ export async function checkEnding(chaos: ChaosStack, run: ScenarioRun, expected:
     problems.push(`task ended ${h.task.status} (${failure === undefined ? "no failure" : `${failure.layer} ${failure.errorName}`}), not failed at ${expected.layer} with ${expected.errorName}`);
   }
   const message = failureMessageFor(expected.layer, expected.errorName);
-  if (!JSON.stringify(chaos.slack.workspace.thread(run.threadTs)).includes(message)) problems.push(`the thread does not say 「${message}」`);
+  const shown = JSON.stringify(chaos.slack.workspace.thread(run.threadTs));
+  if (!shown.includes(message)) problems.push(`the thread does not say 「${message}」`);
+  if (expected.threadText !== undefined && !expected.threadText.test(shown)) problems.push(`the thread does not show ${String(expected.threadText)}`);
   const ledger = buildLedger(h.audit, { since: "2000-01-01T00:00:00.000Z", until: "2100-01-01T00:00:00.000Z" });
   const counted = ledger.failuresByClass.find((f) => f.layer === expected.layer && f.errorClass === expected.errorName)?.count ?? 0;
   if (counted === 0) problems.push(`the ledger counts no ${expected.layer} ${expected.errorName}`);

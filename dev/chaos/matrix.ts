@@ -54,6 +54,8 @@ export interface ExpectedEnd {
   layer: "L3" | "L4";
   errorName: string;
   agentText?: RegExp;
+  /** A line the thread shows besides the error's message. */
+  threadText?: RegExp;
 }
 
 /**
@@ -205,7 +207,7 @@ export const CELLS: readonly Cell[] = [
     c("freee", "poll", "auth", "complete", { only: isFreeeRead }),
     // freee's 403 throttle stops every call for its ten minutes, more than a run can wait: the run ends with when
     // to run it again, and the write is never sent (nor sent twice).
-    c("freee", "poll", "throttle-403", "complete", { only: (r) => isFreeeRead(r) || isFreeeWrite(r), times: BURST, expect: { layer: "L4", errorName: "FreeeThrottledError", agentText: THROTTLE_LIFTS_AT } }),
+    c("freee", "poll", "throttle-403", "complete", { only: (r) => isFreeeRead(r) || isFreeeWrite(r), times: BURST, expect: { layer: "L4", errorName: "FreeeThrottledError", agentText: THROTTLE_LIFTS_AT, threadText: /freee の制限が解ける目安: \d{2}:\d{2}（日本時間）/ } }),
   ].map((cell) => ({ ...cell, agentClaimsDone: true })),
   // freee: the preview reads what each write will change, before the Process is shown for approval.
   c("freee", "preview", "5xx", "complete", { at: sentBy("preview-process"), only: isFreeeRead }),
