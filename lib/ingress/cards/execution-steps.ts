@@ -106,7 +106,7 @@ function recordOfStep(process: ProcessVersion, stepId: string) {
 }
 
 /** What the reads returned: a short table per read step (the first rows), its size, and where the rest is. */
-export function tableBlocks(lines: readonly StepLine[], csvSteps: ReadonlySet<string> = new Set()): Card["blocks"] {
+export function tableBlocks(lines: readonly StepLine[], csvSteps: ReadonlySet<string> = new Set(), csvIn: "thread" | "dm" = "thread"): Card["blocks"] {
   const blocks = lines.flatMap((l) => {
     if (l.table === undefined || l.state !== "done") return [];
     const t = l.table;
@@ -122,7 +122,7 @@ export function tableBlocks(lines: readonly StepLine[], csvSteps: ReadonlySet<st
       rows.push(row);
     }
     const rest = t.total - (rows.length - 1);
-    const tail = rest <= 0 ? "" : `\n${csvSteps.has(l.step.stepId) ? T.restInCsv(rest) : T.restNotShown(rest)}`;
+    const tail = rest <= 0 ? "" : `\n${csvSteps.has(l.step.stepId) ? (csvIn === "dm" ? T.restInDmCsv(rest) : T.restInCsv(rest)) : T.restNotShown(rest)}`;
     return [wholeSection(`${head}\n\`\`\`\n${rows.join("\n").replace(/```/g, "ˋˋˋ")}\n\`\`\`${tail}`)];
   });
   return blocks.length <= TABLE_BLOCKS ? blocks : [...blocks.slice(0, TABLE_BLOCKS - 1), wholeSection(T.moreTables(blocks.length - TABLE_BLOCKS + 1))];
