@@ -23,6 +23,8 @@ export interface FormatRule {
   message(field: string): string;
   /** How schema-text (L3, L2) shows the format to the model. */
   hint: string;
+  /** A value the rule takes (what the fake's schema-built requests send). */
+  example: string | number;
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -60,6 +62,7 @@ export const FORMAT_RULES: readonly FormatRule[] = [
     validate: (v) => typeof v === "string" && isCalendarDate(v),
     message: (field) => `${field} の形式が不正です（YYYY-MM-DD の実在する日付で指定してください。例: 2026-12-01）`,
     hint: "「YYYY-MM-DD」",
+    example: "2026-12-01",
   },
   {
     // 工数管理's 「取得対象範囲（YYYY-MM）」.
@@ -72,6 +75,7 @@ export const FORMAT_RULES: readonly FormatRule[] = [
     },
     message: (field) => `${field} の形式が不正です（YYYY-MM で指定してください。例: 2026-12）`,
     hint: "「YYYY-MM」",
+    example: "2026-12",
   },
   {
     // HR's date-times: `YYYY-MM-DD HH:MM(:SS)`, read as Japan time (freee's own pattern, which also lets a 31st of
@@ -85,6 +89,7 @@ export const FORMAT_RULES: readonly FormatRule[] = [
     },
     message: (field) => `${field} の形式が不正です（YYYY-MM-DD HH:MM:SS の日本時間で指定してください。例: 2026-12-01 09:00:00）`,
     hint: "「YYYY-MM-DD HH:MM:SS」",
+    example: "2026-12-01 09:00:00",
   },
   {
     // HR's times of day (有給・特別休暇・残業申請の開始 / 終了): `HH:MM(:SS)`. Minutes and seconds are checked; the hour
@@ -98,6 +103,7 @@ export const FORMAT_RULES: readonly FormatRule[] = [
     },
     message: (field) => `${field} の形式が不正です（HH:MM で指定してください。例: 09:00）`,
     hint: "「HH:MM」",
+    example: "09:00",
   },
   {
     // Amounts in yen: whole numbers (freee: 「amountへのString型でのリクエストなどができなくなります」), within what a
@@ -108,6 +114,7 @@ export const FORMAT_RULES: readonly FormatRule[] = [
     validate: (v) => typeof v === "number" && Number.isSafeInteger(v),
     message: (field) => `${field} は円単位の整数で指定してください（「12,000」のようなカンマや小数は使えません）`,
     hint: "円単位",
+    example: 1000,
   },
 ];
 
