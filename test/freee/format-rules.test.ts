@@ -56,6 +56,20 @@ describe("amounts: whole yen, no commas, within range", () => {
   });
 });
 
+describe("an invoice line's quantity: at most three decimals (freee's 「小数部は3桁まで」)", () => {
+  const invoice = (quantity: unknown) =>
+    checkRequest({
+      method: "POST",
+      path: "/iv/invoices",
+      body: { company_id: 1, billing_date: "2026-12-31", partner_id: 12, partner_title: "御中", tax_entry_method: "out", tax_fraction: "omit", withholding_tax_entry_method: "out", lines: [{ description: "作業", quantity, unit_price: "1000", tax_rate: 10 }] },
+    });
+  it("1.5 and 2.125 pass; 0.0001 is refused naming the line", () => {
+    expect(invoice(1.5).ok).toBe(true);
+    expect(invoice(2.125).ok).toBe(true);
+    expect(messages(invoice(0.0001))).toEqual(["lines.0.quantity は小数点以下 3 桁までの数で指定してください"]);
+  });
+});
+
 describe("times: HR's YYYY-MM-DD HH:MM:SS and HH:MM", () => {
   const record = (body: Record<string, unknown>) => checkRequest({ method: "PUT", path: "/hr/api/v1/employees/1/work_records/2026-12-01", body: { company_id: 1, ...body } }, { unknownProperties: "reject" });
 

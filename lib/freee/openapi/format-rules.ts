@@ -15,7 +15,7 @@ export interface FormatRule {
   /** The `format` the rule puts on a field: what Ajv checks, tools/list shows and the message is chosen by. */
   format: string;
   /** Which JSON type the field has (the rule never retypes a field). */
-  type: "string" | "integer";
+  type: "string" | "integer" | "number";
   /** Whether the rule applies to this field of this API (`api` is the vendored API's name). */
   applies(api: string, name: string, schema: Schema): boolean;
   validate(value: string | number): boolean;
@@ -115,6 +115,16 @@ export const FORMAT_RULES: readonly FormatRule[] = [
     message: (field) => `${field} は円単位の整数で指定してください（「12,000」のようなカンマや小数は使えません）`,
     hint: "円単位",
     example: 1000,
+  },
+  {
+    // 請求書 API's line quantity: 「明細の数量 (整数部は8桁まで、小数部は3桁まで)」; the schema bounds the integer part only.
+    format: "freee-quantity",
+    type: "number",
+    applies: (api, name, s) => api === "invoice" && name === "quantity" && s.type === "number",
+    validate: (v) => typeof v === "number" && /^-?\d+(\.\d{1,3})?$/.test(String(v)),
+    message: (field) => `${field} は小数点以下 3 桁までの数で指定してください`,
+    hint: "小数点以下 3 桁まで",
+    example: 1,
   },
 ];
 

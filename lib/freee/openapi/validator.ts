@@ -188,7 +188,7 @@ export function makeAjv(coerceTypes: boolean, rejectUnknown: boolean, extraDefs?
   const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, strictRequired, coerceTypes, useDefaults: false, verbose: true });
   addFormats(ajv, ["uri"]);
   for (const rule of FORMAT_RULES) {
-    ajv.addFormat(rule.format, rule.type === "integer" ? { type: "number", validate: (n: number) => rule.validate(n) } : { type: "string", validate: (t: string) => rule.validate(t) });
+    ajv.addFormat(rule.format, rule.type === "string" ? { type: "string", validate: (t: string) => rule.validate(t) } : { type: "number", validate: (n: number) => rule.validate(n) });
   }
   ajv.addFormat("int32", { type: "number", validate: (n: number) => Number.isInteger(n) && n >= -2147483648 && n <= 2147483647 });
   ajv.addFormat("int64", { type: "number", validate: (n: number) => Number.isInteger(n) });
