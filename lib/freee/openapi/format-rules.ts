@@ -9,6 +9,8 @@
  * never by a list of operations, so they reach every operation vendored, however many.
  */
 
+import type { PackedDetails } from "./packed";
+
 type Schema = Record<string, unknown>;
 
 export interface FormatRule {
@@ -170,4 +172,26 @@ export function withFormatRules<T>(api: string, node: T, name?: string): T {
 /** Every component of one API's vendored `$defs`, with the rules applied. */
 export function defsWithFormatRules(api: string, defs: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(defs).map(([key, schema]) => [key, withFormatRules(api, schema)]));
+}
+
+/**
+ * One API's inflated details (lib/freee/openapi/packed.ts) with the rules applied: its components, and each
+ * operation's parameters and body. The validator reads nothing else, so every check, tools/list and the schema
+ * text see the rules.
+ */
+export function detailsWithFormatRules(api: string, d: PackedDetails): PackedDetails {
+  return {
+    schemas: defsWithFormatRules(api, d.schemas),
+    operations: d.operations.map((op) => {
+      const body = op.requestBody as { schema: Schema } | undefined;
+      return {
+        ...op,
+        parameters: op.parameters.map((p) => {
+          const param = p as { name: string; schema: Schema };
+          return { ...param, schema: withFormatRules(api, param.schema, param.name) };
+        }),
+        ...(body === undefined ? {} : { requestBody: { ...body, schema: withFormatRules(api, body.schema) } }),
+      };
+    }),
+  };
 }

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
-import { defsWithFormatRules, FORMAT_RULES, formatRule, withFormatRules } from "./format-rules";
+// freee's format rules the schemas leave out (dates, times, yen) go on the fields as an API inflates (format-rules.ts).
+import { detailsWithFormatRules, FORMAT_RULES, formatRule } from "./format-rules";
 import { inflate, type PackedDetails, type PackedSource } from "./packed";
 import { PACKED_DETAILS, PACKED_INDEX } from "./packed-requests";
 
@@ -100,27 +101,10 @@ const details = new Map<FreeeApi, PackedDetails>();
 /** An API's parameters, bodies and components, inflated the first time anything of that API is asked for. */
 function detailsOf(api: FreeeApi): PackedDetails {
   let d = details.get(api);
-  if (d === undefined) details.set(api, (d = withRules(api, inflate(PACKED_DETAILS[api] as string))));
+  if (d === undefined) details.set(api, (d = detailsWithFormatRules(api, inflate(PACKED_DETAILS[api] as string))));
   return d;
 }
 
-/**
- * freee's format rules the schemas leave out (dates, times, yen) put on the fields as an API inflates: every check,
- * tools/list and the schema text read the schemas with them (lib/freee/openapi/format-rules.ts).
- */
-function withRules(api: FreeeApi, d: PackedDetails): PackedDetails {
-  return {
-    schemas: defsWithFormatRules(api, d.schemas),
-    operations: d.operations.map((op) => ({
-      ...op,
-      parameters: op.parameters.map((p) => {
-        const param = p as FreeeParameter;
-        return { ...param, schema: withFormatRules(api, param.schema, param.name) };
-      }),
-      ...(op.requestBody === undefined ? {} : { requestBody: { ...(op.requestBody as NonNullable<FreeeOperation["requestBody"]>), schema: withFormatRules(api, (op.requestBody as NonNullable<FreeeOperation["requestBody"]>).schema) } }),
-    })),
-  };
-}
 
 /** The component schemas of one API (`$ref: "<api>#/$defs/<name>"` names them). */
 export function schemasOf(api: FreeeApi): Record<string, unknown> {
