@@ -14,7 +14,7 @@ export interface HomeDeps {
   settings: TeamSettingsStore;
   admins: AdminCheck;
   freee: FreeePort;
-  audit: Pick<AuditLog, "record">;
+  audit: Pick<AuditLog, "record" | "recordError">;
   log: Logger;
   clock?: () => Date;
   /** The web admin (`…/admin`), linked from the Home; absent: no link. */
@@ -57,6 +57,7 @@ export async function loadHomeState(deps: HomeDeps, viewer: Actor, notice?: stri
         freee,
         ...(deps.adminUrl === undefined ? {} : { adminUrl: deps.adminUrl }),
         adminUserIds: settings.adminUserIds,
+        approvalPolicy: settings.approvalPolicy,
         allowedExternalTeamIds: settings.allowedExternalTeamIds,
         recentTasks,
         ledger: buildLedger(audit, { since, until: now.toISOString() }),
