@@ -1,11 +1,15 @@
+import { throttledBody } from "../fakes/freee/errors";
 import type { ProxiedRequest } from "./fault-proxy";
 
 /** The dependencies of the matrix: each sits behind its own fault proxy. */
 export const DEPENDENCIES = ["DynamoDB", "Slack", "Anthropic Messages", "Managed Agents", "freee", "Step Functions"] as const;
 export type Dependency = (typeof DEPENDENCIES)[number];
 
-/** throttle / 5xx: the service's own error reply; timeout: no reply in time; lost: the effect, no reply; auth: credentials refused. */
-export const FAULT_KINDS = ["throttle", "5xx", "timeout", "lost", "auth"] as const;
+/**
+ * throttle / 5xx: the service's own error reply; timeout: no reply in time; lost: the effect, no reply; auth: credentials
+ * refused; throttle-403: freee's other throttle, a 403 for about ten minutes after 「過度のアクセス」 (freee only).
+ */
+export const FAULT_KINDS = ["throttle", "5xx", "timeout", "lost", "auth", "throttle-403"] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface Reply {
@@ -20,6 +24,10 @@ export interface Reply {
  * `{ type: "error", error: { type } }`, freee's `status_code` / `errors` body with its X-RateLimit headers.
  */
 export function faultReply(dependency: Dependency, kind: Exclude<FaultKind, "timeout" | "lost">, request: ProxiedRequest): Reply {
+  if (kind === "throttle-403") {
+    if (dependency !== "freee") throw new Error(`${dependency} has no 403 throttle (freee's alone)`);
+    return freeeThrottle403(request);
+  }
   switch (dependency) {
     case "DynamoDB":
       return kind === "throttle"
@@ -61,6 +69,15 @@ export function faultReply(dependency: Dependency, kind: Exclude<FaultKind, "tim
         : { status: 401, body: { status_code: 401, errors: [{ type: "status", messages: ["アクセストークンの有効期限が切れています。"] }], code: "expired_access_token" } };
     }
   }
+}
+
+/**
+ * freee's 403 throttle as the strict fake answers it (dev/fakes/freee/errors.ts): the API's own 403 body with the
+ * schemas' words, no rate-limit headers (freee names no reset; lib/freee/freee-response.ts counts its ten minutes).
+ */
+function freeeThrottle403(request: ProxiedRequest): Reply {
+  const api = request.path.startsWith("/hr/") ? "hr" : request.path.startsWith("/iv/") ? "invoice" : "accounting";
+  return { status: 403, headers: { "content-type": "application/json" }, body: throttledBody(api) };
 }
 
 function awsJson(status: number, type: string, message: string): Reply {

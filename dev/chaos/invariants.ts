@@ -6,7 +6,9 @@ import type { CardSubject } from "../../lib/core/domain/card-refresher";
 import { renderCard } from "../../lib/ingress/cards";
 import type { TaskHistory } from "../../lib/store/task-store";
 import { failureMessageFor } from "../../lib/core/messages/ja";
+import { buildLedger, type Ledger } from "../../lib/store/ledger";
 import { FLOWS } from "./flows";
+import type { ExpectedEnd } from "./matrix";
 import type { ScenarioRun } from "./scenario";
 import type { ChaosStack } from "./stack";
 
@@ -85,6 +87,32 @@ export async function checkInvariants(chaos: ChaosStack, run: ScenarioRun): Prom
     if (answer !== "refused") problems.push(`MCP server still serves an ended run's bearer (${answer})`);
   }
   return { ok: problems.length === 0, outcome, problems };
+}
+
+/**
+ * A cell whose fault has its own ending (matrix.ts `expect`): the task failed at that layer with that error, the
+ * thread says the error's message, the ledger counts it, and the agent was told what the table says.
+ */
+export async function checkEnding(chaos: ChaosStack, run: ScenarioRun, expected: ExpectedEnd): Promise<string[]> {
+  const problems: string[] = [];
+  const h = await chaos.direct.loadHistory(run.taskId);
+  const failure = h.task.failure;
+  if (failure?.layer !== expected.layer || failure.errorName !== expected.errorName) {
+    problems.push(`task ended ${h.task.status} (${failure === undefined ? "no failure" : `${failure.layer} ${failure.errorName}`}), not failed at ${expected.layer} with ${expected.errorName}`);
+  }
+  const message = failureMessageFor(expected.layer, expected.errorName);
+  const shown = JSON.stringify(chaos.slack.workspace.thread(run.threadTs));
+  if (!shown.includes(message)) problems.push(`the thread does not say 「${message}」`);
+  if (expected.threadText !== undefined && !expected.threadText.test(shown)) problems.push(`the thread does not show ${String(expected.threadText)}`);
+  const ledger = buildLedger(h.audit, { since: "2000-01-01T00:00:00.000Z", until: "2100-01-01T00:00:00.000Z" });
+  const counted = ledger.failuresByClass.find((f) => f.layer === expected.layer && f.errorClass === expected.errorName)?.count ?? 0;
+  if (counted === 0) problems.push(`the ledger counts no ${expected.layer} ${expected.errorName}`);
+  if (expected.layer === "L4" && ledger.runsNotCompleted[expected.errorName as keyof Ledger["runsNotCompleted"]] !== 1) problems.push(`the ledger's runs not completed count no ${expected.errorName}`);
+  if (expected.agentText !== undefined) {
+    const told = [...chaos.model.sessions.values()].flatMap((s) => s.events).filter((e) => e.type === "agent.mcp_tool_result").map((e) => JSON.stringify(e.content ?? []));
+    if (!told.some((t) => expected.agentText!.test(t))) problems.push(`the agent was never told ${String(expected.agentText)}`);
+  }
+  return problems;
 }
 
 /** A task that could not even be created: the user is told in the thread, and nothing else exists. */

@@ -45,6 +45,20 @@ export interface Cell {
   agentClaimsDone?: boolean;
   /** The request posted (dev/chaos/flows.ts); the pay rule unless set. */
   flow?: Flow;
+  /** How the task must end, beyond the invariants (a fault the error table gives its own ending). */
+  expect?: ExpectedEnd;
+}
+
+/**
+ * The ending a fault must reach: the layer and error the task fails with (its message in the thread, counted in the
+ * ledger), and what the agent was told, where the table names it (freee's 403 throttle: the time to run it again).
+ */
+export interface ExpectedEnd {
+  layer: "L3" | "L4";
+  errorName: string;
+  agentText?: RegExp;
+  /** A line the thread shows besides the error's message. */
+  threadText?: RegExp;
 }
 
 /**
@@ -117,7 +131,7 @@ const isApprovedCardUpdate = (r: ProxiedRequest) => r.path.startsWith("/chat.upd
 /** The requests one step Lambda sends (an approval's effects come from the step it resumes: the Prompt's from GenerateProcess). */
 const sentBy = (consumer: string) => (r: ProxiedRequest) => r.consumer === consumer;
 
-const c = (dependency: Dependency, step: Step, fault: FaultKind, scenario: ScenarioKind = "complete", extra: Partial<Pick<Cell, "times" | "only" | "at" | "label">> = {}): Cell => ({
+const c = (dependency: Dependency, step: Step, fault: FaultKind, scenario: ScenarioKind = "complete", extra: Partial<Pick<Cell, "times" | "only" | "at" | "label" | "expect">> = {}): Cell => ({
   dependency,
   step,
   fault,
@@ -126,10 +140,13 @@ const c = (dependency: Dependency, step: Step, fault: FaultKind, scenario: Scena
   ...(extra.only === undefined ? {} : { only: extra.only }),
   ...(extra.at === undefined ? {} : { at: extra.at }),
   ...(extra.label === undefined ? {} : { label: extra.label }),
+  ...(extra.expect === undefined ? {} : { expect: extra.expect }),
 });
 
 /** A throttling burst longer than a few seconds ("DB ロック" while the failure is written). */
 const BURST = 12;
+/** What the agent is told of freee's 403 throttle (lib/core/messages/ja.ts freeeThrottledMessage): the time it lifts. */
+const THROTTLE_LIFTS_AT = /freee のアクセス制限中です。\d{2}:\d{2}（日本時間）以降に再実行してください/;
 /** An outage longer than the failure path's whole retry budget: only the reconciler can tell the truth then. */
 const OUTAGE = 40;
 
@@ -191,6 +208,9 @@ export const CELLS: readonly Cell[] = [
     c("freee", "poll", "5xx", "complete", { only: isFreeeWrite, times: 1 }),
     c("freee", "poll", "lost", "complete", { only: isFreeeWrite }),
     c("freee", "poll", "auth", "complete", { only: isFreeeRead }),
+    // freee's 403 throttle stops every call for its ten minutes, more than a run can wait: the run ends with when
+    // to run it again, and the write is never sent (nor sent twice).
+    c("freee", "poll", "throttle-403", "complete", { only: (r) => isFreeeRead(r) || isFreeeWrite(r), times: BURST, expect: { layer: "L4", errorName: "FreeeThrottledError", agentText: THROTTLE_LIFTS_AT, threadText: /freee の制限が解ける目安: \d{2}:\d{2}（日本時間）/ } }),
   ].map((cell) => ({ ...cell, agentClaimsDone: true })),
   // freee: the requests only the generic tools make. Each write is a POST no marker finds again: a reply lost after
   // freee made the record ends the run WriteOutcomeUnknownError (never a second POST), a 5xx before it fails the run.
@@ -202,6 +222,7 @@ export const CELLS: readonly Cell[] = [
   // freee: the preview reads what each write will change, before the Process is shown for approval.
   c("freee", "preview", "5xx", "complete", { at: sentBy("preview-process"), only: isFreeeRead }),
   c("freee", "preview", "auth", "complete", { at: sentBy("preview-process"), only: isFreeeRead }),
+  c("freee", "preview", "throttle-403", "complete", { at: sentBy("preview-process"), only: isFreeeRead, times: BURST, expect: { layer: "L3", errorName: "FreeeThrottledError" } }),
   // Step Functions: the ingress's StartExecution / SendTaskSuccess and StartRun's StartExecution.
   c("Step Functions", "create", "throttle", "complete", { only: sfnOp("StartExecution") }),
   c("Step Functions", "create", "lost", "complete", { only: sfnOp("StartExecution") }),

@@ -110,6 +110,7 @@ function freeeFaults(): FaultSpec[] {
   const auth = L4("AuthError");
   const toolFailed = L4("IncompleteRunError");
   const unknown = L4("WriteOutcomeUnknownError");
+  const throttled = L4("FreeeThrottledError");
   return [
     api("401-expired", "401 expired_access_token", auth, { kind: "auth", reply: unauthorized("expired_access_token") }, `トークン更新後も 401 → ${quoted(auth)}`, "トークンを 1 回更新して再試行し、完了", true),
     api("401-permission", "401 user_do_not_have_permission", auth, { kind: "auth", reply: unauthorized("user_do_not_have_permission") }, `更新しない認証エラー → ${quoted(auth)}（理由つき）`, `${connection}（理由つき）`),
@@ -117,6 +118,8 @@ function freeeFaults(): FaultSpec[] {
     api("403", "403 forbidden", toolFailed, { kind: "auth", reply: freeeReply(403, forbiddenBody("hr")) }, `ツールの失敗を受けて${quoted(toolFailed)}`, `ツールの失敗を受けて${quoted(toolFailed)}`),
     api("404", "404 not found", toolFailed, { kind: "auth", reply: freeeReply(404, notFoundBody("hr")) }, `ツールの失敗を受けて${quoted(toolFailed)}`, `ツールの失敗を受けて${quoted(toolFailed)}`),
     api("429", "429 利用回数制限", toolFailed, { kind: "throttle" }, `制限が続き${quoted(toolFailed)}`, "リセット時刻まで待って再試行し、完了", true),
+    // freee's other throttle: 403 for about ten minutes, longer than a run waits, so once is as good as every time.
+    api("403-throttle", "403 過度のアクセス（アクセス制限、10 分ほど）", throttled, { kind: "throttle-403" }, `待たずに${quoted(throttled)}（エージェントには再実行できる時刻）`, `待たずに${quoted(throttled)}（エージェントには再実行できる時刻）`),
     // Every request: the read runs out of retries, the write is not sent twice (503 may hide a landed write) and
     // its read-back fails too, so the outcome stays unknown.
     api("5xx", "503 サーバーエラー", unknown, { kind: "5xx" }, `読み取りは再試行の上限、書き込みは再送せず読み戻しも 503 → ${quoted(unknown)}`, "再試行して完了", true),
@@ -140,14 +143,15 @@ function freeeFaults(): FaultSpec[] {
 function previewFaults(settings: CatalogueSettings): FaultSpec[] {
   const spec = (id: string, label: string, error: string, rule: ProxyFault["rule"], persistent: (said: string) => string, once: string): FaultSpec => {
     const outcome = { layer: "L3", error } as const;
-    // The preview's Retry rows cover freee's 5xx, timeouts and 429, not a refused token.
-    return { id: `preview.${id}`, family: "preview", label: `プレビュー: ${label}`, outcome, persistent: persistent(quoted(outcome)), once, retried: error !== "AuthError", proxy: [{ dependency: "freee", when: fromPreview, rule }] };
+    // The preview's Retry rows cover freee's 5xx, timeouts and 429, not a refused token nor freee's ten-minute 403.
+    return { id: `preview.${id}`, family: "preview", label: `プレビュー: ${label}`, outcome, persistent: persistent(quoted(outcome)), once, retried: error !== "AuthError" && error !== "FreeeThrottledError", proxy: [{ dependency: "freee", when: fromPreview, rule }] };
   };
   return [
     spec("5xx", "freee の読み取りが 503", "UpstreamServerError", { kind: "5xx" }, (said) => `再試行の上限で${said}`, "再試行して実行ステップのカードへ"),
     spec("timeout", "freee の読み取りに応答なし", "UpstreamTimeoutError", { kind: "timeout", holdMs: settings.previewReadTimeoutMs + 1_000 }, (said) => `再試行の上限で${said}`, "再試行して実行ステップのカードへ"),
     spec("401", "freee が 401 user_do_not_have_permission", "AuthError", { kind: "auth", reply: unauthorized("user_do_not_have_permission") }, (said) => said, `「${SlackMessages.freeeConnectionFailed}」`),
     spec("429", "freee の読み取りが 429", "RateLimitedError", { kind: "throttle" }, (said) => `制限が続き${said}`, "リセット時刻まで待って再試行し、実行ステップのカードへ"),
+    spec("403-throttle", "freee の読み取りが 403 アクセス制限（過度のアクセス）", "FreeeThrottledError", { kind: "throttle-403" }, (said) => `待たずに${said}`, `待たずに「${failureMessageFor("L3", "FreeeThrottledError")}」`),
   ];
 }
 

@@ -12,6 +12,7 @@ import type { TaskStore } from "../store/task-store";
 import type { ExecutionScope } from "./execution-scope";
 import { refusal, RefusalTexts, type Refusal } from "./refusals";
 import type { Execution } from "../core/domain/records";
+import { throttleFaultReason } from "../core/domain/throttle-fault";
 import type { SlackFileFetcher } from "./slack-files";
 import type { WriteOnceLedger } from "../store/write-ledger";
 
@@ -97,7 +98,7 @@ export class ToolCall {
     if (err instanceof AuthError) await this.recordFault("AuthError", typeof err.details.reason === "string" ? err.details.reason : undefined);
     // freee's throttle stops every call for about ten minutes: the run ends now with when to run it again, rather
     // than the agent retrying into it and the run ending as an unexplained incomplete one.
-    if (err instanceof FreeeThrottledError) await this.recordFault("FreeeThrottledError", typeof err.details.resetAt === "string" ? `until ${err.details.resetAt}` : undefined);
+    if (err instanceof FreeeThrottledError) await this.recordFault("FreeeThrottledError", typeof err.details.resetAt === "string" ? throttleFaultReason(err.details.resetAt) : undefined);
     return errorResult(agentTextForError(err));
   }
 

@@ -26,6 +26,10 @@ export function precheck(scope: ExecutionScope, tool: FreeeToolDefinition): Refu
   if (!LIVE_EXECUTION_STATUSES.has(scope.executionStatus)) {
     return refusal("execution_not_live", RefusalTexts.executionNotLive(scope.executionStatus), { executionStatus: scope.executionStatus });
   }
+  // Stamped with freee's throttle, the run ends at the next poll: no call meanwhile (freee refuses them for its ten
+  // minutes, and a write that landed after it lifted would be one the ending run no longer reports). A changed
+  // company keeps its own refusal per call (company_changed).
+  if (scope.fault?.errorName === "FreeeThrottledError") return refusal("run_faulted", RefusalTexts.runFaulted(scope.fault), { errorName: scope.fault.errorName });
   const named = tool.readOnly ? readGrants(scope.steps, tool, undefined).length > 0 : writeSteps(scope.steps, tool.name).length > 0;
   if (!named) {
     return refusal("not_approved", RefusalTexts.notApproved(tool.name, [...scope.allowedTools]), { allowedTools: [...scope.allowedTools] });

@@ -24,6 +24,8 @@ export interface ExecutionScope {
   company: PreviewCompany | undefined;
   steps: readonly ProcessStep[];
   allowedTools: ReadonlySet<string>;
+  /** A failure the MCP server stamped on the run (freee's throttle, the connection): the run calls freee no more. */
+  fault?: Execution["fault"];
 }
 
 /** Tool calls are served while the run is live; a finished, failed or cancelled run calls nothing. */
@@ -115,5 +117,6 @@ export async function loadExecutionScope(
     company: execution.company ?? approved.previewCompany,
     steps: approved.steps,
     allowedTools: approved.allowedTools,
+    ...(execution.fault === undefined ? {} : { fault: execution.fault }),
   };
 }

@@ -1,4 +1,8 @@
-import { FreeeCompanyChangedMessages, WriteOutcomeUnknownMessages } from "../core/messages/ja";
+import type { Execution } from "../core/domain/records";
+import { throttleFaultUntil } from "../core/domain/throttle-fault";
+import { FreeeCompanyChangedMessages, freeeThrottledMessage, WriteOutcomeUnknownMessages } from "../core/messages/ja";
+
+type RunFault = NonNullable<Execution["fault"]>;
 
 /**
  * Why the MCP server refused a tool call, and what the agent is told (Japanese, as the session speaks). Every
@@ -7,6 +11,7 @@ import { FreeeCompanyChangedMessages, WriteOutcomeUnknownMessages } from "../cor
  */
 export const REFUSAL_REASONS = [
   "execution_not_live",
+  "run_faulted",
   "unknown_tool",
   "not_approved",
   "invalid_input",
@@ -36,6 +41,8 @@ export function refusal(refused: RefusalReason, text: string, details: Record<st
 
 export const RefusalTexts = {
   executionNotLive: (status: string) => `この実行はすでに終了しています（状態: ${status}）。ツールは実行できません。`,
+  /** The run is stamped with freee's throttle: it ends at the next poll, and calls freee no more. */
+  runFaulted: (fault: RunFault): string => freeeThrottledMessage(throttleFaultUntil(fault.reason)),
   unknownTool: (tool: string) => `ツール ${tool} はこの MCP サーバーにありません。`,
   notApproved: (tool: string, allowed: readonly string[]) =>
     `ツール ${tool} はこの実行の承認済みステップに含まれていないため実行できません。使用できるツール: ${allowed.join(", ") || "（なし）"}`,

@@ -87,6 +87,14 @@ function ranges(list: readonly { clock_in_at: string; clock_out_at: string }[] |
   return list.map((r) => `${clockTime(r.clock_in_at)}–${clockTime(r.clock_out_at)}`).join("、");
 }
 
+const PAID_HOLIDAY: Record<string, string> = { full: "全休", half: "半休", morning_off: "午前休", afternoon_off: "午後休", hourly: "時間休" };
+
+/** 有給休暇 as freee's kinds say it (時間休 with its minutes). */
+function paidHolidays(list: readonly { type: string; mins?: number | null }[] | null | undefined): string {
+  if (list === null || list === undefined || list.length === 0) return "なし";
+  return list.map((h) => `${PAID_HOLIDAY[h.type] ?? h.type}${h.type === "hourly" || h.type === "half" ? (typeof h.mins === "number" ? ` ${h.mins}分` : "") : ""}`).join("、");
+}
+
 const workRecord: Describer = async (input, reader) => {
   const id = num(input.employee_id);
   const date = String(input.date);
@@ -101,11 +109,12 @@ const workRecord: Describer = async (input, reader) => {
     if (!given) return;
     changes.push({ label, ...(now === undefined ? {} : { before: before() }), after });
   };
-  // freee's current attendance input: the segments (clock_in_at / clock_out_at alone are deprecated).
+  // The segments, or the single clock_in_at / clock_out_at freee's 午前休 / 午後休 examples use.
   field("出退勤", input.work_record_segments !== undefined, () => ranges(now?.work_record_segments), ranges(input.work_record_segments as { clock_in_at: string; clock_out_at: string }[]));
   field("出勤", input.clock_in_at !== undefined, () => clockTime(now?.clock_in_at), clockTime(str(input.clock_in_at)));
   field("退勤", input.clock_out_at !== undefined, () => clockTime(now?.clock_out_at), clockTime(str(input.clock_out_at)));
   field("休憩", input.break_records !== undefined, () => ranges(now?.break_records), ranges(input.break_records as { clock_in_at: string; clock_out_at: string }[]));
+  field("有給休暇", input.paid_holidays !== undefined, () => paidHolidays(now?.paid_holidays), paidHolidays(input.paid_holidays as { type: string; mins?: number }[]));
   field("備考", input.note !== undefined, () => quoted(now?.note ?? ""), quoted(String(input.note)));
   const shown = changes.map((c) => `${c.label} ${c.before ?? "?"} → ${c.after}`).join("、");
   return {
@@ -252,8 +261,8 @@ export function undescribed(tool: string, description: string | undefined): Desc
 const COVERED: Readonly<Record<string, { keys: readonly string[]; lists?: Readonly<Record<string, readonly string[]>> }>> = {
   freee_hr_update_basic_pay_rule: { keys: ["employee_id", "year", "month", "pay_calc_type", "pay_amount"] },
   freee_hr_update_work_record: {
-    keys: ["employee_id", "date", "note"],
-    lists: { work_record_segments: ["clock_in_at", "clock_out_at"], break_records: ["clock_in_at", "clock_out_at"] },
+    keys: ["employee_id", "date", "note", "clock_in_at", "clock_out_at"],
+    lists: { work_record_segments: ["clock_in_at", "clock_out_at"], break_records: ["clock_in_at", "clock_out_at"], paid_holidays: ["type", "mins"] },
   },
   freee_accounting_create_deal: {
     keys: ["issue_date", "type", "partner_id", "due_date", "ref_number"],

@@ -41,6 +41,7 @@ const WorkRecordSchema = z.object({
   clock_out_at: z.nullish(z.string()),
   break_records: z.nullish(z.array(Range)),
   work_record_segments: z.nullish(z.array(Range)),
+  paid_holidays: z.nullish(z.array(z.object({ type: z.string(), mins: z.nullish(z.number()) }))),
   note: z.nullish(z.string()),
 });
 export type FreeeWorkRecord = z.infer<typeof WorkRecordSchema>;

@@ -22,6 +22,8 @@ const SLICE = [
   "Slack × approval (prompt) × 5xx",
   "Managed Agents × cancel × 5xx",
   "freee × poll × 5xx",
+  // freee's 403 throttle: the run ends FreeeThrottledError with the time to run it again, counted in the ledger.
+  "freee × poll × throttle-403×12",
   // A request only the generic tools make: its POST's reply lost after freee made the record.
   "freee × poll × lost (経費申請)",
 ];

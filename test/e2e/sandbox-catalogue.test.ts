@@ -3,7 +3,7 @@ import { SANDBOX_WHO, type LocalStack } from "../../dev/local/local-stack";
 import { SANDBOX_COMPANY } from "../../dev/local/sandbox-fakes";
 import { DEFAULT_CATALOGUE_SETTINGS, faultCatalogue, type FaultSpec } from "../../dev/sandbox/fault-catalogue";
 import { taskIdFor } from "../../lib/core/domain/records";
-import { AgentFailureMessages, failureMessageFor, SlackMessages, WriteOutcomeUnknownMessages } from "../../lib/core/messages/ja";
+import { AgentFailureMessages, failureMessageFor, FreeeThrottledMessages, SlackMessages, WriteOutcomeUnknownMessages } from "../../lib/core/messages/ja";
 import { ActionIds } from "../../lib/ingress/cards/blocks";
 import { SandboxPage } from "./sandbox-page";
 import { waitFor } from "./support";
@@ -54,7 +54,7 @@ function textsOf(value: unknown, out: string[] = []): string[] {
   return out;
 }
 
-const FAILURE_MESSAGES = [...Object.values(SlackMessages), WriteOutcomeUnknownMessages.slack];
+const FAILURE_MESSAGES = [...Object.values(SlackMessages), WriteOutcomeUnknownMessages.slack, FreeeThrottledMessages.slack];
 const TERMINAL = new Set(["failed", "completed", "cancelled", "closed"]);
 
 /** Send the request, click every approval the thread offers (once each), and return when the task has ended. */

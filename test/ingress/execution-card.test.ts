@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { checkBlocks } from "../../dev/fakes/slack/block-kit";
 import type { Execution, ProcessStep, StepProgress } from "../../lib/core/domain/records";
 import type { PreviewStep } from "../../lib/core/domain/preview";
-import { ExecutionCardTexts } from "../../lib/core/messages/ja";
+import { ExecutionCardTexts, FreeeThrottledMessages } from "../../lib/core/messages/ja";
 import { renderCard, type Card } from "../../lib/ingress/cards";
 import { baseTask, execution, history, processVersion } from "./fixtures";
 
@@ -71,6 +71,16 @@ describe("Execution card: one line per step", () => {
     const c = card({ status: "failed", errorName: "IncompleteRunError", progress: progress([step("s1"), step("s2"), step("s3")]), writes: { done: [], earlier: [], unknown: [], records: [], readAt: "x" } });
     expect(text(c)).toContain(`✗  3. 基本給の変更 — ${ExecutionCardTexts.notRecorded}`);
     expect(text(c)).toContain(ExecutionCardTexts.noWrites);
+  });
+
+  it("freee's 403 throttle: the message, and when freee lifts it in Japan time (from the run's fault)", () => {
+    const fault = { errorName: "FreeeThrottledError" as const, at: "2026-12-01T05:00:00.000Z", tool: "freee_hr_list_employees", reason: "until 2026-12-01T05:10:00.000Z" };
+    const c = card({ status: "failed", errorName: "FreeeThrottledError", fault, progress: progress([step("s1", { state: "failed", okCalls: 0, errorCalls: 1 })]) });
+    expect(text(c)).toContain(FreeeThrottledMessages.slack);
+    expect(text(c)).toContain("freee の制限が解ける目安: 14:10（日本時間）。それ以降に [再実行] してください。");
+    expect(checkBlocks(c.blocks, "message")).toEqual([]);
+    // A fault without the time (an older run) keeps the message alone.
+    expect(text(card({ status: "failed", errorName: "FreeeThrottledError", fault: { ...fault, reason: undefined } }))).not.toContain("目安");
   });
 
   it("cancelled: which steps ran, which did not, and that nothing was written", () => {

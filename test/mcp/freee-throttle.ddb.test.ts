@@ -41,5 +41,15 @@ describe("freee throttles the app (403) during a run", () => {
     expect(failureMessageFor("L4", ended.name)).toBe(FreeeThrottledMessages.slack);
     // One request reached freee: the throttle is not retried into.
     expect(stack.fake.apiRequests().filter((r) => r.status === 403)).toHaveLength(1);
+
+    // The stamped run calls freee no more, though the throttle has lifted: refused with the same time, audited, counted.
+    stack.fake.throttle(0);
+    const before = stack.fake.apiRequests().length;
+    const again = await agent.callTool({ name: "freee_hr_list_employees", arguments: { year: 2026, month: 1 } });
+    expect(again.isError).toBe(true);
+    expect(text(again)).toBe(freeeThrottledMessage(resetAt));
+    expect(stack.fake.apiRequests().length).toBe(before);
+    const refused = (await stack.audit(taskId)).filter((a) => a.action === "freee.tool_refused");
+    expect(refused.map((a) => [a.details.reason, a.details.errorName])).toEqual([["run_faulted", "FreeeThrottledError"]]);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ProcessStep } from "../../lib/core/domain/records";
 import { WriteOutcomeUnknownMessages } from "../../lib/core/messages/ja";
+import { buildLedger } from "../../lib/store/ledger";
 import { startMcpStack, text, type McpStack } from "./stack";
 
 /**
@@ -77,6 +78,45 @@ describe("a call freee's schema refuses never reaches freee", () => {
     expect(text(await agent.callTool({ name: "freee_api_post", arguments: { path: "/iv/invoices/send", body: {} } }))).toContain("freee API の操作ではありません");
     expect(text(await agent.callTool({ name: "freee_hr_update_work_record", arguments: iso }))).toContain("clock_in_at の形式が不正です");
     expect(stack.fake.requests.length).toBe(before);
+  });
+});
+
+describe("freee's format rules: a date or an amount freee would refuse never reaches it", () => {
+  it("an approved journal dated 2026/12/15 with an amount of '2,200': refused naming each field, audited, counted in the ledger, zero requests", async () => {
+    const broken = { ...JOURNAL, body: { ...JOURNAL.body, issue_date: "2026/12/15", details: [{ ...JOURNAL.body.details[0], amount: "2,200" }, JOURNAL.body.details[1]] } };
+    const { taskId, agent } = await running([step("s1", "freee_api_post", broken)]);
+    const before = stack.fake.requests.length;
+    const result = await agent.callTool({ name: "freee_api_post", arguments: broken });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain("issue_date の形式が不正です（YYYY-MM-DD の実在する日付で指定してください");
+    expect(text(result)).toContain("details.0.amount は円単位の整数で指定してください");
+    expect(stack.fake.requests.length).toBe(before);
+    const audit = await stack.audit(taskId);
+    expect(audit.filter((a) => a.action === "freee.tool_refused").map((a) => a.details.reason)).toEqual(["invalid_input"]);
+    expect(buildLedger(audit, { since: "2000-01-01T00:00:00Z", until: "2100-01-01T00:00:00Z" }).refusalsByReason).toEqual([{ reason: "invalid_input", count: 1 }]);
+  });
+
+  it("freee's 午前休 example (clock_in_at / clock_out_at with paid_holidays) runs once and freee shows it; a lost reply is settled by reading it back", async () => {
+    const morningOff = {
+      employee_id: 2,
+      date: "2026-12-22",
+      break_records: [{ clock_in_at: "2026-12-22 16:00:00", clock_out_at: "2026-12-22 16:30:00" }],
+      clock_in_at: "2026-12-22 14:00:00",
+      clock_out_at: "2026-12-22 18:00:00",
+      paid_holidays: [{ type: "morning_off" }],
+    };
+    const { agent } = await running([step("s1", "freee_hr_update_work_record", morningOff)]);
+    stack.fake.fail({ method: "PUT", path: "/hr/api/v1/employees/2/work_records/2026-12-22" }, { lostReply: true }, 1);
+    const before = stack.fake.apiRequests().length;
+    const result = await agent.callTool({ name: "freee_hr_update_work_record", arguments: morningOff });
+    expect(result.isError, text(result)).toBeFalsy();
+    expect(stack.fake.apiRequests().slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(["PUT /hr/api/v1/employees/2/work_records/2026-12-22", "GET /hr/api/v1/employees/2/work_records/2026-12-22"]);
+    expect(stack.fake.company(101).workRecords.get("2|2026-12-22")).toMatchObject({
+      clock_in_at: "2026-12-22T14:00:00.000+09:00",
+      clock_out_at: "2026-12-22T18:00:00.000+09:00",
+      paid_holidays: [{ type: "morning_off", mins: 240, days: 0.5 }],
+    });
+    stack.fake.clearFaults();
   });
 });
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ProcessStep } from "../../lib/core/domain/records";
 import { AuthError } from "../../lib/core/errors/taxonomy";
 import { buildPreview } from "../../lib/preview/build";
+import { uncoveredInput } from "../../lib/preview/describe";
 import type { StepWithNames } from "../../lib/preview/names";
 import { FreeeReader } from "../../lib/preview/reader";
 import { startPreviewFreee, type PreviewFreee } from "./support";
@@ -108,6 +109,7 @@ describe("before → after per write tool", () => {
       work_record_segments: [{ clock_in_at: "2026-12-01T09:00:00.000+09:00", clock_out_at: "2026-12-01T18:00:00.000+09:00" }],
       clock_in_at: "2026-12-01T09:00:00.000+09:00",
       clock_out_at: "2026-12-01T18:00:00.000+09:00",
+      paid_holidays: [],
       day_pattern: "normal_day",
       is_absence: false,
       note: "",
@@ -116,6 +118,15 @@ describe("before → after per write tool", () => {
       step(1, "freee_hr_update_work_record", { employee_id: 1, date: "2026-12-01", clock_in_at: "2026-12-01 09:30", clock_out_at: "2026-12-01 18:30", note: "電車遅延" }),
     ]);
     expect(p.steps[0]).toMatchObject({ summary: "山田 太郎 2026-12-01 の勤怠 出勤 09:00 → 09:30、退勤 18:00 → 18:30、備考 「」 → 「電車遅延」", current: "read" });
+  });
+
+  it("freee's 午前休 example: 出勤 / 退勤 and the paid holiday, each before → after", async () => {
+    const { preview: p } = await preview([
+      step(1, "freee_hr_update_work_record", { employee_id: 1, date: "2026-12-22", clock_in_at: "2026-12-22 14:00:00", clock_out_at: "2026-12-22 18:00:00", paid_holidays: [{ type: "morning_off" }] }),
+    ]);
+    expect(p.steps[0]).toMatchObject({ summary: "山田 太郎 2026-12-22 の勤怠 出勤 未入力 → 14:00、退勤 未入力 → 18:00、有給休暇 なし → 午前休", current: "read" });
+    // Every field of the 午前休 is in words: nothing of it is left to the raw input.
+    expect(uncoveredInput("freee_hr_update_work_record", { employee_id: 1, date: "2026-12-22", clock_in_at: "2026-12-22 14:00:00", clock_out_at: "2026-12-22 18:00:00", paid_holidays: [{ type: "morning_off" }] })).toBeUndefined();
   });
 });
 

@@ -68,6 +68,9 @@ function isoJst(freeeTime: string): string {
   return `${date}T${time.length === 5 ? `${time}:00` : time}.000+09:00`;
 }
 
+/** The fake's 所定労働時間 (normal_work_mins in the view). */
+const NORMAL_WORK_MINS = 480;
+
 function workRecordView(record: WorkRecord): Record<string, unknown> {
   return {
     ...record,
@@ -75,15 +78,30 @@ function workRecordView(record: WorkRecord): Record<string, unknown> {
     is_editable: true,
     lateness_mins: 0,
     early_leaving_mins: 0,
-    normal_work_mins: 480,
+    normal_work_mins: NORMAL_WORK_MINS,
     use_default_work_pattern: true,
     use_attendance_deduction: true,
-    paid_holidays: [],
   };
 }
 
 function emptyWorkRecord(date: string): WorkRecord {
-  return { date, break_records: [], work_record_segments: [], clock_in_at: null, clock_out_at: null, day_pattern: "normal_day", is_absence: false, note: "" };
+  return { date, break_records: [], work_record_segments: [], clock_in_at: null, clock_out_at: null, paid_holidays: [], day_pattern: "normal_day", is_absence: false, note: "" };
+}
+
+/** A paid holiday as HR stores it: 全休 a day, 半休 / 午前休 / 午後休 half of one, 時間休 its minutes and no day. */
+function paidHoliday(given: { type: WorkRecord["paid_holidays"][number]["type"]; mins?: number }): WorkRecord["paid_holidays"][number] {
+  const half = NORMAL_WORK_MINS / 2;
+  switch (given.type) {
+    case "full":
+      return { type: "full", mins: NORMAL_WORK_MINS, days: 1 };
+    case "morning_off":
+    case "afternoon_off":
+      return { type: given.type, mins: half, days: 0.5 };
+    case "half":
+      return { type: "half", mins: given.mins ?? half, days: 0.5 };
+    case "hourly":
+      return { type: "hourly", mins: given.mins ?? 0, days: 0 };
+  }
 }
 
 export function invalid(ctx: RouteContext, ...messages: string[]): RouteResult {
@@ -224,6 +242,7 @@ export const ROUTES: Record<string, Route> = {
       break_records: ((b.break_records as { clock_in_at: string; clock_out_at: string }[] | undefined) ?? []).map(range),
       clock_in_at: segments[0] === undefined ? null : isoJst(segments[0].clock_in_at),
       clock_out_at: segments.at(-1) === undefined ? null : isoJst((segments.at(-1) as { clock_out_at: string }).clock_out_at),
+      paid_holidays: ((b.paid_holidays as Parameters<typeof paidHoliday>[0][] | undefined) ?? []).map(paidHoliday),
       day_pattern: (b.day_pattern as WorkRecord["day_pattern"] | undefined) ?? "normal_day",
       is_absence: b.is_absence === true,
       note: (b.note as string | undefined) ?? "",

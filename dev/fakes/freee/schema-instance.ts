@@ -1,3 +1,4 @@
+import { formatRule } from "../../../lib/freee/openapi/format-rules";
 import { schemasOf, type FreeeApi } from "../../../lib/freee/openapi/validator";
 import { responseDefs } from "../../../lib/freee/openapi/responses";
 
@@ -59,7 +60,9 @@ function stringFor(schema: Schema): string {
   const min = typeof schema.minLength === "number" ? schema.minLength : 0;
   const max = typeof schema.maxLength === "number" ? schema.maxLength : Infinity;
   const fits = (s: string) => s.length >= min && s.length <= max && (pattern === undefined || pattern.test(s));
-  const first = typeof schema.format === "string" ? byFormat[schema.format] : undefined;
+  // freee's format rules (lib/freee/openapi/format-rules.ts) name a value they take.
+  const ruled = formatRule(schema.format)?.example;
+  const first = typeof schema.format === "string" ? (byFormat[schema.format] ?? (typeof ruled === "string" ? ruled : undefined)) : undefined;
   const found = [first, ...PATTERN_CANDIDATES].find((s): s is string => s !== undefined && fits(s));
   if (found !== undefined) return found;
   if (pattern === undefined) return "a".repeat(Math.max(1, min));
@@ -69,7 +72,8 @@ function stringFor(schema: Schema): string {
 function numberFor(schema: Schema, integer: boolean): number {
   const lowest = typeof schema.minimum === "number" ? schema.minimum : typeof schema.exclusiveMinimum === "number" ? schema.exclusiveMinimum + (integer ? 1 : 0.5) : undefined;
   const highest = typeof schema.maximum === "number" ? schema.maximum : typeof schema.exclusiveMaximum === "number" ? schema.exclusiveMaximum - 1 : undefined;
-  let n = lowest ?? 1;
+  // int64's bounds are past what a JSON number carries exactly (the yen rule refuses those): the nearest one it does.
+  let n = lowest === undefined ? 1 : Math.max(lowest, Number.MIN_SAFE_INTEGER);
   if (lowest === undefined && highest !== undefined && n > highest) n = highest;
   return integer ? Math.ceil(n) : n;
 }

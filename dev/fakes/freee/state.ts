@@ -30,6 +30,8 @@ export interface WorkRecord extends Record<string, unknown> {
   work_record_segments: { clock_in_at: string; clock_out_at: string }[];
   clock_in_at: string | null;
   clock_out_at: string | null;
+  /** 年次有給休暇 as HR answers it: the kind, the minutes and the days it uses. */
+  paid_holidays: { type: "full" | "half" | "morning_off" | "afternoon_off" | "hourly"; mins: number; days: number }[];
   day_pattern: "normal_day" | "prescribed_holiday" | "legal_holiday";
   is_absence: boolean;
   note: string;

@@ -178,11 +178,23 @@ export const FreeeThrottledMessages = {
   slack: "freee のアクセス制限中です。短時間に多くのアクセスがあったため、freee が API の利用を 10 分ほど止めています。時間をおいてから [再実行] してください（済んだ手順は繰り返しません）。",
 } as const;
 
+/** HH:MM in Japan time of an ISO instant, undefined when it is not one. */
+function jstClock(iso: string | undefined): string | undefined {
+  const at = iso === undefined ? Number.NaN : Date.parse(iso);
+  return Number.isNaN(at) ? undefined : new Date(at + 9 * 3_600_000).toISOString().slice(11, 16);
+}
+
 /** The throttle with the time it lifts (JST, from freee's ten minutes), for the agent and the audit log. */
 export function freeeThrottledMessage(resetAt: string | undefined): string {
-  const at = resetAt === undefined ? Number.NaN : Date.parse(resetAt);
-  const when = Number.isNaN(at) ? "10 分ほど経ってから" : `${new Date(at + 9 * 3_600_000).toISOString().slice(11, 16)}（日本時間）以降に`;
+  const clock = jstClock(resetAt);
+  const when = clock === undefined ? "10 分ほど経ってから" : `${clock}（日本時間）以降に`;
   return `freee のアクセス制限中です。${when}再実行してください。この実行では freee のツールを呼ばずに、アクセス制限のため実行できなかったと報告して終えてください。`;
+}
+
+/** Under FreeeThrottledMessages.slack on the run's card: when freee lifts the throttle, when the run knows it. */
+export function freeeThrottleLiftsLine(resetAt: string | undefined): string | undefined {
+  const clock = jstClock(resetAt);
+  return clock === undefined ? undefined : `freee の制限が解ける目安: ${clock}（日本時間）。それ以降に [再実行] してください。`;
 }
 
 /** freee's rate limit, with when it resets when freee said so. */

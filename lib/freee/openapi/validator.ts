@@ -1,5 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
+// freee's format rules the schemas leave out (dates, times, yen) go on the fields as an API inflates (format-rules.ts).
+import { detailsWithFormatRules, FORMAT_RULES, formatRule } from "./format-rules";
 import { inflate, type PackedDetails, type PackedSource } from "./packed";
 import { PACKED_DETAILS, PACKED_INDEX } from "./packed-requests";
 
@@ -9,9 +11,12 @@ import { PACKED_DETAILS, PACKED_INDEX } from "./packed-requests";
  * are what freee accepts. The MCP server and L3 plan validation use it, and the test fake of freee
  * answers 400 exactly when it says no.
  *
- * Two deliberate readings of the schemas:
+ * Deliberate readings of the schemas:
+ * - freee's format rules the schemas leave out (accounting's dates typed as plain strings, HR's times, yen amounts)
+ *   are put on the fields before anything reads them (lib/freee/openapi/format-rules.ts).
  * - `format: date-time` is not checked as RFC 3339: freee's HR times are `YYYY-MM-DD HH:MM:SS` and carry their
- *   own `pattern`, which is what freee enforces (a `T…+09:00` time fails that pattern).
+ *   own `pattern`, which is what freee enforces (a `T…+09:00` time fails that pattern); the format rules check
+ *   those as real days and times.
  * - No freee schema sets `additionalProperties: false`, and freee ignores a property it does not know; so does
  *   this validator unless `unknownProperties: "reject"` is asked for (plan validation: a misspelt field that freee
  *   would silently drop is a plan that does not do what it says).
@@ -96,9 +101,10 @@ const details = new Map<FreeeApi, PackedDetails>();
 /** An API's parameters, bodies and components, inflated the first time anything of that API is asked for. */
 function detailsOf(api: FreeeApi): PackedDetails {
   let d = details.get(api);
-  if (d === undefined) details.set(api, (d = inflate(PACKED_DETAILS[api] as string)));
+  if (d === undefined) details.set(api, (d = detailsWithFormatRules(api, inflate(PACKED_DETAILS[api] as string))));
   return d;
 }
+
 
 /** The component schemas of one API (`$ref: "<api>#/$defs/<name>"` names them). */
 export function schemasOf(api: FreeeApi): Record<string, unknown> {
@@ -162,8 +168,12 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
  * out of this module because no Lambda checks freee's answers.
  */
 export function makeAjv(coerceTypes: boolean, rejectUnknown: boolean, extraDefs?: (api: FreeeApi) => Record<string, unknown>, strictRequired = true): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, strictRequired, coerceTypes, useDefaults: false });
-  addFormats(ajv, ["date", "uri"]);
+  // verbose: an error carries its schema, so a yen field's type error can say what freee wants (toIssue).
+  const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, strictRequired, coerceTypes, useDefaults: false, verbose: true });
+  addFormats(ajv, ["uri"]);
+  for (const rule of FORMAT_RULES) {
+    ajv.addFormat(rule.format, rule.type === "string" ? { type: "string", validate: (t: string) => rule.validate(t) } : { type: "number", validate: (n: number) => rule.validate(n) });
+  }
   ajv.addFormat("int32", { type: "number", validate: (n: number) => Number.isInteger(n) && n >= -2147483648 && n <= 2147483647 });
   ajv.addFormat("int64", { type: "number", validate: (n: number) => Number.isInteger(n) });
   ajv.addFormat("float", { type: "number", validate: () => true });
@@ -326,12 +336,13 @@ export function toIssue(where: ValidationIssue["in"], e: ErrorObject): Validatio
   const segments = [...e.instancePath.split("/").filter((s) => s !== ""), ...(child === undefined ? [] : [String(child)])];
   // Parameters by name (`month`), body fields as a dotted path (`details.0.tax_code`).
   const field = segments.length === 0 ? "リクエスト" : segments.join(".");
+  const rule = formatRule(e.keyword === "format" ? p.format : e.keyword === "type" ? (e.parentSchema as { format?: unknown } | undefined)?.format : undefined);
   const messages: Record<string, () => string> = {
     required: () => `${field} は必須です`,
     pattern: () => `${field} の形式が不正です（${String(p.pattern)}）`,
-    format: () => `${field} の形式が不正です（${String(p.format)}）`,
+    format: () => rule?.message(field) ?? `${field} の形式が不正です（${String(p.format)}）`,
     enum: () => `${field} は ${(p.allowedValues as unknown[]).map(String).join(", ")} のいずれかを指定してください`,
-    type: () => `${field} は ${String(p.type)} で指定してください`,
+    type: () => rule?.message(field) ?? `${field} は ${String(p.type)} で指定してください`,
     minimum: () => `${field} は ${String(p.limit)} 以上で指定してください`,
     maximum: () => `${field} は ${String(p.limit)} 以下で指定してください`,
     minLength: () => `${field} は ${String(p.limit)} 文字以上で指定してください`,
@@ -345,12 +356,17 @@ export function toIssue(where: ValidationIssue["in"], e: ErrorObject): Validatio
   return { in: where, at, keyword: e.keyword, message: (messages[e.keyword] ?? (() => `${field}: ${e.message ?? e.keyword}`))() };
 }
 
-/** Drops repeats (two anyOf branches failing alike) and the anyOf summary when a concrete issue says more. */
+/**
+ * Drops repeats (two anyOf branches failing alike), the anyOf summary when a concrete issue says more, and a
+ * pattern's issue where the field's format rule says the same in words.
+ */
 function dedupe(issues: ValidationIssue[]): ValidationIssue[] {
   const seen = new Set<string>();
   const concrete = issues.some((i) => i.keyword !== "anyOf");
+  const formatted = new Set(issues.filter((i) => i.keyword === "format").map((i) => `${i.in}|${i.at}`));
   return issues.filter((i) => {
     if (concrete && i.keyword === "anyOf") return false;
+    if (i.keyword === "pattern" && formatted.has(`${i.in}|${i.at}`)) return false;
     const key = `${i.in}|${i.at}|${i.message}`;
     if (seen.has(key)) return false;
     seen.add(key);

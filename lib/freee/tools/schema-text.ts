@@ -1,3 +1,4 @@
+import { formatRule } from "../openapi/format-rules";
 import { derefSchema, type FreeeOperation } from "../openapi/validator";
 
 /**
@@ -24,8 +25,8 @@ function typeText(schema: Schema): string {
   const parts: string[] = [String(s.type ?? "any")];
   if (s.pattern === TIME_PATTERN) parts.push("「YYYY-MM-DD HH:MM:SS」");
   else if (typeof s.pattern === "string" && DATE_PATTERNS.has(s.pattern)) parts.push("「YYYY-MM-DD」");
+  else if (formatRule(s.format) !== undefined) parts.push(formatRule(s.format)!.hint);
   else if (typeof s.pattern === "string") parts.push(`形式 ${s.pattern}`);
-  else if (s.format === "date") parts.push("「YYYY-MM-DD」");
   for (const [key, word] of [["minimum", "≥"], ["maximum", "≤"]] as const) {
     const v = s[key];
     if (typeof v === "number" && Math.abs(v) < NOISE_BOUND && !(key === "minimum" && (v === 0 || v === 1) && s.type === "integer")) parts.push(`${word}${v}`);

@@ -50,11 +50,9 @@ export const TYPED_TOOLS: readonly FreeeToolDefinition[] = [
     inputShape: { employee_id: whole(z.int().check(z.positive())), date: z.string().check(z.regex(DATE), z.describe("YYYY-MM-DD")) },
     toRequest: (i, companyId) => ({ method: "GET", path: `/hr/api/v1/employees/${i.employee_id}/work_records/${i.date}`, query: { company_id: companyId } }),
   }),
-  operationTool({
-    ...about("freee_hr_update_work_record"),
-    // freee deprecated the single clock_in_at / clock_out_at in favour of work_record_segments.
-    omit: ["clock_in_at", "clock_out_at"],
-  }),
+  // freee's whole body, clock_in_at / clock_out_at included: the schema calls them 非推奨 next to work_record_segments,
+  // yet freee's own 午前休 / 午後休 examples send them (with paid_holidays or half_holiday_type).
+  operationTool(about("freee_hr_update_work_record")),
   zodTool({
     ...about("freee_hr_get_basic_pay_rule"),
     inputShape: { ...yearMonth, employee_id: whole(z.int().check(z.positive())) },

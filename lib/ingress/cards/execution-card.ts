@@ -1,5 +1,6 @@
 import type { Execution } from "../../core/domain/records";
-import { agentFailureMessageFor, ExecutionCardTexts as T, failureMessageFor, limitMessageFor } from "../../core/messages/ja";
+import { throttleFaultUntil } from "../../core/domain/throttle-fault";
+import { agentFailureMessageFor, ExecutionCardTexts as T, failureMessageFor, freeeThrottleLiftsLine, limitMessageFor } from "../../core/messages/ja";
 import type { Limits } from "../../core/config/limits";
 import type { CardState as TaskHistory } from "../../core/domain/card-refresher";
 import { ActionIds, actions, context, header, inlineMrkdwn, quotedMrkdwn, section, user, type Card } from "./blocks";
@@ -88,6 +89,8 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
       const errorName = execution.status === "timed_out" ? "RunTimeoutError" : execution.errorName;
       const message = failureMessageFor("L4", errorName);
       blocks.push(section(`:warning: ${message}`), ...adminLinkBlocks(message, links));
+      const lifts = errorName === "FreeeThrottledError" ? freeeThrottleLiftsLine(throttleFaultUntil(execution.fault?.reason)) : undefined;
+      if (lifts !== undefined) blocks.push(context(lifts));
       const why = execution.status === "failed" ? agentFailureMessageFor(execution.agentFailure?.reason) : undefined;
       if (why !== undefined) blocks.push(context(`原因: ${why}`));
       const guidance = failureGuidance(process, execution, lines);

@@ -116,14 +116,19 @@ describe("typed tools take freee's own body", () => {
     });
   });
 
-  it("update_work_record: work_record_segments in freee's 「YYYY-MM-DD HH:MM:SS」; ISO 8601 and the deprecated clock_in_at are refused", () => {
+  it("update_work_record: work_record_segments in freee's 「YYYY-MM-DD HH:MM:SS」; ISO 8601 is refused; freee's 午前休 example (clock_in_at / clock_out_at) is taken", () => {
     const segments = [{ clock_in_at: "2026-12-01 09:00:00", clock_out_at: "2026-12-01 18:00:00" }];
     const n = normaliseToolInput(workRecord, { employee_id: 1, date: "2026-12-01", work_record_segments: segments }, { companyId: 101 });
     expect(n.ok).toBe(true);
     if (n.ok) expect(workRecord.toRequest(n.input, 101)).toEqual({ method: "PUT", path: "/hr/api/v1/employees/1/work_records/2026-12-01", body: { company_id: 101, work_record_segments: segments } });
     const iso = normaliseToolInput(workRecord, { employee_id: 1, date: "2026-12-01", work_record_segments: [{ ...segments[0], clock_in_at: "2026-12-01T09:00:00+09:00" }] }, { companyId: 101 });
     expect(iso).toMatchObject({ ok: false, issues: [expect.stringMatching(/^work_record_segments\.0\.clock_in_at の形式が不正です/)] });
-    expect(normaliseToolInput(workRecord, { employee_id: 1, date: "2026-12-01", clock_in_at: "2026-12-01 09:00:00" }, { companyId: 101 })).toMatchObject({ ok: false, issues: ["clock_in_at は不明な項目です"] });
+    const morningOff = { employee_id: 1, date: "2026-12-01", clock_in_at: "2026-12-01 14:00:00", clock_out_at: "2026-12-01 18:00:00", break_records: [{ clock_in_at: "2026-12-01 16:00:00", clock_out_at: "2026-12-01 16:30:00" }], paid_holidays: [{ type: "morning_off" }] };
+    const taken = normaliseToolInput(workRecord, morningOff, { companyId: 101 });
+    expect(taken.ok).toBe(true);
+    const { employee_id: _id, date: _date, ...body } = morningOff;
+    if (taken.ok) expect(workRecord.toRequest(taken.input, 101)).toEqual({ method: "PUT", path: "/hr/api/v1/employees/1/work_records/2026-12-01", body: { company_id: 101, ...body } });
+    expect(normaliseToolInput(workRecord, { ...morningOff, clock_in_at: "2026-12-01 14:60:00" }, { companyId: 101 })).toMatchObject({ ok: false, issues: [expect.stringMatching(/^clock_in_at の形式が不正です/)] });
   });
 
   it("the MCP tools/list schema of each tool is self-contained JSON Schema (no $ref into the vendored documents)", () => {
