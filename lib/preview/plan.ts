@@ -3,6 +3,7 @@ import type { ProcessStep, ProcessVersion } from "../core/domain/records";
 import { codeCell, cutToSlackLength, escapeMrkdwn, inlineMrkdwn, slackLength } from "../core/messages/mrkdwn";
 import { hasDescriber, uncoveredInput } from "../preview/describe";
 import { AGENT_DECIDE, isWriteStep, toolSummary } from "../freee/tools/summaries";
+import { readStepText } from "./read-words";
 
 /**
  * The approved Process in words, as the approver must see it before the approve button can be pressed:
@@ -91,6 +92,8 @@ function previewOf(version: ProcessVersion, stepId: string): PreviewStep | undef
 /** One step in mrkdwn (may exceed a section: `chunk` splits it). */
 export function stepText(step: ProcessStep, preview: PreviewStep | undefined): string {
   if (step.tool === AGENT_DECIDE) return agentDecideText(step);
+  const words = isWriteStep(step) ? undefined : readStepText(step);
+  if (words !== undefined) return words;
   const tool = toolSummary(step.tool);
   if (!isWriteStep(step)) {
     const input = Object.keys(step.toolInput).length === 0 ? "（入力なし）" : code(step.toolInput);
