@@ -8,7 +8,7 @@
 /** The label part of a description: up to the first bracket, full-width space or explanation. */
 export function labelOf(description: string | undefined): string | undefined {
   if (description === undefined) return undefined;
-  const head = description.split(/\s*[(（]|　|\s+(?=[A-Za-z"])|で絞込|：/)[0]!.trim();
+  const head = description.split(/\s*[(（]|　|\s+(?=[A-Za-z"])|で絞込|：|、|。/)[0]!.trim();
   return head === "" ? undefined : head;
 }
 

@@ -5,7 +5,8 @@ import { freeeRecordUrl, recordNamedByWrite } from "../../freee/web-links";
 import { ExecutionCardTexts as T } from "../../core/messages/ja";
 import { chunk, sortedSteps } from "../../preview/plan";
 import { AGENT_DECIDE, isWriteStep, toolSummary } from "../../freee/tools/summaries";
-import { codeCell, inlineMrkdwn, wholeSection, type Card } from "./blocks";
+import { inlineMrkdwn, wholeSection, type Card } from "./blocks";
+import { resultTableText } from "./result-table";
 
 /**
  * The Execution card's body: one line per approved step with its state and a one-line result; once
@@ -112,18 +113,7 @@ export function tableBlocks(lines: readonly StepLine[], csvSteps: ReadonlySet<st
     const t = l.table;
     const head = `*${l.step.order}. ${inlineMrkdwn(t.label)}（${t.total} 件）*`;
     if (t.columns.length === 0 || t.rows.length === 0) return [wholeSection(`${head}\n${T.emptyResult}`)];
-    // Rows are added while the section stays well under its 3,000 characters (the code fence must close).
-    // freee's text is anyone's text: escaped, so a partner named <!channel> notifies nobody, and each cell kept
-    // on its row (a name with a newline would add a row of its own).
-    const rows = [t.columns.map(codeCell).join(" | ")];
-    for (const r of t.rows.slice(0, CARD_TABLE_ROWS)) {
-      const row = r.map(codeCell).join(" | ");
-      if ([...rows.join("\n")].length + [...row].length > TABLE_TEXT_MAX) break;
-      rows.push(row);
-    }
-    const rest = t.total - (rows.length - 1);
-    const tail = rest <= 0 ? "" : `\n${csvSteps.has(l.step.stepId) ? T.restInCsv(rest) : T.restNotShown(rest)}`;
-    return [wholeSection(`${head}\n\`\`\`\n${rows.join("\n").replace(/```/g, "ˋˋˋ")}\n\`\`\`${tail}`)];
+    return [wholeSection(resultTableText(head, t, CARD_TABLE_ROWS, TABLE_TEXT_MAX, (rest) => (csvSteps.has(l.step.stepId) ? T.restInCsv(rest) : T.restNotShown(rest))))];
   });
   return blocks.length <= TABLE_BLOCKS ? blocks : [...blocks.slice(0, TABLE_BLOCKS - 1), wholeSection(T.moreTables(blocks.length - TABLE_BLOCKS + 1))];
 }
