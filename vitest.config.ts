@@ -10,6 +10,8 @@ export const ISOLATED_TESTS = [
   "test/e2e/**/*.test.ts",
   "test/bundle/**/*.test.ts",
   "test/commands/**/*.test.ts",
+  // Runs npm run report as its own process.
+  "test/web-admin/dashboard-report.test.ts",
   "test/chaos/**/*.test.ts",
   "test/bench/**/*.test.ts",
   "test/core/observability/invocation-context.test.ts",

@@ -26,7 +26,7 @@ export interface BundleResult {
 export async function bundleLambda(entry: string, outDir: string, bundling: LambdaBundling = LAMBDA_BUNDLING): Promise<BundleResult> {
   const file = join(outDir, "index.mjs");
   const result = await build({ ...esbuildOptions(bundling), entryPoints: [entry], outfile: file, metafile: true });
-  return describe(file, Object.values(result.metafile.outputs).find((o) => o.entryPoint !== undefined));
+  return describeBundle(file, Object.values(result.metafile.outputs).find((o) => o.entryPoint !== undefined));
 }
 
 /**
@@ -47,12 +47,12 @@ export async function bundleLambdas(entries: Record<string, string>, outDir: str
     const file = join(outDir, name, "index.mjs");
     const key = Object.keys(result.metafile.outputs).find((k) => resolve(k) === file);
     if (key === undefined) throw new Error(`bench: esbuild wrote no bundle for ${name}`);
-    out[name] = describe(file, result.metafile.outputs[key]);
+    out[name] = describeBundle(file, result.metafile.outputs[key]);
   }
   return out;
 }
 
-function describe(file: string, output: Metafile["outputs"][string] | undefined): BundleResult {
+export function describeBundle(file: string, output: Metafile["outputs"][string] | undefined): BundleResult {
   const code = readFileSync(file);
   const byPackage = new Map<string, number>();
   for (const [path, input] of Object.entries(output?.inputs ?? {})) {

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { INGRESS_BUNDLING, LAMBDA_BUNDLING, WEB_BUNDLING, type LambdaBundling } from "../infra/bundling";
 import { DEFAULT_MEMORY_SIZE_MB, PROJECT_ROOT } from "../infra/constructs/app-function";
+import { AsShippedUnavailableError, bundleAsShipped } from "./baseline/as-shipped";
 import { bundleLambdas, type BundleResult } from "./bundle";
 import type { ColdCall, ColdResult, ColdTarget } from "./cold";
 import { ratio } from "./stats";
@@ -10,8 +11,9 @@ import { ratio } from "./stats";
  * Every Lambda of the stack (a folder under lambdas/ with a handler.ts: infra/stack.ts makes one AppFunction per
  * folder), bundled as the stack bundles it, and cold-started in fresh processes beside two references:
  * - `baseline`: a bare handler (bench/baseline/bare.ts) with the same options: what any bundle costs at least;
- * - `allInOne`: one bundle of every step handler, so every port (bench/baseline/all-in-one.ts): a step bundle
- *   as it was when one wiring built every port for every step. Goals compare each step with it (docs/bench.md).
+ * - `allInOne`: one bundle of every step handler, so every port (bench/baseline/all-in-one.ts), from today's sources;
+ * - `asShipped`: AwaitApproval built from the commit before per-Lambda wiring (bench/baseline/as-shipped.ts), the
+ *   2 MiB step bundle every step shipped then. The step goals compare each step with it (docs/bench.md).
  */
 export const FUNCTIONS_DIR = join(PROJECT_ROOT, "lambdas");
 
@@ -65,12 +67,17 @@ export interface FunctionResult {
   /** This bundle / the all-in-one step bundle, and the same for its cold import (the goals: ≤ 1 MiB, ≤ 0.5×). */
   bundleRatioToAllInOne: number;
   coldRatioToAllInOne: number;
+  /** The same against the as-shipped 2 MiB step bundle, when this clone could build it. */
+  bundleRatioToAsShipped?: number;
+  coldRatioToAsShipped?: number;
   topInputs: BundleResult["topInputs"];
 }
 
 export interface FunctionBundles {
   bundles: Record<string, BundleResult>;
   names: string[];
+  /** Why the as-shipped reference is missing (a shallow clone), when it is. */
+  asShippedUnavailable?: string;
 }
 
 /**
@@ -87,6 +94,12 @@ export async function bundleFunctions(workDir: string, names: string[] = lambdaF
   mkdirSync(dir, { recursive: true });
   const bundles: Record<string, BundleResult> = {};
   for (const [bundling, entries] of groups) Object.assign(bundles, await bundleLambdas(entries, dir, bundling));
+  try {
+    bundles.asShipped = await bundleAsShipped(workDir);
+  } catch (err) {
+    if (!(err instanceof AsShippedUnavailableError)) throw err;
+    return { bundles, names, asShippedUnavailable: err.message };
+  }
   return { bundles, names };
 }
 
@@ -96,20 +109,23 @@ export function functionColdTargets(b: FunctionBundles, common: Record<string, s
     ...b.names.filter((fn) => fn !== "ingress").map((fn): ColdTarget => ({ name: `fn:${fn}`, file: b.bundles[fn]!.file, env: coldEnvOf(fn, common), call: coldCallOf(fn) })),
     { name: "fn:baseline", file: b.bundles.baseline!.file, env: {}, call: "bare" },
     { name: "fn:allInOne", file: b.bundles.allInOne!.file, env: coldEnvOf("allInOne", common), call: "step" },
+    ...(b.bundles.asShipped === undefined ? [] : [{ name: "fn:asShipped", file: b.bundles.asShipped.file, env: coldEnvOf("asShipped", common), call: "step" as const }]),
   ];
 }
 
-/** `functions` of the JSON: each function, `baseline` and `allInOne`, from this run's bundles and cold starts. */
+/** `functions` of the JSON: each function, `baseline`, `allInOne` and `asShipped`, from this run's bundles and cold starts. */
 export function functionResults(b: FunctionBundles, cold: Record<string, ColdResult>, ingressColdName: string): Record<string, FunctionResult> {
   const coldOf = (name: string) => (name === "ingress" ? cold[ingressColdName] : cold[`fn:${name}`]);
   const all = b.bundles.allInOne!;
   const allCold = coldOf("allInOne")!;
+  const shipped = b.bundles.asShipped;
+  const shippedCold = shipped === undefined ? undefined : coldOf("asShipped");
   const out: Record<string, FunctionResult> = {};
-  for (const name of [...b.names, "baseline", "allInOne"]) {
+  for (const name of [...b.names, "baseline", "allInOne", ...(shipped === undefined ? [] : ["asShipped"])]) {
     const bundle = b.bundles[name]!;
     const c = coldOf(name);
     if (c === undefined) throw new Error(`bench: no cold start of ${name}`);
-    const call: ColdCall = name === "baseline" ? "bare" : name === "allInOne" ? "step" : coldCallOf(name);
+    const call: ColdCall = name === "baseline" ? "bare" : name === "allInOne" || name === "asShipped" ? "step" : coldCallOf(name);
     out[name] = {
       bundleBytes: bundle.bundleBytes,
       gzipBytes: bundle.gzipBytes,
@@ -120,6 +136,9 @@ export function functionResults(b: FunctionBundles, cold: Record<string, ColdRes
       memoryMb: DEFAULT_MEMORY_SIZE_MB,
       bundleRatioToAllInOne: ratio(bundle.bundleBytes, all.bundleBytes),
       coldRatioToAllInOne: ratio(c.firstResponseMsMedian, allCold.firstResponseMsMedian),
+      ...(shipped === undefined || shippedCold === undefined
+        ? {}
+        : { bundleRatioToAsShipped: ratio(bundle.bundleBytes, shipped.bundleBytes), coldRatioToAsShipped: ratio(c.firstResponseMsMedian, shippedCold.firstResponseMsMedian) }),
       topInputs: bundle.topInputs.slice(0, 5),
     };
   }
@@ -128,5 +147,5 @@ export function functionResults(b: FunctionBundles, cold: Record<string, ColdRes
 
 /** The step Lambdas (what the state machines invoke, and the reconciler's), whose goals are ≤ 1 MiB and ≤ 0.5× all-in-one. */
 export function isStepFunction(fn: string): boolean {
-  return fn !== "allInOne" && fn !== "baseline" && coldCallOf(fn) === "step";
+  return fn !== "allInOne" && fn !== "asShipped" && fn !== "baseline" && coldCallOf(fn) === "step";
 }

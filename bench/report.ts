@@ -86,9 +86,12 @@ function printFunctions(r: BenchResults, print: (line: string) => void): void {
     ms(f.importOnlyMsMedian),
     ms(f.coldProcessMsMedian),
     x(f.coldRatioToAllInOne),
+    f.coldRatioToAsShipped === undefined ? "-" : x(f.coldRatioToAsShipped),
     f.call,
   ]);
-  table(["function", "bundle", "/allInOne", "cold (median)", "import only", "process", "cold/allInOne", "call"], rows, print);
+  table(["function", "bundle", "/allInOne", "cold (median)", "import only", "process", "cold/allInOne", "cold/asShipped", "call"], rows, print);
+  const shipped = r.functions.asShipped;
+  print(shipped === undefined ? `asShipped: not built (${r.asShippedUnavailable ?? "no reason recorded"})` : `asShipped (the 2 MiB step bundle before per-Lambda wiring): ${kb(shipped.bundleBytes)}, ${ms(shipped.coldImportMsMedian)}`);
 }
 
 function printMcp(r: BenchResults, print: (line: string) => void): void {

@@ -57,7 +57,8 @@ export class SlackMcpAgentStack extends Stack {
     const data = (this.data = new DataConstruct(this, "Data"));
     const logRetention = retentionOf(settings.logRetentionDays);
     const secretEnv = (...names: SecretName[]) => Object.fromEntries(names.map((n) => [`${n}_SECRET_ARN`, data.secrets[n].secretArn]));
-    const baseEnv = { TABLE_NAME: data.table.tableName, ...limitsEnvironment(settings) };
+    // The web admin's URL, for the links to it from App Home and the cards (known once publicBaseUrl is given).
+    const baseEnv = { TABLE_NAME: data.table.tableName, ...limitsEnvironment(settings), ...(settings.publicBaseUrl === undefined ? {} : { WEB_ADMIN_URL: `${settings.publicBaseUrl.replace(/\/+$/, "")}/admin` }) };
     const make = (folder: string, id: string, environment: Record<string, string>, timeout: number, enableSourceMaps = true, bundling?: LambdaBundling) =>
       new AppFunction(this, id, { folder, environment: { ...baseEnv, ...environment }, timeout: Duration.seconds(timeout), logRetention, enableSourceMaps, ...(bundling === undefined ? {} : { bundling }) });
 

@@ -32,7 +32,8 @@ export const TABLE_ACCESS: Record<AccessName, TableAccess> = {
   "generate-process": step,
   // Reads from freee what each write will change: the workspace's freee connection and its refresh (`TEAM#`).
   "preview-process": { partitions: { ...step.partitions, [TEAM]: ["GetItem", "UpdateItem"] } },
-  "await-approval": step,
+  // A Process card is posted under the workspace's approval policy: its settings item, read only (`TEAM#`).
+  "await-approval": { partitions: { ...step.partitions, [TEAM]: ["GetItem"] } },
   "handle-rejection": step,
   "expire-approval": step,
   // Starts the first run: the task, its execution record, and the Process card the approval left as it was.

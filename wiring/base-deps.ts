@@ -11,6 +11,7 @@ import type { PreviewClient } from "../lib/preview/reader";
 import { createCardRefresher } from "./slack-factory";
 import { createDocumentClient } from "../lib/store/dynamo-client";
 import { TaskStore } from "../lib/store/task-store";
+import { TeamSettingsStore } from "../lib/store/team-settings";
 import type { PipelineDeps, PipelineLayers } from "../lib/steps/ports";
 
 /** What a step's wiring has built so far: its deps, and the clients the optional ports are built on. */
@@ -52,6 +53,7 @@ export function baseWiring(service: string, env: Env = process.env): Wiring {
       limits: loadLimits(env),
       executionRunArn: undefined,
       metrics: new PipelineMetrics(),
+      settings: new TeamSettingsStore(doc, tableName),
       clock: () => new Date(),
     },
   };

@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { webAdminUrlFromEnv } from "./web-admin-url";
 import type { SFNClient } from "@aws-sdk/client-sfn";
 import type { Logger } from "@aws-lambda-powertools/logger";
 import { AuditLog } from "../lib/store/audit-log";
@@ -10,6 +11,8 @@ import { createLogger } from "../lib/core/observability/logger";
 import { createDocumentClient } from "../lib/store/dynamo-client";
 import { TaskStore } from "../lib/store/task-store";
 import { createAdminDirectory } from "./admins-env";
+import { UsergroupDirectory } from "../lib/ingress/usergroups";
+import { createWebClient } from "../lib/slack-api/web-client";
 import { createBotTokenResolver } from "../lib/slack-api/bot-token";
 import { createCardRefresher } from "./slack-factory";
 import type { FreeePort } from "../lib/ingress/freee-port";
@@ -62,15 +65,22 @@ export async function createSlackEventsFromEnv(env: Env = process.env, overrides
       audit,
       cards: createCardRefresher(store, doc, env, tokens),
       admins,
+      groupMembers: new UsergroupDirectory(tokens, (token) => createWebClient(token, env)),
       limits: loadLimits(env),
       executionRunArn: requireEnv("EXECUTION_RUN_ARN", env),
       log,
     },
-    home: { store, settings, admins, freee, audit, log },
+    home: { store, settings, admins, freee, audit, log, ...adminLink(env) },
     tokens,
     installations,
     ...(slackApiUrl === undefined ? {} : { slackApiUrl }),
     log,
   });
   return { events, installations, log };
+}
+
+/** App Home links to the web admin when its URL is known (wiring/web-admin-url.ts). */
+function adminLink(env: Env): { adminUrl?: string } {
+  const adminUrl = webAdminUrlFromEnv(env);
+  return adminUrl === undefined ? {} : { adminUrl };
 }

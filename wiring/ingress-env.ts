@@ -10,6 +10,8 @@ export interface IngressOverrides {
   doc?: DynamoDBDocumentClient;
   sfn?: SFNClient;
   freee?: FreeePort;
+  /** The web admin (wiring/web-admin-env.ts), mounted as the web Lambda mounts it. */
+  admin?: (request: Request) => Promise<Response>;
 }
 
 /**
@@ -20,5 +22,5 @@ export interface IngressOverrides {
 export async function createIngressFromEnv(env: Env = process.env, overrides: IngressOverrides = {}): Promise<IngressHandler> {
   const slack = await createSlackEventsFromEnv(env, overrides);
   const oauth = await createInstallRoutesFromEnv(env, { installations: slack.installations, log: slack.log });
-  return createIngress({ events: slack.events, ...(oauth === undefined ? {} : { oauth }), freee: overrides.freee ?? {}, log: slack.log });
+  return createIngress({ events: slack.events, ...(oauth === undefined ? {} : { oauth }), freee: overrides.freee ?? {}, ...(overrides.admin === undefined ? {} : { admin: overrides.admin }), log: slack.log });
 }

@@ -1,3 +1,5 @@
+import { ChannelPrivacy } from "../lib/ingress/channel-privacy";
+import { webAdminUrlFromEnv } from "./web-admin-url";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { loadLimits } from "../lib/core/config/limits";
 import type { Env } from "../lib/core/config/env";
@@ -21,11 +23,14 @@ export function createCardRefresher(
 ): CardRefresher {
   // Step Lambdas open installations (KMS decrypt only); sealing plain items left by an earlier version is the ingress's job.
   const resolver = tokens ?? createBotTokenResolver(new DynamoInstallationStore(doc, store.tableName, { cipher: installationCipher(env), cacheTtlMs: INSTALLATION_CACHE_MS }), env);
+  const log = createLogger("slack-cards");
   return new SlackCardRefresher({
     store,
     tokens: resolver,
     clientFor: (token) => createWebClient(token, env),
     limits: loadLimits(env),
-    log: createLogger("slack-cards"),
+    log,
+    privacy: new ChannelPrivacy(log),
+    ...(webAdminUrlFromEnv(env) === undefined ? {} : { links: { adminUrl: webAdminUrlFromEnv(env)! } }),
   });
 }

@@ -17,6 +17,10 @@ import { createPlanInvalidator } from "../lib/freee/plan-invalidation";
 import { createSfnClient } from "../lib/steps/machines/sfn-client";
 import type { SFNClient } from "@aws-sdk/client-sfn";
 import { createCardRefresher } from "./slack-factory";
+import { freeeHomePortFromEnv } from "./freee-home";
+import { createWebAdminFromEnv } from "./web-admin-env";
+import { webAdminUrlFromEnv } from "./web-admin-url";
+import { returnToAdmin } from "../lib/web-admin/freee-return";
 
 export interface WebOverrides {
   doc?: DynamoDBDocumentClient;
@@ -51,7 +55,7 @@ export async function createInstallRoutesFromEnv(env: Env = process.env, overrid
 }
 
 /**
- * Every page of the web Lambda: the Slack install and the freee connect flow, whose admin check reads
+ * Every page of the web Lambda: the Slack install, the web admin (/admin, /login) and the freee connect flow, whose admin check reads
  * the workspace's settings and asks Slack (users.info) with the bot token of its installation. After a freee
  * connect the connecting admin's App Home is republished with the new status (a failure is logged by the connect
  * flow; the connection stands).
@@ -71,6 +75,10 @@ export async function createWebFromEnv(env: Env = process.env, overrides: WebOve
   // A reconnect to another company: the workspace's plans awaiting approval can no longer be approved.
   const invalidatePlans = createPlanInvalidator({ doc, tableName, audit, sfn: overrides.sfn ?? createSfnClient(env), cards: createCardRefresher(store, doc, env, tokens), log });
   const freee = lazyFreeeOAuthFromEnv(env, { admins, logger: log, onConnected: refreshHome, invalidatePlans });
-  const republish = createHomeRefresher({ tokens, home: { store, settings, admins, freee, audit, log }, env });
-  return createIngress({ ...(oauth === undefined ? {} : { oauth }), freee, log, name: "web" });
+  const adminUrl = webAdminUrlFromEnv(env);
+  const republish = createHomeRefresher({ tokens, home: { store, settings, admins, freee, audit, log, ...(adminUrl === undefined ? {} : { adminUrl }) }, env });
+  // The web admin's 設定 disconnects as App Home does (the same store function; the page checks the admin).
+  const { disconnect } = freeeHomePortFromEnv(env, doc);
+  const admin = await createWebAdminFromEnv(env, { doc, tableName, installations, admins, settings, freee: { ...freee, disconnect }, log });
+  return createIngress({ ...(oauth === undefined ? {} : { oauth }), freee: { ...freee, callback: returnToAdmin(freee.callback) }, admin, log, name: "web" });
 }

@@ -84,6 +84,8 @@ export async function startChaosStack(options: ChaosStackOptions = {}): Promise<
       SANDBOX_STEP_DELAY_MS: String(options.stepDelayMs ?? 30),
       LOCAL_WAIT_MS: "20",
       LOCAL_RETRY_MS: "20",
+      // The chaos user approves their own plans (one person's workspace).
+      LOCAL_APPROVAL_POLICY: "one_person",
       // Client timeouts short enough that a "timeout" cell takes seconds, not minutes.
       L1_TIMEOUT_MS: "1500",
       L2_TIMEOUT_MS: "1500",

@@ -13,8 +13,12 @@ import type { DefinedStep } from "../../lib/steps/step-handler";
 import type { FreeePort } from "../../lib/ingress/freee-port";
 import { fromFetchRequest, toFetchResponse } from "../../lib/ingress/http/types";
 import { createAdminDirectory } from "../../wiring/admins-env";
+import { TeamSettingsStore } from "../../lib/store/team-settings";
+import { ONE_PERSON_POLICY } from "../../lib/core/domain/approval-policy";
 import { createBotTokenResolver } from "../../lib/slack-api/bot-token";
 import { createIngressFromEnv } from "../../wiring/ingress-env";
+import { createWebAdminFromEnv } from "../../wiring/web-admin-env";
+import { returnToAdmin } from "../../lib/web-admin/freee-return";
 import { DynamoInstallationStore, installationCipher } from "../../lib/store/installations";
 import { classifySlackError, createWebClient } from "../../lib/slack-api/web-client";
 import { createDocumentClient } from "../../lib/store/dynamo-client";
@@ -36,7 +40,7 @@ import { handleSfnRequest, isSfnRequest } from "./sfn-http-facade";
 import type { FakeAnthropic } from "../fakes/anthropic/fake-anthropic";
 import type { FakeFreee } from "../fakes/freee/fake-freee";
 import type { FakeSlack } from "../fakes/slack/fake-slack";
-import { asResponse, SANDBOX_NAMES, SANDBOX_BOT, SANDBOX_BOT_TOKEN, SANDBOX_COMPANY, SANDBOX_FREEE_CLIENT, SANDBOX_USER_ID, sandboxFreee, sandboxModel, sandboxSlack, SCRIPTED_MODEL_API_KEY } from "./sandbox-fakes";
+import { asResponse, SANDBOX_CHANNELS, SANDBOX_NAMES, SANDBOX_BOT, SANDBOX_BOT_TOKEN, SANDBOX_COMPANY, SANDBOX_FREEE_CLIENT, SANDBOX_USER_ID, sandboxFreee, sandboxModel, sandboxSlack, SCRIPTED_MODEL_API_KEY } from "./sandbox-fakes";
 import type { SlackWho } from "./slack-payloads";
 import { synthesizeMachines, type SynthesizedMachines } from "./synth-definitions";
 
@@ -80,7 +84,7 @@ export interface LocalStackOptions {
   consumerEnv?: (consumer: string, env: Readonly<Record<string, string>>) => Record<string, string>;
 }
 
-export const SANDBOX_WHO = { teamId: SANDBOX_BOT.teamId, userId: SANDBOX_USER_ID, channelId: "CSANDBOX", appId: "ASANDBOX", botUserId: SANDBOX_BOT.botUserId } as const;
+export const SANDBOX_WHO = { teamId: SANDBOX_BOT.teamId, userId: SANDBOX_USER_ID, channelId: SANDBOX_CHANNELS.private, channelType: "group", appId: "ASANDBOX", botUserId: SANDBOX_BOT.botUserId } as const;
 
 const DEFAULT_TABLE = "slack-mcp-agent-local";
 
@@ -165,6 +169,8 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
     MCP_SERVER_URL: get("MCP_SERVER_URL") ?? `${publicBase}/mcp`,
     MCP_BEARER_SECRET: get("MCP_BEARER_SECRET") ?? secrets.mcpBearerSecret,
     FREEE_STATE_SECRET: get("FREEE_STATE_SECRET") ?? secrets.freeeStateSecret,
+    // The web admin's cookie keys derive from it (HMAC per purpose); a local root is enough for a local stack.
+    WEB_SESSION_SECRET: get("WEB_SESSION_SECRET") ?? secrets.freeeStateSecret,
     ...(get("TOKEN_KMS_KEY_ID") === undefined ? { FREEE_TOKEN_LOCAL_KEY: get("FREEE_TOKEN_LOCAL_KEY") ?? secrets.freeeTokenLocalKey } : {}),
   };
   if (slackMode === "sandbox") {
@@ -174,6 +180,14 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
       // Files shared on the page are served under the sandbox's Slack (the MCP server fetches an upload's file there).
       slack.files.baseUrl = `${base}/sandbox/slack`;
       env.SLACK_FILES_ORIGIN = new URL(base).origin;
+      // Sign in to the web admin through the fake Slack's OpenID endpoints (no credentials).
+      Object.assign(env, {
+        SLACK_OPENID_CLIENT_ID: get("SLACK_OPENID_CLIENT_ID") ?? "fake-slack-client-id",
+        SLACK_OPENID_CLIENT_SECRET: get("SLACK_OPENID_CLIENT_SECRET") ?? "fake-slack-client-secret",
+        SLACK_OPENID_AUTHORIZE_URL: `${base}/sandbox/slack/openid/connect/authorize`,
+        SLACK_OPENID_TOKEN_URL: `${base}/sandbox/slack/api/openid.connect.token`,
+        SLACK_OPENID_JWKS_URL: `${base}/sandbox/slack/openid/connect/keys`,
+      });
     }
   }
   if (model !== undefined) Object.assign(env, { ANTHROPIC_BASE_URL: `${base}/sandbox/model`, ANTHROPIC_API_KEY: SCRIPTED_MODEL_API_KEY });
@@ -225,6 +239,16 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
       });
     }
   }
+  // LOCAL_APPROVAL_POLICY=one_person: the local workspace (the sandbox's, or the bot token's own) is one person's —
+  // the requester approves their own writes, nobody is asked for a second approval — set at each start, for the
+  // suites that act as a single user. Without it the workspace's stored policy (or the defaults) stands.
+  if (get("LOCAL_APPROVAL_POLICY") === "one_person") {
+    const teamId = slackMode === "sandbox" ? SANDBOX_WHO.teamId : slackMode === "single-workspace" ? await workspaceOf(env) : undefined;
+    if (teamId !== undefined) {
+      const settings = new TeamSettingsStore(doc, tableName);
+      await settings.savePolicy(teamId, ONE_PERSON_POLICY, "local-dev", (await settings.get(teamId)).approvalPolicy.updatedAt);
+    }
+  }
   // The connect flow asks who is an admin as the web Lambda does (settings, ADMIN_USER_IDS, users.info).
   const oauthEnv = envOf("oauth", env);
   const oauthDoc = oauthEnv === env ? doc : createDocumentClient(oauthEnv);
@@ -233,9 +257,11 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
   const oauth = await createFreeeOAuthFromEnv(oauthEnv, { admins: directory.admins });
   // App Home's disconnect is the ingress Lambda's own (lambdas/ingress: freeeHomePortFromEnv), on this stack's table.
   const { disconnect } = freeeHomePortFromEnv(oauthEnv, oauthDoc);
-  const freeePort: FreeePort = { connect: oauth.connect, callback: oauth.callback, buildConnectUrl: oauth.buildConnectUrl, getConnectionStatus: oauth.getConnectionStatus, disconnect };
+  const freeePort: FreeePort = { connect: oauth.connect, callback: returnToAdmin(oauth.callback), buildConnectUrl: oauth.buildConnectUrl, getConnectionStatus: oauth.getConnectionStatus, disconnect };
   const ingressEnv = envOf("ingress", env);
-  const ingress = await createIngressFromEnv(ingressEnv, { doc: ingressEnv === env ? doc : createDocumentClient(ingressEnv), freee: freeePort });
+  // The web admin as the web Lambda serves it (/admin, /login), on the same port.
+  const admin = await createWebAdminFromEnv(oauthEnv, { doc: oauthDoc, tableName, installations, admins: directory.admins, settings: directory.settings, freee: freeePort, log });
+  const ingress = await createIngressFromEnv(ingressEnv, { doc: ingressEnv === env ? doc : createDocumentClient(ingressEnv), freee: freeePort, admin });
   const freeeConnectUrl = slackMode === "sandbox" && freee === undefined ? await oauth.buildConnectUrl(SANDBOX_WHO.teamId, SANDBOX_WHO.userId) : undefined;
   // Tests run freee's backoffs and rate-limit waits in milliseconds: each wait divided by this (default 1: real time).
   const freeeWaitDivisor = Math.max(1, intSetting("LOCAL_FREEE_WAIT_DIVISOR", get("LOCAL_FREEE_WAIT_DIVISOR"), 1));
@@ -246,7 +272,7 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
     freee === undefined ? "freee: 実 API" : `freee: スクリプトの会社（${SANDBOX_COMPANY.name}）`,
   ];
   const sandbox = { ...SANDBOX_WHO, signingSecret: requireEnv("SLACK_SIGNING_SECRET", env) };
-  const sandboxApi = slack === undefined ? undefined : createSandbox({ slack, who: SANDBOX_WHO, signingSecret: sandbox.signingSecret, eventsUrl: `${base}/slack/events`, labels, names: SANDBOX_NAMES, ...(faults === undefined ? {} : { faults }) });
+  const sandboxApi = slack === undefined ? undefined : createSandbox({ slack, who: SANDBOX_WHO, publicChannelId: SANDBOX_CHANNELS.public, signingSecret: sandbox.signingSecret, eventsUrl: `${base}/slack/events`, labels, names: SANDBOX_NAMES, ...(faults === undefined ? {} : { faults }) });
 
   const route: FetchHandler = async (request) => {
     const path = new URL(request.url).pathname;
@@ -254,6 +280,7 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
     if (path === "/mcp" || path.startsWith("/mcp/")) return mcp(request);
     if (path.startsWith("/sandbox/slack/api/") && slack !== undefined) return slack.handle(request, path.slice("/sandbox/slack/api/".length));
     if (path.startsWith("/sandbox/slack/files-pri/") && slack !== undefined) return slack.handle(request);
+    if (path.startsWith("/sandbox/slack/openid/connect/") && slack !== undefined) return slack.handle(request, path.slice("/sandbox/slack/".length));
     if (path.startsWith("/sandbox/model/") && model !== undefined) return model.handle(request, path.slice("/sandbox/model".length));
     if (path.startsWith("/sandbox/freee/") && freee !== undefined) return asResponse(await freee.handle(request, path.slice("/sandbox/freee".length)));
     if ((path === "/sandbox" || path.startsWith("/sandbox/")) && sandboxApi !== undefined) return sandboxApi(request, path);

@@ -32,6 +32,8 @@ export interface SandboxOptions {
   labels: string[];
   /** Display names for the page (Slack shows names, not ids). */
   names: Record<string, string>;
+  /** The sandbox's public channel (the page's own, `who.channelId`, is private). */
+  publicChannelId: string;
   /** The fault panel (sandbox with the scripted model and freee only). */
   faults?: SandboxFaults;
 }
@@ -39,10 +41,14 @@ export interface SandboxOptions {
 const PAGE = fileURLToPath(new URL("../sandbox/page.html", import.meta.url));
 
 export function createSandbox(options: SandboxOptions): (request: Request, path: string) => Promise<Response> {
-  const { slack, who, signingSecret, eventsUrl, faults } = options;
+  const { slack, signingSecret, eventsUrl, faults } = options;
   const recorder = slack.workspace;
+  // The page acts as one member at a time (「操作するユーザー」): the sandbox's user, or another member it names.
+  const members = Object.keys(options.names).filter((id) => recorder.users.has(id));
+  const whoFor = (as: string | undefined): SlackWho => (as !== undefined && members.includes(as) ? { ...options.who, userId: as } : options.who);
 
-  function state(): unknown {
+  function state(as: string | undefined): unknown {
+    const who = whoFor(as);
     const visible = recorder.messages.filter((m) => !m.ephemeral || m.user === who.userId);
     const replyCount = new Map<string, number>();
     for (const m of visible) if (m.threadTs !== undefined && m.threadTs !== m.ts) replyCount.set(m.threadTs, (replyCount.get(m.threadTs) ?? 0) + 1);
@@ -50,6 +56,8 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
     return {
       labels: options.labels,
       names: options.names,
+      actingAs: who.userId,
+      members,
       messages: visible.map((m) => ({ ...m, replyCount: replyCount.get(m.ts) ?? 0 })),
       openView: open === undefined ? null : { id: open.id, ...open.view },
       home: recorder.homeViews.get(who.userId) ?? null,
@@ -61,7 +69,7 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
     if (request.method === "GET" && (path === "/sandbox" || path === "/sandbox/")) {
       return new Response(await readFile(PAGE, "utf8"), { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
     }
-    if (request.method === "GET" && path === "/sandbox/api/state") return json(200, state());
+    if (request.method === "GET" && path === "/sandbox/api/state") return json(200, state(new URL(request.url).searchParams.get("as") ?? undefined));
     if (request.method === "GET" && (path === "/sandbox/page.js" || path === "/sandbox/render.js")) {
       return new Response(await readFile(fileURLToPath(new URL(`../sandbox${path.slice("/sandbox".length)}`, import.meta.url)), "utf8"), { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-store" } });
     }
@@ -73,6 +81,12 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
     const body = parseJsonObject(await request.text());
     if (body === undefined) return json(400, { error: "body must be a JSON object" });
     const str = (key: string) => (typeof body[key] === "string" ? (body[key] as string) : undefined);
+    if (str("as") !== undefined && !members.includes(str("as")!)) return json(400, { error: `as must be one of the sandbox's members: ${members.join(", ")}` });
+    const actingAs = whoFor(str("as"));
+    // A message goes to the page's channel, or to the public one it names (the same ids the Slack fake knows).
+    const channel = str("channel");
+    if (channel !== undefined && channel !== options.who.channelId && channel !== options.publicChannelId) return json(400, { error: "channel must be the sandbox's channel or its public one" });
+    let who: SlackWho = channel === undefined || channel === options.who.channelId ? actingAs : { ...actingAs, channelId: channel, channelType: "channel" };
 
     switch (path) {
       case "/sandbox/api/message": {
@@ -133,6 +147,8 @@ export function createSandbox(options: SandboxOptions): (request: Request, path:
         const ts = str("ts");
         const message = ts === undefined ? undefined : recorder.message(ts);
         if (actionId === undefined || message === undefined) return json(400, { error: "action_id and the ts of a shown message are required" });
+        // The click comes from the channel the message is in.
+        if (message.channel !== who.channelId) who = { ...who, channelId: message.channel, channelType: message.channel === options.publicChannelId ? "channel" : "group" };
         const delivery = await deliverInteraction(
           eventsUrl,
           blockActionsPayload(who, {

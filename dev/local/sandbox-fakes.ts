@@ -21,11 +21,39 @@ export const SANDBOX_USER_ID = "USANDBOXUSER";
 export const SCRIPTED_MODEL_API_KEY = "sandbox-scripted-model";
 export const SANDBOX_FREEE_CLIENT = { id: "sandbox-client", secret: "sandbox-secret" } as const;
 /** How the page names the sandbox's members (Slack shows display names, not ids). */
-export const SANDBOX_NAMES: Record<string, string> = { [SANDBOX_USER_ID]: "あなた", [SANDBOX_BOT.botUserId]: "freee エージェント" };
+/**
+ * The other members the page can act as (「操作するユーザー」), so each approval rule can be tried by hand: two
+ * workspace admins (who approve by default, and are the 人事承認者 user group) and a member who may approve nothing.
+ */
+export const SANDBOX_MEMBERS = {
+  approver: "USANDBOXAPPR1",
+  secondApprover: "USANDBOXAPPR2",
+  member: "USANDBOXMEMBER",
+} as const;
+/** The sandbox's channels: the page's own (private) and a public one to try what a public channel hides. */
+export const SANDBOX_CHANNELS = { private: "CSANDBOX", public: "CGENERAL" } as const;
+export const SANDBOX_HR_APPROVERS = { id: "S0SANDBOXHR", handle: "hr-approvers", name: "人事承認者" } as const;
+export const SANDBOX_NAMES: Record<string, string> = {
+  [SANDBOX_USER_ID]: "あなた",
+  [SANDBOX_MEMBERS.approver]: "承認者 佐藤",
+  [SANDBOX_MEMBERS.secondApprover]: "承認者 高橋",
+  [SANDBOX_MEMBERS.member]: "メンバー 鈴木",
+  [SANDBOX_BOT.botUserId]: "freee エージェント",
+};
 
 export function sandboxSlack(): FakeSlack {
   const slack = new FakeSlack({ team: { ...SANDBOX_BOT }, botTokens: [SANDBOX_BOT_TOKEN] });
   slack.workspace.addUser({ id: SANDBOX_USER_ID, teamId: SANDBOX_BOT.teamId, isPrimaryOwner: true });
+  slack.workspace.addUser({ id: SANDBOX_MEMBERS.approver, teamId: SANDBOX_BOT.teamId, isAdmin: true });
+  slack.workspace.addUser({ id: SANDBOX_MEMBERS.secondApprover, teamId: SANDBOX_BOT.teamId, isAdmin: true });
+  slack.workspace.addUser({ id: SANDBOX_MEMBERS.member, teamId: SANDBOX_BOT.teamId });
+  slack.directory.addUsergroup({ ...SANDBOX_HR_APPROVERS, users: [SANDBOX_MEMBERS.approver, SANDBOX_MEMBERS.secondApprover] });
+  // What is posted where follows Slack's own channel facts: the page's channel is private (cards show
+  // everything), #general is public (HR amounts masked, HR results to the requester's DM).
+  slack.directory.addChannel({ id: SANDBOX_CHANNELS.private, name: "sandbox", isPrivate: true });
+  slack.directory.addChannel({ id: SANDBOX_CHANNELS.public, name: "general" });
+  // The web admin's sign-in (the fake's OpenID endpoints) names the sandbox user as the page does.
+  for (const [id, name] of Object.entries(SANDBOX_NAMES)) slack.openid.names.set(id, name);
   return slack;
 }
 

@@ -8,6 +8,8 @@ export interface SlackWho {
   teamId: string;
   userId: string;
   channelId: string;
+  /** The channel's kind as the Events API names it: `channel` (public, the default) or `group` (private). */
+  channelType?: "channel" | "group";
   appId: string;
   botUserId: string;
 }
@@ -31,7 +33,7 @@ export function messageEnvelope(who: SlackWho, message: { ts: string; text: stri
     event: {
       type: "message",
       channel: who.channelId,
-      channel_type: "channel",
+      channel_type: who.channelType ?? "channel",
       user: who.userId,
       text: message.text,
       ts: message.ts,

@@ -17,6 +17,8 @@ export interface HomeDeps {
   audit: Pick<AuditLog, "record">;
   log: Logger;
   clock?: () => Date;
+  /** The web admin (`…/admin`), linked from the Home; absent: no link. */
+  adminUrl?: string;
 }
 
 const FAILURE_WINDOW_DAYS = 30;
@@ -53,6 +55,7 @@ export async function loadHomeState(deps: HomeDeps, viewer: Actor, notice?: stri
       data: {
         viewerIsAdmin,
         freee,
+        ...(deps.adminUrl === undefined ? {} : { adminUrl: deps.adminUrl }),
         adminUserIds: settings.adminUserIds,
         allowedExternalTeamIds: settings.allowedExternalTeamIds,
         recentTasks,

@@ -29,6 +29,8 @@ export type FreeeLapse = { kind: "lapsing"; expiresAt: string; daysLeft: number 
 export interface HomeData {
   viewerIsAdmin: boolean;
   freee: FreeeStatusView;
+  /** The web admin: a task's whole trail, the audit log, the month's dashboard, the settings. */
+  adminUrl?: string;
   adminUserIds: string[];
   /** Other organisations' workspaces allowed to use the app here (Slack Connect); shown to admins. */
   allowedExternalTeamIds: string[];
@@ -68,6 +70,7 @@ export function buildHomeView(state: HomeState): View {
   }
   const { data } = state;
   if (state.notice !== undefined) blocks.push(section(`:warning: *${escapeMrkdwn(state.notice)}*`));
+  if (data.adminUrl !== undefined) blocks.push(context(`<${data.adminUrl}|管理画面を開く>（タスクの記録・監査ログ・ダッシュボード・設定）`));
 
   blocks.push(header("freee 接続"));
   const freeeLine = `${FREEE_STATUS[data.freee.status]}${data.freee.companyName ? ` (${inlineMrkdwn(data.freee.companyName)})` : ""}`;

@@ -14,6 +14,8 @@ export interface IngressDeps {
   events?: SlackEventsHandler;
   /** Multi-workspace install routes; absent in single-workspace mode (SLACK_BOT_TOKEN) and on the Slack Lambda. */
   oauth?: InstallRoutes;
+  /** The web admin (lib/web-admin): /admin…, /login…, POST /logout (its own 404 page below /admin); web Lambda only. */
+  admin?: (request: Request) => Promise<Response>;
   /** freee's pages; the Slack Lambda has only App Home's status and link, so its routes are 404. */
   freee: FreeePort;
   log: Logger;
@@ -26,7 +28,12 @@ export type IngressHandler = (request: HttpRequest) => Promise<HttpResponse>;
 export const NOT_FOUND = "ページが見つかりません";
 
 /** Every route the router knows (the switch below); which Lambda serves which is its deps' doing. */
-export const ROUTES = ["GET /healthz", "POST /slack/events", "GET /slack/install", "GET /slack/oauth_redirect", "GET /freee/connect", "GET /freee/callback"] as const;
+export const ROUTES = ["GET /healthz", "POST /slack/events", "GET /slack/install", "GET /slack/oauth_redirect", "GET /freee/connect", "GET /freee/callback", "GET /login", "GET /admin"] as const;
+
+/** The web admin's paths (each page under /admin, the sign-in under /login, POST /logout). */
+export function isAdminPath(path: string): boolean {
+  return /^\/(admin|login)(\/|$)/.test(path) || path === "/logout";
+}
 
 /**
  * The router shared by the two Lambdas and the local dev server. The Slack Lambda (lambdas/ingress) serves
@@ -43,6 +50,7 @@ export function createIngress(deps: IngressDeps): IngressHandler {
 
   return async (request) => {
     try {
+      if (deps.admin !== undefined && isAdminPath(request.path)) return await viaFetch(deps.admin, request);
       const route = `${request.method} ${request.path.replace(/\/+$/, "")}`;
       switch (route) {
         case "GET /healthz":

@@ -21,7 +21,17 @@ export const BOT_SCOPES = [
   "groups:history",
   "im:history",
   "mpim:history",
+  // conversations.info: whether a channel is public (results and cards with HR personal data are not posted
+  // there: lib/ingress/channel-privacy.ts), for each kind of conversation the app is in.
+  "channels:read",
+  "groups:read",
+  "im:read",
+  "mpim:read",
+  // conversations.open: the requester's DM, where such results go instead.
+  "im:write",
   "chat:write",
+  // usergroups.users.list / usergroups.list: the approval policy's approver groups (lib/ingress/usergroups.ts).
+  "usergroups:read",
   // users.info: Slack's own is_admin / is_owner count as workspace admins (lib/ingress/user-roles.ts).
   "users:read",
   // files.info and the file's download: a receipt shared with a request, for its approved file-box upload.

@@ -5,9 +5,11 @@ import type { SlackThread } from "../core/domain/records";
 import { AppError, TruncatedResponseError } from "../core/errors/taxonomy";
 import type { TaskStore } from "../store/task-store";
 import type { BotTokenResolver } from "../slack-api/bot-token";
-import type { CardRefresher, CardState, CardSubject, ThreadFile } from "../core/domain/card-refresher";
-import { renderCard, type Card } from "./cards";
+import type { CardRefresher, CardState, CardSubject, PrivateResults, ThreadFile } from "../core/domain/card-refresher";
+import { renderPrivateResults } from "./private-results";
+import { type CardLinks, renderCard, type Card } from "./cards";
 import { classifySlackError, slackErrorCode } from "../slack-api/web-client";
+import type { ChannelPrivacy } from "./channel-privacy";
 
 export interface SlackCardRefresherDeps {
   store: Pick<TaskStore, "loadHistory" | "setCardTs" | "setExecutionCardTs">;
@@ -16,6 +18,10 @@ export interface SlackCardRefresherDeps {
   clientFor: (token: string) => WebClient;
   limits: Pick<Limits, "maxReruns">;
   log: Logger;
+  /** Slack's channel facts, cached per warm instance. */
+  privacy: ChannelPrivacy;
+  /** The web admin, linked under the freee connection failure. */
+  links?: CardLinks;
 }
 
 /**
@@ -59,10 +65,38 @@ export class SlackCardRefresher implements CardRefresher {
     }
   }
 
+  async audienceOf(thread: SlackThread): Promise<"public" | "private"> {
+    const { botToken } = await this.deps.tokens.resolve(thread.teamId, thread.enterpriseId);
+    return this.deps.privacy.audienceOf(this.deps.clientFor(botToken), thread);
+  }
+
+  /** conversations.open (the member's DM with the app), then the message and each file there. */
+  async sendPrivately(thread: SlackThread, userId: string, results: PrivateResults, files: readonly ThreadFile[]): Promise<{ channelId: string; fileIds: string[] }> {
+    const message = renderPrivateResults(results);
+    const { botToken } = await this.deps.tokens.resolve(thread.teamId, thread.enterpriseId);
+    const client = this.deps.clientFor(botToken);
+    try {
+      const opened = await client.conversations.open({ users: userId });
+      const channelId = opened.channel?.id;
+      if (channelId === undefined) throw new TruncatedResponseError("conversations.open answered ok without a channel", { details: { userId } });
+      await client.chat.postMessage({ channel: channelId, text: message.text, blocks: message.blocks });
+      const fileIds: string[] = [];
+      for (const file of files) {
+        const done = await client.filesUploadV2({ channel_id: channelId, filename: file.filename, title: file.title, content: file.content, initial_comment: file.comment });
+        const id = (done.files as { files?: { id?: string }[] }[] | undefined)?.[0]?.files?.[0]?.id;
+        if (id === undefined) throw new TruncatedResponseError("files.completeUploadExternal answered ok without a file id", { details: { filename: file.filename } });
+        fileIds.push(id);
+      }
+      return { channelId, fileIds };
+    } catch (err) {
+      throw classifySlackError(err, "private delivery");
+    }
+  }
+
   async refresh(taskId: string, subject: CardSubject, known?: CardState): Promise<void> {
     const history = known ?? (await this.deps.store.loadHistory(taskId, { cardsOnly: true }));
     const { task } = history;
-    const card = renderCard(history, subject, this.deps.limits);
+    const card = renderCard(history, subject, this.deps.limits, this.deps.links);
     const { botToken } = await this.deps.tokens.resolve(task.thread.teamId, task.thread.enterpriseId);
     const client = this.deps.clientFor(botToken);
     const existingTs =

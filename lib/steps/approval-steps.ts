@@ -7,6 +7,8 @@ import { SlackThreadSchema } from "../core/domain/records";
 import { PIPELINE_ACTOR, type PipelineDeps } from "./ports";
 import { startExecutionRun } from "./machines/start-execution-run";
 import { decisionAudit } from "../core/domain/audit-promises";
+import { snapshotRule, type ApprovalRule } from "../core/domain/approval-policy";
+import { planFacts, planWarnings } from "./approval-facts";
 import { auditDecision, heldState, nowIso, refreshCard, refreshWithTaskCard } from "./common";
 
 const VersionKindSchema = z.enum(["prompt", "process"]);
@@ -32,6 +34,16 @@ export async function awaitApprovalStep(deps: PipelineDeps, input: AwaitApproval
   // in one read; the token write and its entry in one transaction, the version drawn from the one read.
   const { task, version: held } = await deps.store.readSnapshot(input.taskId, { version: { kind: input.kind, version: input.version } });
   if (held === undefined) throw new RecordNotFoundError(`${input.kind} v${input.version} of ${input.taskId} not found`, { details: { taskId: input.taskId, kind: input.kind, version: input.version } });
+  // A Process is judged by the workspace's approval policy as it stands now, when its card asks for approval.
+  const approvalRule: { approvalRule?: ApprovalRule } =
+    held.kind === "process" && held.approvalRule === undefined
+      ? await (async () => {
+          const facts = planFacts(held, planWarnings(held));
+          // Whether the card goes to a public channel matters only for an HR write plan (its amounts are masked there).
+          const publicChannel = facts.writeDomains.includes("hr") && (await deps.cards.audienceOf(task.thread)) === "public";
+          return { approvalRule: snapshotRule((await deps.settings.get(task.thread.teamId)).approvalPolicy, facts, nowIso(deps), { publicChannel }) };
+        })()
+      : {};
   const { record: pending } = await deps.audit.recordWith(
     {
       teamId: task.thread.teamId,
@@ -40,9 +52,9 @@ export async function awaitApprovalStep(deps: PipelineDeps, input: AwaitApproval
       subject: `${input.kind}#${input.version}`,
       actor: PIPELINE_ACTOR,
       layer: input.kind === "prompt" ? "L2" : "L3",
-      details: { version: input.version },
+      details: { version: input.version, ...(approvalRule.approvalRule === undefined ? {} : { approvalRule: approvalRule.approvalRule }) },
     },
-    (entry) => deps.store.openApproval(input.kind, input.taskId, input.version, input.taskToken, { teamId: task.thread.teamId, requesterId: task.requesterId }, { held, entry }),
+    (entry) => deps.store.openApproval(input.kind, input.taskId, input.version, input.taskToken, { teamId: task.thread.teamId, requesterId: task.requesterId, ...approvalRule }, { held, entry }),
   );
   // Drawn from the task read above and the version as this write left it, when the task still points at it.
   const current = input.kind === "prompt" ? task.currentPromptVersion : task.currentProcessVersion;

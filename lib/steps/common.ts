@@ -91,7 +91,7 @@ export function heldState(task: Task, records: Partial<Omit<CardState, "task">> 
 export async function auditDecision(
   deps: PipelineDeps,
   task: Pick<Task, "taskId"> & { thread: Pick<Task["thread"], "teamId"> },
-  decided: { kind: "prompt" | "process"; version: number; decision: { decision: "approved" | "rejected"; actorId: string; reason?: string; via?: "card" | "full_plan"; decidedAt?: string } },
+  decided: { kind: "prompt" | "process"; version: number; decision: { decision: "approved" | "rejected"; actorId: string; reason?: string; via?: "card" | "full_plan"; rule?: string; earlierApprovals?: { actorId: string; rule: string; at: string }[]; decidedAt?: string } },
   refresh = true,
   known?: CardState,
 ): Promise<void> {

@@ -10,6 +10,7 @@ import type { CardRefresher } from "../core/domain/card-refresher";
 import type { PreviewClient } from "../preview/reader";
 import type { WriteOnceLedger } from "../store/write-ledger";
 import type { TaskStore } from "../store/task-store";
+import type { TeamSettingsStore } from "../store/team-settings";
 
 /**
  * L1–L3 as the pipeline sees them. The Lambda handlers adapt lib/model to this shape; tests inject fakes.
@@ -48,6 +49,8 @@ export interface PipelineDeps {
   log: Logger;
   /** Counts for the operator (EMF): outcomes, failures by class, retries, regenerations, reruns, cancels, tokens. */
   metrics: PipelineMetrics;
+  /** The workspace's settings: the approval policy a Process card is posted under. */
+  settings: Pick<TeamSettingsStore, "get">;
   clock: () => Date;
 }
 

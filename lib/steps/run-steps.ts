@@ -1,3 +1,4 @@
+import { deliverReadResults } from "./private-results";
 import * as z from "../core/zod";
 import { ExecutionSchema, SlackThreadSchema, type Execution, type ExecutionProgress, type ProcessVersion, type SlackThread, type Task } from "../core/domain/records";
 import { AgentRunFailedError, RecordNotFoundError, RunTimeoutError, StateConflictError, IllegalTransitionError } from "../core/errors/taxonomy";
@@ -11,7 +12,7 @@ import { asIncomplete, faultError } from "./run-completion";
 import { nowIso, refreshCard, heldState, refreshWithTaskCard, type TaskRef } from "./common";
 import { judgeCompletion, stepsToRun } from "./complete-run";
 import { interruptForCancel, settleCancel } from "./run-cancel";
-import { attachReadResults, writesAtEnd } from "./run-writes";
+import { writesAtEnd } from "./run-writes";
 
 export { ExecutionRunInputSchema };
 export type RunState = "running" | "completed" | "cancelled";
@@ -181,7 +182,7 @@ export async function pollSessionStep(deps: PipelineDeps, input: PollSessionInpu
       ...(judged.summary === "" ? {} : { resultSummary: judged.summary }),
       completion: judged.completion,
       writes: await writesAtEnd(deps, execution, judged.read),
-      resultFiles: await attachReadResults(deps, task, executionNo, outcome.progress),
+      ...(await deliverReadResults(deps, task, execution, outcome.progress, judged.summary)),
       usage: outcome.usage,
       endedAt: nowIso(deps),
     };

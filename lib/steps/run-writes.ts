@@ -56,9 +56,10 @@ export async function runWrites(
  * without files:write, Slack down) is logged; the card then says the rest is not shown. The run's outcome does not
  * depend on it.
  */
-export async function attachReadResults(deps: Pick<PipelineDeps, "cards" | "log" | "audit">, task: Pick<Task, "taskId" | "thread">, executionNo: number, progress: ExecutionProgress): Promise<{ stepId: string; fileId: string }[]> {
+export async function attachReadResults(deps: Pick<PipelineDeps, "cards" | "log" | "audit">, task: Pick<Task, "taskId" | "thread">, executionNo: number, progress: ExecutionProgress, except: ReadonlySet<string> = new Set()): Promise<{ stepId: string; fileId: string }[]> {
   const attached: { stepId: string; fileId: string }[] = [];
-  for (const step of progress.steps ?? []) {
+  // `except`: steps whose results went to the requester privately (lib/steps/private-results.ts), never the thread.
+  for (const step of (progress.steps ?? []).filter((s) => !except.has(s.stepId))) {
     const table = step.table;
     if (table === undefined || step.state !== "done" || table.total <= CARD_TABLE_ROWS) continue;
     try {

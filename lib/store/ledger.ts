@@ -25,6 +25,8 @@ export interface Ledger {
   failuresByClass: Array<{ layer: string; errorClass: string; count: number }>;
   /** MCP tool calls the approved Process did not permit (`freee.tool_refused`), by reason. */
   refusalsByReason: Array<{ reason: string; count: number }>;
+  /** Approvals and rejections refused at the click (`<kind>.decision_refused`: the approval policy, a company switch), by reason. */
+  approvalRefusalsByReason: Array<{ reason: string; count: number }>;
   /**
    * Runs whose session ended but that the L4 completion contract did not accept as 完了 (lib/steps/run-completion.ts),
    * by why: steps left undone or a final message that fails its contract, the freee connection, a write to check.
@@ -56,6 +58,7 @@ export function buildLedger(entries: readonly AuditEntry[], window: { since: str
   const rows = new Map<string, TaskLedgerRow>();
   const failures = new Map<string, { layer: string; errorClass: string; count: number }>();
   const refusals = new Map<string, number>();
+  const approvalRefusals = new Map<string, number>();
   const runsNotCompleted = Object.fromEntries(RUN_VERDICTS.map((v) => [v, 0])) as Ledger["runsNotCompleted"];
   for (const entry of sorted) {
     const verdict = RUN_VERDICTS.find((v) => v === entry.errorType);
@@ -63,6 +66,10 @@ export function buildLedger(entries: readonly AuditEntry[], window: { since: str
     if (entry.action === "freee.tool_refused") {
       const reason = typeof entry.details.reason === "string" ? entry.details.reason : "unspecified";
       refusals.set(reason, (refusals.get(reason) ?? 0) + 1);
+    }
+    if (/^(prompt|process)\.decision_refused$/.test(entry.action)) {
+      const reason = typeof entry.details.reason === "string" ? entry.details.reason : "unspecified";
+      approvalRefusals.set(reason, (approvalRefusals.get(reason) ?? 0) + 1);
     }
     if (entry.action.startsWith("error.")) {
       const layer = entry.layer ?? entry.action.slice("error.".length);
@@ -91,8 +98,13 @@ export function buildLedger(entries: readonly AuditEntry[], window: { since: str
     byOutcome,
     failuresByClass: [...failures.values()].sort((a, b) => b.count - a.count || a.layer.localeCompare(b.layer)),
     runsNotCompleted,
-    refusalsByReason: [...refusals.entries()].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason)),
+    refusalsByReason: byCount(refusals),
+    approvalRefusalsByReason: byCount(approvalRefusals),
   };
+}
+
+function byCount(counts: ReadonlyMap<string, number>): Array<{ reason: string; count: number }> {
+  return [...counts.entries()].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
 }
 
 export function renderLedger(ledger: Ledger): string {
@@ -113,6 +125,10 @@ export function renderLedger(ledger: Ledger): string {
   lines.push("Tool calls refused (not in the approved Process)");
   if (ledger.refusalsByReason.length === 0) lines.push("  (none)");
   for (const r of ledger.refusalsByReason) lines.push(`  ${r.reason.padEnd(28)} ${String(r.count).padStart(6)}`);
+  lines.push("");
+  lines.push("Approvals refused at the click (approval policy, company switch)");
+  if (ledger.approvalRefusalsByReason.length === 0) lines.push("  (none)");
+  for (const r of ledger.approvalRefusalsByReason) lines.push(`  ${r.reason.padEnd(28)} ${String(r.count).padStart(6)}`);
   lines.push("");
   lines.push("Tasks");
   for (const t of ledger.tasks) {

@@ -1,3 +1,4 @@
+import type { ApprovalRule } from "../core/domain/approval-policy";
 import type { PreviewCompany } from "../core/domain/preview";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { ProcessPreview } from "../core/domain/preview";
@@ -151,7 +152,7 @@ export class TaskStore {
     taskId: string,
     version: number,
     taskToken: string,
-    owner?: { teamId: string; requesterId: string },
+    owner?: { teamId: string; requesterId: string; approvalRule?: ApprovalRule },
     carry?: { held: PromptVersion | ProcessVersion; entry: AuditEntry },
   ): Promise<WriteResult<PromptVersion | ProcessVersion> & { entry?: EntryState }> {
     return this.versions.openApproval(kind, taskId, version, taskToken, owner, carry);

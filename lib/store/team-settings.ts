@@ -3,6 +3,7 @@ import * as z from "zod/mini";
 import { MalformedOutputError } from "../core/errors/taxonomy";
 import { translateDynamoError } from "./conditional";
 import { Keys } from "./table";
+import { ApprovalPolicySchema, DEFAULT_APPROVAL_POLICY, type ApprovalPolicy } from "../core/domain/approval-policy";
 
 /** A Slack workspace id (T…) or an Enterprise Grid organisation id (E…). */
 export const SLACK_TEAM_ID = /^[TE][A-Z0-9]{2,}$/;
@@ -15,10 +16,12 @@ export const TeamSettingsSchema = z.object({
   teamId: z.string().check(z.minLength(1)),
   adminUserIds: z.array(z.string().check(z.regex(/^[UW][A-Z0-9]+$/))),
   allowedExternalTeamIds: z.optional(z.array(z.string().check(z.regex(SLACK_TEAM_ID)))),
+  /** Separation of duties (lib/core/domain/approval-policy.ts); absent: the defaults. */
+  approvalPolicy: z.optional(ApprovalPolicySchema),
   updatedBy: z.optional(z.string().check(z.minLength(1))),
   updatedAt: z.optional(z.string().check(z.minLength(1))),
 });
-export type TeamSettings = z.infer<typeof TeamSettingsSchema> & { allowedExternalTeamIds: string[] };
+export type TeamSettings = z.infer<typeof TeamSettingsSchema> & { allowedExternalTeamIds: string[]; approvalPolicy: ApprovalPolicy };
 
 export class TeamSettingsStore {
   constructor(
@@ -36,10 +39,32 @@ export class TeamSettingsStore {
     } catch (err) {
       throw translateDynamoError(err, "getTeamSettings");
     }
-    if (item === undefined) return { teamId, adminUserIds: [], allowedExternalTeamIds: [] };
-    const parsed = TeamSettingsSchema.safeParse(item);
-    if (!parsed.success) throw new MalformedOutputError("stored team settings do not match their schema", { cause: parsed.error });
-    return { ...parsed.data, allowedExternalTeamIds: parsed.data.allowedExternalTeamIds ?? [] };
+    if (item === undefined) return { teamId, adminUserIds: [], allowedExternalTeamIds: [], approvalPolicy: DEFAULT_APPROVAL_POLICY };
+    return parseSettings(item, "stored");
+  }
+
+  /**
+   * The approval policy (App Home, admins only). Replaced whole, conditional on the one the editor was shown
+   * (`expectedUpdatedAt`; undefined = none saved yet), so two admins editing at once do not merge silently.
+   */
+  async savePolicy(teamId: string, policy: Omit<ApprovalPolicy, "updatedBy" | "updatedAt">, updatedBy: string, expectedUpdatedAt: string | undefined): Promise<TeamSettings> {
+    const stored = ApprovalPolicySchema.parse({ ...policy, updatedBy, updatedAt: this.clock().toISOString() });
+    let out;
+    try {
+      out = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: Keys.teamSettings(teamId),
+          UpdateExpression: "SET recordType = :rt, teamId = :team, approvalPolicy = :p, adminUserIds = if_not_exists(adminUserIds, :none)",
+          ConditionExpression: expectedUpdatedAt === undefined ? "attribute_not_exists(approvalPolicy)" : "approvalPolicy.updatedAt = :seen",
+          ExpressionAttributeValues: { ":rt": "teamSettings", ":team": teamId, ":p": stored, ":none": [], ...(expectedUpdatedAt === undefined ? {} : { ":seen": expectedUpdatedAt }) },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+    } catch (err) {
+      throw translateDynamoError(err, "saveApprovalPolicy");
+    }
+    return parseSettings(out.Attributes, "saved");
   }
 
   /** Who may act besides the requester. Sets this list only: the other settings stay as they are. */
@@ -80,8 +105,12 @@ export class TeamSettingsStore {
     } catch (err) {
       throw translateDynamoError(err, "saveTeamSettings");
     }
-    const parsed = TeamSettingsSchema.safeParse(out.Attributes);
-    if (!parsed.success) throw new MalformedOutputError("saved team settings do not match their schema", { cause: parsed.error });
-    return { ...parsed.data, allowedExternalTeamIds: parsed.data.allowedExternalTeamIds ?? [] };
+    return parseSettings(out.Attributes, "saved");
   }
+}
+
+function parseSettings(item: unknown, what: "stored" | "saved"): TeamSettings {
+  const parsed = TeamSettingsSchema.safeParse(item);
+  if (!parsed.success) throw new MalformedOutputError(`${what} team settings do not match their schema`, { cause: parsed.error });
+  return { ...parsed.data, allowedExternalTeamIds: parsed.data.allowedExternalTeamIds ?? [], approvalPolicy: parsed.data.approvalPolicy ?? DEFAULT_APPROVAL_POLICY };
 }

@@ -1,3 +1,4 @@
+import type { ApprovalRule } from "../core/domain/approval-policy";
 import type { z } from "zod/mini";
 import type { ProcessPreview } from "../core/domain/preview";
 import {
@@ -200,13 +201,16 @@ export class VersionItems {
     taskId: string,
     version: number,
     taskToken: string,
-    owner?: { teamId: string; requesterId: string },
+    owner?: { teamId: string; requesterId: string; approvalRule?: ApprovalRule },
     carry?: { held: AnyVersion; entry: AuditEntry },
   ): Promise<WriteResult<AnyVersion> & { entry?: EntryState }> {
     const now = this.table.now();
+    const rule = owner?.approvalRule;
     const update = {
       Key: Keys.version(taskId, kind, version),
-      UpdateExpression: `SET #status = :pending, taskToken = :token, updatedAt = :now${owner === undefined ? "" : ", teamId = :team, requesterId = :requester"}`,
+      // The approval rule is fixed by the first write that opens the wait: a retried step keeps the snapshot taken
+      // when the card first asked (a policy saved in between does not change it).
+      UpdateExpression: `SET #status = :pending, taskToken = :token, updatedAt = :now${owner === undefined ? "" : ", teamId = :team, requesterId = :requester"}${rule === undefined ? "" : ", approvalRule = if_not_exists(approvalRule, :rule)"}`,
       ConditionExpression: "#status IN (:generating, :pending) AND (attribute_exists(#text) OR attribute_exists(#steps))",
       ExpressionAttributeNames: { "#status": "status", "#text": "text", "#steps": "steps" },
       ExpressionAttributeValues: {
@@ -215,6 +219,7 @@ export class VersionItems {
         ":token": taskToken,
         ":now": now,
         ...(owner === undefined ? {} : { ":team": owner.teamId, ":requester": owner.requesterId }),
+        ...(rule === undefined ? {} : { ":rule": rule }),
       },
     };
     const { outcome: write, entry } =
@@ -222,7 +227,7 @@ export class VersionItems {
         ? await writeAudited(this.table, { update: { ...update, ReturnValues: "ALL_NEW" } }, "openApproval", undefined)
         : await writeAudited(this.table, { update }, "openApproval", carry.entry);
     if (write.applied) {
-      const after = write.attributes ?? { ...carry?.held, status: "pending_approval", taskToken, updatedAt: now, ...(owner ?? {}) };
+      const after = write.attributes ?? { ...carry?.held, status: "pending_approval", taskToken, updatedAt: now, ...(owner === undefined ? {} : { teamId: owner.teamId, requesterId: owner.requesterId }), ...(rule === undefined || (carry?.held as { approvalRule?: unknown } | undefined)?.approvalRule !== undefined ? {} : { approvalRule: rule }) };
       return { record: parseVersion(kind, after), applied: true, ...(entry === undefined ? {} : { entry }) };
     }
     const existing = this.parseOrThrow(kind, taskId, version, await write.current());

@@ -10,7 +10,7 @@ const ROOT = resolve(import.meta.dirname, "../..");
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith(".ts"))
+    .filter((e) => e.isFile() && /\.tsx?$/.test(e.name))
     .map((e) => relative(ROOT, join(e.parentPath, e.name)));
 }
 

@@ -1,6 +1,6 @@
 import { build } from "esbuild";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -40,6 +40,7 @@ let web: Handler;
 let bundledPackages: Set<string>;
 let bundledInputs: string[];
 let webPackages: Set<string>;
+let webBundleFile: string;
 
 async function bundle(folder: string, bundling: LambdaBundling): Promise<{ file: string; packages: Set<string>; inputs: string[] }> {
   const file = join(outDir, folder, "index.mjs");
@@ -56,6 +57,7 @@ beforeAll(async () => {
   bundledPackages = slackBundle.packages;
   bundledInputs = slackBundle.inputs;
   webPackages = webBundle.packages;
+  webBundleFile = webBundle.file;
   // The Lambda reads its settings from the environment when its module loads.
   Object.assign(process.env, {
     ...table.env,
@@ -107,6 +109,11 @@ describe("the bundles", () => {
     expect(bundledInputs.filter((path) => heavy.some((re) => re.test(path)))).toEqual([]);
     expect(bundledInputs).toContain("lib/freee/tools/summaries.ts");
     expect(bundledInputs).toContain("node_modules/zod/v4/mini/external.js");
+  });
+
+  it("the web Lambda, with the web admin (hono), stays at most 1 MiB", () => {
+    expect(webPackages.has("hono")).toBe(true);
+    expect(statSync(webBundleFile).size).toBeLessThanOrEqual(2 ** 20);
   });
 
   it("the web Lambda leaves out Bolt's unused receivers but keeps the install flow", () => {

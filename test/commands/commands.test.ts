@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -17,16 +17,36 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const baseEnv = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? work, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", DEV_STACK_FILE: join(work, "none.json") };
 
-function run(script: string, args: string[], env: Record<string, string> = {}) {
+interface Ran {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * A command as its own process, asynchronously: the tests of this file run side by side (each spawn is mostly
+ * node and tsx starting), and a child killed at the budget shows up as a failed status, not a hung test.
+ */
+function spawnCommand(command: string, args: string[], env: Record<string, string>): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: process.cwd(), env: { ...baseEnv, ...env }, timeout: 110_000 });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
+    child.once("error", reject);
+    child.once("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+function run(script: string, args: string[], env: Record<string, string> = {}): Promise<Ran> {
   const node = script.endsWith(".mjs") ? [script] : ["--import", "tsx", script];
-  const out = spawnSync(process.execPath, [...node, ...args], { cwd: process.cwd(), env: { ...baseEnv, ...env }, encoding: "utf8", timeout: 110_000 });
-  return { status: out.status, stdout: out.stdout, stderr: out.stderr };
+  return spawnCommand(process.execPath, [...node, ...args], env);
 }
 
 /** `npm …` in the repository, as a person types it (npm's own configuration from the project's .npmrc). */
-function npmRun(args: string[], env: Record<string, string> = {}) {
-  const out = spawnSync("npm", args, { cwd: process.cwd(), env: { ...baseEnv, ...env }, encoding: "utf8", timeout: 110_000 });
-  return { status: out.status, stdout: out.stdout, stderr: out.stderr };
+function npmRun(args: string[], env: Record<string, string> = {}): Promise<Ran> {
+  return spawnCommand("npm", args, env);
 }
 
 /** One line, naming the command, with a fix after the dash; no stack frame. */
@@ -38,149 +58,151 @@ function expectOneLine(stderr: string, command: string, fix: RegExp) {
   expect(stderr).not.toMatch(/\n\s+at /);
 }
 
-describe("configuration errors: one line with the fix", () => {
-  it("npm run report with no TABLE_NAME and no npm run dev running", { timeout: 120_000 }, () => {
-    const r = run("scripts/report.ts", ["--since", "2026-11-01"]);
-    expect(r.status).toBe(1);
-    expectOneLine(r.stderr, "npm run report", /start `npm run dev`.*or set TABLE_NAME/);
-  });
-
-  it("npm run report with a stale .local/dev-stack.json (its npm run dev was killed)", { timeout: 120_000 }, () => {
-    const stale = join(work, "stale.json");
-    writeFileSync(stale, JSON.stringify({ url: "http://127.0.0.1:9", tableName: "t", dynamodbEndpoint: "http://127.0.0.1:9", region: "us-east-1", pid: 999_999, startedAt: "2026-12-01T00:00:00Z" }));
-    const r = run("scripts/report.ts", ["--since", "2026-11-01"], { DEV_STACK_FILE: stale });
-    expect(r.status).toBe(1);
-    expectOneLine(r.stderr, "npm run report", /does not answer — start `npm run dev` again/);
-  });
-
-  it("npm run report without --since, and with a flag it does not know", { timeout: 120_000 }, () => {
-    const r = run("scripts/report.ts", []);
-    expectOneLine(r.stderr, "npm run report", /usage: npm run report -- --since YYYY-MM-DD/);
-    const bad = run("scripts/report.ts", ["--since", "2026-11-01", "--tabel", "x"]);
-    expect(bad.status).toBe(1);
-    expectOneLine(bad.stderr, "npm run report", /check the flags/);
-  });
-
-  it("npm run report against AWS with no region names the setting", { timeout: 120_000 }, () => {
-    const r = run("scripts/report.ts", ["--since", "2026-11-01"], { TABLE_NAME: "SlackMcpAgent-Table", AWS_ACCESS_KEY_ID: "x", AWS_SECRET_ACCESS_KEY: "y" });
-    expect(r.status).toBe(1);
-    expectOneLine(r.stderr, "npm run report", /set AWS_REGION/);
-  });
-
-  it("npm run dev with a bad setting, with Slack credentials but no signing secret, and on a port in use", async () => {
-    const bad = run("scripts/dev.ts", [], { PORT: "abc", DATA_DIR: ":memory:" });
-    expect(bad.status).toBe(1);
-    expectOneLine(bad.stderr, "npm run dev", /set PORT in \.env/);
-
-    const slack = run("scripts/dev.ts", [], { PORT: "0", DATA_DIR: ":memory:", SLACK_BOT_TOKEN: "a-bot-token" });
-    expectOneLine(slack.stderr, "npm run dev", /add SLACK_SIGNING_SECRET to \.env/);
-
-    const missing = run("scripts/dev.ts", [], { ENV_FILE: join(work, "no.env") });
-    expectOneLine(missing.stderr, "npm run dev", /point ENV_FILE at your settings file/);
-
-    // DynamoDB Local is a Java program: without `java` on PATH, one line says so and how to fix it.
-    const noJava = run("scripts/dev.ts", [], { PORT: "0", DATA_DIR: ":memory:", PATH: "/nonexistent" });
-    expect(noJava.status).toBe(1);
-    expectOneLine(noJava.stderr, "npm run dev", /needs Java 17.*install Java 17/);
-
-    const holder = createServer();
-    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
-    try {
-      const port = String((holder.address() as AddressInfo).port);
-      const busy = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
-        // Asynchronous: the port's holder lives in this process and must keep answering.
-        const child = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts"], { cwd: process.cwd(), env: { ...baseEnv, PORT: port, DATA_DIR: ":memory:" } });
-        let stderr = "";
-        child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-        child.once("exit", (status) => resolve({ status, stderr }));
-      });
-      expect(busy.status).toBe(1);
-      expectOneLine(busy.stderr, "npm run dev", /set PORT \(PORT=0 picks a free one\)/);
-    } finally {
-      holder.close();
-    }
-  }, 240_000);
-
-  // Both answer before the harness loads (the flags are read first); --only reads the matrix only.
-  it("npm run chaos with a bad --concurrency, and with an --only that matches no cell", { timeout: 180_000 }, () => {
-    const c = run("scripts/chaos.ts", ["--concurrency", "0"]);
-    expect(c.status).toBe(1);
-    expectOneLine(c.stderr, "npm run chaos", /--concurrency 2/);
-    const only = run("scripts/chaos.ts", ["--only", "no-such-cell"]);
-    expectOneLine(only.stderr, "npm run chaos", /e\.g\. --only freee/);
-  });
-
-  it("npm run bench with a bad --requests", { timeout: 120_000 }, () => {
-    const b = run("bench/run.ts", ["--requests", "0"]);
-    expect(b.status).toBe(1);
-    expectOneLine(b.stderr, "npm run bench", /--quick/);
-  });
-
-  it("fill-manifest prints its usage when it has nothing to fill from, one line for a missing outputs file", { timeout: 120_000 }, () => {
-    const none = run("scripts/fill-manifest.mjs", []);
-    expect(none.status).toBe(2);
-    expect(none.stderr).toMatch(/^usage: node scripts\/fill-manifest\.mjs --outputs cdk-outputs\.json/);
-    expect(none.stderr).toContain("npx cdk deploy --outputs-file cdk-outputs.json");
-    const missing = run("scripts/fill-manifest.mjs", ["--outputs", join(work, "cdk-outputs.json")]);
-    expect(missing.status).toBe(1);
-    expectOneLine(missing.stderr, "fill-manifest", /npx cdk deploy --outputs-file cdk-outputs\.json/);
-    const half = run("scripts/fill-manifest.mjs", [], { SLACK_EVENTS_URL: "https://x.example/slack/events" });
-    expectOneLine(half.stderr, "fill-manifest", /INGRESS_URL/);
-  });
-});
-
-describe("npm run report finds the running npm run dev with no flags", () => {
-  it("npm run dev writes where its table is; the report reads it; the file goes when dev stops", async () => {
-    const stackFile = join(work, "dev-stack.json");
-    const outputsFile = join(work, "cdk-outputs.json");
-    const dev = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts"], {
-      cwd: process.cwd(),
-      env: { ...baseEnv, DEV_STACK_FILE: stackFile, DEV_OUTPUTS_FILE: outputsFile, PORT: "0", DATA_DIR: ":memory:", LOG_LEVEL: "SILENT", SANDBOX_STEP_DELAY_MS: "5", LOCAL_WAIT_MS: "30" },
-      stdio: ["ignore", "pipe", "pipe"],
+// Every test here runs side by side with the others (the config errors while npm run dev starts its stack).
+describe.concurrent("the repository's commands", () => {
+  describe("configuration errors: one line with the fix", () => {
+    it("npm run report with no TABLE_NAME and no npm run dev running", { timeout: 120_000 }, async () => {
+      const r = await run("scripts/report.ts", ["--since", "2026-11-01"]);
+      expect(r.status).toBe(1);
+      expectOneLine(r.stderr, "npm run report", /start `npm run dev`.*or set TABLE_NAME/);
     });
-    let output = "";
-    dev.stdout.on("data", (c: Buffer) => (output += c.toString("utf8")));
-    dev.stderr.on("data", (c: Buffer) => (output += c.toString("utf8")));
-    const exited = new Promise<number | null>((resolve) => dev.once("exit", resolve));
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`npm run dev did not start:\n${output}`)), 60_000);
-        const check = setInterval(() => {
-          const m = /local stack on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-          if (m) {
-            clearInterval(check);
-            clearTimeout(timer);
-            resolve(m[1]!);
-          }
-        }, 50);
-        void exited.then((code) => reject(new Error(`npm run dev exited with ${String(code)}:\n${output}`)));
-      });
-      const info = readDevStackFile(stackFile);
-      expect(info).toMatchObject({ url, tableName: "slack-mcp-agent-local", pid: dev.pid });
-      expect(output).toContain(`table:          slack-mcp-agent-local at ${info!.dynamodbEndpoint}`);
-      // The outputs `npm run smoke` reads, in cdk's --outputs-file shape (test/commands/smoke.test.ts runs it).
-      expect(JSON.parse(readFileSync(outputsFile, "utf8"))).toEqual(localStackOutputs(url, "slack-mcp-agent-local"));
-      expect(output).toContain(`outputs:        ${outputsFile}`);
-      expect(Object.keys(localStackOutputs(url, "t")[LOCAL_STACK_NAME]!)).toContain("WebUrl");
 
-      // Something to count: a request through the sandbox page's API, as a click would make it.
-      const posted = await fetch(`${url}/sandbox/api/message`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "経費の取引を見せて" }) });
-      expect(posted.status).toBe(200);
-      const today = new Date().toISOString().slice(0, 10);
-      let ledger: { tasks: unknown[] } = { tasks: [] };
-      for (let i = 0; i < 10 && ledger.tasks.length === 0; i++) {
-        // As typed: `npm run report -- --json` (the project's .npmrc sends npm's banner to stderr, so stdout parses).
-        const r = npmRun(["run", "report", "--", "--since", today, "--json"], { DEV_STACK_FILE: stackFile });
-        expect(r.status, r.stderr).toBe(0);
-        expect(r.stderr).toContain(`the table of npm run dev at ${url}`);
-        ledger = JSON.parse(r.stdout) as { tasks: unknown[] };
-        if (ledger.tasks.length === 0) await new Promise((resolve) => setTimeout(resolve, 500));
+    it("npm run report with a stale .local/dev-stack.json (its npm run dev was killed)", { timeout: 120_000 }, async () => {
+      const stale = join(work, "stale.json");
+      writeFileSync(stale, JSON.stringify({ url: "http://127.0.0.1:9", tableName: "t", dynamodbEndpoint: "http://127.0.0.1:9", region: "us-east-1", pid: 999_999, startedAt: "2026-12-01T00:00:00Z" }));
+      const r = await run("scripts/report.ts", ["--since", "2026-11-01"], { DEV_STACK_FILE: stale });
+      expect(r.status).toBe(1);
+      expectOneLine(r.stderr, "npm run report", /does not answer — start `npm run dev` again/);
+    });
+
+    it("npm run report without --since, and with a flag it does not know", { timeout: 120_000 }, async () => {
+      const [r, bad] = await Promise.all([run("scripts/report.ts", []), run("scripts/report.ts", ["--since", "2026-11-01", "--tabel", "x"])]);
+      expectOneLine(r.stderr, "npm run report", /usage: npm run report -- --since YYYY-MM-DD/);
+      expect(bad.status).toBe(1);
+      expectOneLine(bad.stderr, "npm run report", /check the flags/);
+    });
+
+    it("npm run report against AWS with no region names the setting", { timeout: 120_000 }, async () => {
+      const r = await run("scripts/report.ts", ["--since", "2026-11-01"], { TABLE_NAME: "SlackMcpAgent-Table", AWS_ACCESS_KEY_ID: "x", AWS_SECRET_ACCESS_KEY: "y" });
+      expect(r.status).toBe(1);
+      expectOneLine(r.stderr, "npm run report", /set AWS_REGION/);
+    });
+
+    it("npm run dev with a bad setting, with Slack credentials but no signing secret, and on a port in use", async () => {
+      const [bad, slack, missing, noJava] = await Promise.all([
+        run("scripts/dev.ts", [], { PORT: "abc", DATA_DIR: ":memory:" }),
+        run("scripts/dev.ts", [], { PORT: "0", DATA_DIR: ":memory:", SLACK_BOT_TOKEN: "a-bot-token" }),
+        run("scripts/dev.ts", [], { ENV_FILE: join(work, "no.env") }),
+        // DynamoDB Local is a Java program: without `java` on PATH, one line says so and how to fix it.
+        run("scripts/dev.ts", [], { PORT: "0", DATA_DIR: ":memory:", PATH: "/nonexistent" }),
+      ]);
+      expect(bad.status).toBe(1);
+      expectOneLine(bad.stderr, "npm run dev", /set PORT in \.env/);
+      expectOneLine(slack.stderr, "npm run dev", /add SLACK_SIGNING_SECRET to \.env/);
+      expectOneLine(missing.stderr, "npm run dev", /point ENV_FILE at your settings file/);
+      expect(noJava.status).toBe(1);
+      expectOneLine(noJava.stderr, "npm run dev", /needs Java 17.*install Java 17/);
+
+      const holder = createServer();
+      await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+      try {
+        const port = String((holder.address() as AddressInfo).port);
+        const busy = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+          // Asynchronous: the port's holder lives in this process and must keep answering.
+          const child = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts"], { cwd: process.cwd(), env: { ...baseEnv, PORT: port, DATA_DIR: ":memory:" } });
+          let stderr = "";
+          child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
+          child.once("exit", (status) => resolve({ status, stderr }));
+        });
+        expect(busy.status).toBe(1);
+        expectOneLine(busy.stderr, "npm run dev", /set PORT \(PORT=0 picks a free one\)/);
+      } finally {
+        holder.close();
       }
-      expect(ledger.tasks.length).toBeGreaterThanOrEqual(1);
-    } finally {
-      dev.kill("SIGTERM");
-      await exited;
-    }
-    expect(existsSync(stackFile)).toBe(false);
-  }, 180_000);
+    }, 240_000);
+
+    // Both answer before the harness loads (the flags are read first); --only reads the matrix only.
+    it("npm run chaos with a bad --concurrency, and with an --only that matches no cell", { timeout: 180_000 }, async () => {
+      const [c, only] = await Promise.all([run("scripts/chaos.ts", ["--concurrency", "0"]), run("scripts/chaos.ts", ["--only", "no-such-cell"])]);
+      expect(c.status).toBe(1);
+      expectOneLine(c.stderr, "npm run chaos", /--concurrency 2/);
+      expectOneLine(only.stderr, "npm run chaos", /e\.g\. --only freee/);
+    });
+
+    it("npm run bench with a bad --requests", { timeout: 120_000 }, async () => {
+      const b = await run("bench/run.ts", ["--requests", "0"]);
+      expect(b.status).toBe(1);
+      expectOneLine(b.stderr, "npm run bench", /--quick/);
+    });
+
+    it("fill-manifest prints its usage when it has nothing to fill from, one line for a missing outputs file", { timeout: 120_000 }, async () => {
+      const [none, missing, half] = await Promise.all([
+        run("scripts/fill-manifest.mjs", []),
+        run("scripts/fill-manifest.mjs", ["--outputs", join(work, "cdk-outputs.json")]),
+        run("scripts/fill-manifest.mjs", [], { SLACK_EVENTS_URL: "https://x.example/slack/events" }),
+      ]);
+      expect(none.status).toBe(2);
+      expect(none.stderr).toMatch(/^usage: node scripts\/fill-manifest\.mjs --outputs cdk-outputs\.json/);
+      expect(none.stderr).toContain("npx cdk deploy --outputs-file cdk-outputs.json");
+      expect(missing.status).toBe(1);
+      expectOneLine(missing.stderr, "fill-manifest", /npx cdk deploy --outputs-file cdk-outputs\.json/);
+      expectOneLine(half.stderr, "fill-manifest", /INGRESS_URL/);
+    });
+  });
+
+  describe("npm run report finds the running npm run dev with no flags", () => {
+    it("npm run dev writes where its table is; the report reads it; the file goes when dev stops", async () => {
+      const stackFile = join(work, "dev-stack.json");
+      const outputsFile = join(work, "cdk-outputs.json");
+      const dev = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts"], {
+        cwd: process.cwd(),
+        env: { ...baseEnv, DEV_STACK_FILE: stackFile, DEV_OUTPUTS_FILE: outputsFile, PORT: "0", DATA_DIR: ":memory:", LOG_LEVEL: "SILENT", SANDBOX_STEP_DELAY_MS: "5", LOCAL_WAIT_MS: "30" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      dev.stdout.on("data", (c: Buffer) => (output += c.toString("utf8")));
+      dev.stderr.on("data", (c: Buffer) => (output += c.toString("utf8")));
+      const exited = new Promise<number | null>((resolve) => dev.once("exit", resolve));
+      try {
+        const url = await new Promise<string>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`npm run dev did not start:\n${output}`)), 60_000);
+          const check = setInterval(() => {
+            const m = /local stack on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+            if (m) {
+              clearInterval(check);
+              clearTimeout(timer);
+              resolve(m[1]!);
+            }
+          }, 50);
+          void exited.then((code) => reject(new Error(`npm run dev exited with ${String(code)}:\n${output}`)));
+        });
+        const info = readDevStackFile(stackFile);
+        expect(info).toMatchObject({ url, tableName: "slack-mcp-agent-local", pid: dev.pid });
+        expect(output).toContain(`table:          slack-mcp-agent-local at ${info!.dynamodbEndpoint}`);
+        // The outputs `npm run smoke` reads, in cdk's --outputs-file shape (test/commands/smoke.test.ts runs it).
+        expect(JSON.parse(readFileSync(outputsFile, "utf8"))).toEqual(localStackOutputs(url, "slack-mcp-agent-local"));
+        expect(output).toContain(`outputs:        ${outputsFile}`);
+        expect(Object.keys(localStackOutputs(url, "t")[LOCAL_STACK_NAME]!)).toContain("WebUrl");
+
+        // Something to count: a request through the sandbox page's API, as a click would make it.
+        const posted = await fetch(`${url}/sandbox/api/message`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "経費の取引を見せて" }) });
+        expect(posted.status).toBe(200);
+        const today = new Date().toISOString().slice(0, 10);
+        let ledger: { tasks: unknown[] } = { tasks: [] };
+        for (let i = 0; i < 10 && ledger.tasks.length === 0; i++) {
+          // As typed: `npm run report -- --json` (the project's .npmrc sends npm's banner to stderr, so stdout parses).
+          const r = await npmRun(["run", "report", "--", "--since", today, "--json"], { DEV_STACK_FILE: stackFile });
+          expect(r.status, r.stderr).toBe(0);
+          expect(r.stderr).toContain(`the table of npm run dev at ${url}`);
+          ledger = JSON.parse(r.stdout) as { tasks: unknown[] };
+          if (ledger.tasks.length === 0) await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+        expect(ledger.tasks.length).toBeGreaterThanOrEqual(1);
+      } finally {
+        dev.kill("SIGTERM");
+        await exited;
+      }
+      expect(existsSync(stackFile)).toBe(false);
+    }, 180_000);
+  });
 });

@@ -15,7 +15,7 @@ const PAY = "来月から山田さんの基本給を30万円に変更して";
 
 const sandbox = new BrowserSandbox({
   prefix: "sandbox-faults-browser-",
-  settings: { SANDBOX_STEP_DELAY_MS: "50", LOCAL_WAIT_MS: "100", LOCAL_RETRY_MS: "50", SANDBOX_SLACK_RATE_WINDOW_MS: "2000", LOG_LEVEL: "SILENT" },
+  settings: { SANDBOX_STEP_DELAY_MS: "50", LOCAL_WAIT_MS: "100", LOCAL_RETRY_MS: "50", SANDBOX_SLACK_RATE_WINDOW_MS: "2000", LOG_LEVEL: "SILENT", LOCAL_APPROVAL_POLICY: "one_person" },
   devStackFile: true,
   startTimeoutMs: 90_000,
 });

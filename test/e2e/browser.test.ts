@@ -8,7 +8,7 @@ import { BrowserSandbox, CHROMIUM, hasChromium } from "./browser-sandbox";
  */
 const sandbox = new BrowserSandbox({
   prefix: "sandbox-browser-",
-  settings: { SANDBOX_STEP_DELAY_MS: "50", LOCAL_WAIT_MS: "100", SANDBOX_SLACK_RATE_WINDOW_MS: "2000", LOG_LEVEL: "WARN" },
+  settings: { SANDBOX_STEP_DELAY_MS: "5", LOCAL_WAIT_MS: "30", SANDBOX_SLACK_RATE_WINDOW_MS: "2000", LOG_LEVEL: "WARN", LOCAL_APPROVAL_POLICY: "one_person" },
   startTimeoutMs: 60_000,
 });
 afterAll(() => sandbox.close());

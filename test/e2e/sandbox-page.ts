@@ -51,6 +51,8 @@ export const SANDBOX_SETTINGS = {
   LOCAL_WAIT_MS: "30",
   LOCAL_RETRY_MS: "0",
   SANDBOX_SLACK_RATE_WINDOW_MS: "600",
+  // The page's user approves their own plans here; the approval policy's own tests start with the defaults.
+  LOCAL_APPROVAL_POLICY: "one_person",
 } as const;
 
 export class SandboxPage {
@@ -80,8 +82,9 @@ export class SandboxPage {
     rmSync(this.dataDir, { recursive: true, force: true });
   }
 
-  async state(): Promise<PageState> {
-    return (await fetch(`${this.stack.url}/sandbox/api/state`)).json() as Promise<PageState>;
+  /** What the page shows; `as`: to another of the sandbox's members (their ephemerals, their Home tab). */
+  async state(as?: string): Promise<PageState> {
+    return (await fetch(`${this.stack.url}/sandbox/api/state${as === undefined ? "" : `?as=${as}`}`)).json() as Promise<PageState>;
   }
 
   async messages(): Promise<PageMessage[]> {
@@ -98,14 +101,15 @@ export class SandboxPage {
   }
 
   /** Type a message in the sandbox channel (with a file, as Slack's file_share): its ts, which is the thread's. */
-  async send(text: string, file?: { name: string; mimetype: string; base64: string }): Promise<string> {
-    const sent = await this.post("/sandbox/api/message", { text, ...(file === undefined ? {} : { file }) });
+  async send(text: string, file?: { name: string; mimetype: string; base64: string }, channel?: string): Promise<string> {
+    const sent = await this.post("/sandbox/api/message", { text, ...(file === undefined ? {} : { file }), ...(channel === undefined ? {} : { channel }) });
     if (sent.status !== 200) throw new Error(`sandbox: the message was refused (${sent.status}): ${JSON.stringify(sent.body)}`);
     return sent.body.ts as string;
   }
 
   taskIdOf(ts: string): string {
-    return `T0SANDBOX-CSANDBOX-${ts.replace(".", "_")}`;
+    const channel = this.stack.slack?.workspace.message(ts)?.channel ?? "CSANDBOX";
+    return `T0SANDBOX-${channel}-${ts.replace(".", "_")}`;
   }
 
   history(ts: string): Promise<TaskHistory> {
@@ -138,13 +142,13 @@ export class SandboxPage {
     });
   }
 
-  /** Click a button the page shows, as page.js does. */
-  async click(ts: string, actionId: string, match?: (value: Record<string, unknown>) => boolean): Promise<{ status: number; body: Record<string, unknown> }> {
-    return this.post("/sandbox/api/action", await this.button(ts, actionId, match));
+  /** Click a button the page shows, as page.js does; `as`: acting as another of the sandbox's members. */
+  async click(ts: string, actionId: string, match?: (value: Record<string, unknown>) => boolean, as?: string): Promise<{ status: number; body: Record<string, unknown> }> {
+    return this.post("/sandbox/api/action", { ...(await this.button(ts, actionId, match)), ...(as === undefined ? {} : { as }) });
   }
 
-  approve(ts: string, kind: "prompt" | "process", version?: number): Promise<{ status: number; body: Record<string, unknown> }> {
-    return this.click(ts, "approve_version", (v) => v.kind === kind && (version === undefined || v.version === version));
+  approve(ts: string, kind: "prompt" | "process", version?: number, as?: string): Promise<{ status: number; body: Record<string, unknown> }> {
+    return this.click(ts, "approve_version", (v) => v.kind === kind && (version === undefined || v.version === version), as);
   }
 
   /** Send the request, approve the plan and the Process, wait for run 1's 完了: that card and the task's history. */

@@ -17,6 +17,9 @@ let stack: LocalStack;
 beforeAll(async () => {
   process.env.LOG_LEVEL = "SILENT";
   slack = await startFakeSlack({ botTokens: ["xoxb-single-workspace"] });
+  // A private channel: the HR plan's card carries its approve button there (the public-channel card, approved in
+  // the private view, is test/e2e/approval-policy.test.ts).
+  slack.directory.addChannel({ id: "C0001", isPrivate: true, name: "payroll" });
   stack = await startLocalStack({
     PATH: process.env.PATH,
     LOG_LEVEL: "SILENT",
@@ -30,6 +33,7 @@ beforeAll(async () => {
     SANDBOX_STEP_DELAY_MS: "0",
     LOCAL_WAIT_MS: "20",
     LOCAL_RETRY_MS: "0",
+    LOCAL_APPROVAL_POLICY: "one_person",
   });
 }, 180_000);
 afterAll(async () => {

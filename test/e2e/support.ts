@@ -44,6 +44,8 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
     L1_TIMEOUT_MS: "2000",
     L2_TIMEOUT_MS: "2000",
     L3_TIMEOUT_MS: "2000",
+    // One user acts in these suites: they approve their own plans (the approval policy's tests pass "default").
+    LOCAL_APPROVAL_POLICY: "one_person",
     ...env,
   });
   // test/setup/scripted-replies.ts holds each test to what it scripted.

@@ -1,3 +1,4 @@
+import { ChannelPrivacy } from "../../lib/ingress/channel-privacy";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
 import { createLogger } from "../../lib/core/observability/logger";
 import { StaticBotTokenResolver } from "../../lib/slack-api/bot-token";
@@ -24,6 +25,7 @@ beforeAll(async () => {
     clientFor: (token) => createWebClient(token, { SLACK_API_URL: slack.url }),
     limits: { maxReruns: 3 },
     log: createLogger("test"),
+    privacy: new ChannelPrivacy(createLogger("test")),
   });
 });
 // Slack refused nothing the test did not script: a call the real Slack would refuse fails the test.
@@ -144,6 +146,7 @@ it("a card drawn from the state the caller holds reads nothing; the slot it clai
     clientFor: (token) => createWebClient(token, { SLACK_API_URL: slack.url }),
     limits: { maxReruns: 3 },
     log: createLogger("test"),
+    privacy: new ChannelPrivacy(createLogger("test")),
   });
   const held = { task, prompts: [], processes: [], executions: [] };
   await claimOnly.refresh(task.taskId, { kind: "task" }, held);
@@ -159,7 +162,7 @@ it("a card drawn from the state the caller holds reads nothing; the slot it clai
 
 it("a file upload Slack answers ok without the file is not taken as attached (TruncatedResponseError)", async () => {
   const okWithoutFile = { filesUploadV2: async () => ({ ok: true, files: [{ ok: true, files: [] }] }) } as unknown as WebClient;
-  const silent = new SlackCardRefresher({ store, tokens: new StaticBotTokenResolver({ botToken: "xoxb-test" }), clientFor: () => okWithoutFile, limits: { maxReruns: 3 }, log: createLogger("test") });
+  const silent = new SlackCardRefresher({ store, tokens: new StaticBotTokenResolver({ botToken: "xoxb-test" }), clientFor: () => okWithoutFile, limits: { maxReruns: 3 }, log: createLogger("test"), privacy: new ChannelPrivacy(createLogger("test")) });
   const thread = { teamId: "T1", channelId: "C1", messageTs: "1700000000.999999" };
   await expect(silent.attachFile(thread, { filename: "r.csv", title: "r", content: "a", comment: "c" })).rejects.toBeInstanceOf(TruncatedResponseError);
 });

@@ -25,6 +25,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   "files.uploadV2": ["files:write"],
   "conversations.open": ["im:write"],
   "conversations.info": ["channels:read", "groups:read", "im:read", "mpim:read"],
+  "usergroups.list": ["usergroups:read"],
+  "usergroups.users.list": ["usergroups:read"],
 };
 const EVENT_SCOPES: Record<string, string[]> = {
   app_mention: ["app_mentions:read"],
@@ -51,7 +53,10 @@ function calledMethods(): Map<string, string> {
   const called = new Map<string, string>();
   for (const file of [...sources("lib"), ...sources("lambdas")]) {
     const text = readFileSync(file, "utf8").replace(/^\s*(\/\/|\*).*$/gm, "");
-    for (const m of text.matchAll(new RegExp(`\\.(${NAMESPACES})\\.(\\w+)\\(`, "g"))) if (!NOT_API.has(m[2]!)) called.set(`${m[1]}.${m[2]}`, file);
+    // The whole dotted name: usergroups.users.list is one method, not users.list.
+    for (const m of text.matchAll(new RegExp(`\\.(${NAMESPACES})((?:\\.\\w+)+)\\(`, "g"))) {
+      if (!NOT_API.has(m[2]!.split(".").pop()!)) called.set(`${m[1]}${m[2]}`, file);
+    }
     for (const m of text.matchAll(/\.(filesUploadV2)\(/g)) called.set("files.uploadV2", file);
   }
   return called;

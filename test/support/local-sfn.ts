@@ -2,6 +2,7 @@ import { performance } from "node:perf_hooks";
 import { randomBytes } from "node:crypto";
 import { StartExecutionCommand, type SFNClient } from "@aws-sdk/client-sfn";
 import { AuditLog } from "../../lib/store/audit-log";
+import { ONE_PERSON_POLICY } from "../../lib/core/domain/approval-policy";
 import { AdminDirectory, TeamSettingsStore, type ActionDeps, type Actor } from "../../lib/ingress/actions";
 import { limitsEnvironment } from "../../infra/settings";
 import { PIPELINE_FUNCTIONS, RUN_FUNCTIONS, type StepFunctionName } from "../../infra/state-machines/functions";
@@ -99,6 +100,9 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     startFakeSlack({ botTokens: ["xoxb-test-pipeline", ...(options.env?.SLACK_BOT_TOKEN === undefined ? [] : [options.env.SLACK_BOT_TOKEN])] }),
     startFakeFreee(),
   ]);
+  // The runs' channel is private (Slack's conversations.info facts): an HR plan's card there carries its [承認]
+  // button. The public-channel card, approved in the private view, is test/e2e/approval-policy.test.ts.
+  slack.directory.addChannel({ id: "C0001", isPrivate: true, name: "payroll" });
   options.dynamo?.forwardTo(table.endpoint);
   const dynamoEnv: Record<string, string> = options.dynamo === undefined ? {} : { DYNAMODB_ENDPOINT: options.dynamo.endpoint };
   // The key the steps decrypt with: a caller that sets its own (options.env) has the connection sealed with it too.
@@ -117,6 +121,8 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     });
   };
   await connectFreee();
+  // Only requesters click in these runs: the workspace is one person's, who approves their own plans.
+  await new TeamSettingsStore(table.doc, table.tableName).savePolicy("T0001", ONE_PERSON_POLICY, REQUESTER, undefined);
   const layerEnv = { ...common, ANTHROPIC_BASE_URL: anthropic.baseURL, ANTHROPIC_API_KEY: ANTHROPIC_TEST_KEY, L1_TIMEOUT_MS: "400", L2_TIMEOUT_MS: "400", L3_TIMEOUT_MS: "400", ...options.env };
   const agentEnv = { ...common, ANTHROPIC_BASE_URL: agents.url, ANTHROPIC_API_KEY: agents.apiKey, MCP_SERVER_URL: "https://mcp.example.test/mcp", MCP_BEARER_SECRET, ...options.env };
 
@@ -177,6 +183,8 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     cards: createCardRefresher(ingressStore, ingressDoc, common),
     // Only requesters click in these runs: nobody else is an admin (no Slack role is ever needed).
     admins: new AdminDirectory({ adminUserIds: [], settings: new TeamSettingsStore(ingressDoc, table.tableName), lookup: async () => undefined }),
+    // No approval policy here names a user group.
+    groupMembers: { isMember: async () => false },
     limits: machines.settings,
     executionRunArn: machines.executionRunArn,
     log,

@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
+import { SlackDirectory } from "./directory";
 import { json, listen, type ListeningFake } from "../http";
 import { checkBlocks, checkView } from "./block-kit";
 import { SlackFiles } from "./files";
 import { parseBody } from "./body";
 import { FakeUploads } from "./uploads";
 import { usersInfo } from "./users";
+import { FakeSlackOpenId } from "./openid";
 import { Workspace, type ChannelMessage } from "./workspace";
 
 /**
@@ -78,7 +80,11 @@ export class FakeSlack {
   readonly files: SlackFiles;
   /** Files the app uploads (files.uploadV2). */
   readonly uploads: FakeUploads;
+  /** User groups and conversations (their facts: public, private, DM). */
+  readonly directory = new SlackDirectory();
   readonly team: { teamId: string; botUserId: string; botId: string };
+  /** Sign in with Slack (OpenID Connect): `<base>/openid/connect/{authorize,keys}` and `openid.connect.token`. */
+  readonly openid: FakeSlackOpenId;
   url = "";
   private readonly tokens = new Map<string, BotIdentity>();
   private readonly failures = new Map<string, ScriptedFailure & { left: number }>();
@@ -102,6 +108,7 @@ export class FakeSlack {
     this.workspace = new Workspace(this.clock);
     this.files = new SlackFiles(this.team.teamId);
     this.uploads = new FakeUploads(this.workspace);
+    this.openid = new FakeSlackOpenId(this.workspace, this.client, this.clock);
     for (const token of options.botTokens ?? [FAKE_SLACK_BOT_TOKEN]) this.addBotToken(token);
     this.setRateLimit("chat.update", { limit: 50, windowMs: 60_000, per: "channel" });
   }
@@ -191,6 +198,7 @@ export class FakeSlack {
     const bearer = auth?.startsWith("Bearer ") ? auth.slice(7) : undefined;
     if (method === undefined && this.files.isFileUrl(pathname)) return this.files.download(pathname, bearer === undefined ? undefined : this.tokens.get(bearer)?.teamId);
     const name = method ?? pathname.replace(/^\/(api\/)?/, "");
+    if (name.startsWith("openid/connect/")) return this.openid.page(new URL(request.url), name.slice("openid/connect/".length));
     if (name.startsWith("upload/")) return this.uploads.receive(request);
     const body = parseBody(await request.text(), request.headers.get("content-type"));
     const token = bearer ?? (typeof body.token === "string" ? body.token : undefined);
@@ -206,6 +214,7 @@ export class FakeSlack {
       return json(status, { ok: false, error: call.error }, status === 429 ? { "retry-after": String(failure.retryAfterSeconds ?? 1) } : {});
     }
     if (name === "oauth.v2.access") return this.finish(call, this.oauthAccess(body, auth));
+    if (name === "openid.connect.token") return this.finish(call, this.openid.token(body, auth));
     if (token === undefined) return this.finish(call, { ok: false, error: "not_authed" });
     const bot = this.tokens.get(token);
     if (bot === undefined) return this.finish(call, { ok: false, error: "invalid_auth" });
@@ -330,7 +339,7 @@ export class FakeSlack {
       case "files.info":
         return this.files.info(body, bot.scopes);
       default:
-        return this.uploads.method(name, body, this.url, bot.userId) ?? { ok: false, error: "unknown_method" };
+        return this.directory.method(name, body, bot.scopes) ?? this.uploads.method(name, body, this.url, bot.userId) ?? { ok: false, error: "unknown_method" };
     }
   }
 
@@ -348,7 +357,7 @@ export class FakeSlack {
       ok: true,
       app_id: "A0001",
       authed_user: { id: "UINSTALLER" },
-      scope: "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,users:read,files:read,files:write",
+      scope: "app_mentions:read,channels:history,groups:history,im:history,mpim:history,channels:read,groups:read,im:read,mpim:read,im:write,chat:write,users:read,usergroups:read,files:read,files:write",
       token_type: "bot",
       access_token: token,
       bot_user_id: this.team.botUserId,

@@ -6,13 +6,16 @@ import type { Decision, Execution, PendingAudit, VersionKind } from "./records";
  * here once, so the click that promises it, the step that resumes and every repairer write the same entry under
  * the same key (`action#subject`): written twice, stored once.
  */
-export function decisionAudit(kind: VersionKind, version: number, decision: Pick<Decision, "decision" | "actorId" | "reason" | "via" | "decidedAt">): PendingAudit {
+export function decisionAudit(kind: VersionKind, version: number, decision: Pick<Decision, "decision" | "actorId" | "reason" | "via" | "decidedAt" | "rule" | "earlierApprovals">): PendingAudit {
   return {
     action: `${kind}.${decision.decision}`,
     subject: `${kind}#${version}`,
     actor: decision.actorId,
     layer: kind === "prompt" ? "L2" : "L3",
-    details: { version, ...(decision.reason === undefined ? {} : { reason: decision.reason }), ...(decision.via === undefined ? {} : { via: decision.via }) },
+    details: { version, ...(decision.reason === undefined ? {} : { reason: decision.reason }), ...(decision.via === undefined ? {} : { via: decision.via }),
+      ...(decision.rule === undefined ? {} : { rule: decision.rule }),
+      ...(decision.earlierApprovals === undefined ? {} : { earlierApprovals: decision.earlierApprovals }),
+    },
     at: decision.decidedAt,
   };
 }

@@ -1,4 +1,4 @@
-import type { Execution, ProcessVersion, PromptVersion, SlackThread, Task } from "./records";
+import type { Execution, ProcessVersion, PromptVersion, ReadTable, SlackThread, Task } from "./records";
 
 /** What the cards are rendered from: the task, its versions and executions (never its audit or write items). */
 export interface CardState {
@@ -33,6 +33,21 @@ export interface CardRefresher {
    * error; the caller decides whether a missing file matters.
    */
   attachFile(thread: SlackThread, file: ThreadFile): Promise<string>;
+  /** Whether the thread's channel is public (Slack's own channel facts: lib/ingress/channel-privacy.ts). */
+  audienceOf(thread: SlackThread): Promise<"public" | "private">;
+  /**
+   * A message (and files) to one member only, in their DM with the app: results that may not be posted where the
+   * request was made. The DM's channel id and the files' ids; throws the classified Slack error.
+   */
+  sendPrivately(thread: SlackThread, userId: string, results: PrivateResults, files: readonly ThreadFile[]): Promise<{ channelId: string; fileIds: string[] }>;
+}
+
+/** A run's results for one member's eyes: what the thread's card does not show (lib/ingress/private-results.ts renders it). */
+export interface PrivateResults {
+  taskTitle: string;
+  executionNo: number;
+  summary?: string;
+  tables: { order: number; stepId: string; table: ReadTable; inCsv: boolean }[];
 }
 
 export interface ThreadFile {

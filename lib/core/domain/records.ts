@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { PreviewCompanySchema, ProcessPreviewSchema } from "./preview";
 import { EXECUTION_STATUSES, TASK_STATUSES, VERSION_STATUSES } from "./status";
+import { ApprovalRuleSchema, RecordedApprovalSchema } from "./approval-policy";
 
 /**
  * zod schemas for what the table holds (docs/architecture.md, data model). Types are inferred from them: one source of truth.
@@ -107,6 +108,10 @@ export const DecisionSchema = z.object({
   actorId: z.string().check(z.minLength(1)),
   /** A Process approval: where the approver saw the plan whole. */
   via: z.optional(z.enum(["card", "full_plan"])),
+  /** The approval policy's rule that allowed it (lib/core/domain/approval-policy.ts), named in its audit entry. */
+  rule: z.optional(z.string().check(z.minLength(1))),
+  /** A two-person plan: who approved before this decision. */
+  earlierApprovals: z.optional(z.array(RecordedApprovalSchema)),
   decidedAt: isoTime,
 });
 export type Decision = z.infer<typeof DecisionSchema>;
@@ -179,6 +184,14 @@ export const ProcessVersionSchema = z.object({
    * decision write requires the click's place): the card, the full-plan modal, both or neither.
    */
   approvableVia: z.optional(z.array(z.enum(["card", "full_plan"]))),
+  /** The approval policy as it stood when the card asked for approval: the rule this version is judged by. */
+  approvalRule: z.optional(ApprovalRuleSchema),
+  /** A two-person plan's approvals so far (the first; the second decides). `approvedBy` lists their ids. */
+  approvals: z.optional(z.array(RecordedApprovalSchema)),
+  approvedBy: z.optional(z.array(z.string())),
+  /** The owner the approval is bound to, written when the wait opens (lib/store/versions.ts openApproval). */
+  teamId: z.optional(z.string().check(z.minLength(1))),
+  requesterId: z.optional(z.string().check(z.minLength(1))),
 });
 export type ProcessVersion = z.infer<typeof ProcessVersionSchema>;
 
@@ -219,6 +232,8 @@ export const StepProgressSchema = z.object({
   errorCalls: z.int().check(z.nonnegative()),
   note: z.optional(z.string()),
   table: z.optional(ReadTableSchema),
+  /** HR personal fields the step's results held (lib/freee/hr-personal-data.ts): shown only to whom may see them. */
+  personal: z.optional(z.array(z.string())),
 });
 export type StepProgress = z.infer<typeof StepProgressSchema>;
 
@@ -312,6 +327,23 @@ export const ExecutionSchema = z.object({
   writes: z.optional(RunWritesSchema),
   /** Read results too long for the card, attached to the thread as CSV files (by step). */
   resultFiles: z.optional(z.array(z.object({ stepId: z.string().check(z.minLength(1)), fileId: z.string().check(z.minLength(1)) }))),
+  /**
+   * Results with HR personal data of a run in a public channel: sent to the requester instead (a DM), and which
+   * steps; the thread's card says where they went and shows none of them.
+   */
+  privateDelivery: z.optional(
+    z.object({
+      to: z.literal("requester_dm"),
+      requesterId: z.string().check(z.minLength(1)),
+      /** The DM's channel; absent when Slack refused the DM (the card says so; nothing went to the thread). */
+      channelId: z.optional(z.string().check(z.minLength(1))),
+      stepIds: z.array(z.string()),
+      /** The summary too (the agent's words may repeat the data). */
+      summary: z.boolean(),
+      files: z.array(z.object({ stepId: z.string().check(z.minLength(1)), fileId: z.string().check(z.minLength(1)) })),
+      at: isoTime,
+    }),
+  ),
   errorName: z.optional(z.string()),
   errorMessage: z.optional(z.string()),
   /**

@@ -63,6 +63,23 @@ export const AdminMessages = {
   freeeAuthFailed: "freee の認証に失敗しました",
 } as const;
 
+/** The web admin's own words beside the four above (its sign-in, roles and the outcome of a change). */
+export const WebAdminMessages = {
+  signInTitle: "管理画面にサインイン",
+  signInWithSlack: "Slack でサインイン",
+  signInFailed: "サインインに失敗しました。もう一度お試しください。",
+  /** The id token's workspace has not installed the app (or uninstalled it). */
+  notInstalled: "このワークスペースにはアプリがインストールされていません。",
+  signInNotConfigured: "Slack でのサインインが設定されていません（SLACK_CLIENT_ID / SLACK_CLIENT_SECRET / WEB_SESSION_SECRET）。",
+  signedOut: "サインアウトしました。",
+  forbidden: "この画面を表示する権限がありません",
+  /** A POST whose CSRF token is missing or not this session's: nothing was changed. */
+  csrfRefused: "フォームの有効期限が切れました。画面を開き直してから、もう一度保存してください。",
+  settingsSaved: "設定を保存しました",
+  freeeConnected: "freee と接続しました",
+  freeeDisconnected: "freee との接続を解除しました。",
+} as const;
+
 /**
  * Who may do what (docs/architecture.md, who may act): shown in App Home, the connect pages
  * and as ephemeral refusals. None names another user, team or id.

@@ -7,6 +7,7 @@ import { writeDecision } from "../../store/decision";
 import { resumeApproval } from "../../steps/machines/resume-approval";
 import { planApprovalBlocker, PlanMessages } from "../../preview/plan";
 import { loadOwnedTask, mayActOn } from "./permissions";
+import { approveUnderPolicy } from "./policy-approval";
 import { refreshQuietly, rerenderStale } from "./refresh";
 import { FreeeCompanyChangedMessages } from "../../core/messages/ja";
 import { APPROVALS_REFUSED_METRIC, emitCount } from "../../core/observability/emf";
@@ -25,7 +26,12 @@ export type { ApprovalSource };
  * Process is approved only from a place its approver saw all of it (lib/preview/plan.ts): the preview
  * step stores those places on the version (`approvableVia`) and the decision write requires the click's.
  */
-export function approve(deps: ActionDeps, actor: Actor, target: VersionTarget, via: ApprovalSource = "card"): Promise<ActionResult> {
+export async function approve(deps: ActionDeps, actor: Actor, target: VersionTarget, via: ApprovalSource = "card"): Promise<ActionResult> {
+  // A Process is judged by the approval policy its version carries (separation of duties); a 実行方針 by who may act.
+  if (target.kind === "process") {
+    const judged = await approveUnderPolicy(deps, actor, target, via);
+    if (judged !== undefined) return judged;
+  }
   const outcome: ApprovalOutcome = { decision: "approved", actorId: actor.userId, ...(target.kind === "process" ? { via } : {}) };
   return decide(deps, actor, target, outcome, via);
 }

@@ -6,7 +6,7 @@ import type { Limits } from "../../core/config/limits";
 import type { CardRefresher } from "../../core/domain/card-refresher";
 import type { TaskStore } from "../../store/task-store";
 import type { AdminCheck } from "./admins";
-import type { TeamSettingsStore } from "../../store/team-settings";
+import type { UsergroupCheck } from "../usergroups";
 import { ActionReplyMessages } from "../../core/messages/ja";
 
 /** The reject modal's `max_length` (lib/ingress/reject-modal.ts uses it): checked again on the server. */
@@ -28,6 +28,8 @@ export interface ActionDeps {
   cards: CardRefresher;
   /** Who besides the requester may act: ADMIN_USER_IDS, the workspace's list, Slack's admins and owners. */
   admins: AdminCheck;
+  /** Membership of the approval policy's user groups (usergroups.users.list). */
+  groupMembers: UsergroupCheck;
   limits: Pick<Limits, "maxReruns">;
   executionRunArn: string;
   log: Logger;

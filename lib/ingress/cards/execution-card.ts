@@ -3,13 +3,16 @@ import { agentFailureMessageFor, failureMessageFor, limitMessageFor } from "../.
 import type { Limits } from "../../core/config/limits";
 import type { CardState as TaskHistory } from "../../core/domain/card-refresher";
 import { ActionIds, actions, codeCell, context, header, inlineMrkdwn, quotedMrkdwn, section, user, type Card } from "./blocks";
+import { PrivacyTexts } from "../../core/messages/policy";
+import { isMasked, maskedChangeBlocks } from "../public-masking";
+import { adminLinkBlocks, type CardLinks } from "./admin-link";
 import { changeBlocks, ranBlocks, stepBlocks, stepLines, tableBlocks, type StepLine } from "./execution-steps";
 
 export const CANCELLING_TEXT = "中止中...";
 export const CANCELLED_TEXT = "中止";
 
 /** The Execution card of run N: progress while running, then its outcome, with [中止] / [再実行] as the state allows. */
-export function renderExecutionCard(history: TaskHistory, executionNo: number, limits: Pick<Limits, "maxReruns">): Card {
+export function renderExecutionCard(history: TaskHistory, executionNo: number, limits: Pick<Limits, "maxReruns">, links: CardLinks = {}): Card {
   const { task } = history;
   const execution = history.executions.find((e) => e.executionNo === executionNo);
   const title = executionNo > 1 ? `実行 #${executionNo} (再実行)` : `実行 #${executionNo}`;
@@ -21,7 +24,8 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
   const process = history.processes.find((p) => p.version === execution.processVersion);
   const lines: StepLine[] = process?.steps === undefined ? [] : stepLines(process, execution);
   const steps = (): Card["blocks"] => (process === undefined ? [] : stepBlocks(process, lines));
-  const changes = (): Card["blocks"] => (process === undefined ? [] : changeBlocks(process, execution));
+  // An HR plan posted in a public channel: its changes without amounts, as its Process card showed them.
+  const changes = (): Card["blocks"] => (process === undefined ? [] : isMasked(process) ? maskedChangeBlocks(process) : changeBlocks(process, execution));
   const ref = { taskId: task.taskId, executionNo };
   const isLatest = executionNo === task.executionCount;
   const rerunsLeft = 1 + limits.maxReruns - task.executionCount;
@@ -59,15 +63,22 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
       if (execution.cancelledBy !== undefined) blocks.push(context(`中止: ${user(execution.cancelledBy)}`));
       break;
     case "completed":
-      blocks.push(section(`:white_check_mark: *完了*${execution.resultSummary ? `\n${quotedMrkdwn(execution.resultSummary)}` : ""}`));
-      blocks.push(...changes(), ...tableBlocks(lines, new Set((execution.resultFiles ?? []).map((f) => f.stepId))), ...steps());
+      {
+        // Results with HR personal data went to the requester privately: the thread shows where, not what.
+        const sent = execution.privateDelivery;
+        const shown = sent === undefined ? lines : lines.filter((l) => !sent.stepIds.includes(l.step.stepId));
+        const summary = execution.resultSummary !== undefined && sent?.summary !== true ? `\n${quotedMrkdwn(execution.resultSummary)}` : "";
+        blocks.push(section(`:white_check_mark: *完了*${summary}`));
+        if (sent !== undefined) blocks.push(section(sent.channelId === undefined ? PrivacyTexts.dmFailed(sent.requesterId) : PrivacyTexts.sentByDm(sent.requesterId)));
+        blocks.push(...changes(), ...tableBlocks(shown, new Set((execution.resultFiles ?? []).map((f) => f.stepId))), ...steps());
+      }
       text = `${title}: 完了`;
       break;
     case "failed":
     case "timed_out": {
       const errorName = execution.status === "timed_out" ? "RunTimeoutError" : execution.errorName;
       const message = failureMessageFor("L4", errorName);
-      blocks.push(section(`:warning: ${message}`));
+      blocks.push(section(`:warning: ${message}`), ...adminLinkBlocks(message, links));
       const why = execution.status === "failed" ? agentFailureMessageFor(execution.agentFailure?.reason) : undefined;
       if (why !== undefined) blocks.push(context(`原因: ${why}`));
       const missing = execution.completion?.writeStepsMissing ?? [];

@@ -5,6 +5,8 @@ import type { Card } from "./blocks";
 import { renderExecutionCard } from "./execution-card";
 import { renderTaskCard } from "./task-card";
 import { renderVersionCard } from "./version-card";
+import type { CardLinks } from "./admin-link";
+export type { CardLinks } from "./admin-link";
 
 export * from "./blocks";
 export { renderTaskCard } from "./task-card";
@@ -12,14 +14,14 @@ export { renderVersionCard, APPROVAL_EXPIRED_TEXT } from "./version-card";
 export { renderExecutionCard, CANCELLING_TEXT, CANCELLED_TEXT } from "./execution-card";
 
 /** Render the card of one subject from the task's history: a pure function of DB state. */
-export function renderCard(history: TaskHistory, subject: CardSubject, limits: Pick<Limits, "maxReruns">): Card {
+export function renderCard(history: TaskHistory, subject: CardSubject, limits: Pick<Limits, "maxReruns">, links: CardLinks = {}): Card {
   switch (subject.kind) {
     case "task":
       return renderTaskCard(history);
     case "prompt":
     case "process":
-      return renderVersionCard(history, subject.kind);
+      return renderVersionCard(history, subject.kind, links);
     case "execution":
-      return renderExecutionCard(history, subject.executionNo, limits);
+      return renderExecutionCard(history, subject.executionNo, limits, links);
   }
 }

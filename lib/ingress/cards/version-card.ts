@@ -1,16 +1,19 @@
 import type { ProcessVersion, PromptVersion, Task, VersionKind } from "../../core/domain/records";
+import { adminLinkBlocks, type CardLinks } from "./admin-link";
 import { failureMessageFor, limitMessageFor } from "../../core/messages/ja";
 import type { CardState as TaskHistory } from "../../core/domain/card-refresher";
 import { ActionIds, actions, context, escapeMrkdwn, header, inlineMrkdwn, quote, section, truncate, user, wholeSection, type Card } from "./blocks";
 import { chunk } from "../../preview/plan";
 import { processApprovalBlocks, processContentBlocks } from "./process-card";
+import { approvalStatusBlocks } from "../approval-status";
+import { isMasked, maskedApprovalBlocks, maskedContentBlocks } from "../public-masking";
 
 const TITLE: Record<VersionKind, string> = { prompt: "実行方針", process: "実行ステップ" };
 const LAYER: Record<VersionKind, "L2" | "L3"> = { prompt: "L2", process: "L3" };
 export const APPROVAL_EXPIRED_TEXT = "承認期限が切れました。タスクを新しく作成してください。";
 
 /** The Prompt or Process card: the current version in whatever state the table says. */
-export function renderVersionCard(history: TaskHistory, kind: VersionKind): Card {
+export function renderVersionCard(history: TaskHistory, kind: VersionKind, links: CardLinks = {}): Card {
   const { task } = history;
   const versions: (PromptVersion | ProcessVersion)[] = kind === "prompt" ? history.prompts : history.processes;
   const current = kind === "prompt" ? task.currentPromptVersion : task.currentProcessVersion;
@@ -39,7 +42,7 @@ export function renderVersionCard(history: TaskHistory, kind: VersionKind): Card
     case "pending_approval":
       blocks.push(...contentBlocks(task, record));
       if (record.kind === "process") {
-        blocks.push(...processApprovalBlocks(task, record));
+        blocks.push(...approvalStatusBlocks(record), ...(isMasked(record) ? maskedApprovalBlocks(task, record) : processApprovalBlocks(task, record)));
         text = `${title} ${v}: 承認待ち`;
         break;
       }
@@ -55,6 +58,7 @@ export function renderVersionCard(history: TaskHistory, kind: VersionKind): Card
     case "approved":
       blocks.push(...contentBlocks(task, record));
       blocks.push(section(`:white_check_mark: *承認済み (${v})*${record.decision ? ` — ${user(record.decision.actorId)}` : ""}`));
+      if (record.kind === "process") blocks.push(...approvalStatusBlocks(record));
       text = `${title} ${v}: 承認済み`;
       break;
     case "rejected": {
@@ -72,7 +76,7 @@ export function renderVersionCard(history: TaskHistory, kind: VersionKind): Card
       break;
     }
     case "failed":
-      blocks.push(section(`:warning: ${failureMessageFor(LAYER[kind], record.errorName)}`));
+      blocks.push(section(`:warning: ${failureMessageFor(LAYER[kind], record.errorName)}`), ...adminLinkBlocks(failureMessageFor(LAYER[kind], record.errorName), links));
       text = failureMessageFor(LAYER[kind], record.errorName);
       break;
     case "expired":
@@ -92,5 +96,5 @@ function contentBlocks(task: Task, record: PromptVersion | ProcessVersion): Card
     // The approver approves this text: long text continues in the next section, never cut.
     return record.text === undefined ? [] : chunk(escapeMrkdwn(record.text)).map((text) => wholeSection(text));
   }
-  return processContentBlocks(task, record);
+  return isMasked(record) ? maskedContentBlocks(record) : processContentBlocks(task, record);
 }

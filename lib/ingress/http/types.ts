@@ -97,7 +97,9 @@ export async function fromFetchResponse(response: Response): Promise<HttpRespons
     if (name !== "set-cookie") headers[name] = value;
   });
   const cookies = response.headers.getSetCookie();
-  return { statusCode: response.status, headers, ...(cookies.length > 0 ? { cookies } : {}), body: await response.text() };
+  // Decoded keeping a leading byte order mark (Response.text() drops it): the admin's CSV starts with one for Excel.
+  const body = new TextDecoder("utf-8", { ignoreBOM: true }).decode(await response.arrayBuffer());
+  return { statusCode: response.status, headers, ...(cookies.length > 0 ? { cookies } : {}), body };
 }
 
 export function toFetchResponse(response: HttpResponse): Response {

@@ -4,6 +4,7 @@ import { toolSummary } from "../../freee/tools/summaries";
 import { AgentRunFailedError, AuthError, RefusedResponseError, type AgentFailureReason } from "../../core/errors/taxonomy";
 import { STEP_MARKER } from "./agent-prompt";
 import { errorNote, MAX_TABLES, okNote, readTableOf } from "./step-results";
+import { hrPersonalFieldsIn, looksLikeHr, readsHr } from "../../freee/hr-personal-data";
 
 /**
  * Reads a batch of new session events (chronological) into card progress and the run's outcome
@@ -40,6 +41,8 @@ export function interpretEvents(
     ...(previous.steps === undefined ? {} : { steps: previous.steps.map((s) => ({ ...s })) }),
   };
   const toolNames = new Map<string, string>();
+  /** Tool calls that read freee人事労務: their results are checked for HR personal data. */
+  const hrCalls = new Set<string>();
   /** Which step each tool call belongs to: the step whose marker came last before it. */
   const toolSteps = new Map<string, string | undefined>();
   const stepsSentAt = Date.parse(options.stepsSentAt);
@@ -64,6 +67,7 @@ export function interpretEvents(
       }
       case "agent.mcp_tool_use":
         toolNames.set(event.id, event.name);
+        if (readsHr(event.name, (event as { input?: unknown }).input)) hrCalls.add(event.id);
         toolSteps.set(event.id, progress.currentStepId);
         progress.currentTool = event.name;
         stepOf(progress, progress.currentStepId, (step) => (step.state = "running"));
@@ -81,8 +85,12 @@ export function interpretEvents(
         } else {
           const effect = toolSummary(tool)?.readOnly === true ? "read" : "write";
           const table = effect === "read" ? readTableOf(text) : undefined;
+          // The tool's name says it for a typed HR tool; a generic call's path is known only in the batch that saw it
+          // start, so its answer's shape (employees) says it otherwise.
+          const personal = hrCalls.has(event.mcp_tool_use_id) || readsHr(tool, undefined) || looksLikeHr(text) ? hrPersonalFieldsIn(text) : [];
           stepOf(progress, stepId, (step) => {
             Object.assign(step, { state: "done", okCalls: step.okCalls + 1, note: okNote(effect, table) });
+            if (personal.length > 0) step.personal = [...new Set([...(step.personal ?? []), ...personal])].sort();
             // A bounded number of tables per run (the Execution item's size): later reads keep their one line.
             const kept = (progress.steps ?? []).filter((s) => s.table !== undefined && s !== step).length;
             if (table !== undefined && kept < MAX_TABLES) step.table = table;

@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import { AttachmentsSchema, SlackThreadSchema } from "../../core/domain/records";
+import { RecordedApprovalSchema } from "../../core/domain/approval-policy";
 
 /**
  * The inputs the two state machines are started with, and the payload an approval resumes them with.
@@ -32,5 +33,9 @@ export const ApprovalOutcomeSchema = z.object({
   actorId: z.string().check(z.minLength(1)),
   /** A Process approval: where the approver saw the plan whole (the card, or the full-plan modal). */
   via: z.optional(z.enum(["card", "full_plan"])),
+  /** The approval policy's rule that allowed the decision (the audit entry names it). */
+  rule: z.optional(z.string().check(z.minLength(1))),
+  /** A two-person plan: the approvals recorded before this one. */
+  earlierApprovals: z.optional(z.array(RecordedApprovalSchema)),
 });
 export type ApprovalOutcome = z.infer<typeof ApprovalOutcomeSchema>;

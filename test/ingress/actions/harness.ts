@@ -26,6 +26,12 @@ export function makeDeps(table: TestTable, patch: Partial<ActionDeps> = {}) {
     async attachFile() {
       throw new Error("actions never attach files");
     },
+    async audienceOf() {
+      return "private";
+    },
+    async sendPrivately() {
+      throw new Error("actions never send results privately");
+    },
   };
   const log = createLogger("test-actions");
   const settings = new TeamSettingsStore(table.doc, table.tableName);
@@ -47,6 +53,7 @@ export function makeDeps(table: TestTable, patch: Partial<ActionDeps> = {}) {
     audit: new AuditLog(store, log),
     cards,
     admins,
+    groupMembers: { isMember: async () => false },
     limits: { maxReruns: 3 },
     executionRunArn: "arn:aws:states:us-east-1:123456789012:stateMachine:ExecutionRun",
     log,

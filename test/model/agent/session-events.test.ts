@@ -96,6 +96,8 @@ describe("interpretEvents: per-step progress for the Execution card", () => {
         errorCalls: 0,
         note: "従業員 2 件を取得しました",
         table: { label: "従業員", columns: ["ID", "従業員番号", "表示名", "入社日", "birth_date"], rows: [["7", "A1", "山田 太郎", "2020-04-01", "1990-01-01"], ["8", "", "佐藤 花子", "", ""]], total: 2 },
+        // A birth date is HR personal data (lib/freee/hr-personal-data.ts): shown only to whom may see it.
+        personal: ["birth_date"],
       },
     ]);
   });

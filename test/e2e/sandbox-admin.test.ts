@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { SANDBOX_USER_ID } from "../../dev/local/sandbox-fakes";
+import { AdminMessages } from "../../lib/core/messages/ja";
+import { Browser, csrfOf } from "../web-admin/harness";
+import { SandboxPage } from "./sandbox-page";
+
+/**
+ * `npm run dev` with no credentials serves the web admin on its own port: sign-in through the fake Slack's OpenID
+ * endpoints (its chooser page lists the sandbox's members), a request made on the sandbox page shows up in タスク
+ * and its trail, 設定 saves, the sandbox page links to /admin.
+ */
+let page: SandboxPage;
+beforeAll(async () => {
+  process.env.POWERTOOLS_METRICS_DISABLED = "true";
+  page = await SandboxPage.start();
+}, 180_000);
+afterAll(() => page?.close());
+
+it("signs in through the fake Slack and shows the sandbox's tasks, trail and settings", async () => {
+  const url = page.stack.url;
+  expect(await (await fetch(`${url}/sandbox`)).text()).toContain('href="/admin"');
+  await page.post("/sandbox/api/message", { text: "経費の取引を見せて" });
+
+  const b = new Browser(url);
+  const asked = await b.get("/admin/tasks");
+  expect(asked.headers.get("location")).toBe("/login?next=%2Fadmin%2Ftasks");
+  const authorize = (await b.get("/login/slack?next=%2Fadmin%2Ftasks")).headers.get("location")!;
+  // Slack's consent page, as the fake plays it: the members to sign in as.
+  const chooser = await (await fetch(authorize)).text();
+  const pick = /href="([^"]+)"/.exec(chooser)![1]!.replaceAll("&amp;", "&");
+  expect(pick).toContain(`user=${SANDBOX_USER_ID}`);
+  const back = await fetch(new URL(pick, url), { redirect: "manual" });
+  const tasks = await b.follow(await b.get(back.headers.get("location")!));
+  expect(tasks.status).toBe(200);
+  const html = await tasks.text();
+  expect(html).toContain("あなた（管理者）");
+  const detail = /href="(\/admin\/tasks\/[^"]+)"/.exec(html)?.[1];
+  expect(detail).toBeDefined();
+  expect(await (await b.get(detail!)).text()).toContain("経費の取引を見せて");
+
+  const settings = await (await b.get("/admin/settings")).text();
+  const saved = await b.post("/admin/settings/approvers", { _csrf: csrfOf(settings), approvers: SANDBOX_USER_ID });
+  expect(saved.status).toBe(303);
+  expect(await (await b.follow(saved)).text()).toContain("設定を保存しました");
+  expect((await b.get("/admin/nothing-here")).status).toBe(404);
+  expect(await (await b.get("/admin/nothing-here")).text()).toContain(AdminMessages.notFound);
+}, 120_000);
