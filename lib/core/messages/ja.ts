@@ -16,6 +16,28 @@ export const SlackMessages = {
 } as const;
 
 /**
+ * The line under every freee connection message (docs/architecture.md, messages): where the connection is seen and
+ * who fixes it. The message above it stays word for word as listed; this line only adds the place.
+ */
+export const FreeePlaceMessages = {
+  home: "freee の接続状態は、Slack でこのアプリの「ホーム」タブを開くと確認できます。接続・再接続はワークスペースの管理者が行います。",
+} as const;
+
+/** A freee message followed by the line that names the place (the ホーム tab). */
+export function withFreeePlace(message: string): string {
+  return `${message}\n${FreeePlaceMessages.home}`;
+}
+
+/**
+ * A request in a workspace whose freee connection is not usable (none, or one to reconnect): the task ends at the
+ * Task card before any plan is made (no model call), saying what to do and who can do it.
+ */
+export const FreeeFirstMessages = {
+  notUsable: "このワークスペースの freee との接続が使えないため（未接続、または再接続が必要）、この依頼は実行できません。実行計画は作成していません。",
+  whatToDo: "ワークスペースの管理者が、Slack でこのアプリの「ホーム」タブを開いて freee に接続（再接続）してから、もう一度依頼してください。",
+} as const;
+
+/**
  * A message L1 read as no request for work on freee (a greeting, a question): the reply is L1's; this line says
  * that nothing was planned. Its own row in docs/architecture.md (messages).
  */
@@ -202,18 +224,20 @@ export function agentFailureMessageFor(reason: string | undefined): string | und
 export function failureMessageFor(layer: "L1" | "L2" | "L3" | "L4", errorName?: string): string {
   switch (layer) {
     case "L1":
+      // L1 itself never calls freee: an AuthError here is the freee-first check (lib/steps/freee-first.ts).
+      if (errorName === "AuthError") return `${FreeeFirstMessages.notUsable}\n${FreeeFirstMessages.whatToDo}`;
       return SlackMessages.l1Failed;
     case "L2":
       return SlackMessages.l2Failed;
     case "L3":
       // The preview reads freee with the workspace's connection before the Process card asks for approval.
-      if (errorName === "AuthError") return SlackMessages.freeeConnectionFailed;
+      if (errorName === "AuthError") return withFreeePlace(SlackMessages.freeeConnectionFailed);
       // A plan (not yet run) previewed against another company than the connection's now: it must be previewed again.
       if (errorName === "FreeeCompanyChangedError") return FreeeCompanyChangedMessages.invalidated;
       return SlackMessages.l3Failed;
     case "L4":
       if (errorName === "RunTimeoutError") return SlackMessages.l4TimedOut;
-      if (errorName === "AuthError") return SlackMessages.freeeConnectionFailed;
+      if (errorName === "AuthError") return withFreeePlace(SlackMessages.freeeConnectionFailed);
       if (errorName === "FreeeCompanyChangedError") return FreeeCompanyChangedMessages.slack;
       if (errorName === "WriteOutcomeUnknownError") return WriteOutcomeUnknownMessages.slack;
       return SlackMessages.l4Failed;
