@@ -6,6 +6,8 @@ import { resolveSecret } from "../lib/core/config/secrets";
 import type { AdminDirectory, TeamSettingsStore } from "../lib/ingress/actions";
 import type { FreeePort } from "../lib/ingress/freee-port";
 import { createWebClient } from "../lib/slack-api/web-client";
+import type { BotTokenResolver } from "../lib/slack-api/bot-token";
+import { UsergroupDirectory } from "../lib/ingress/usergroups";
 import { listTasksInPeriod } from "../lib/store/admin-reads";
 import { AuditLog } from "../lib/store/audit-log";
 import type { DynamoInstallationStore } from "../lib/store/installations";
@@ -25,6 +27,8 @@ export interface WebAdminWiring {
   admins: AdminDirectory;
   settings: TeamSettingsStore;
   freee: FreeePort;
+  /** The workspaces' bot tokens (the approval policy's user groups are asked with them). */
+  tokens: BotTokenResolver;
   log: Logger;
 }
 
@@ -63,7 +67,7 @@ export async function createWebAdminFromEnv(env: Env, w: WebAdminWiring): Promis
     signer: new CookieSigner(secret ?? randomBytes(32).toString("hex")),
     openId,
     isInstalled: installedCheck(env, w.installations),
-    roleOf: roleResolver(w.admins),
+    roleOf: roleResolver(w.admins, new UsergroupDirectory(w.tokens, (token) => createWebClient(token, env))),
     reads: {
       tasksInPeriod: (q) => listTasksInPeriod(table, q),
       history: (taskId) =>
@@ -78,6 +82,7 @@ export async function createWebAdminFromEnv(env: Env, w: WebAdminWiring): Promis
     writes: {
       saveApprovers: (teamId, ids, by) => w.settings.save(teamId, ids, by),
       saveExternalTeams: (teamId, ids, by) => w.settings.saveAllowedExternalTeams(teamId, ids, by),
+      savePolicy: (teamId, policy, by, seen) => w.settings.savePolicy(teamId, policy, by, seen),
     },
     freee: w.freee,
     audit: new AuditLog(store, w.log),

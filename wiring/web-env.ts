@@ -79,6 +79,6 @@ export async function createWebFromEnv(env: Env = process.env, overrides: WebOve
   const republish = createHomeRefresher({ tokens, home: { store, settings, admins, freee, audit, log, ...(adminUrl === undefined ? {} : { adminUrl }) }, env });
   // The web admin's 設定 disconnects as App Home does (the same store function; the page checks the admin).
   const { disconnect } = freeeHomePortFromEnv(env, doc);
-  const admin = await createWebAdminFromEnv(env, { doc, tableName, installations, admins, settings, freee: { ...freee, disconnect }, log });
+  const admin = await createWebAdminFromEnv(env, { doc, tableName, installations, admins, settings, freee: { ...freee, disconnect }, tokens, log });
   return createIngress({ ...(oauth === undefined ? {} : { oauth }), freee: { ...freee, callback: returnToAdmin(freee.callback) }, admin, log, name: "web" });
 }

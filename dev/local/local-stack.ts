@@ -253,14 +253,15 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
   const oauthEnv = envOf("oauth", env);
   const oauthDoc = oauthEnv === env ? doc : createDocumentClient(oauthEnv);
   const installations = new DynamoInstallationStore(oauthDoc, tableName, { cipher: installationCipher(oauthEnv) });
-  const directory = createAdminDirectory(oauthEnv, { doc: oauthDoc, tableName, tokens: createBotTokenResolver(installations, oauthEnv), log });
+  const botTokens = createBotTokenResolver(installations, oauthEnv);
+  const directory = createAdminDirectory(oauthEnv, { doc: oauthDoc, tableName, tokens: botTokens, log });
   const oauth = await createFreeeOAuthFromEnv(oauthEnv, { admins: directory.admins });
   // App Home's disconnect is the ingress Lambda's own (lambdas/ingress: freeeHomePortFromEnv), on this stack's table.
   const { disconnect } = freeeHomePortFromEnv(oauthEnv, oauthDoc);
   const freeePort: FreeePort = { connect: oauth.connect, callback: returnToAdmin(oauth.callback), buildConnectUrl: oauth.buildConnectUrl, getConnectionStatus: oauth.getConnectionStatus, disconnect };
   const ingressEnv = envOf("ingress", env);
   // The web admin as the web Lambda serves it (/admin, /login), on the same port.
-  const admin = await createWebAdminFromEnv(oauthEnv, { doc: oauthDoc, tableName, installations, admins: directory.admins, settings: directory.settings, freee: freeePort, log });
+  const admin = await createWebAdminFromEnv(oauthEnv, { doc: oauthDoc, tableName, installations, admins: directory.admins, settings: directory.settings, freee: freeePort, tokens: botTokens, log });
   const ingress = await createIngressFromEnv(ingressEnv, { doc: ingressEnv === env ? doc : createDocumentClient(ingressEnv), freee: freeePort, admin });
   const freeeConnectUrl = slackMode === "sandbox" && freee === undefined ? await oauth.buildConnectUrl(SANDBOX_WHO.teamId, SANDBOX_WHO.userId) : undefined;
   // Tests run freee's backoffs and rate-limit waits in milliseconds: each wait divided by this (default 1: real time).

@@ -1,5 +1,5 @@
 import type { KnownBlock, View } from "@slack/web-api";
-import type { Ledger, LedgerOutcome } from "../store/ledger";
+import { LEDGER_OUTCOME_LABELS, type Ledger, type LedgerOutcome } from "../store/ledger";
 import type { Task } from "../core/domain/records";
 import { AdminMessages, freeeAuthMessageFor, freeeLapseMessage, HomeTexts } from "../core/messages/ja";
 import { context, escapeMrkdwn, header, inlineMrkdwn, section, truncate } from "./cards/blocks";
@@ -149,16 +149,8 @@ export function buildHomeView(state: HomeState): View {
   return { type: "home", blocks };
 }
 
-const OUTCOME_LABEL: Record<LedgerOutcome, string> = {
-  completed: "完了",
-  failed: "失敗",
-  timed_out: "タイムアウト",
-  cancelled: "中止",
-  limit_reached: "上限到達",
-  expired: "承認期限切れ",
-  not_a_request: "依頼ではない（返信のみ）",
-  in_progress: "進行中",
-};
+// A reply that was no request is said with what the bot did, since Home lists it beside real outcomes.
+const OUTCOME_LABEL: Record<LedgerOutcome, string> = { ...LEDGER_OUTCOME_LABELS, not_a_request: "依頼ではない（返信のみ）" };
 
 function disconnectButton() {
   return {

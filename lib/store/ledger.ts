@@ -7,6 +7,18 @@ import type { AuditEntry } from "../core/domain/records";
  */
 export type LedgerOutcome = "completed" | "failed" | "timed_out" | "cancelled" | "limit_reached" | "expired" | "not_a_request" | "in_progress";
 
+/** Each outcome in Japanese, as App Home and the web admin show it (one table, so the two never disagree). */
+export const LEDGER_OUTCOME_LABELS: Record<LedgerOutcome, string> = {
+  completed: "完了",
+  failed: "失敗",
+  timed_out: "タイムアウト",
+  cancelled: "中止",
+  limit_reached: "上限到達",
+  expired: "承認期限切れ",
+  not_a_request: "依頼ではない",
+  in_progress: "進行中",
+};
+
 export interface TaskLedgerRow {
   taskId: string;
   teamId: string;

@@ -11,6 +11,7 @@ import { signInRoutes } from "./sign-in";
 import { taskRoutes } from "./routes/tasks";
 import { reportRoutes } from "./routes/reports";
 import { settingsRoutes } from "./routes/settings";
+import { policyRoutes } from "./routes/policy";
 
 export interface AdminEnv {
   Variables: { session: Session; role: AdminRole; viewer: Viewer; form: Record<string, string> };
@@ -23,6 +24,7 @@ export const NOTICES: Record<string, Toast> = {
   freee_connected: { kind: "info", text: WebAdminMessages.freeeConnected },
   freee_disconnected: { kind: "info", text: WebAdminMessages.freeeDisconnected },
   freee_auth_failed: { kind: "error", text: AdminMessages.freeeAuthFailed },
+  save_failed: { kind: "error", text: AdminMessages.settingsSaveFailed },
 };
 
 export function noticeOf(c: AdminContext): Toast | undefined {
@@ -76,6 +78,7 @@ export function createWebAdmin(input: WebAdminDeps): Hono<AdminEnv> {
   app.route("/", taskRoutes(deps));
   app.route("/", reportRoutes(deps));
   app.route("/", settingsRoutes(deps));
+  app.route("/", policyRoutes(deps));
 
   app.notFound((c) => html(c, <MessagePage title={AdminMessages.notFound} link={{ href: "/admin", text: "管理画面のトップへ" }} />, 404));
   app.onError((err, c) => {

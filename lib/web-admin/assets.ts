@@ -27,4 +27,6 @@ fieldset { background: #fff; border: 1px solid #ddd; margin-bottom: 1.25rem; }
 .muted { color: #616061; }
 .chart { display: flex; flex-wrap: wrap; gap: 1.5rem; align-items: flex-start; }
 .chart svg { background: #fff; border: 1px solid #ddd; }
+.chart table { width: auto; min-width: 14rem; }
+code { font-size: .85em; background: #eee; padding: 0 .25em; }
 `;

@@ -2,6 +2,7 @@ import type { Logger } from "@aws-lambda-powertools/logger";
 import type { AuditEntry, Task } from "../core/domain/records";
 import type { FreeePort } from "../ingress/freee-port";
 import type { TeamSettings } from "../store/team-settings";
+import type { ApprovalPolicy } from "../core/domain/approval-policy";
 import type { TaskHistory } from "../store/history";
 import type { WriteRecord, WriteStepRef } from "../store/write-ledger";
 import type { AuditLog } from "../store/audit-log";
@@ -28,6 +29,7 @@ export interface AdminReads {
 export interface AdminWrites {
   saveApprovers(teamId: string, userIds: string[], by: string): Promise<TeamSettings>;
   saveExternalTeams(teamId: string, teamIds: string[], by: string): Promise<TeamSettings>;
+  savePolicy(teamId: string, policy: Omit<ApprovalPolicy, "updatedBy" | "updatedAt">, by: string, expectedUpdatedAt: string | undefined): Promise<TeamSettings>;
 }
 
 export interface WebAdminDeps {

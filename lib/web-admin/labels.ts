@@ -1,5 +1,5 @@
 import type { TaskStatus } from "../core/domain/status";
-import type { LedgerOutcome } from "../store/ledger";
+import { LEDGER_OUTCOME_LABELS, type LedgerOutcome } from "../store/ledger";
 
 /** The Japanese names the pages show for the app's codes (the codes stay in the CSV, for auditors' tools). */
 export const STATUS_LABEL: Record<TaskStatus, string> = {
@@ -16,16 +16,7 @@ export const STATUS_LABEL: Record<TaskStatus, string> = {
 
 export const DOMAIN_LABEL: Record<string, string> = { hr: "人事労務", accounting: "会計", other: "その他" };
 
-export const OUTCOME_LABEL: Record<LedgerOutcome, string> = {
-  completed: "完了",
-  failed: "失敗",
-  timed_out: "タイムアウト",
-  cancelled: "中止",
-  limit_reached: "上限到達",
-  expired: "承認期限切れ",
-  not_a_request: "依頼ではない",
-  in_progress: "進行中",
-};
+export const OUTCOME_LABEL: Record<LedgerOutcome, string> = LEDGER_OUTCOME_LABELS;
 
 /** Colours of the outcomes in the chart (fill attributes: the CSP allows no inline style). */
 export const OUTCOME_COLOUR: Record<LedgerOutcome, string> = {

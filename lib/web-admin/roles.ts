@@ -1,22 +1,21 @@
 import type { Actor } from "../ingress/actions/types";
+import type { UsergroupCheck } from "../ingress/usergroups";
+import { POLICY_DOMAINS } from "../core/domain/approval-policy";
 import type { TeamSettings } from "../store/team-settings";
 import type { AdminRole } from "./deps";
-
-/** The members an approval policy names as approvers of some domain (none before a policy is saved). */
-export function approverUserIds(settings: TeamSettings): Set<string> {
-  // The policy is optional on stored settings; each domain's set names members by id.
-  const policy = (settings as { approvalPolicy?: { approvers?: Record<string, { userIds?: readonly string[] }> } }).approvalPolicy;
-  return new Set(Object.values(policy?.approvers ?? {}).flatMap((set) => set.userIds ?? []));
-}
 
 /**
  * The viewer's role: an admin exactly as App Home decides (AdminDirectory.isAdmin: ADMIN_USER_IDS, the
  * workspace's list, Slack's admins and owners of this workspace); else an approver when the approval policy names
- * them; else a member.
+ * them for some domain, by id or through one of its Slack user groups; else a member.
  */
-export function roleResolver(admins: { isAdmin(actor: Actor, settings?: TeamSettings): Promise<boolean> }) {
+export function roleResolver(admins: { isAdmin(actor: Actor, settings?: TeamSettings): Promise<boolean> }, usergroups: UsergroupCheck) {
   return async (who: Pick<Actor, "teamId" | "userId">, settings: TeamSettings): Promise<AdminRole> => {
-    if (await admins.isAdmin({ teamId: who.teamId, userId: who.userId }, settings)) return "admin";
-    return approverUserIds(settings).has(who.userId) ? "approver" : "member";
+    const actor = { teamId: who.teamId, userId: who.userId };
+    if (await admins.isAdmin(actor, settings)) return "admin";
+    const sets = POLICY_DOMAINS.map((d) => settings.approvalPolicy.approvers[d]);
+    if (sets.some((s) => s.userIds.includes(who.userId))) return "approver";
+    for (const group of new Set(sets.flatMap((s) => s.usergroupIds))) if (await usergroups.isMember(actor, group)) return "approver";
+    return "member";
   };
 }

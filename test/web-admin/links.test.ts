@@ -32,3 +32,16 @@ describe("links to the web admin", () => {
     expect(text(buildHomeView({ kind: "ok", data }).blocks)).toContain("<https://web.example/admin|管理画面を開く>");
   });
 });
+
+describe("タスク詳細's rule column", () => {
+  it("says which rule of the approval policy a Process version was judged by, and who approved under it", async () => {
+    const { ruleText } = await import("../../lib/web-admin/pages/task-trail");
+    const v = {
+      kind: "process",
+      approvalRule: { writes: true, writeDomains: ["hr"], readDomains: [], selfApproval: false, approverUserIds: ["UAPPROVER1"], approverUsergroupIds: [], required: 2, twoBecause: ["amount"], autoApproved: false, snapshotAt: at },
+      approvals: [{ actorId: "UAPPROVER1", rule: "hr", at }],
+    };
+    expect(ruleText(v as never)).toBe("必要な承認 2 人（金額のため） / 依頼者本人の承認不可 / 承認者: UAPPROVER1 / UAPPROVER1 が 2026-11-05 10:00 に承認（hr）");
+    expect(ruleText({ kind: "process" } as never)).toBe("—");
+  });
+});

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminMessages } from "../../lib/core/messages/ja";
 import { TeamSettingsStore } from "../../lib/store/team-settings";
+import { DEFAULT_APPROVAL_POLICY } from "../../lib/core/domain/approval-policy";
 import { UTF8_BOM } from "../../lib/web-admin/csv";
 import { audit, Browser, csrfOf, seedTask, startAdmin, USERS, type AdminHarness } from "./harness";
 
@@ -178,6 +179,49 @@ describe("設定", () => {
     const plain = await new Browser(h.url).get(`/freee/callback?error=access_denied&state=whatever`);
     expect(plain.status).toBeGreaterThanOrEqual(400);
     expect(await plain.text()).toContain(AdminMessages.freeeAuthFailed);
+  });
+});
+
+describe("設定: the approval policy", () => {
+  it("an admin saves it from the form, audited; a form of an older version saves nothing (the toast)", async () => {
+    const page = (await text(admin1, "/admin/settings")).body;
+    const seen = /name="seen" value="([^"]*)"/.exec(page)![1]!;
+    const form = { _csrf: csrfOf(page), seen, approvers_hr: "UAPPROVER1, SHRTEAM", approvers_accounting: "", approvers_invoices: "", twoOnWarning: "1", twoAboveYen: "500000", readsRun_accounting: "1" };
+    const res = await admin1.post("/admin/settings/policy", form);
+    expect(res.headers.get("location")).toBe("/admin/settings?notice=saved");
+    const policy = (await new TeamSettingsStore(h.table.doc, h.table.tableName).get("T0001")).approvalPolicy;
+    expect(policy.approvers.hr).toEqual({ userIds: ["UAPPROVER1"], usergroupIds: ["SHRTEAM"] });
+    expect(policy.twoApprovers).toEqual({ onWarning: true, aboveYen: 500000 });
+    expect(policy.selfApproveWrites).toBe(false);
+    expect((await h.store.listAuditByTeam("T0001")).some((e) => e.action === "settings.approval_policy_saved" && e.actor === USERS.admin1.id)).toBe(true);
+    // The same form again: its version is no longer the stored one — refused, the toast says so.
+    const stale = await admin1.post("/admin/settings/policy", { ...form, twoAboveYen: "1" });
+    expect(stale.headers.get("location")).toBe("/admin/settings?notice=save_failed");
+    expect(await (await admin1.follow(stale)).text()).toContain(`role="alert">${AdminMessages.settingsSaveFailed}</div>`);
+    expect((await new TeamSettingsStore(h.table.doc, h.table.tableName).get("T0001")).approvalPolicy.twoApprovers.aboveYen).toBe(500000);
+    expect((await member1.post("/admin/settings/policy", { ...form, _csrf: csrfOf((await text(member1, "/admin/tasks")).body) })).status).toBe(403);
+  });
+});
+
+describe("an approver (named by the approval policy)", () => {
+  it("sees the workspace's tasks, trails, dashboard and audit log, and not 設定", async () => {
+    const settings = new TeamSettingsStore(h.table.doc, h.table.tableName);
+    const { updatedBy: _b, updatedAt: _a, ...policy } = DEFAULT_APPROVAL_POLICY;
+    await settings.savePolicy("T0001", { ...policy, approvers: { ...policy.approvers, hr: { userIds: [USERS.approver1.id], usergroupIds: [] } } }, USERS.admin1.id, (await settings.get("T0001")).approvalPolicy.updatedAt);
+    const approver = new Browser(h.url);
+    const landed = await approver.signIn(USERS.approver1.id);
+    expect(await landed.text()).toContain("承認者");
+    const list = (await text(approver, `/admin/tasks?month=${MONTH}`)).body;
+    expect(list).toContain(ids.member1Task);
+    expect(list).toContain(ids.admin1Task);
+    expect(list).not.toContain(ids.team2Task);
+    expect((await approver.get(`/admin/tasks/${ids.member1Task}`)).status).toBe(200);
+    expect((await approver.get(`/admin/tasks/${ids.team2Task}`)).status).toBe(404);
+    expect((await approver.get("/admin/dashboard")).status).toBe(200);
+    expect((await approver.get("/admin/audit.csv")).status).toBe(200);
+    expect((await approver.get("/admin/settings")).status).toBe(403);
+    // Not named by the policy: a member, whose view of others' tasks is 404.
+    expect((await member1.get(`/admin/tasks/${ids.admin1Task}`)).status).toBe(404);
   });
 });
 

@@ -79,6 +79,7 @@ function Versions(props: { versions: Array<PromptVersion | ProcessVersion> }) {
           <th>判断した人</th>
           <th>日時（JST）</th>
           <th>判断の場所・理由</th>
+          <th>承認のルール</th>
         </tr>
       </thead>
       <tbody>
@@ -93,6 +94,7 @@ function Versions(props: { versions: Array<PromptVersion | ProcessVersion> }) {
             <td>
               {[v.decision?.via === undefined ? undefined : VIA[v.decision.via], v.decision?.reason === undefined ? undefined : `理由: ${v.decision.reason}`].filter((s) => s !== undefined).join(" / ") || "—"}
             </td>
+            <td>{v.kind === "process" ? ruleText(v) : "—"}</td>
           </tr>
         ))}
       </tbody>
@@ -229,4 +231,17 @@ export function AuditTable(props: { entries: AuditEntry[] }) {
       </tbody>
     </table>
   );
+}
+
+/** The rule a Process version was judged by (its snapshot of the approval policy) and the approvals it recorded. */
+export function ruleText(v: ProcessVersion): string {
+  const r = v.approvalRule;
+  if (r === undefined) return "—";
+  const parts = [
+    r.autoApproved ? "読み取りのみ: 実行方針の承認で実行" : `必要な承認 ${r.required} 人${r.twoBecause.length > 0 ? `（${r.twoBecause.map((b) => (b === "amount" ? "金額" : "警告")).join("・")}のため）` : ""}`,
+    r.selfApproval ? "依頼者本人の承認可" : "依頼者本人の承認不可",
+    r.approverUserIds.length + r.approverUsergroupIds.length === 0 ? "承認者: 管理者" : `承認者: ${[...r.approverUserIds, ...r.approverUsergroupIds].join(", ")}`,
+    ...(v.approvals ?? []).map((a) => `${a.actorId} が ${jst(a.at)} に承認（${a.rule}）`),
+  ];
+  return parts.join(" / ");
 }

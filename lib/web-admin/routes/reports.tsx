@@ -34,7 +34,7 @@ export function reportRoutes(deps: WebAdminDeps): Hono<AdminEnv> {
       <Page title="ダッシュボード" viewer={c.get("viewer")}>
         <PeriodForm action="/admin/dashboard" period={p} />
         <p class="muted">
-          {p.since} 〜 {p.until}（UTC）の台帳: `npm run report -- --since {p.since} --until {p.until} --team {c.get("session").teamId}` と同じ集計です。
+          {p.since} 〜 {p.until}（UTC）の台帳です。<code>{`npm run report -- --since ${p.since} --until ${p.until} --team ${c.get("session").teamId}`}</code> と同じ集計です。
         </p>
         <div class="chart">
           <DayChart ledger={ledger} days={daysOf(p)} />

@@ -6,6 +6,7 @@ import type { WebAdminDeps } from "../deps";
 import { jst } from "../labels";
 import { Page, type Toast } from "../pages/layout";
 import { html } from "../render";
+import { PolicyForm } from "./policy";
 
 const USER_ID = /^[UW][A-Z0-9]+$/;
 /** Set when the freee connect flow starts here: its callback then returns to this page with a toast. */
@@ -129,6 +130,7 @@ function SettingsPage(props: { c: AdminContext; settings: TeamSettings; freee: F
           </p>
         </fieldset>
       </form>
+      <PolicyForm policy={settings.approvalPolicy} csrf={viewer.csrf} />
       <fieldset>
         <legend>freee の接続</legend>
         <p id="freee-status">
