@@ -1,16 +1,15 @@
 import type { ProcessStep } from "../core/domain/records";
 import { inlineMrkdwn } from "../core/messages/mrkdwn";
-import { operationByTemplate, operationEntry } from "../freee/openapi/operations";
-import type { FreeeOperation } from "../freee/openapi/validator";
-import { enumLabels, labelOf } from "../freee/schema-words";
 import { toolSummary } from "../freee/tools/summaries";
 import { groupDigits } from "./format";
+import { readByPath, readByTemplate, type ReadOperation } from "./read-params";
 
 /**
  * A read step in words, as the Process card shows it: what is read, for which period and with which filters, and
  * how many rows at most (「2026年12月の取引（最大 20 件）」). Every input field is said — a period, a filter in freee's
  * own words (its parameter descriptions), the page size — so the words stand for the whole input (the raw input
- * stays behind 「入力 JSON」). Undefined for a read the words do not cover (agent_decide, an unknown path).
+ * stays behind 「入力 JSON」). Undefined for a read the words do not cover (agent_decide, an unknown path). freee's
+ * words come compiled (lib/preview/read-params.ts): the Slack Lambda does not load the OpenAPI.
  */
 
 /** What the rows of a freee collection are, by the collection's path segment. */
@@ -70,7 +69,8 @@ export function readStepText(step: ProcessStep): string | undefined {
   return words === undefined ? undefined : `*${step.order}. ${inlineMrkdwn(words)}*（読み取り）`;
 }
 
-type Target = { operation: FreeeOperation; query: Record<string, unknown>; pathValues: string[] };
+type Operation = ReadOperation & { path: string };
+type Target = { operation: Operation; query: Record<string, unknown>; pathValues: string[] };
 
 function targetOf(step: Pick<ProcessStep, "tool" | "toolInput">): Target | undefined {
   const summary = toolSummary(step.tool);
@@ -78,14 +78,16 @@ function targetOf(step: Pick<ProcessStep, "tool" | "toolInput">): Target | undef
   const input = step.toolInput;
   if (step.tool === "freee_api_get") {
     if (typeof input.path !== "string") return undefined;
-    const found = operationEntry("GET", input.path);
+    const found = readByPath(input.path);
     if (found === undefined) return undefined;
     const query = typeof input.query === "object" && input.query !== null ? (input.query as Record<string, unknown>) : {};
-    const pathValues = Object.entries(found.pathParams).map(([name, value]) => idWords(name, value, found.entry.operation));
-    return { operation: found.entry.operation, query, pathValues };
+    const pathValues = Object.entries(found.pathParams).map(([name, value]) => idWords(name, value, found.read));
+    return { operation: found.read, query, pathValues };
   }
   if (summary.operation === undefined) return undefined;
-  const operation = operationByTemplate(summary.operation).operation;
+  const [method, path] = summary.operation.split(" ");
+  const operation = method === "GET" && path !== undefined ? readByTemplate(path) : undefined;
+  if (operation === undefined) return undefined;
   // Typed tools put path values (employee_id, date) in their flat input: said as ids / dates, not as filters.
   const names = [...operation.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
   const pathValues: string[] = [];
@@ -103,8 +105,8 @@ function nounOf(path: string): string | undefined {
   return NOUN[segments.at(-1) ?? ""];
 }
 
-function idWords(name: string, value: unknown, operation: FreeeOperation): string {
-  const described = labelOf(operation.parameters.find((p) => p.name === name)?.description);
+function idWords(name: string, value: unknown, operation: Operation): string {
+  const described = operation.parameters[name]?.label;
   const label = described ?? (name === "employee_id" ? "従業員ID" : name.endsWith("_id") || name === "id" ? `${NOUN[operation.path.split("/").filter((s) => !s.startsWith("{")).at(-1) ?? ""] ?? ""}ID` : name);
   return `${label.replace(/ID$/, " ID")} ${String(value)}`;
 }
@@ -133,7 +135,7 @@ function rangeWords(start: string | undefined, end: string | undefined): string 
 
 const isDate = (v: unknown): v is string => typeof v === "string" && /^\d{4}-\d{2}-\d{2}$/.test(v);
 
-function periodWords(query: Record<string, unknown>, operation: FreeeOperation, said: Set<string>): string {
+function periodWords(query: Record<string, unknown>, operation: Operation, said: Set<string>): string {
   const parts: string[] = [];
   if (typeof query.year === "number" && typeof query.month === "number") {
     parts.push(`${query.year}年${query.month}月`);
@@ -146,7 +148,7 @@ function periodWords(query: Record<string, unknown>, operation: FreeeOperation, 
     said.add(`start_${suffix}`).add(`end_${suffix}`);
     const words = rangeWords(s, e);
     // The issue date is what a list of deals is by; another date is named (「支払期日 2026年12月」).
-    const named = labelOf(operation.parameters.find((p) => p.name === `start_${suffix}`)?.description)?.replace(/の?(開始日|終了日)$/, "");
+    const named = operation.parameters[`start_${suffix}`]?.label?.replace(/の?(開始日|終了日)$/, "");
     const label = suffix === "issue_date" || suffix === "date" ? "" : `${named ?? suffix} `;
     parts.push(`${label}${words}`);
   }
@@ -159,15 +161,14 @@ function periodWords(query: Record<string, unknown>, operation: FreeeOperation, 
   return parts.join("・");
 }
 
-function filterWords(query: Record<string, unknown>, operation: FreeeOperation, said: Set<string>): string[] {
+function filterWords(query: Record<string, unknown>, operation: Operation, said: Set<string>): string[] {
   const words: string[] = [];
   for (const [key, value] of Object.entries(query)) {
     if (said.has(key) || PAGING.has(key) || value === undefined) continue;
-    const parameter = operation.parameters.find((p) => p.name === key);
+    const parameter = operation.parameters[key];
     if (parameter === undefined) continue;
-    const values = Array.isArray(parameter.schema.enum) ? (parameter.schema.enum as unknown[]) : [];
-    const meaning = enumLabels(parameter.description, values)[String(value)];
-    const label = labelOf(parameter.description) ?? key;
+    const meaning = parameter.enum?.[String(value)];
+    const label = parameter.label ?? key;
     if (meaning !== undefined) words.push(meaning);
     else if (key.endsWith("_id")) words.push(`${label.replace(/ID$/, " ID")} ${String(value)}`);
     else if (key === "keyword") words.push(`名前などに「${String(value)}」を含む`);
@@ -177,7 +178,7 @@ function filterWords(query: Record<string, unknown>, operation: FreeeOperation, 
   return words;
 }
 
-function countWords(query: Record<string, unknown>, operation: FreeeOperation, said: Set<string>): string {
+function countWords(query: Record<string, unknown>, operation: Operation, said: Set<string>): string {
   for (const key of ["limit", "per_page"]) {
     if (typeof query[key] === "number") {
       said.add(key);
@@ -185,7 +186,5 @@ function countWords(query: Record<string, unknown>, operation: FreeeOperation, s
     }
   }
   // Not given: freee's default page size, as its parameter says it (「取得レコードの件数 (デフォルト: 20, 最大: 100)」).
-  const limit = operation.parameters.find((p) => p.name === "limit" || p.name === "per_page");
-  const fallback = /デフォルト\s*[:：]\s*(\d+)/.exec(limit?.description ?? "")?.[1];
-  return fallback === undefined ? "" : `最大 ${groupDigits(Number(fallback))} 件`;
+  return operation.defaultCount === undefined ? "" : `最大 ${groupDigits(operation.defaultCount)} 件`;
 }

@@ -99,7 +99,7 @@ describe("the scripted model after a rejection says only what it applied", () =>
   it("a month, a name and an amount in the reason are applied, said, and reach the steps", async () => {
     const { task, plan } = await firstPlan("来月から山田さんの基本給を30万円に変更して");
     const again = await regenerate(task, plan, "2月からにして、対象は佐藤さん、金額は25万円です");
-    expect(again.split("\n")[0]).toBe("修正点: 却下理由から対象年月を 2027年2月 に、従業員を 佐藤 に、基本給を 250,000円 にしました。スクリプトのモデルが読み取るのは年月・期間・名前・金額だけで、それ以外の指摘は反映していません。");
+    expect(again.split("\n")[0]).toBe("修正点: 却下理由から対象年月を 2027年2月 に、従業員を 佐藤 に、基本給を 25万円 にしました。スクリプトのモデルが読み取るのは年月・期間・名前・金額だけで、それ以外の指摘は反映していません。");
     const steps = (await runL3Process(deps("L3"), { promptText: again, task, now })).value;
     const write = steps.find((s) => s.effect === "write")!;
     expect(write.toolInput).toEqual({ year: 2027, month: 2, pay_calc_type: "monthly", pay_amount: 250_000 });

@@ -59,7 +59,8 @@ describe("sandbox page in headless Chromium", () => {
     await expect.poll(() => done.count(), { timeout: 30_000 }).toBe(1);
     const text = await done.innerText();
     expect(text).toMatch(/取引（\d+ 件）/);
-    expect(text).toMatch(/ID \| 発生日/);
+    expect(text).toMatch(/発生日 ／ .*収支区分/);
+    expect(text).not.toMatch(/\bID\b|expense|income/);
     expect(text).toContain("freee への書き込みはありません。");
   }, 90_000);
 

@@ -1,8 +1,10 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { ProcessStep } from "../../lib/core/domain/records";
 import { calendarText } from "../../lib/model/calendar";
 import { stepText } from "../../lib/preview/plan";
 import { readInWords } from "../../lib/preview/read-words";
+import { READ_PARAMS_FILE, renderReadParams } from "../../scripts/generate-read-params";
 
 /**
  * A read step on the Process card says what it reads in words — period, filters, how many rows at most — so the
@@ -23,6 +25,10 @@ describe("a read in words", () => {
     ["freee_api_get", { path: "/api/1/receipts", query: { start_date: "2026-12-02", end_date: "2026-12-02" } }, "2026年12月2日のファイルボックス（証憑）（最大 50 件）"],
   ])("%s %j → %s", (tool, input, words) => {
     expect(readInWords({ tool, toolInput: input })).toBe(words);
+  });
+
+  it("freee's words for its parameters are compiled from the vendored OpenAPI (regenerate after re-vendoring)", () => {
+    expect(readFileSync(READ_PARAMS_FILE, "utf8")).toBe(renderReadParams());
   });
 
   it("the card shows the words, not the tool's name and raw input (that stays behind 入力 JSON)", () => {

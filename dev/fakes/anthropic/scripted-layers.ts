@@ -5,7 +5,7 @@ import { AGENT_DECIDE } from "../../../lib/freee/tools/summaries";
 import { safeParse } from "./autoplay";
 import { messageReply, type ScriptedReply } from "./messages";
 import { planLines, plannedSteps, scenarioOf, type ScriptedAttachment } from "./scripted-plans";
-import { amountIn, applyToDeals, applyToPay, dealsTarget, monthIn, nameIn, payTarget, periodIn, readDealsTarget, readPayTarget, readReason, type PayValues, type Period } from "./scripted-values";
+import { amountIn, applyToDeals, applyToPay, dealsTarget, monthIn, nameIn, payTarget, periodIn, readDealsTarget, readPayTarget, readReason, yenWords, type PayValues, type Period } from "./scripted-values";
 
 /**
  * The fake's Messages responder for the sandbox: L1–L3 answer from the request text, recognised by their
@@ -191,8 +191,8 @@ function payPlan(v: PayValues): string[] {
     `1. ${v.year}年${v.month}月に在籍する従業員の一覧を取得する。`,
     v.name === undefined
       ? "2. 依頼に従業員の名前がないため、一覧を示して対象の従業員を確認する（変更はしない）。"
-      : `2. ${v.name}（名前は承認の前に freee の従業員に照合する）の基本給を、${v.year}年${v.month}月から ${v.amount.toLocaleString("en-US")}円に更新する。`,
-    `変更内容: ${v.name === undefined ? "変更なし（参照のみ）" : `基本給 → ${v.amount.toLocaleString("en-US")}円（${v.year}年${v.month}月から）`}`,
+      : `2. ${v.name}（名前は承認の前に freee の従業員に照合する）の基本給を、${v.year}年${v.month}月から ${yenWords(v.amount)}に更新する。`,
+    `変更内容: ${v.name === undefined ? "変更なし（参照のみ）" : `基本給 → ${yenWords(v.amount)}（${v.year}年${v.month}月から）`}`,
     "確認事項: なし",
   ];
 }

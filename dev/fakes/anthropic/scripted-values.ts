@@ -70,6 +70,15 @@ export function amountIn(text: string): number | undefined {
   return amount === undefined || !Number.isFinite(amount) ? undefined : amount;
 }
 
+/**
+ * An amount as the request says one (「34万円」), else in yen (「340,500円」). The plan is posted in the thread, in a
+ * public channel too: restating the requester's own words there discloses nothing they did not write, while the
+ * bot's own figure (「340,000円」) stays on the masked Process card and in the private modal.
+ */
+export function yenWords(amount: number): string {
+  return amount % 10_000 === 0 ? `${amount / 10_000}万円` : `${amount.toLocaleString("en-US")}円`;
+}
+
 /** The values of a pay change, as the plan's 対象 line carries them. */
 export interface PayValues {
   name?: string;
@@ -79,13 +88,14 @@ export interface PayValues {
 }
 
 export function payTarget(v: PayValues): string {
-  return `対象: 従業員 ${v.name ?? "（名前の指定なし）"}、${v.year}年${v.month}月支給分から、基本給 ${v.amount.toLocaleString("en-US")}円（月給）`;
+  return `対象: 従業員 ${v.name ?? "（名前の指定なし）"}、${v.year}年${v.month}月支給分から、基本給 ${yenWords(v.amount)}（月給）`;
 }
 
 export function readPayTarget(plan: string): Partial<PayValues> {
-  const line = /^対象: 従業員 (\S+?)、(\d{4})年(\d{1,2})月支給分から、基本給 ([\d,]+)円/m.exec(plan);
+  const line = /^対象: 従業員 (\S+?)、(\d{4})年(\d{1,2})月支給分から、基本給 ([\d,.]+万?円)/m.exec(plan);
   if (line === null) return {};
-  return { ...(line[1] === "（名前の指定なし）" ? {} : { name: line[1] }), year: Number(line[2]), month: Number(line[3]), amount: Number(line[4]!.replace(/,/g, "")) };
+  const amount = amountIn(line[4]!);
+  return { ...(line[1] === "（名前の指定なし）" ? {} : { name: line[1] }), year: Number(line[2]), month: Number(line[3]), ...(amount === undefined ? {} : { amount }) };
 }
 
 export function dealsTarget(period: Period | undefined, limit: number): string {
@@ -125,7 +135,7 @@ export function applyToPay(values: PayValues, reason: ReasonReading): { values: 
   }
   if (reason.amount !== undefined) {
     next.amount = reason.amount;
-    applied.push(`基本給を ${reason.amount.toLocaleString("en-US")}円 に`);
+    applied.push(`基本給を ${yenWords(reason.amount)} に`);
   }
   return { values: next, applied };
 }
