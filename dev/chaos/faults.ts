@@ -48,11 +48,12 @@ export function faultReply(dependency: Dependency, kind: Exclude<FaultKind, "tim
           : anthropic(401, "authentication_error", "invalid x-api-key");
     case "freee": {
       if (kind === "throttle") {
-        const reset = String(Math.ceil(Date.now() / 1000) + 1);
+        // freee names the reset as an ISO time (the X-RateLimit-Reset header and accounting's meta.reset), a second ahead.
+        const reset = new Date(Date.now() + 1000).toISOString();
         return {
           status: 429,
           headers: { "x-ratelimit-limit": "10000", "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset },
-          body: { status_code: 429, errors: [{ type: "status", messages: ["リクエスト数が上限を超えました。"] }], ...(request.path.startsWith("/api/") ? { meta: { reset } } : {}) },
+          body: { status_code: 429, errors: [{ type: "status", messages: ["リクエスト数が上限を超えました。"] }], ...(request.path.startsWith("/api/") ? { meta: { limit: 10000, remaining: 0, reset } } : {}) },
         };
       }
       return kind === "5xx"

@@ -13,7 +13,7 @@ export interface TaskPipelineDefinitionProps {
 }
 
 /**
- * TaskPipeline (docs/architecture.md, shape on AWS): CreateTask → L1 (a message that asks for no work ends answered) → L2 → prompt approval → L3 → preview → process approval → StartRun.
+ * TaskPipeline (docs/architecture.md, shape on AWS): CreateTask → L1 (a message that asks for no work ends answered) → L2 → prompt approval → L3 → preview → process approval (skipped for a read-only plan the approval policy lets run on the prompt approval) → StartRun.
  * Rejection loops back to regeneration (the limit is checked by HandleRejection); an approval that times out
  * closes the task; every other failure goes to RecordPipelineFailure with the layer that failed.
  * State names are part of the contract with the local runner and the tests.
@@ -131,7 +131,9 @@ export function buildTaskPipelineDefinition(scope: Construct, props: TaskPipelin
   generateProcess.addCatch(malformedOnce, { errors: ["MalformedOutputError"], resultPath: "$.process.malformed" });
   catchAll(generateProcess, l3Failed);
   // What each write will change, read from freee before the card asks for approval (every L3 version passes here).
-  const previewProcess = invoke("PreviewProcess", "preview-process", { taskId, version: J.numberAt("$.process.version"), thread, attachments: J.listAt("$.task.attachments") }, "$.preview");
+  // `$.approval` is the 実行方針's approval for a first plan (a Process rejection for a regenerated one): a plan
+  // that only reads may run on it where the approval policy allows (lib/steps/read-only-approval.ts).
+  const previewProcess = invoke("PreviewProcess", "preview-process", { taskId, version: J.numberAt("$.process.version"), thread, attachments: J.listAt("$.task.attachments"), promptApproval: J.objectAt("$.approval") }, "$.preview");
   addRetries(previewProcess, RETRIES.preview);
   catchAll(previewProcess, previewFailed);
   const awaitProcess = approvalWait("AwaitProcessApproval", "process", l3Failed);
@@ -150,6 +152,9 @@ export function buildTaskPipelineDefinition(scope: Construct, props: TaskPipelin
   addRetries(startRun, RETRIES.bookkeeping);
   catchAll(startRun, startRunFailed);
   const done = new sfn.Succeed(scope, "PipelineDone");
+  const run = startRun.next(done);
+  // The preview decided a read-only plan with its 実行方針 approval: no wait, the Process card is information.
+  const readOnlyApproved = new sfn.Pass(scope, "ReadOnlyApproved", { inputPath: "$.preview.approval", resultPath: "$.approval" }).next(run);
 
   const approved = (path: string) => sfn.Condition.stringEquals(path, "approved");
   const regenerate = sfn.Condition.stringEquals("$.rejection.action", "regenerate");
@@ -164,10 +169,12 @@ export function buildTaskPipelineDefinition(scope: Construct, props: TaskPipelin
     .next(awaitPrompt)
     .next(
       new sfn.Choice(scope, "PromptDecision")
-        .when(approved("$.approval.decision"), firstProcess.next(generateProcess).next(previewProcess).next(awaitProcess).next(
-          new sfn.Choice(scope, "ProcessDecision")
-            .when(approved("$.approval.decision"), startRun.next(done))
-            .otherwise(processRejected.next(new sfn.Choice(scope, "RegenerateProcess?").when(regenerate, nextProcess).otherwise(taskClosed))),
+        .when(approved("$.approval.decision"), firstProcess.next(generateProcess).next(previewProcess).next(
+          new sfn.Choice(scope, "ProcessApprovedByPolicy?").when(sfn.Condition.isPresent("$.preview.approval"), readOnlyApproved).otherwise(awaitProcess.next(
+            new sfn.Choice(scope, "ProcessDecision")
+              .when(approved("$.approval.decision"), run)
+              .otherwise(processRejected.next(new sfn.Choice(scope, "RegenerateProcess?").when(regenerate, nextProcess).otherwise(taskClosed))),
+          )),
         ))
         .otherwise(promptRejected.next(new sfn.Choice(scope, "RegeneratePrompt?").when(regenerate, nextPrompt).otherwise(taskClosed))),
     );

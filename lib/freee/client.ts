@@ -1,7 +1,7 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import { defaultSleep } from "../core/aws/transient-retry";
 import { classifyFetchFailure } from "../core/errors/classify";
-import { AuthError, FatalConfigError, RateLimitedError, UpstreamServerError } from "../core/errors/taxonomy";
+import { AuthError, FatalConfigError, FreeeThrottledError, RateLimitedError, UpstreamServerError } from "../core/errors/taxonomy";
 import { createLogger } from "../core/observability/logger";
 import type { FreeeConnection } from "../store/freee-connections";
 import { classifyFreeeResponse, type FreeeAuthReason, type FreeeOutcome } from "./freee-response";
@@ -16,8 +16,10 @@ import { ambiguousWrite, isWriteRequest, mayHaveBeenSent } from "./write-policy"
  *         workspace, stored so it is never lost); any other 401 code (permission, company, plan, IP,
  *         re-authorization) → AuthError with that reason at once, no refresh spent;
  *   403 / 404 (and other 4xx) → no retry, a typed result the MCP server turns into error text for the agent;
- *   429 → wait until freee's reset time (`X-RateLimit-Reset` / `meta.reset`), at most 3 retries, and only
- *         while the wait fits in the Lambda's remaining time, else RateLimitedError with the wait;
+ *   429 → wait until freee's reset time (`X-RateLimit-Reset` / `meta.reset`; invoice's minute or day window when
+ *         that one ran out), at most 3 retries, and only while the wait fits in the cap and the Lambda's remaining
+ *         time, else RateLimitedError with the wait;
+ *   403 throttle (freee's 「過度のアクセス」, ten minutes) → the same rule; past it FreeeThrottledError with the time;
  *   5xx and network faults → exponential backoff, at most 3;
  *   then a taxonomy error (AuthError, RateLimitedError, UpstreamServerError, ConnectionFailedError).
  * Those retry rows are for reads: a write that may have reached freee is not sent again (lib/freee/write-policy.ts)
@@ -192,16 +194,20 @@ export class FreeeClient {
   private async waitForRateLimit(req: FreeeRequest, outcome: Extract<FreeeOutcome, { kind: "rate_limited" }>, retriesSoFar: number): Promise<void> {
     const waitMs = outcome.waitMs !== undefined ? outcome.waitMs + this.o.rateLimitMarginMs : this.o.backoffBaseMs * 2 ** retriesSoFar;
     const remainingMs = this.o.remainingTimeMs?.();
+    // The cap is on freee's own wait (a spent minute is at most 60 s away); the margin counts against the time left.
     const giveUp =
       retriesSoFar >= this.o.maxRateLimitRetries
         ? "retries"
-        : waitMs > this.o.maxRetryAfterSeconds * 1000
+        : (outcome.waitMs ?? waitMs) > this.o.maxRetryAfterSeconds * 1000
           ? "wait_over_cap"
           : remainingMs !== undefined && waitMs + this.o.deadlineReserveMs > remainingMs
             ? "wait_over_remaining_time"
             : undefined;
     if (giveUp !== undefined) {
-      throw new RateLimitedError(`freee ${req.method} ${req.path}: rate limited (429), not waiting (${giveUp}) after ${retriesSoFar} retries`, {
+      const throttled = outcome.source === "freee-403-throttle";
+      const Limited = throttled ? FreeeThrottledError : RateLimitedError;
+      const what = throttled ? "throttled by freee (403, excessive access)" : `rate limited (${outcome.status})`;
+      throw new Limited(`freee ${req.method} ${req.path}: ${what}, not waiting (${giveUp}) after ${retriesSoFar} retries`, {
         retryAfterSeconds: Math.ceil(waitMs / 1000),
         details: {
           status: outcome.status,

@@ -6,7 +6,11 @@
  *   access token is helped by a refresh; permission, company, plan, IP and re-authorization codes are not.
  * - HR may answer an expired token with 403 `accessDeniedError` (`{ error, message, code }`), so the code
  *   decides, not the status.
- * - 429: HR and accounting send `X-RateLimit-Reset` (an ISO time); accounting's body adds `meta.reset`.
+ * - 429: HR and accounting send `X-RateLimit-Reset` (an ISO time); accounting's body adds `meta.reset`; invoice
+ *   adds a minute window (`X-Ratelimit-Remaining-Minute` / `-Reset-Minute`) and a day window (`-Day`).
+ * - 403 is also freee's throttle: 「一定期間に過度のアクセスを検知した場合…403…10分程度が過ぎると再度使用することが
+ *   できる」 (every schema's info.description). The schemas give it no body, so it is told from a permission 403 by its
+ *   wording (THROTTLE_WORDING) and by carrying no permission code; it waits the ten minutes freee names.
  */
 import type { FreeeApiAuthReason } from "../core/domain/freee-auth";
 
@@ -27,7 +31,16 @@ const API_AUTH_REASONS: ReadonlySet<string> = new Set<FreeeApiAuthReason>([
  */
 const TOKEN_CODES: ReadonlySet<string> = new Set(["expired_access_token", "invalid_access_token"]);
 
-export type RateLimitSource = "x-ratelimit-reset" | "meta.reset" | "retry-after";
+export type RateLimitSource = "x-ratelimit-reset" | "x-ratelimit-reset-minute" | "x-ratelimit-reset-day" | "meta.reset" | "retry-after" | "freee-403-throttle";
+
+/** How long freee's 403 throttle lasts: 「制限がかかってから10分程度」. Counted from the answer (its start is not sent). */
+export const FREEE_THROTTLE_MS = 10 * 60_000;
+
+/**
+ * The words freee's throttle is described with (過度のアクセス, アクセスをコントロール, アクセス制限), and the usual English
+ * of a gateway's throttle. A permission 403 says アクセス権限 / 権限がありません, which none of these match.
+ */
+const THROTTLE_WORDING = /過度のアクセス|アクセスをコントロール|アクセス(?:を)?制限|アクセスが集中|too many requests|rate ?limit|throttl/i;
 
 export type FreeeOutcome =
   | { kind: "ok"; status: number; data: unknown }
@@ -39,7 +52,7 @@ export type FreeeOutcome =
    * 429. `waitMs` is how long until freee resets the count (from the latest reset time it gave), undefined
    * when it gave none; `resetAt` is that time.
    */
-  | { kind: "rate_limited"; status: number; waitMs: number | undefined; resetAt: string | undefined; source: RateLimitSource | undefined; limit: number | undefined; remaining: number | undefined }
+  | ({ kind: "rate_limited"; status: number } & RateLimitWait)
   | { kind: "server_error"; status: number }
   /** Other 4xx: the agent reads freee's messages and decides (docs/architecture.md, error table). */
   | { kind: "refused"; status: number; refusal: "forbidden" | "not_found" | "rejected"; code: string | undefined; messages: string[] };
@@ -57,34 +70,74 @@ export function classifyFreeeResponse(status: number, headers: Headers, body: un
     return { kind: "auth_refused", status, reason, code, messages: errorMessages(body) };
   }
   if (status === 429) return { kind: "rate_limited", status, ...rateLimitWait(headers, body, now) };
+  if (status === 403 && isThrottle(code, body)) return { kind: "rate_limited", status, ...throttleWait(headers, body, now) };
   if (status >= 500) return { kind: "server_error", status };
   const refusal = status === 403 ? "forbidden" : status === 404 ? "not_found" : "rejected";
   return { kind: "refused", status, refusal, code, messages: errorMessages(body) };
 }
 
+export interface RateLimitWait {
+  /** How long until freee resets the count that ran out, undefined when it named no time. */
+  waitMs: number | undefined;
+  resetAt: string | undefined;
+  source: RateLimitSource | undefined;
+  limit: number | undefined;
+  remaining: number | undefined;
+}
+
+/** A 403 that is freee's throttle: no permission or token code, and the throttle's wording. */
+function isThrottle(code: string | undefined, body: unknown): boolean {
+  if (code !== undefined && (API_AUTH_REASONS.has(code) || TOKEN_CODES.has(code))) return false;
+  return errorMessages(body).some((m) => THROTTLE_WORDING.test(m));
+}
+
+/** The throttle's wait: ten minutes from now, or a later reset freee named (a header of the 429 kind). */
+function throttleWait(headers: Headers, body: unknown, now: number): RateLimitWait {
+  const named = rateLimitWait(headers, body, now);
+  if (named.waitMs !== undefined && named.waitMs > FREEE_THROTTLE_MS) return named;
+  return { ...named, waitMs: FREEE_THROTTLE_MS, resetAt: new Date(now + FREEE_THROTTLE_MS).toISOString(), source: "freee-403-throttle" };
+}
+
+/** freee's count windows, shortest first, with the reset and remaining headers of each (invoice names all three). */
+const WINDOWS: { source: RateLimitSource; reset: string; remaining: string; limit: string }[] = [
+  { source: "x-ratelimit-reset-minute", reset: "x-ratelimit-reset-minute", remaining: "x-ratelimit-remaining-minute", limit: "x-ratelimit-limit-minute" },
+  { source: "x-ratelimit-reset", reset: "x-ratelimit-reset", remaining: "x-ratelimit-remaining", limit: "x-ratelimit-limit" },
+  { source: "x-ratelimit-reset-day", reset: "x-ratelimit-reset-day", remaining: "x-ratelimit-remaining-day", limit: "x-ratelimit-limit-day" },
+];
+
 /**
- * The wait a 429 asks for: until the latest of `X-RateLimit-Reset` (header; an ISO time in both HR and
- * accounting), `meta.reset` (accounting body, ISO time) and `Retry-After` (not documented by freee, honoured
- * if sent). A reset time already past waits 0.
+ * The wait a 429 asks for. When a window says it ran out (its `Remaining` is 0), the wait is until the latest reset
+ * among the spent windows: a spent minute waits for the minute (invoice: 30 a minute), not for the hour; a spent day
+ * for the day. When no window says which ran out, the latest of every reset freee named: `X-RateLimit-Reset*`
+ * (headers; ISO times), `meta.reset` (accounting body, ISO time) and `Retry-After` (not documented by freee, honoured
+ * if sent). A reset time already past waits 0. Headers are read case-blind (freee spells them both ways).
  */
-export function rateLimitWait(
-  headers: Headers,
-  body: unknown,
-  now: number,
-): { waitMs: number | undefined; resetAt: string | undefined; source: RateLimitSource | undefined; limit: number | undefined; remaining: number | undefined } {
+export function rateLimitWait(headers: Headers, body: unknown, now: number): RateLimitWait {
   const meta = isRecord(body) && isRecord(body.meta) ? body.meta : undefined;
-  const candidates: { at: number; source: RateLimitSource }[] = [];
-  const headerReset = parseTime(headers.get("x-ratelimit-reset"));
-  if (headerReset !== undefined) candidates.push({ at: headerReset, source: "x-ratelimit-reset" });
+  const candidates: { at: number; source: RateLimitSource; spent: boolean; limit: number | undefined; remaining: number | undefined }[] = [];
+  for (const w of WINDOWS) {
+    const at = parseTime(headers.get(w.reset));
+    const remaining = intOf(headers.get(w.remaining)) ?? (w.source === "x-ratelimit-reset" ? intOf(meta?.remaining) : undefined);
+    const limit = intOf(headers.get(w.limit)) ?? (w.source === "x-ratelimit-reset" ? intOf(meta?.limit) : undefined);
+    if (at !== undefined) candidates.push({ at, source: w.source, spent: remaining !== undefined && remaining <= 0, limit, remaining });
+  }
   const bodyReset = parseTime(typeof meta?.reset === "string" ? meta.reset : null);
-  if (bodyReset !== undefined) candidates.push({ at: bodyReset, source: "meta.reset" });
+  if (bodyReset !== undefined) candidates.push({ at: bodyReset, source: "meta.reset", spent: intOf(meta?.remaining) === 0, limit: intOf(meta?.limit), remaining: intOf(meta?.remaining) });
   const retryAfter = parseRetryAfterAt(headers.get("retry-after"), now);
-  if (retryAfter !== undefined) candidates.push({ at: retryAfter, source: "retry-after" });
-  const limit = intOf(headers.get("x-ratelimit-limit")) ?? intOf(meta?.limit);
-  const remaining = intOf(headers.get("x-ratelimit-remaining")) ?? intOf(meta?.remaining);
-  if (candidates.length === 0) return { waitMs: undefined, resetAt: undefined, source: undefined, limit, remaining };
-  const latest = candidates.reduce((a, b) => (b.at > a.at ? b : a));
-  return { waitMs: Math.max(0, latest.at - now), resetAt: new Date(latest.at).toISOString(), source: latest.source, limit, remaining };
+  // Retry-After names the wait itself: it counts as spent, so a spent window never shortens it.
+  if (retryAfter !== undefined) candidates.push({ at: retryAfter, source: "retry-after", spent: true, limit: undefined, remaining: undefined });
+  const hourLimit = intOf(headers.get("x-ratelimit-limit")) ?? intOf(meta?.limit);
+  const hourRemaining = intOf(headers.get("x-ratelimit-remaining")) ?? intOf(meta?.remaining);
+  if (candidates.length === 0) return { waitMs: undefined, resetAt: undefined, source: undefined, limit: hourLimit, remaining: hourRemaining };
+  const spent = candidates.filter((c) => c.spent);
+  const latest = (spent.length > 0 ? spent : candidates).reduce((a, b) => (b.at > a.at ? b : a));
+  return {
+    waitMs: Math.max(0, latest.at - now),
+    resetAt: new Date(latest.at).toISOString(),
+    source: latest.source,
+    limit: latest.limit ?? hourLimit,
+    remaining: latest.remaining ?? hourRemaining,
+  };
 }
 
 /** The `code` of a freee error body: top level (`{ code, message }`), or in the first `errors[]` entry. */

@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { AuditLog } from "../store/audit-log";
-import { AuthError, isAppError, RateLimitedError, TransientError } from "../core/errors/taxonomy";
+import { AuthError, FreeeThrottledError, isAppError, RateLimitedError, TransientError } from "../core/errors/taxonomy";
 import type { FreeeClient } from "../freee/client";
 import type { FreeeResult } from "../freee/types";
-import { freeeAuthMessageFor, freeeRateLimitedMessage } from "../core/messages/ja";
+import { freeeAuthMessageFor, freeeRateLimitedMessage, freeeThrottledMessage } from "../core/messages/ja";
 import type { PipelineMetrics } from "../core/observability/metrics";
 import { redactString } from "../core/redaction/redact";
 import type { TaskStore } from "../store/task-store";
@@ -94,6 +94,9 @@ export class ToolCall {
     // A failed freee connection cannot be fixed by the agent: the run ends as AuthError with the freee connection
     // message, rather than the agent reading it as tool text and ending its turn as if done.
     if (err instanceof AuthError) await this.recordFault("AuthError", typeof err.details.reason === "string" ? err.details.reason : undefined);
+    // freee's throttle stops every call for about ten minutes: the run ends now with when to run it again, rather
+    // than the agent retrying into it and the run ending as an unexplained incomplete one.
+    if (err instanceof FreeeThrottledError) await this.recordFault("FreeeThrottledError", typeof err.details.resetAt === "string" ? `until ${err.details.resetAt}` : undefined);
     return errorResult(agentTextForError(err));
   }
 
@@ -140,7 +143,7 @@ export function clip(text: string): string {
 function agentTextForRefusal(result: Extract<FreeeResult, { ok: false }>): string {
   const head =
     result.kind === "forbidden"
-      ? "freee API が権限不足のためリクエストを拒否しました (403)。アプリの権限（スコープ）が足りないか、アクセス制限中です。"
+      ? "freee API が権限不足のためリクエストを拒否しました (403)。アプリの権限（スコープ）か、freee 上のユーザーの権限が足りません。"
       : result.kind === "not_found"
         ? "freee に該当するデータが見つかりません (404)。ID や日付を確認してください。"
         : `freee API がリクエストを受け付けませんでした (${result.status})。入力を確認してください。`;
@@ -151,6 +154,7 @@ function agentTextForRefusal(result: Extract<FreeeResult, { ok: false }>): strin
 function agentTextForError(err: unknown): string {
   // Each freee refusal says what is wrong and who fixes it (lib/core/messages/ja.ts), not a blanket "reconnect".
   if (err instanceof AuthError) return freeeAuthMessageFor(err.details.reason);
+  if (err instanceof FreeeThrottledError) return freeeThrottledMessage(typeof err.details.resetAt === "string" ? err.details.resetAt : undefined);
   if (err instanceof RateLimitedError) return freeeRateLimitedMessage(err.retryAfterSeconds);
   if (err instanceof TransientError) return "freee API が一時的に応答しません。再試行しても失敗しました。";
   return "ツールの実行中に内部エラーが発生しました。";

@@ -1,7 +1,7 @@
 import type { SlackFileRef, TaskSpec } from "../core/domain/records";
 import { callModelText, type LayerDeps, type ModelResult } from "./call-model";
 import { PROMPT_TEXTS } from "./prompts/prompt-texts.generated";
-import { renderToolCatalogue } from "./tool-catalogue";
+import { TOOL_CATALOGUE } from "./prompts/tool-catalogue.generated";
 import { calendarText } from "./calendar";
 import { attachmentsSection, requireText, section, todayInTokyo, userMessage } from "./user-message";
 
@@ -11,7 +11,7 @@ import { attachmentsSection, requireText, section, todayInTokyo, userMessage } f
  * The plan may only use what the tools can do, so L2 gets the same tool catalogue as L3. It also makes the static
  * prefix long enough for Sonnet's prompt cache (docs/bench.md lists each layer's prefix and the model's minimum).
  */
-export const L2_SYSTEM_PROMPT: string = `${PROMPT_TEXTS["l2-prompt.system"]}\n${renderToolCatalogue()}\n`;
+export const L2_SYSTEM_PROMPT: string = `${PROMPT_TEXTS["l2-prompt.system"]}\n${TOOL_CATALOGUE}\n`;
 
 /** A rejected version: both parts are required (previous version + reason, always). */
 export interface PromptRegeneration {

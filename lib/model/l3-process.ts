@@ -6,13 +6,13 @@ import { FREEE_TOOLS } from "../freee/tools/registry";
 import { callModelJson, outputFormatOf, type JsonOutput, type LayerDeps, type ModelResult } from "./call-model";
 import { L3ReplySchema } from "./process-steps";
 import { PROMPT_TEXTS } from "./prompts/prompt-texts.generated";
-import { renderToolCatalogue } from "./tool-catalogue";
+import { TOOL_CATALOGUE } from "./prompts/tool-catalogue.generated";
 import { calendarText } from "./calendar";
 import { attachmentsSection, requireText, section, todayInTokyo, userMessage } from "./user-message";
 
 /** L3 Prompt → Process (docs/architecture.md, pipeline): the approved plan becomes ordered tool steps. */
 
-export const L3_SYSTEM_PROMPT: string = `${PROMPT_TEXTS["l3-process.system"]}\n${renderToolCatalogue()}\n`;
+export const L3_SYSTEM_PROMPT: string = `${PROMPT_TEXTS["l3-process.system"]}\n${TOOL_CATALOGUE}\n`;
 
 const TOOL_NAMES: [string, ...string[]] = [AGENT_DECIDE, ...FREEE_TOOLS.map((t) => t.name)];
 

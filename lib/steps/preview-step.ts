@@ -6,6 +6,8 @@ import { isWriteStep } from "../freee/tools/summaries";
 import { FreeeReader } from "../preview/reader";
 import { approvableVia } from "../preview/plan";
 import { PIPELINE_ACTOR, type PipelineDeps } from "./ports";
+import { ApprovalOutcomeSchema, type ApprovalOutcome } from "./machines/contracts";
+import { readOnlyJudgement, readOnlyOutcome } from "./read-only-approval";
 
 export const PreviewProcessInputSchema = z.object({
   taskId: z.string().check(z.minLength(1)),
@@ -13,6 +15,11 @@ export const PreviewProcessInputSchema = z.object({
   /** TaskPipeline's thread and CreateTask's attachments (they never change): the task is not read for them. */
   thread: z.optional(SlackThreadSchema),
   attachments: z.optional(AttachmentsSchema),
+  /**
+   * The decision TaskPipeline last received (`$.approval`): the 実行方針's approval for a first plan, a Process
+   * rejection for a regenerated one. A plan that only reads may run on the first (lib/steps/read-only-approval.ts).
+   */
+  promptApproval: z.optional(ApprovalOutcomeSchema),
 });
 export type PreviewProcessInput = z.infer<typeof PreviewProcessInputSchema>;
 
@@ -23,7 +30,7 @@ export type PreviewProcessInput = z.infer<typeof PreviewProcessInputSchema>;
  * the state's Retry / Catch rows (the freee connection message on AuthError); a value freee will not give is stored as
  * unreadable and shown so. Retried after a stored preview, it reads nothing again.
  */
-export async function previewProcessStep(deps: PipelineDeps, input: PreviewProcessInput): Promise<{ taskId: string; version: number; status: "ready" | "blocked" }> {
+export async function previewProcessStep(deps: PipelineDeps, input: PreviewProcessInput): Promise<{ taskId: string; version: number; status: "ready" | "blocked"; approval?: ApprovalOutcome }> {
   const { taskId, version } = input;
   const task =
     input.thread === undefined || input.attachments === undefined
@@ -53,13 +60,18 @@ export async function previewProcessStep(deps: PipelineDeps, input: PreviewProce
   if (record.preview === undefined) {
     const outcome = await buildPreview(record.steps, new FreeeReader(deps.freee(task.thread.teamId)), deps.clock(), { attachments: task.attachments ?? [] });
     const via = approvableVia({ ...record, steps: outcome.steps, preview: outcome.preview });
-    const stored: ProcessVersion = { ...record, steps: outcome.steps, preview: outcome.preview, approvableVia: via };
-    // The preview and its entry in one transaction; refused, the preview an earlier attempt stored is the one shown.
-    const saved = await deps.audit.recordWith(event(stored), (entry) => deps.store.saveProcessPreview(taskId, version, { ...outcome, approvableVia: via }, entry));
+    const previewed: ProcessVersion = { ...record, steps: outcome.steps, preview: outcome.preview, approvableVia: via };
+    // A plan that only reads is judged by the approval policy now, and may be approved by its 実行方針 approval.
+    const judged = await readOnlyJudgement(deps, task.thread.teamId, previewed, input.promptApproval);
+    const stored: ProcessVersion = { ...previewed, ...judged, ...(judged.decision === undefined ? {} : { status: "approved" as const }) };
+    // The preview (and a read-only plan's decision) with its entry in one transaction; refused, the preview an
+    // earlier attempt stored is the one shown.
+    const saved = await deps.audit.recordWith(event(stored), (entry) => deps.store.saveProcessPreview(taskId, version, { ...outcome, approvableVia: via, ...judged }, entry));
     record = saved.record ?? stored;
   } else {
     await deps.audit.record(event(record));
   }
   const preview = record.preview!;
-  return { taskId, version, status: preview.status };
+  const approval = readOnlyOutcome(record);
+  return { taskId, version, status: preview.status, ...(approval === undefined ? {} : { approval }) };
 }

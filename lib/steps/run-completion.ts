@@ -1,7 +1,7 @@
 import { RESULT_DONE, RESULT_INCOMPLETE } from "../model/agent/agent-prompt";
 import type { Execution, ExecutionCompletion, ProcessStep } from "../core/domain/records";
 import { judgeReply, type ResponseContract } from "../core/errors/response-contract";
-import { AuthError, FreeeCompanyChangedError, IncompleteRunError, SilentFailureError, TruncatedResponseError, WriteOutcomeUnknownError } from "../core/errors/taxonomy";
+import { AuthError, FreeeCompanyChangedError, FreeeThrottledError, IncompleteRunError, SilentFailureError, TruncatedResponseError, WriteOutcomeUnknownError } from "../core/errors/taxonomy";
 import { WRITE_CALL_DEFAULTS } from "../mcp/write-call";
 import type { WriteRecord, WriteStepRef } from "../store/write-ledger";
 import { effectOfStep } from "../freee/tools/summaries";
@@ -162,10 +162,16 @@ export function asIncomplete(err: unknown): unknown {
 }
 
 /**
- * The fault the freee MCP server stamped on the run: the run ends as AuthError (the connection failed) or
- * FreeeCompanyChangedError (the connection acts on another company than the approved plan's).
+ * The fault the freee MCP server stamped on the run: the run ends as AuthError (the connection failed),
+ * FreeeCompanyChangedError (the connection acts on another company than the approved plan's) or FreeeThrottledError
+ * (freee stopped the app's calls for about ten minutes).
  */
-export function faultError(fault: NonNullable<Execution["fault"]>): AuthError | FreeeCompanyChangedError {
+export function faultError(fault: NonNullable<Execution["fault"]>): AuthError | FreeeCompanyChangedError | FreeeThrottledError {
+  if (fault.errorName === "FreeeThrottledError") {
+    return new FreeeThrottledError(`freee throttled the run's calls (403, excessive access) (${fault.tool})`, {
+      details: { tool: fault.tool, at: fault.at, ...(fault.reason === undefined ? {} : { reason: fault.reason }) },
+    });
+  }
   if (fault.errorName === "FreeeCompanyChangedError") {
     return new FreeeCompanyChangedError(`the freee connection acts on another company than the approved plan's (${fault.tool})`, {
       details: { tool: fault.tool, at: fault.at, ...(fault.reason === undefined ? {} : { reason: fault.reason }) },

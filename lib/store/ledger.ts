@@ -40,13 +40,19 @@ export interface Ledger {
   /** Approvals and rejections refused at the click (`<kind>.decision_refused`: the approval policy, a company switch), by reason. */
   approvalRefusalsByReason: Array<{ reason: string; count: number }>;
   /**
+   * Process approvals (`process.approved`) by the approval policy's rule that allowed them — a person's click
+   * (`policy.admin`, `policy.approver_user`, …) or a read-only plan run on its 実行方針 approval
+   * (`policy.reads_after_prompt_approval`); `unspecified` for a plan approved before the policy existed.
+   */
+  processApprovalsByRule: Array<{ rule: string; count: number }>;
+  /**
    * Runs whose session ended but that the L4 completion contract did not accept as 完了 (lib/steps/run-completion.ts),
    * by why: steps left undone or a final message that fails its contract, the freee connection, a write to check.
    */
   runsNotCompleted: Record<(typeof RUN_VERDICTS)[number], number>;
 }
 
-const RUN_VERDICTS = ["IncompleteRunError", "AuthError", "FreeeCompanyChangedError", "WriteOutcomeUnknownError"] as const;
+const RUN_VERDICTS = ["IncompleteRunError", "AuthError", "FreeeCompanyChangedError", "FreeeThrottledError", "WriteOutcomeUnknownError"] as const;
 
 const OUTCOME_OF_ACTION: Array<[RegExp, LedgerOutcome]> = [
   [/^execution\.completed$/, "completed"],
@@ -71,6 +77,7 @@ export function buildLedger(entries: readonly AuditEntry[], window: { since: str
   const failures = new Map<string, { layer: string; errorClass: string; count: number }>();
   const refusals = new Map<string, number>();
   const approvalRefusals = new Map<string, number>();
+  const approvalsByRule = new Map<string, number>();
   const runsNotCompleted = Object.fromEntries(RUN_VERDICTS.map((v) => [v, 0])) as Ledger["runsNotCompleted"];
   for (const entry of sorted) {
     const verdict = RUN_VERDICTS.find((v) => v === entry.errorType);
@@ -82,6 +89,10 @@ export function buildLedger(entries: readonly AuditEntry[], window: { since: str
     if (/^(prompt|process)\.decision_refused$/.test(entry.action)) {
       const reason = typeof entry.details.reason === "string" ? entry.details.reason : "unspecified";
       approvalRefusals.set(reason, (approvalRefusals.get(reason) ?? 0) + 1);
+    }
+    if (entry.action === "process.approved") {
+      const rule = typeof entry.details.rule === "string" ? entry.details.rule : "unspecified";
+      approvalsByRule.set(rule, (approvalsByRule.get(rule) ?? 0) + 1);
     }
     if (entry.action.startsWith("error.")) {
       const layer = entry.layer ?? entry.action.slice("error.".length);
@@ -112,6 +123,7 @@ export function buildLedger(entries: readonly AuditEntry[], window: { since: str
     runsNotCompleted,
     refusalsByReason: byCount(refusals),
     approvalRefusalsByReason: byCount(approvalRefusals),
+    processApprovalsByRule: byCount(approvalsByRule).map(({ reason, count }) => ({ rule: reason, count })),
   };
 }
 
@@ -141,6 +153,10 @@ export function renderLedger(ledger: Ledger): string {
   lines.push("Approvals refused at the click (approval policy, company switch)");
   if (ledger.approvalRefusalsByReason.length === 0) lines.push("  (none)");
   for (const r of ledger.approvalRefusalsByReason) lines.push(`  ${r.reason.padEnd(28)} ${String(r.count).padStart(6)}`);
+  lines.push("");
+  lines.push("Process approvals by rule (approval policy)");
+  if (ledger.processApprovalsByRule.length === 0) lines.push("  (none)");
+  for (const r of ledger.processApprovalsByRule) lines.push(`  ${r.rule.padEnd(34)} ${String(r.count).padStart(6)}`);
   lines.push("");
   lines.push("Tasks");
   for (const t of ledger.tasks) {

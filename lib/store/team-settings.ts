@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod/mini";
 import { MalformedOutputError } from "../core/errors/taxonomy";
 import { translateDynamoError } from "./conditional";
@@ -49,22 +49,11 @@ export class TeamSettingsStore {
    */
   async savePolicy(teamId: string, policy: Omit<ApprovalPolicy, "updatedBy" | "updatedAt">, updatedBy: string, expectedUpdatedAt: string | undefined): Promise<TeamSettings> {
     const stored = ApprovalPolicySchema.parse({ ...policy, updatedBy, updatedAt: this.clock().toISOString() });
-    let out;
-    try {
-      out = await this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: Keys.teamSettings(teamId),
-          UpdateExpression: "SET recordType = :rt, teamId = :team, approvalPolicy = :p, adminUserIds = if_not_exists(adminUserIds, :none)",
-          ConditionExpression: expectedUpdatedAt === undefined ? "attribute_not_exists(approvalPolicy)" : "approvalPolicy.updatedAt = :seen",
-          ExpressionAttributeValues: { ":rt": "teamSettings", ":team": teamId, ":p": stored, ":none": [], ...(expectedUpdatedAt === undefined ? {} : { ":seen": expectedUpdatedAt }) },
-          ReturnValues: "ALL_NEW",
-        }),
-      );
-    } catch (err) {
-      throw translateDynamoError(err, "saveApprovalPolicy");
-    }
-    return parseSettings(out.Attributes, "saved");
+    return this.update(teamId, "saveApprovalPolicy", {
+      UpdateExpression: "SET recordType = :rt, teamId = :team, approvalPolicy = :p, adminUserIds = if_not_exists(adminUserIds, :none)",
+      ConditionExpression: expectedUpdatedAt === undefined ? "attribute_not_exists(approvalPolicy)" : "approvalPolicy.updatedAt = :seen",
+      ExpressionAttributeValues: { ":rt": "teamSettings", ":team": teamId, ":p": stored, ":none": [], ...(expectedUpdatedAt === undefined ? {} : { ":seen": expectedUpdatedAt }) },
+    });
   }
 
   /** Who may act besides the requester. Sets this list only: the other settings stay as they are. */
@@ -80,34 +69,36 @@ export class TeamSettingsStore {
   private async set(teamId: string, field: { adminUserIds: string[] } | { allowedExternalTeamIds: string[] }, updatedBy: string): Promise<TeamSettings> {
     const [name, value] = Object.entries(field)[0] as [string, string[]];
     const checked = TeamSettingsSchema.parse({ teamId, adminUserIds: [], [name]: value, updatedBy, updatedAt: this.clock().toISOString() });
+    return this.update(teamId, "saveTeamSettings", {
+      // The admin list is required by the schema: a workspace that first saves another setting gets an empty one.
+      UpdateExpression:
+        "SET recordType = :rt, teamId = :team, #f = :v, updatedBy = :by, updatedAt = :at" +
+        (name === "adminUserIds" ? "" : ", adminUserIds = if_not_exists(adminUserIds, :none)"),
+      ExpressionAttributeNames: { "#f": name },
+      ExpressionAttributeValues: {
+        ":rt": "teamSettings",
+        ":team": teamId,
+        ":v": value,
+        ":by": checked.updatedBy,
+        ":at": checked.updatedAt,
+        ...(name === "adminUserIds" ? {} : { ":none": [] }),
+      },
+    });
+  }
+
+  /** One update of the workspace's settings item, returning the item as saved (errors named by `operation`). */
+  private async update(teamId: string, operation: string, expression: SettingsUpdate): Promise<TeamSettings> {
     let out;
     try {
-      out = await this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: Keys.teamSettings(teamId),
-          // The admin list is required by the schema: a workspace that first saves another setting gets an empty one.
-          UpdateExpression:
-            "SET recordType = :rt, teamId = :team, #f = :v, updatedBy = :by, updatedAt = :at" +
-            (name === "adminUserIds" ? "" : ", adminUserIds = if_not_exists(adminUserIds, :none)"),
-          ExpressionAttributeNames: { "#f": name },
-          ExpressionAttributeValues: {
-            ":rt": "teamSettings",
-            ":team": teamId,
-            ":v": value,
-            ":by": checked.updatedBy,
-            ":at": checked.updatedAt,
-            ...(name === "adminUserIds" ? {} : { ":none": [] }),
-          },
-          ReturnValues: "ALL_NEW",
-        }),
-      );
+      out = await this.doc.send(new UpdateCommand({ TableName: this.tableName, Key: Keys.teamSettings(teamId), ...expression, ReturnValues: "ALL_NEW" }));
     } catch (err) {
-      throw translateDynamoError(err, "saveTeamSettings");
+      throw translateDynamoError(err, operation);
     }
     return parseSettings(out.Attributes, "saved");
   }
 }
+
+type SettingsUpdate = Pick<UpdateCommandInput, "UpdateExpression" | "ConditionExpression" | "ExpressionAttributeNames" | "ExpressionAttributeValues">;
 
 function parseSettings(item: unknown, what: "stored" | "saved"): TeamSettings {
   const parsed = TeamSettingsSchema.safeParse(item);

@@ -8,6 +8,7 @@ import {
   type Task,
   type ApprovalSource,
   type AuditEntry,
+  type Decision,
   type ProcessStep,
   type ProcessVersion,
   type PromptVersion,
@@ -18,6 +19,7 @@ import { RecordNotFoundError, StateConflictError } from "../core/errors/taxonomy
 import { auditItem, writeAudited } from "./audit-entries";
 import { parseRecord, type ConditionalWrite, type EntryState, type Item, type ItemTable, type WriteOutcome, type WriteResult } from "./item-table";
 import { Keys } from "./table";
+import { decisionAudit } from "../core/domain/audit-promises";
 import { taskNotFound } from "./tasks";
 import { transition, type TransitionOptions } from "./transition";
 
@@ -153,13 +155,21 @@ export class VersionItems {
   async saveProcessPreview(
     taskId: string,
     version: number,
-    content: { steps: ProcessStep[]; preview: ProcessPreview; approvableVia: ApprovalSource[] },
+    content: { steps: ProcessStep[]; preview: ProcessPreview; approvableVia: ApprovalSource[]; approvalRule?: ApprovalRule; decision?: Decision },
     entry?: AuditEntry,
   ): Promise<{ record?: ProcessVersion; applied: boolean; entry?: EntryState }> {
+    const { approvalRule: rule, decision } = content;
+    // A plan that only reads carries its approval-policy snapshot from here; one the policy lets run on its
+    // 実行方針 approval is decided by this write (`generating → approved`), its audit entry promised as a click's.
+    const set = [
+      "steps = :steps, preview = :preview, approvableVia = :via, updatedAt = :now",
+      ...(rule === undefined ? [] : ["approvalRule = :rule"]),
+      ...(decision === undefined ? [] : ["#status = :approved, decision = :decision, decisionAudit = :audit"]),
+    ];
     const write: ConditionalWrite = {
       update: {
         Key: Keys.version(taskId, "process", version),
-        UpdateExpression: "SET steps = :steps, preview = :preview, approvableVia = :via, updatedAt = :now",
+        UpdateExpression: `SET ${set.join(", ")}`,
         ConditionExpression: "#status = :generating AND attribute_exists(steps) AND attribute_not_exists(preview)",
         ExpressionAttributeNames: { "#status": "status" },
         ExpressionAttributeValues: {
@@ -168,6 +178,8 @@ export class VersionItems {
           ":via": content.approvableVia,
           ":generating": "generating",
           ":now": this.table.now(),
+          ...(rule === undefined ? {} : { ":rule": rule }),
+          ...(decision === undefined ? {} : { ":approved": "approved", ":decision": decision, ":audit": decisionAudit("process", version, decision) }),
         },
         ReturnValues: "ALL_NEW",
       },

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_CHANNELS, SANDBOX_MEMBERS, SANDBOX_USER_ID } from "../../dev/local/sandbox-fakes";
-import { DEFAULT_APPROVAL_POLICY, type ApprovalRule } from "../../lib/core/domain/approval-policy";
+import { DEFAULT_APPROVAL_POLICY, READS_AFTER_PROMPT_RULE, type ApprovalRule } from "../../lib/core/domain/approval-policy";
 import { PolicyMessages } from "../../lib/core/messages/policy";
 import { createDocumentClient } from "../../lib/store/dynamo-client";
 import { TeamSettingsStore } from "../../lib/store/team-settings";
@@ -137,6 +137,45 @@ describe("e2e: the approval policy decides who approves a Process", { timeout: 9
     await waitFor("the new plan runs", async () => (await page.thread(after)).some((m) => m.text === "実行 #1: 完了"), 30_000);
     expect((await page.history(after)).audit.find((a) => a.action === "process.approved")).toMatchObject({ actor: member, details: { rule: "policy.approver_user" } });
     await settings.savePolicy(TEAM, DEFAULT_APPROVAL_POLICY, SANDBOX_USER_ID, (await settings.get(TEAM)).approvalPolicy.updatedAt);
+  });
+});
+
+describe("e2e: a plan that only reads runs on the 実行方針 approval where the policy allows", { timeout: 90_000 }, () => {
+  const processCard = async (ts: string) => (await page.thread(ts)).find((m) => m.text.startsWith("実行ステップ"));
+
+  it("an accounting read (default: allowed): no Process click — the card informs, the audit names the rule and the 実行方針's approver", async () => {
+    const ts = await page.send("今月の取引の一覧を確認して");
+    expect((await page.approve(ts, "prompt")).status).toBe(200);
+    await waitFor("完了 without a Process click", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+    const h = await page.history(ts);
+    expect(h.processes[0]).toMatchObject({ status: "approved", decision: { actorId: SANDBOX_USER_ID, rule: READS_AFTER_PROMPT_RULE } });
+    expect(h.processes[0]?.approvalRule).toMatchObject({ writes: false, readDomains: ["accounting"], autoApproved: true });
+    expect(h.audit.find((a) => a.action === "process.approved")).toMatchObject({ actor: SANDBOX_USER_ID, details: { rule: READS_AFTER_PROMPT_RULE } });
+    expect(h.audit.some((a) => a.action === "process.approval_requested")).toBe(false);
+    expect(h.executions.map((e) => e.status)).toEqual(["completed"]);
+    expect(buildLedger(h.audit, { since: "2000-01-01", until: "2100-01-01" }).processApprovalsByRule).toEqual([{ rule: READS_AFTER_PROMPT_RULE, count: 1 }]);
+    // The 実行ステップ card is information: what runs, by whose approval, and no button.
+    const card = await processCard(ts);
+    expect(JSON.stringify(card?.blocks)).not.toMatch(/approve_version|review_full_plan|reject_version/);
+    expect(await cardText(ts)).toContain(PolicyMessages.readsAfterPrompt(SANDBOX_USER_ID));
+    expect(await cardText(ts)).toContain(PolicyMessages.readsAfterPromptNote(["accounting"]));
+  });
+
+  it("accounting reads switched off by an admin: the Process card waits for its approval as any plan (and HR reads always do by default)", async () => {
+    const current = (await settings.get(TEAM)).approvalPolicy;
+    await settings.savePolicy(TEAM, { ...DEFAULT_APPROVAL_POLICY, readsRunOnPromptApproval: { ...DEFAULT_APPROVAL_POLICY.readsRunOnPromptApproval, accounting: false } }, SANDBOX_USER_ID, current.updatedAt);
+    try {
+      const ts = await planWaiting("経費の取引を見せて");
+      const h = await page.history(ts);
+      expect(h.processes[0]).toMatchObject({ status: "pending_approval", approvalRule: { writes: false, autoApproved: false } });
+      expect(h.executions).toEqual([]);
+      // A read-only plan: its requester may approve it.
+      await page.approve(ts, "process");
+      await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+      expect((await page.history(ts)).audit.find((a) => a.action === "process.approved")).toMatchObject({ actor: SANDBOX_USER_ID, details: { rule: "policy.requester", via: "card" } });
+    } finally {
+      await settings.savePolicy(TEAM, DEFAULT_APPROVAL_POLICY, SANDBOX_USER_ID, (await settings.get(TEAM)).approvalPolicy.updatedAt);
+    }
   });
 });
 

@@ -54,7 +54,10 @@ describe("sandbox page in headless Chromium", () => {
     await page.click("#composer button[type=submit]");
     const thread = page.locator("#thread-messages");
     await thread.locator("button[data-action*='prompt']", { hasText: "承認" }).first().click({ timeout: 30_000 });
-    await thread.locator("button[data-action*='process']", { hasText: "承認" }).first().click({ timeout: 30_000 });
+    // Accounting reads run on the 実行方針 approval (the approval policy): the 実行ステップ card informs, no button.
+    const info = thread.locator(".msg", { hasText: "実行ステップ" }).filter({ hasText: "実行ステップの承認は不要です" });
+    await expect.poll(() => info.count(), { timeout: 30_000 }).toBe(1);
+    expect(await info.locator("button[data-action*='process']").count()).toBe(0);
     const done = thread.locator(".msg", { hasText: "実行 #1" }).filter({ hasText: "完了" });
     await expect.poll(() => done.count(), { timeout: 30_000 }).toBe(1);
     const text = await done.innerText();

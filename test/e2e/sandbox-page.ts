@@ -155,7 +155,12 @@ export class SandboxPage {
   async runToCompletion(text: string, file?: { name: string; mimetype: string; base64: string }): Promise<{ ts: string; card: PageMessage; history: TaskHistory }> {
     const ts = await this.send(text, file);
     await this.approve(ts, "prompt");
-    await this.approve(ts, "process");
+    // A plan that only reads may run on the 実行方針 approval (the approval policy): then nothing waits for a click.
+    const next = await waitFor("the Process waiting or approved by the policy", async () => {
+      const process = (await this.history(ts)).processes.at(-1);
+      return process?.status === "approved" ? "approved" : process?.status === "pending_approval" ? "waiting" : undefined;
+    });
+    if (next === "waiting") await this.approve(ts, "process");
     const card = await waitFor("完了 on the page", async () => (await this.thread(ts)).find((m) => m.text === "実行 #1: 完了"), 30_000);
     return { ts, card, history: await this.history(ts) };
   }

@@ -70,7 +70,7 @@ describe("sandbox (npm run dev without credentials)", { timeout: 60_000 }, () =>
     ]);
   }, 60_000);
 
-  it("「今月の取引一覧を見せて」: one read of this month's deals (JST), said in words on the Process card, to 完了", async () => {
+  it("「今月の取引一覧を見せて」: one read of this month's deals (JST), said in words, to 完了 on the 実行方針 approval alone", async () => {
     const sent = await post("/sandbox/api/message", { text: "今月の取引一覧を見せて" });
     const ts = sent.body.ts as string;
     await page.click(ts, "approve_version", (v) => v.kind === "prompt");
@@ -79,7 +79,7 @@ describe("sandbox (npm run dev without credentials)", { timeout: 60_000 }, () =>
     const pad = (n: number) => String(n).padStart(2, "0");
     const lastDay = new Date(Date.UTC(year, month, 0)).getUTCDate();
     await waitFor("the read said in words", async () => (await page.thread(ts)).find((m) => JSON.stringify(m.blocks ?? []).includes(`${year}年${month}月の取引（最大 20 件）`)), 30_000);
-    await page.click(ts, "approve_version", (v) => v.kind === "process");
+    // The approval policy lets accounting reads run on the 実行方針 approval: no Process click.
     await waitFor("完了 on the page", async () => (await page.thread(ts)).find((m) => m.text === "実行 #1: 完了"), 30_000);
     const h = await page.history(ts);
     // No unrequested extra read (an account-item list): the one read the request names, filtered to this month.

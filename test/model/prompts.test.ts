@@ -3,13 +3,17 @@ import { expect, it } from "vitest";
 import { L1_SYSTEM_PROMPT } from "../../lib/model/l1-task";
 import { L2_SYSTEM_PROMPT } from "../../lib/model/l2-prompt";
 import { L3_SYSTEM_PROMPT } from "../../lib/model/l3-process";
-import { GENERATED_FILE, renderPromptModule } from "../../lib/model/prompts/generate";
+import { CATALOGUE_FILE, GENERATED_FILE, renderCatalogueModule, renderPromptModule } from "../../lib/model/prompts/generate";
 import { PROMPT_TEXTS } from "../../lib/model/prompts/prompt-texts.generated";
 
 /** The prompts are Markdown files; the bundled module must match them (edit the .md, then regenerate). */
 
 it("prompt-texts.generated.ts matches the .md files (run `npx tsx lib/model/prompts/generate.ts` after editing a prompt)", () => {
   expect(readFileSync(GENERATED_FILE, "utf8")).toBe(renderPromptModule());
+});
+
+it("tool-catalogue.generated.ts is the catalogue the registry renders (run `npx tsx lib/model/prompts/generate.ts` after changing a tool or the vendored schemas)", () => {
+  expect(readFileSync(CATALOGUE_FILE, "utf8")).toBe(renderCatalogueModule());
 });
 
 it("each layer's system prompt is its Markdown file (L2 and L3 plus the tool list from the registry)", () => {

@@ -22,6 +22,7 @@ it("runs a whole task locally: L1 → L2 → approve → L3 → preview → appr
     "FirstProcess",
     "GenerateProcess",
     "PreviewProcess",
+    "ProcessApprovedByPolicy?",
     "AwaitProcessApproval",
     "ProcessDecision",
     "StartRun",

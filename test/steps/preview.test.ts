@@ -47,7 +47,9 @@ describe("PreviewProcess: before → after, before approval", () => {
     expect(path(execution)).toEqual(expect.arrayContaining(["GenerateProcess", "PreviewProcess", "AwaitProcessApproval"]));
     const order = path(execution);
     expect(order.indexOf("PreviewProcess")).toBe(order.indexOf("GenerateProcess") + 1);
-    expect(order.indexOf("AwaitProcessApproval")).toBe(order.indexOf("PreviewProcess") + 1);
+    // A plan that writes is never approved by the policy alone: the Choice sends it to the wait.
+    expect(order.indexOf("ProcessApprovedByPolicy?")).toBe(order.indexOf("PreviewProcess") + 1);
+    expect(order.indexOf("AwaitProcessApproval")).toBe(order.indexOf("PreviewProcess") + 2);
     // The first card with an approve button already carries the before → after.
     const firstApprovable = slackTexts(h).find((t) => t.includes("approve_version") && t.includes("実行ステップ"));
     expect(firstApprovable).toContain(SUMMARY);

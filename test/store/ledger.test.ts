@@ -69,17 +69,21 @@ describe("ledger report from the audit log", () => {
       e("H", "execution.started", "2026-11-08T00:01:00Z"),
       e("H", "error.L4", "2026-11-08T00:02:00Z", { layer: "L4", errorType: "AuthError" }),
       e("I", "error.L3", "2026-11-09T00:02:00Z", { layer: "L3", errorType: "AuthError" }),
+      e("J", "execution.started", "2026-11-10T00:01:00Z"),
+      e("J", "error.L4", "2026-11-10T00:02:00Z", { layer: "L4", errorType: "FreeeThrottledError" }),
     ];
     const ledger = buildLedger(runs, { since: "2026-11-01", until: "2026-11-30" });
-    expect(ledger.runsNotCompleted).toEqual({ IncompleteRunError: 1, AuthError: 1, FreeeCompanyChangedError: 0, WriteOutcomeUnknownError: 0 });
+    expect(ledger.runsNotCompleted).toEqual({ IncompleteRunError: 1, AuthError: 1, FreeeCompanyChangedError: 0, FreeeThrottledError: 1, WriteOutcomeUnknownError: 0 });
     expect(ledger.tasks.filter((t) => t.outcome === "failed").map((t) => [t.taskId, t.errorClass])).toEqual([
       ["G", "IncompleteRunError"],
       ["H", "AuthError"],
       ["I", "AuthError"],
+      ["J", "FreeeThrottledError"],
     ]);
     expect(ledger.byOutcome.completed).toBe(0);
     const text = renderLedger(ledger);
     expect(text).toMatch(/IncompleteRunError\s+1/);
     expect(text).toMatch(/L4\s+AuthError\s+1/);
+    expect(text).toMatch(/FreeeThrottledError\s+1/);
   });
 });

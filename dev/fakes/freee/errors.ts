@@ -41,6 +41,9 @@ export function serverErrorBody(status: number): unknown {
   return { status_code: status, errors: [{ type: status === 503 ? "error" : "status", messages: [message] }] };
 }
 
+/** freee's count windows: the hour (every API), and invoice's minute and day. */
+export type RateWindow = "hour" | "minute" | "day";
+
 export interface RateLimitState {
   limit: number;
   remaining: number;
@@ -48,6 +51,8 @@ export interface RateLimitState {
   reset: Date;
   /** Window length in seconds (accounting's `meta.period`). */
   periodSeconds: number;
+  /** Invoice's shorter and longer windows, reported beside the hour's (invoice.openapi.yml info.description). */
+  others?: { window: Exclude<RateWindow, "hour">; limit: number; remaining: number; reset: Date }[];
 }
 
 /** freee prints reset times in JST with an offset (`2023-01-13T10:22:29+09:00`). */
@@ -56,13 +61,40 @@ export function jstIso(date: Date): string {
   return `${jst.toISOString().slice(0, 19)}+09:00`;
 }
 
-/** The X-RateLimit-* headers freee sends (accounting spells them in lower case; HTTP headers are case-blind). */
-export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
-  return {
+/** Invoice prints its reset times in UTC with microseconds (`2018-01-01T12:00:00.000000Z`). */
+export function invoiceIso(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}.000000Z`;
+}
+
+/**
+ * The X-RateLimit-* headers freee sends (accounting spells them in lower case; HTTP headers are case-blind). Invoice
+ * adds `X-Ratelimit-*-Minute` and `X-RateLimit-*-Day`, spelt as its schema spells them.
+ */
+export function rateLimitHeaders(state: RateLimitState, api?: FreeeApi): Record<string, string> {
+  const time = api === "invoice" ? invoiceIso : jstIso;
+  const headers: Record<string, string> = {
     "x-ratelimit-limit": String(state.limit),
     "x-ratelimit-remaining": String(Math.max(0, state.remaining)),
-    "x-ratelimit-reset": jstIso(state.reset),
+    "x-ratelimit-reset": time(state.reset),
   };
+  for (const o of state.others ?? []) {
+    const [prefix, suffix] = o.window === "minute" ? ["X-Ratelimit", "Minute"] : ["X-RateLimit", "Day"];
+    headers[`${prefix}-Limit-${suffix}`] = String(o.limit);
+    headers[`${prefix}-Remaining-${suffix}`] = String(Math.max(0, o.remaining));
+    headers[`${prefix}-Reset-${suffix}`] = time(o.reset);
+  }
+  return headers;
+}
+
+/**
+ * freee's throttle (「一定期間に過度のアクセスを検知した場合、APIアクセスをコントロール…403」, every schema's
+ * info.description). The schemas give it no body: this is the API's own 403 body shape carrying the schema's words,
+ * which is what lib/freee/freee-response.ts recognises it by.
+ */
+export const THROTTLE_MESSAGE = "一定期間に過度のアクセスを検知したため、APIアクセスを制限しています。制限がかかってから10分程度が過ぎると再度使用することができます。";
+
+export function throttledBody(api: FreeeApi): unknown {
+  return forbiddenBody(api, THROTTLE_MESSAGE);
 }
 
 export function tooManyRequestsBody(api: FreeeApi, state: RateLimitState): unknown {

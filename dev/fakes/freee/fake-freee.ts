@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { apiOfPath, checkRequest, type FreeeApi } from "../../../lib/freee/openapi/validator";
 import { checkResponse } from "../../../lib/freee/openapi/responses";
 import { json, listen, LOST_REPLY, pathMatches, sleep, type FakeReply, type ListeningFake } from "../http";
-import { badRequestBody, defaultErrorBody, notFoundBody, rateLimitHeaders, tooManyRequestsBody, unauthorizedBody, type RateLimitState, type Unauthorized } from "./errors";
+import { badRequestBody, defaultErrorBody, notFoundBody, rateLimitHeaders, throttledBody, tooManyRequestsBody, unauthorizedBody, type RateLimitState, type RateWindow, type Unauthorized } from "./errors";
 import { ROUTES } from "./routes";
 import { MORE_ROUTES } from "./routes-more";
 import { seedCompany, type CompanyData } from "./state";
@@ -12,7 +12,8 @@ import { seedCompany, type CompanyData } from "./state";
  * refresh tokens) and the accounting, HR and invoice operations vendored in lib/freee/openapi, on one base URL
  * (`FREEE_API_BASE_URL = FREEE_OAUTH_BASE_URL = fake.url`). Strict as freee is: a request its schema rejects gets
  * freee's 400 body; a bad or expired token 401 `expired_access_token`; a company the token's user does not
- * belong to 401 `company_not_found`; an unknown record 404; past a rate limit 429 with X-RateLimit-* headers.
+ * belong to 401 `company_not_found`; an unknown record 404; past a rate limit 429 with X-RateLimit-* headers (invoice:
+ * an hour, a minute and a day window); while throttled (`throttle`) 403 for ten minutes, as the schemas describe.
  * Writes change the state, so a read after a write sees it. Every success body is checked against the vendored
  * response schema (a fake that answers what freee would not fails loudly).
  */
@@ -81,7 +82,8 @@ export class FakeFreee {
   private readonly refreshTokens = new Map<string, Grant>();
   private readonly codes = new Map<string, Grant & { companyId?: number }>();
   private readonly faults: FaultRule[] = [];
-  private readonly limits = new Map<FreeeApi, { limit: number; windowMs: number; windowStart: number; used: number }>();
+  private readonly limits = new Map<FreeeApi, Map<RateWindow, { limit: number; windowMs: number; windowStart: number; used: number }>>();
+  private throttledUntil = Number.NEGATIVE_INFINITY;
   private readonly clock: () => number;
   private readonly o: Required<Omit<FakeFreeeOptions, "companies" | "clock">>;
   private server: ListeningFake | undefined;
@@ -95,8 +97,10 @@ export class FakeFreee {
       accessTokenTtlSeconds: options.accessTokenTtlSeconds ?? 21_600,
       unknownProperties: options.unknownProperties ?? "ignore",
     };
-    // freee HR: 10,000 requests an hour, reported on every response.
+    // freee HR: 10,000 requests an hour; invoice: 1,500 an hour, 30 a minute, 3,000 a day (the smallest plan's);
+    // both reported on every response.
     this.setRateLimit("hr", { limit: 10_000, windowSeconds: 3600 });
+    this.setRateLimit("invoice", { limit: 1500, windowSeconds: 3600, perMinute: 30, perDay: 3000 });
   }
 
   async start(port?: number): Promise<this> {
@@ -163,10 +167,25 @@ export class FakeFreee {
     this.faults.length = 0;
   }
 
-  /** At most `limit` requests to one API per window; past it 429 with freee's headers and body. */
-  setRateLimit(api: FreeeApi, rule: { limit: number; windowSeconds: number } | undefined): void {
-    if (rule === undefined) this.limits.delete(api);
-    else this.limits.set(api, { limit: rule.limit, windowMs: rule.windowSeconds * 1000, windowStart: this.clock(), used: 0 });
+  /**
+   * At most `limit` requests to one API per window (and `perMinute` / `perDay` more, as invoice counts); past any of
+   * them 429 with freee's headers and body. Every window starts now.
+   */
+  setRateLimit(api: FreeeApi, rule: { limit: number; windowSeconds: number; perMinute?: number; perDay?: number } | undefined): void {
+    if (rule === undefined) {
+      this.limits.delete(api);
+      return;
+    }
+    const start = this.clock();
+    const windows = new Map<RateWindow, { limit: number; windowMs: number; windowStart: number; used: number }>([["hour", { limit: rule.limit, windowMs: rule.windowSeconds * 1000, windowStart: start, used: 0 }]]);
+    if (rule.perMinute !== undefined) windows.set("minute", { limit: rule.perMinute, windowMs: 60_000, windowStart: start, used: 0 });
+    if (rule.perDay !== undefined) windows.set("day", { limit: rule.perDay, windowMs: 86_400_000, windowStart: start, used: 0 });
+    this.limits.set(api, windows);
+  }
+
+  /** freee's throttle: every API request answers 403 for `forMs` (freee: 「10分程度」) from now. */
+  throttle(forMs = 10 * 60_000): void {
+    this.throttledUntil = this.clock() + forMs;
   }
 
   apiRequests(path?: string | RegExp): RecordedRequest[] {
@@ -235,8 +254,9 @@ export class FakeFreee {
     if (r.path === "/public_api/authorize" && r.method === "GET") return this.authorize(r, url);
     if (api === undefined) return this.answer(r, 404, notFoundBody("accounting", "Not Found"));
 
+    if (this.clock() < this.throttledUntil) return this.answer(r, 403, throttledBody(api));
     const limited = this.countRequest(api);
-    if (limited !== undefined) return this.answer(r, 429, tooManyRequestsBody(api, limited), rateLimitHeaders(limited));
+    if (limited !== undefined) return this.answer(r, 429, tooManyRequestsBody(api, limited), rateLimitHeaders(limited, api));
 
     const bearer = /^Bearer (.+)$/.exec(r.authorization ?? "")?.[1];
     const grant = bearer === undefined ? undefined : this.accessTokens.get(bearer);
@@ -289,27 +309,39 @@ export class FakeFreee {
     return json(status, body, { "x-freee-request-id": randomBytes(8).toString("hex"), ...headers });
   }
 
-  /** Counts a request against its API's window; the state past the limit, or undefined while within it. */
+  /** Counts a request against its API's windows; the state past any limit, or undefined while within them all. */
   private countRequest(api: FreeeApi): RateLimitState | undefined {
-    const l = this.limits.get(api);
-    if (l === undefined) return undefined;
+    const windows = this.limits.get(api);
+    if (windows === undefined) return undefined;
     const now = this.clock();
-    if (now - l.windowStart >= l.windowMs) Object.assign(l, { windowStart: now, used: 0 });
-    l.used += 1;
-    return l.used > l.limit ? this.rateState(api) : undefined;
+    let over = false;
+    for (const w of windows.values()) {
+      if (now - w.windowStart >= w.windowMs) Object.assign(w, { windowStart: now, used: 0 });
+      w.used += 1;
+      if (w.used > w.limit) over = true;
+    }
+    return over ? this.rateState(api) : undefined;
   }
 
   private rateState(api: FreeeApi): RateLimitState | undefined {
-    const l = this.limits.get(api);
-    if (l === undefined) return undefined;
-    return { limit: l.limit, remaining: l.limit - l.used, reset: new Date(l.windowStart + l.windowMs), periodSeconds: l.windowMs / 1000 };
+    const windows = this.limits.get(api);
+    const hour = windows?.get("hour");
+    if (windows === undefined || hour === undefined) return undefined;
+    const others = [...windows].filter((e): e is ["minute" | "day", typeof hour] => e[0] !== "hour").map(([window, w]) => ({ window, limit: w.limit, remaining: w.limit - w.used, reset: new Date(w.windowStart + w.windowMs) }));
+    return {
+      limit: hour.limit,
+      remaining: hour.limit - hour.used,
+      reset: new Date(hour.windowStart + hour.windowMs),
+      periodSeconds: hour.windowMs / 1000,
+      ...(others.length === 0 ? {} : { others }),
+    };
   }
 
   /** HR and invoice report the usage on every response; accounting only on a 429. */
   private rateHeaders(api: FreeeApi | undefined): Record<string, string> {
     if (api === undefined || api === "accounting") return {};
     const state = this.rateState(api);
-    return state === undefined ? {} : rateLimitHeaders(state);
+    return state === undefined ? {} : rateLimitHeaders(state, api);
   }
 
   private authorize(r: RecordedRequest, url: URL): Response {

@@ -128,7 +128,10 @@ export type Judgement =
   | { allowed: true; rule: ApprovalRuleName; via: { kind: "user" } | { kind: "usergroup"; usergroupId: string } | { kind: "admin" } | { kind: "requester" } }
   | { allowed: false; reason: "self_approval" | "not_approver" | "already_approved" };
 
-export type ApprovalRuleName = "policy.requester" | "policy.approver_user" | "policy.approver_usergroup" | "policy.admin";
+export type ApprovalRuleName = "policy.requester" | "policy.approver_user" | "policy.approver_usergroup" | "policy.admin" | typeof READS_AFTER_PROMPT_RULE;
+
+/** A plan that only reads, run on its 実行方針 approval because the policy lets its domains' reads do so. */
+export const READS_AFTER_PROMPT_RULE = "policy.reads_after_prompt_approval";
 
 export function judgeApproval(rule: ApprovalRule, who: ClickerFacts): Judgement {
   if (who.approvedBy.includes(who.userId)) return { allowed: false, reason: "already_approved" };

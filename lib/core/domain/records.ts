@@ -291,7 +291,7 @@ export const RunWritesSchema = z.object({
 export type RunWrites = z.infer<typeof RunWritesSchema>;
 
 /** The failures the freee MCP server stamps on a run (the connection failed, or acts on another company now). */
-export const RUN_FAULT_ERRORS = ["AuthError", "FreeeCompanyChangedError"] as const;
+export const RUN_FAULT_ERRORS = ["AuthError", "FreeeCompanyChangedError", "FreeeThrottledError"] as const;
 
 export const ExecutionSchema = z.object({
   taskId: z.string().check(z.minLength(1)),

@@ -39,7 +39,8 @@ export const TASK_TRANSITIONS: Transitions<TaskStatus> = {
 };
 
 export const VERSION_TRANSITIONS: Transitions<VersionStatus> = {
-  generating: ["pending_approval", "failed"],
+  // → approved: a plan that only reads, approved by its 実行方針 approval where the policy allows (lib/steps/read-only-approval.ts).
+  generating: ["pending_approval", "approved", "failed"],
   pending_approval: ["approved", "rejected", "expired", "failed"],
   approved: [],
   rejected: [],

@@ -50,6 +50,13 @@ export class RateLimitedError extends TransientError {
     this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
+/**
+ * freee's 403 throttle (「一定期間に過度のアクセスを検知した場合…10分程度」): a rate limit no retry inside the next minutes
+ * helps, so the state machines catch it without a retry and the user is told when to run again.
+ */
+export class FreeeThrottledError extends RateLimitedError {
+  override readonly name: string = "FreeeThrottledError";
+}
 /** 5xx, including Anthropic's 529 overloaded. */
 export class UpstreamServerError extends TransientError {
   override readonly name: string = "UpstreamServerError";
@@ -235,6 +242,7 @@ export const ErrorNames = {
     "BadRequestError",
     "AuthError",
     "FreeeCompanyChangedError",
+    "FreeeThrottledError",
     "FatalConfigError",
     "StateConflictError",
     "IllegalTransitionError",

@@ -177,6 +177,21 @@ export const FreeeCompanyChangedMessages = {
   cardNote: "freee の接続先を別の事業所に切り替えると、この計画は承認できなくなり、承認済みでも freee を操作せずに止まります（新しい事業所でプレビューし直すため、もう一度依頼してください）。",
 } as const;
 
+/**
+ * freee's 403 throttle (FreeeThrottledError): freee stopped the app's API access for about ten minutes after too many
+ * calls. The run ends (no freee call can succeed until then); the card says to run it again later.
+ */
+export const FreeeThrottledMessages = {
+  slack: "freee のアクセス制限中です。短時間に多くのアクセスがあったため、freee が API の利用を 10 分ほど止めています。時間をおいてから [再実行] してください（済んだ手順は繰り返しません）。",
+} as const;
+
+/** The throttle with the time it lifts (JST, from freee's ten minutes), for the agent and the audit log. */
+export function freeeThrottledMessage(resetAt: string | undefined): string {
+  const at = resetAt === undefined ? Number.NaN : Date.parse(resetAt);
+  const when = Number.isNaN(at) ? "10 分ほど経ってから" : `${new Date(at + 9 * 3_600_000).toISOString().slice(11, 16)}（日本時間）以降に`;
+  return `freee のアクセス制限中です。${when}再実行してください。この実行では freee のツールを呼ばずに、アクセス制限のため実行できなかったと報告して終えてください。`;
+}
+
 /** freee's rate limit, with when it resets when freee said so. */
 export function freeeRateLimitedMessage(retryAfterSeconds: number | undefined): string {
   const head = "freee API の利用回数制限に達しました。";
@@ -234,12 +249,14 @@ export function failureMessageFor(layer: "L1" | "L2" | "L3" | "L4", errorName?: 
       if (errorName === "AuthError") return withFreeePlace(SlackMessages.freeeConnectionFailed);
       // A plan (not yet run) previewed against another company than the connection's now: it must be previewed again.
       if (errorName === "FreeeCompanyChangedError") return FreeeCompanyChangedMessages.invalidated;
+      if (errorName === "FreeeThrottledError") return FreeeThrottledMessages.slack;
       return SlackMessages.l3Failed;
     case "L4":
       if (errorName === "RunTimeoutError") return SlackMessages.l4TimedOut;
       if (errorName === "AuthError") return withFreeePlace(SlackMessages.freeeConnectionFailed);
       if (errorName === "FreeeCompanyChangedError") return FreeeCompanyChangedMessages.slack;
       if (errorName === "WriteOutcomeUnknownError") return WriteOutcomeUnknownMessages.slack;
+      if (errorName === "FreeeThrottledError") return FreeeThrottledMessages.slack;
       return SlackMessages.l4Failed;
   }
 }

@@ -1,4 +1,4 @@
-import { DOMAIN_LABEL, type ApprovalRule } from "../domain/approval-policy";
+import { DOMAIN_LABEL, type ApprovalRule, type PolicyDomain } from "../domain/approval-policy";
 
 /**
  * The approval policy's words (docs/architecture.md, messages): the reply to a click the policy does not allow,
@@ -28,6 +28,14 @@ export const PolicyMessages = {
     const because = rule.twoBecause.map((b) => (b === "amount" ? "合計金額が基準を超える" : "注意事項がある")).join("・");
     const need = rule.required === 2 ? `この計画は${because}ため、別々の 2 人の承認が必要です。` : "";
     return `${need}${done}${left > 0 ? `あと ${left} 人の承認が必要です。` : ""}`;
+  },
+  /** A plan that only reads, run on its 実行方針 approval: the Process card is shown as information. */
+  readsAfterPrompt(actorId: string): string {
+    return `実行方針の承認（<@${actorId}>）で実行します — 読み取りだけの計画のため、実行ステップの承認は不要です`;
+  },
+  readsAfterPromptNote(domains: readonly PolicyDomain[]): string {
+    const what = domains.map((d) => DOMAIN_LABEL[d]).join("・");
+    return `承認ルール: ${what === "" ? "" : `${what}の`}読み取りは実行方針の承認だけで実行できます（管理者が App Home で変更できます）。この表示は確認用です。`;
   },
   snapshot(rule: ApprovalRule): string {
     const at = (rule.policyUpdatedAt ?? rule.snapshotAt).slice(0, 16).replace("T", " ");

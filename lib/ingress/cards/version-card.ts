@@ -6,6 +6,8 @@ import { ActionIds, actions, context, escapeMrkdwn, header, inlineMrkdwn, quote,
 import { chunk } from "../../preview/plan";
 import { processApprovalBlocks, processContentBlocks } from "./process-card";
 import { approvalStatusBlocks } from "../approval-status";
+import { READS_AFTER_PROMPT_RULE } from "../../core/domain/approval-policy";
+import { PolicyMessages } from "../../core/messages/policy";
 import { isMasked, maskedApprovalBlocks, maskedContentBlocks } from "../public-masking";
 
 const TITLE: Record<VersionKind, string> = { prompt: "実行方針", process: "実行ステップ" };
@@ -57,7 +59,12 @@ export function renderVersionCard(history: TaskHistory, kind: VersionKind, links
       break;
     case "approved":
       blocks.push(...contentBlocks(task, record));
-      blocks.push(section(`:white_check_mark: *承認済み (${v})*${record.decision ? ` — ${user(record.decision.actorId)}` : ""}`));
+      if (record.kind === "process" && record.decision?.rule === READS_AFTER_PROMPT_RULE) {
+        // Approved by the 実行方針 approval under the policy: this card informs, it asks nothing.
+        blocks.push(section(`:information_source: *${PolicyMessages.readsAfterPrompt(record.decision.actorId)}*`), context(PolicyMessages.readsAfterPromptNote(record.approvalRule?.readDomains ?? [])));
+      } else {
+        blocks.push(section(`:white_check_mark: *承認済み (${v})*${record.decision ? ` — ${user(record.decision.actorId)}` : ""}`));
+      }
       if (record.kind === "process") blocks.push(...approvalStatusBlocks(record));
       text = `${title} ${v}: 承認済み`;
       break;

@@ -18,6 +18,9 @@ describe("status transitions as data", () => {
     expect(canTransition("version", "pending_approval", "rejected")).toBe(true);
     expect(canTransition("version", "generating", "failed")).toBe(true);
     expect(canTransition("version", "pending_approval", "expired")).toBe(true);
+    // A plan that only reads, approved by its 実行方針 approval (never rejected without a person).
+    expect(canTransition("version", "generating", "approved")).toBe(true);
+    expect(canTransition("version", "generating", "rejected")).toBe(false);
   });
 
   it("executions: pending → running → completed / failed / cancelled / timed_out", () => {

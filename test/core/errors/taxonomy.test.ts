@@ -25,7 +25,7 @@ import {
   TruncatedResponseError,
   UpstreamServerError,
   UpstreamTimeoutError,
-  type ErrorKind, FreeeCompanyChangedError } from "../../../lib/core/errors/taxonomy";
+  type ErrorKind, FreeeCompanyChangedError, FreeeThrottledError } from "../../../lib/core/errors/taxonomy";
 
 // The error table of docs/architecture.md, one row each: class → kind. The name is what Step Functions' ErrorEquals matches.
 const rows: Array<[string, () => AppError, ErrorKind]> = [
@@ -42,6 +42,7 @@ const rows: Array<[string, () => AppError, ErrorKind]> = [
   ["MalformedOutputError", () => new MalformedOutputError("x"), "business"],
   ["AuthError", () => new AuthError("x"), "auth"],
   ["FreeeCompanyChangedError", () => new FreeeCompanyChangedError("x"), "auth"],
+  ["FreeeThrottledError", () => new FreeeThrottledError("x", { retryAfterSeconds: 600 }), "transient"],
   ["BadRequestError", () => new BadRequestError("x"), "business"],
   ["FatalConfigError", () => new FatalConfigError("x"), "fatal"],
   ["RunTimeoutError", () => new RunTimeoutError("x"), "timeout"],

@@ -1,0 +1,57 @@
+import { build } from "esbuild";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { bundlingOf, FUNCTIONS_DIR, isStepFunction, lambdaFunctions } from "../../bench/functions";
+import { esbuildOptions, type LambdaBundling } from "../../infra/bundling";
+
+/**
+ * What each step Lambda and the freee MCP Lambda carry, on the esbuild output the stack ships (infra/bundling.ts,
+ * bench/functions.ts bundlingOf): at most 1 MiB each, and none of the modules its step never runs (docs/bench.md,
+ * every Lambda). The cold-start ratios themselves are the bench's (`npm run bench:functions`); these are the
+ * contents that make them.
+ */
+interface Bundle {
+  bytes: number;
+  inputs: string[];
+}
+
+const bundles: Record<string, Bundle> = {};
+const MCP = "freee-mcp";
+const judged = () => [...lambdaFunctions().filter(isStepFunction), MCP];
+
+beforeAll(async () => {
+  const groups = new Map<LambdaBundling, string[]>();
+  for (const fn of judged()) groups.set(bundlingOf(fn), [...(groups.get(bundlingOf(fn)) ?? []), fn]);
+  for (const [bundling, fns] of groups) {
+    const result = await build({
+      ...esbuildOptions(bundling),
+      entryPoints: Object.fromEntries(fns.map((fn) => [`${fn}/index`, join(FUNCTIONS_DIR, fn, "handler.ts")])),
+      outdir: "/bundle-test",
+      outExtension: { ".js": ".mjs" },
+      metafile: true,
+      write: false,
+    });
+    for (const [path, output] of Object.entries(result.metafile.outputs)) {
+      const fn = /([^/]+)\/index\.mjs$/.exec(path)?.[1];
+      if (fn !== undefined && fns.includes(fn)) bundles[fn] = { bytes: output.bytes, inputs: Object.keys(output.inputs) };
+    }
+  }
+}, 120_000);
+
+/** The freee tool registry with its schemas and validators, and what only it brings. */
+const REGISTRY = [/node_modules\/ajv\//, /node_modules\/ajv-formats\//, /^lib\/freee\/openapi\//, /^lib\/freee\/tools\/(registry|define|typed-tools|generic-tools|upload-tool|normalise)\.ts$/];
+const carries = (fn: string, patterns: RegExp[]) => bundles[fn]!.inputs.filter((path) => patterns.some((re) => re.test(path)));
+
+describe("step and MCP bundles", () => {
+  it("every step Lambda and the freee MCP Lambda is at most 1 MiB", () => {
+    expect(Object.keys(bundles).sort()).toEqual(judged().sort());
+    const over = Object.entries(bundles).filter(([, b]) => b.bytes > 2 ** 20).map(([fn, b]) => `${fn} ${b.bytes}`);
+    expect(over).toEqual([]);
+  });
+
+  it("GeneratePrompt carries the tool catalogue as text, not the registry it is rendered from", () => {
+    expect(carries("generate-prompt", REGISTRY)).toEqual([]);
+    expect(bundles["generate-prompt"]!.inputs).toContain("lib/model/prompts/tool-catalogue.generated.ts");
+    expect(bundles["generate-prompt"]!.inputs).not.toContain("lib/model/tool-catalogue.ts");
+  });
+});
