@@ -1,4 +1,4 @@
-import { SlackMessages } from "../../core/messages/ja";
+import { FreeeFirstMessages, SlackMessages } from "../../core/messages/ja";
 import { context, type Card } from "./blocks";
 
 /** Links a card may carry out of Slack. */
@@ -8,10 +8,12 @@ export interface CardLinks {
 }
 
 /**
- * Under 「freee への接続に失敗しました。管理画面で接続状態を確認してください。」, the second sentence as a link to the
- * web admin's 設定 (where the connection's status is shown and an admin reconnects).
+ * Under 「freee への接続に失敗しました。管理画面で接続状態を確認してください。」 (and its line naming the ホーム tab), and
+ * under the freee-first stop, the web admin's 設定 as a link (where the connection's status is shown and an admin
+ * reconnects).
  */
 export function adminLinkBlocks(message: string, links: CardLinks): Card["blocks"] {
-  if (links.adminUrl === undefined || message !== SlackMessages.freeeConnectionFailed) return [];
+  const aboutFreee = message.startsWith(SlackMessages.freeeConnectionFailed) || message.startsWith(FreeeFirstMessages.notUsable);
+  if (links.adminUrl === undefined || !aboutFreee) return [];
   return [context(`<${links.adminUrl}/settings|管理画面で接続状態を確認する>`)];
 }
