@@ -51,7 +51,7 @@ async function expectStoppedBeforeAnyPlan(reason: "not_connected" | "reauth_requ
   expect(card).toContain("失敗");
   expect(card).toContain("管理者");
   expect(card).toContain("「ホーム」タブ");
-  expect(card).toContain("<https://web.example/admin/settings|管理画面で接続状態を確認する>");
+  expect(card).toContain("<https://web.example/admin/settings|管理画面の設定>");
   expect(card).not.toContain('"type":"actions"');
   // What Slack got is that card (the thread's one message, updated), not a plan.
   expect(slackTexts(h).some((t) => t.includes("実行方針"))).toBe(false);

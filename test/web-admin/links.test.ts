@@ -18,10 +18,10 @@ describe("links to the web admin", () => {
     expect(webAdminUrlFromEnv({})).toBeUndefined();
   });
 
-  it("an Execution card failed by the freee connection links its second sentence to 設定", () => {
+  it("an Execution card failed by the freee connection links 設定 on the line under the message", () => {
     const card = renderExecutionCard(history as never, 1, { maxReruns: 3 }, { adminUrl: "https://web.example/admin" });
     expect(text(card.blocks)).toContain(SlackMessages.freeeConnectionFailed);
-    expect(text(card.blocks)).toContain("<https://web.example/admin/settings|管理画面で接続状態を確認する>");
+    expect(text(card.blocks)).toContain("<https://web.example/admin/settings|管理画面の設定>");
     // Another failure, or no URL: no link.
     expect(text(renderExecutionCard({ ...history, executions: [{ ...execution, errorName: "AgentRunFailedError" }] } as never, 1, { maxReruns: 3 }, { adminUrl: "https://web.example/admin" }).blocks)).not.toContain("/admin/settings");
     expect(text(renderExecutionCard(history as never, 1, { maxReruns: 3 }).blocks)).not.toContain("/admin/settings");

@@ -5,7 +5,7 @@ import type { CardState as TaskHistory } from "../../core/domain/card-refresher"
 import { ActionIds, actions, codeCell, context, header, inlineMrkdwn, quotedMrkdwn, section, user, type Card } from "./blocks";
 import { PrivacyTexts } from "../../core/messages/policy";
 import { isMasked, maskedChangeBlocks } from "../public-masking";
-import { adminLinkBlocks, type CardLinks } from "./admin-link";
+import type { CardLinks } from "./admin-link";
 import { changeBlocks, ranBlocks, stepBlocks, stepLines, tableBlocks, type StepLine } from "./execution-steps";
 
 export const CANCELLING_TEXT = "中止中...";
@@ -77,8 +77,8 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
     case "failed":
     case "timed_out": {
       const errorName = execution.status === "timed_out" ? "RunTimeoutError" : execution.errorName;
-      const message = failureMessageFor("L4", errorName);
-      blocks.push(section(`:warning: ${message}`), ...adminLinkBlocks(message, links));
+      const message = failureMessageFor("L4", errorName, links);
+      blocks.push(section(`:warning: ${message}`));
       const why = execution.status === "failed" ? agentFailureMessageFor(execution.agentFailure?.reason) : undefined;
       if (why !== undefined) blocks.push(context(`原因: ${why}`));
       const missing = execution.completion?.writeStepsMissing ?? [];

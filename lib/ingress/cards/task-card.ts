@@ -1,6 +1,6 @@
 import type { CardState as TaskHistory } from "../../core/domain/card-refresher";
 import { failureMessageFor, limitMessageFor, NotARequestMessages } from "../../core/messages/ja";
-import { adminLinkBlocks, type CardLinks } from "./admin-link";
+import type { CardLinks } from "./admin-link";
 import { context, escapeMrkdwn, header, inlineMrkdwn, quotedMrkdwn, section, user, type Card } from "./blocks";
 
 const STATUS_LABEL: Record<TaskHistory["task"]["status"], string> = {
@@ -29,11 +29,8 @@ export function renderTaskCard(history: TaskHistory, links: CardLinks = {}): Car
     blocks.push(section(lines.join("\n")));
   }
   let statusText = `*状態*: ${STATUS_LABEL[task.status]}`;
-  let failureLinks: Card["blocks"] = [];
   if (task.status === "failed" && task.failure !== undefined && task.failure.layer === "L1") {
-    const message = failureMessageFor("L1", task.failure.errorName);
-    statusText = `*状態*: 失敗\n${message}`;
-    failureLinks = adminLinkBlocks(message, links);
+    statusText = `*状態*: 失敗\n${failureMessageFor("L1", task.failure.errorName, links)}`;
   } else if (task.status === "closed" && task.closedReason === "regeneration_limit") {
     // Whichever review hit the limit sits at 1 + the regenerations allowed; the other cannot be beyond it.
     const regenerations = Math.max(task.currentPromptVersion, task.currentProcessVersion) - 1;
@@ -41,7 +38,7 @@ export function renderTaskCard(history: TaskHistory, links: CardLinks = {}): Car
   } else if (task.status === "closed" && task.closedReason === "approval_expired") {
     statusText = "*状態*: 終了\n承認期限が切れました。タスクを新しく作成してください。";
   }
-  blocks.push(section(statusText), ...failureLinks);
+  blocks.push(section(statusText));
   blocks.push(context(`依頼者: ${user(task.requesterId)}`));
   const text = task.spec === undefined ? `タスク: ${STATUS_LABEL[task.status]}` : `タスク「${task.spec.title}」: ${STATUS_LABEL[task.status]}`;
   return { text, blocks };
