@@ -202,8 +202,11 @@ export function freeeThrottledMessage(resetAt: string | undefined): string {
 }
 
 /** freee's rate limit, with when it resets when freee said so. */
+/** The opening of every freee rate-limit message (lib/core/messages/freee-refusals.ts reads it back). */
+export const FREEE_RATE_LIMITED_HEAD = "freee API の利用回数制限に達しました。";
+
 export function freeeRateLimitedMessage(retryAfterSeconds: number | undefined): string {
-  const head = "freee API の利用回数制限に達しました。";
+  const head = FREEE_RATE_LIMITED_HEAD;
   if (retryAfterSeconds === undefined) return `${head}時間をおいて実行してください。`;
   const wait = retryAfterSeconds >= 120 ? `約 ${Math.ceil(retryAfterSeconds / 60)} 分` : `約 ${Math.max(1, Math.ceil(retryAfterSeconds))} 秒`;
   return `${head}制限は${wait}後に解除されます。それ以降に実行してください。`;
