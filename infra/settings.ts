@@ -86,6 +86,8 @@ export function loadStackSettings(node: Node): StackSettings {
     maxRegenerations: int("maxRegenerations"),
     maxReruns: int("maxReruns"),
     approvalTimeoutSeconds: int("approvalTimeoutSeconds"),
+    warnChangePercent: int("warnChangePercent"),
+    warnChangeYen: int("warnChangeYen"),
     logRetentionDays: int("logRetentionDays"),
     l1Model: str("l1Model"),
     l2Model: str("l2Model"),
@@ -127,6 +129,8 @@ export function limitsEnvironment(settings: StackSettings): Record<string, strin
     MAX_REGENERATIONS: String(settings.maxRegenerations),
     MAX_RERUNS: String(settings.maxReruns),
     APPROVAL_TIMEOUT_SECONDS: String(settings.approvalTimeoutSeconds),
+    WARN_CHANGE_PERCENT: String(settings.warnChangePercent),
+    WARN_CHANGE_YEN: String(settings.warnChangeYen),
     ADMIN_USER_IDS: settings.adminUserIds.join(","),
   };
 }

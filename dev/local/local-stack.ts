@@ -137,6 +137,8 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
     maxRegenerations: intSetting("MAX_REGENERATIONS", get("MAX_REGENERATIONS"), DEFAULT_LIMITS.maxRegenerations),
     maxReruns: intSetting("MAX_RERUNS", get("MAX_RERUNS"), DEFAULT_LIMITS.maxReruns),
     approvalTimeoutSeconds: intSetting("APPROVAL_TIMEOUT_SECONDS", get("APPROVAL_TIMEOUT_SECONDS"), DEFAULT_LIMITS.approvalTimeoutSeconds),
+    warnChangePercent: intSetting("WARN_CHANGE_PERCENT", get("WARN_CHANGE_PERCENT"), DEFAULT_LIMITS.warnChangePercent),
+    warnChangeYen: intSetting("WARN_CHANGE_YEN", get("WARN_CHANGE_YEN"), DEFAULT_LIMITS.warnChangeYen),
   };
   // The fault panel stands in front of the sandbox's own model and freee (dev/chaos brings its own proxies).
   if (slack !== undefined && model !== undefined && freee !== undefined && options.consumerEnv === undefined) {

@@ -1,9 +1,10 @@
 import type { ModalView } from "@slack/web-api";
 import * as z from "zod/mini";
 import type { ProcessVersion, Task } from "../core/domain/records";
-import { context, escapeMrkdwn, section, wholeSection } from "./cards/blocks";
+import { context, escapeMrkdwn, inlineMrkdwn, section, wholeSection } from "./cards/blocks";
+import { stepTitle } from "./cards/execution-steps";
 import { planSection } from "./cards/process-card";
-import { chunk, planLayout, planSummary, PlanMessages, sortedSteps } from "../preview/plan";
+import { BLOCKED_MARK, chunk, planApprovalBlocker, planLayout, planSummary, PlanMessages, sortedSteps, WARNING_MARK } from "../preview/plan";
 
 /**
  * The two modals of the Process review: the whole plan, whose submit is the approval of a plan too
@@ -25,9 +26,12 @@ export function buildFullPlanModal(task: Task, record: ProcessVersion): ModalVie
   const layout = planLayout(record);
   const approvable = record.preview?.status === "ready" && layout.kind !== "too_large";
   const blocks: ModalView["blocks"] = [context(`${planSummary(record)}。下のすべてを確認してから承認してください。`)];
-  if (layout.kind === "too_large") blocks.push(section(`:no_entry: ${PlanMessages.tooLarge}`));
+  if (layout.kind === "too_large") blocks.push(section(`${BLOCKED_MARK} ${PlanMessages.tooLarge}`));
   else blocks.push(...layout.sections.map((s) => planSection(task.taskId, record.version, s)));
-  blocks.push(section(approvable ? "以上がこの実行ステップのすべてです。「承認する」を押すと、この内容だけが実行されます。" : `:no_entry: ${record.preview?.status === "blocked" ? PlanMessages.blocked : PlanMessages.notPreviewed}`));
+  // A modal's submit has no confirm dialog: the warnings are counted right above it instead.
+  const warned = (record.preview?.warnings ?? []).filter((w) => w.kind !== "no_op").length;
+  const caution = warned > 0 ? `${WARNING_MARK} 確認が必要な点が ${warned} 件あります（上の各ステップに表示）。\n` : "";
+  blocks.push(section(approvable ? `${caution}以上がこの実行ステップのすべてです。「承認する」を押すと、この内容だけが実行されます。` : `${BLOCKED_MARK} ${planApprovalBlocker(record, "full_plan") ?? PlanMessages.notPreviewed}`));
   return {
     type: "modal",
     callback_id: APPROVE_PLAN_CALLBACK_ID,
@@ -48,7 +52,9 @@ export function buildStepInputModal(record: ProcessVersion, stepIds: readonly st
     const json = escapeMrkdwn(JSON.stringify(step.toolInput, null, 2)).replace(/`/g, "ˋ");
     // Each piece is its own code block: leave room for the fences and the step line.
     const pieces = chunk(json, 2_800);
-    pieces.forEach((piece, i) => blocks.push(wholeSection(`${i === 0 ? `*${escapeMrkdwn(step.stepId)}* \`${escapeMrkdwn(step.tool)}\`\n` : ""}\`\`\`${piece}\`\`\``)));
+    // Headed as the card numbers the step (its id and tool name are internals; the JSON is the raw input itself).
+    const title = `*${step.order}. ${inlineMrkdwn(stepTitle(step, record.preview?.steps.find((p) => p.stepId === step.stepId)))}*\n`;
+    pieces.forEach((piece, i) => blocks.push(wholeSection(`${i === 0 ? title : ""}\`\`\`${piece}\`\`\``)));
   }
   if (blocks.length === 0) blocks.push(section("このステップは見つかりません。"));
   if (blocks.length > MODAL_BLOCKS) {

@@ -1,61 +1,88 @@
 import type { ProcessStep, SlackFileRef } from "../core/domain/records";
 import { describeUpload } from "./upload";
-import type { PreviewStep, ProcessPreview } from "../core/domain/preview";
+import type { ChangeRow, DroppedStep, PreviewStep, PreviewWarning, ProcessPreview } from "../core/domain/preview";
 import { isWriteStep, toolSummary, UPLOAD_RECEIPT_TOOL } from "../freee/tools/summaries";
 import { DESCRIBERS, undescribed, type Described } from "./describe";
 import { describeGeneric } from "./generic";
 import { jstMonth, monthOf } from "./format";
 import { resolveNames, type StepWithNames } from "./names";
 import type { FreeeReader } from "./reader";
+import { rowsFromChanges } from "./rows";
+import { unresolvedRows, unresolvedSummary } from "./unresolved";
+import { DEFAULT_WARNING_THRESHOLDS, isNoOp, jstToday, noOpWarning, stepWarnings, type StepFacts, type WarningThresholds } from "./warnings";
 
 /**
  * The preview of a Process (docs/architecture.md, pipeline): for each write step, names resolved to ids (written into the step's input)
- * and what the write will change, read from freee. Read steps pass through untouched: they change nothing.
+ * and what the write will change, read from freee, as the rows of a change table with the warnings they raise.
+ * A write that would change nothing is taken out of the plan (never approved). Read steps pass through untouched.
  */
 export interface PreviewOutcome {
-  /** The steps as they will be approved and run: resolved ids in place. */
+  /** The steps as they will be approved and run: resolved ids in place, no-op writes taken out. */
   steps: ProcessStep[];
   preview: ProcessPreview;
 }
 
-/** A write step, as the MCP server judges it: by its tool (an unknown tool counts as one, and is shown whole). */
 /** What the request gives the preview beyond the steps: the files it shared (an upload shows the one it sends). */
 export interface PreviewContext {
   attachments?: readonly SlackFileRef[];
+  /** When a change counts as large (the limits; DEFAULT_WARNING_THRESHOLDS without). */
+  thresholds?: WarningThresholds;
+}
+
+interface Previewed {
+  step: ProcessStep;
+  preview?: PreviewStep;
+  facts?: StepFacts;
 }
 
 export async function buildPreview(steps: readonly StepWithNames[], reader: FreeeReader, now: Date, context: PreviewContext = {}): Promise<PreviewOutcome> {
   const ordered = [...steps].sort((a, b) => a.order - b.order);
-  const out = await Promise.all(ordered.map((step) => (isWriteStep(step) ? previewWrite(step, reader, now, context) : { step, preview: undefined })));
-  const previewSteps = out.flatMap((o) => (o.preview === undefined ? [] : [o.preview]));
+  const out: Previewed[] = await Promise.all(ordered.map((step) => (isWriteStep(step) ? previewWrite(step, reader, now, context) : { step })));
   // After the reads: the company they were made in (a plan of reads alone is bound to its company too).
   const company = await reader.connectedCompany();
+  const writes = out.filter((o): o is Previewed & { preview: PreviewStep } => o.preview !== undefined);
+  const noOps = writes.filter((o) => o.preview.problems.length === 0 && isNoOp(o.preview.rows ?? [], o.preview.current));
+  const kept = out.filter((o) => !noOps.includes(o as (typeof noOps)[number]));
+  const warningContext = { today: jstToday(now), thresholds: context.thresholds ?? DEFAULT_WARNING_THRESHOLDS };
+  const warnings: PreviewWarning[] = [];
+  for (const o of writes) {
+    if (noOps.includes(o)) warnings.push(noOpWarning(o.step.stepId, o.step.order, o.preview.title, o.preview.rows ?? []));
+    else if (o.preview.problems.length === 0) warnings.push(...stepWarnings(o.step.stepId, o.preview.rows ?? [], o.facts ?? {}, warningContext));
+  }
+  const dropped: DroppedStep[] = noOps.map((o) => ({ stepId: o.step.stepId, order: o.step.order, title: o.preview.title, rows: o.preview.rows ?? [] }));
+  const problems = writes.some((o) => o.preview.problems.length > 0);
+  const nothingLeft = writes.length > 0 && noOps.length === writes.length;
   return {
-    steps: out.map((o) => o.step),
+    // A version keeps at least one step (its schema): a plan of no-ops alone stays whole, and cannot be approved.
+    steps: (kept.length === 0 ? out : kept).map((o) => o.step),
     preview: {
-      status: previewSteps.some((p) => p.problems.length > 0) ? "blocked" : "ready",
+      status: problems ? "blocked" : nothingLeft ? "no_changes" : "ready",
       previewedAt: now.toISOString(),
-      steps: previewSteps,
+      steps: kept.flatMap((o) => (o.preview === undefined ? [] : [o.preview])),
       reads: reader.reads,
       company,
+      warnings,
+      dropped,
     },
   };
 }
 
-async function previewWrite(step: StepWithNames, reader: FreeeReader, now: Date, context: PreviewContext): Promise<{ step: ProcessStep; preview: PreviewStep }> {
+async function previewWrite(step: StepWithNames, reader: FreeeReader, now: Date, context: PreviewContext): Promise<Previewed> {
   const names = await resolveNames(step, reader, monthFor(step.toolInput, now));
   const resolvedStep: ProcessStep = { ...step, toolInput: names.toolInput };
   const tool = toolSummary(step.tool);
-  const title = tool?.method === undefined ? (tool?.description ?? step.tool) : `${tool.method} ${String(step.toolInput.path)}`;
+  const title = tool?.method === undefined ? sentence(tool?.description ?? step.tool) : `${tool.method} ${String(step.toolInput.path)}`;
   let described: Described;
   if (names.problems.length > 0) {
+    const rows = unresolvedRows(step);
     described = {
-      title,
-      summary: `${title}（名前を freee の ID に解決できないため、内容を確定できません）`,
+      title: DESCRIBED_TITLES[step.tool] ?? title,
+      summary: unresolvedSummary(rows, names.problems),
       details: [],
       changes: [],
+      rows,
       current: "unreadable",
-      currentNote: "名前が解決されるまで現在の値は読み取りません。",
+      currentNote: "名前が freee で確認できるまで、現在の値は読み取りません。",
       warnings: [],
     };
   } else {
@@ -64,7 +91,41 @@ async function previewWrite(step: StepWithNames, reader: FreeeReader, now: Date,
     else if (tool?.method !== undefined) described = await describeGeneric(tool.method, names.toolInput, reader);
     else described = describe === undefined ? undescribed(step.tool, tool?.description) : await describe(names.toolInput, reader);
   }
-  return { step: resolvedStep, preview: { stepId: step.stepId, tool: step.tool, ...described, resolved: names.resolved, problems: names.problems } };
+  const { facts, ...shown } = described;
+  const effective = effectiveOf(names.toolInput);
+  const rows: ChangeRow[] = shown.rows ?? rowsFromChanges(shown.changes, targetOf(step, shown.title), effective);
+  const preview: PreviewStep = { stepId: step.stepId, tool: step.tool, ...shown, rows, resolved: names.resolved, problems: names.problems };
+  return { step: resolvedStep, preview, facts: facts ?? (effective === undefined ? {} : { effectiveDate: effective }) };
+}
+
+/** The titles the describers give, for a step whose names are not confirmed (its describer did not run). */
+const DESCRIBED_TITLES: Readonly<Record<string, string>> = {
+  freee_hr_update_basic_pay_rule: "基本給の変更",
+  freee_hr_update_work_record: "勤怠の更新",
+  freee_accounting_create_deal: "取引の作成",
+  [UPLOAD_RECEIPT_TOOL]: "ファイルボックスへのアップロード",
+};
+
+function sentence(description: string): string {
+  return description.replace(/（[^）]*API）。?.*$/, "").replace(/。$/, "");
+}
+
+/** 対象 of a write without rows of its own: the record its path names (a generic write), or what it makes. */
+function targetOf(step: ProcessStep, title: string): Pick<ChangeRow, "target" | "targetKind"> {
+  if (step.tool === UPLOAD_RECEIPT_TOOL) return { targetKind: "other", target: "証憑ファイル（新規）" };
+  const path = typeof step.toolInput.path === "string" ? step.toolInput.path : undefined;
+  if (path === undefined) return { targetKind: "other", target: title };
+  const id = /\/(\d+)(?:\/|$)/.exec(path)?.[1];
+  const kind: ChangeRow["targetKind"] = /\/deals(\/|$)/.test(path) ? "deal" : /\/partners(\/|$)/.test(path) ? "partner" : /\/employees(\/|$)/.test(path) ? "employee" : "other";
+  const noun = { deal: "取引", partner: "取引先", employee: "従業員", other: title }[kind];
+  return { targetKind: kind, target: id === undefined ? `${noun}（新規）` : `${noun} ID ${id}` };
+}
+
+/** 適用 of a write without rows of its own: the date its input names, if any. */
+function effectiveOf(input: Record<string, unknown>): string | undefined {
+  const body = (input.body ?? {}) as Record<string, unknown>;
+  const date = [input.date, input.issue_date, body.issue_date, body.billing_date, body.date].find((d): d is string => typeof d === "string" && /^\d{4}-\d{2}-\d{2}$/.test(d));
+  return date;
 }
 
 /** The month a name is looked up in: the step's own year/month or date, else this month (JST). */

@@ -3,6 +3,8 @@ import { clockTime, dealTypeLabel, monthOf, payCalcLabel, quoted, yearMonth, yen
 import { toolSummary, UPLOAD_RECEIPT_TOOL } from "../freee/tools/summaries";
 import { UPLOAD_COVERED_KEYS } from "./upload";
 import type { FreeeReader, FreeeWorkRecord, Read } from "./reader";
+import { difference } from "./rows";
+import type { StepFacts } from "./warnings";
 
 /**
  * Before → after of one write step, in the words the approver reads (Preview): current values read
@@ -10,19 +12,24 @@ import type { FreeeReader, FreeeWorkRecord, Read } from "./reader";
  * left out. One describer per write tool of the registry; a write tool without one is shown as its raw input.
  */
 
-export type Described = Pick<PreviewStep, "title" | "summary" | "details" | "changes" | "current" | "currentNote" | "warnings">;
+export type Described = Pick<PreviewStep, "title" | "summary" | "details" | "changes" | "current" | "currentNote" | "warnings" | "rows"> & {
+  /** What the warnings are computed from beyond the rows (lib/preview/warnings.ts). */
+  facts?: StepFacts;
+};
 type Describer = (input: Record<string, unknown>, reader: FreeeReader) => Promise<Described>;
 
 const num = (v: unknown): number => (typeof v === "number" ? v : Number(v));
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
-/** An employee's name for the month, or a plain statement that freee did not confirm the id. */
-async function employeeName(reader: FreeeReader, id: number, year: number, month: number, warnings: string[]): Promise<string> {
+/** An employee's name for the month (with freee's retire date), or a plain statement that freee did not confirm the id. */
+async function employeeOf(reader: FreeeReader, id: number, year: number, month: number, warnings: string[]): Promise<{ name: string; retireDate?: string }> {
   const read = await reader.employee(id, year, month);
-  if (read.ok) return read.value.display_name;
+  if (read.ok) return { name: read.value.display_name, ...(typeof read.value.retire_date === "string" && read.value.retire_date !== "" ? { retireDate: read.value.retire_date } : {}) };
   warnings.push(`従業員 ID ${id} を freee で確認できませんでした（${read.reason}）。`);
-  return `従業員 ID ${id}`;
+  return { name: `従業員 ID ${id}` };
 }
+
+const pad = (n: number) => String(n).padStart(2, "0");
 
 function unreadable(what: string, read: Extract<Read<unknown>, { ok: false }>): string {
   return `現在の${what}を freee から読み取れませんでした（${read.reason}）。`;
@@ -35,35 +42,42 @@ const basicPayRule: Describer = async (input, reader) => {
   const type = String(input.pay_calc_type);
   const amount = num(input.pay_amount);
   const warnings: string[] = [];
-  const who = await employeeName(reader, id, year, month, warnings);
-  const from = `（${yearMonth(year, month)}支給分から）`;
+  const employee = await employeeOf(reader, id, year, month, warnings);
+  const who = employee.name;
+  const effective = `${yearMonth(year, month)}支給分から`;
+  const from = `（${effective}）`;
+  const target = { targetKind: "employee" as const, target: `従業員 ${who}`, effective };
+  const facts: StepFacts = { effectiveDate: `${year}-${pad(month)}-01`, effectiveMonth: { year, month }, employee };
   const rule = await reader.basicPayRule(id, year, month);
   const title = "基本給の変更";
   if (!rule.ok) {
     const after = type === "monthly" ? yen(amount) : `${payCalcLabel(type)} ${yen(amount)}`;
-    return { title, summary: `${who} 基本給 （現在の値は読み取れませんでした） → ${after}${from}`, details: [], changes: [{ label: "基本給", after }], current: "unreadable", currentNote: unreadable("基本給", rule), warnings };
+    return { title, summary: `${who} 基本給 （現在の値は読み取れませんでした） → ${after}${from}`, details: [], changes: [{ label: "基本給", after }], rows: [{ ...target, label: "基本給", after }], current: "unreadable", currentNote: unreadable("基本給", rule), warnings, facts };
   }
   const current = rule.value;
   const changes: PreviewChange[] = [];
-  const details: string[] = [];
   let summary: string;
   if (current === null) {
     const after = `${payCalcLabel(type)} ${yen(amount)}`;
     summary = `${who} 基本給 未設定 → ${after}${from}`;
     changes.push({ label: "基本給", before: "未設定", after });
-  } else if (current.pay_calc_type === type) {
+    return { title, summary, details: [], changes, rows: [{ ...target, label: "基本給", before: "未設定", after }], current: "read", warnings, facts };
+  }
+  if (current.pay_calc_type === type) {
     // Monthly pay is what 基本給 usually means: the type is named only when it is not monthly.
     const unit = type === "monthly" ? "" : `（${payCalcLabel(type)}）`;
     summary = `${who} 基本給${unit} ${yen(current.pay_amount)} → ${yen(amount)}${from}`;
     changes.push({ label: `基本給${unit}`, before: yen(current.pay_amount), after: yen(amount) });
-    if (current.pay_amount === amount) details.push("現在と同じ金額です（変更はありません）。");
-  } else {
-    const before = `${payCalcLabel(current.pay_calc_type)} ${yen(current.pay_amount)}`;
-    const after = `${payCalcLabel(type)} ${yen(amount)}`;
-    summary = `${who} 基本給 ${before} → ${after}${from}`;
-    changes.push({ label: "給与形態", before: payCalcLabel(current.pay_calc_type), after: payCalcLabel(type) }, { label: "基本給", before: yen(current.pay_amount), after: yen(amount) });
+    const rows = [{ ...target, label: `基本給${unit}`, before: yen(current.pay_amount), after: yen(amount), ...difference(current.pay_amount, amount) }];
+    return { title, summary, details: [], changes, rows, current: "read", warnings, facts };
   }
-  return { title, summary, details, changes, current: "read", warnings };
+  const before = `${payCalcLabel(current.pay_calc_type)} ${yen(current.pay_amount)}`;
+  const after = `${payCalcLabel(type)} ${yen(amount)}`;
+  summary = `${who} 基本給 ${before} → ${after}${from}`;
+  changes.push({ label: "給与形態", before: payCalcLabel(current.pay_calc_type), after: payCalcLabel(type) }, { label: "基本給", before: yen(current.pay_amount), after: yen(amount) });
+  // Amounts of different units (an hour's pay, a month's) have no meaningful 差額.
+  const rows = changes.map((c) => ({ ...target, ...c }));
+  return { title, summary, details: [], changes, rows, current: "read", warnings, facts: { ...facts, payType: { from: payCalcLabel(current.pay_calc_type), to: payCalcLabel(type) } } };
 };
 
 function ranges(list: readonly { clock_in_at: string; clock_out_at: string }[] | null | undefined): string {
@@ -76,7 +90,8 @@ const workRecord: Describer = async (input, reader) => {
   const date = String(input.date);
   const month = monthOf(date);
   const warnings: string[] = [];
-  const who = month === undefined ? `従業員 ID ${id}` : await employeeName(reader, id, month.year, month.month, warnings);
+  const employee = month === undefined ? { name: `従業員 ID ${id}` } : await employeeOf(reader, id, month.year, month.month, warnings);
+  const who = employee.name;
   const read = await reader.workRecord(id, date);
   const now: FreeeWorkRecord | undefined = read.ok ? read.value : undefined;
   const changes: PreviewChange[] = [];
@@ -96,6 +111,8 @@ const workRecord: Describer = async (input, reader) => {
     summary: `${who} ${date} の勤怠 ${shown === "" ? "（変更する項目がありません）" : shown}`,
     details: [],
     changes,
+    rows: changes.map((c) => ({ targetKind: "employee" as const, target: `従業員 ${who}`, ...c, effective: date })),
+    facts: { effectiveDate: date, employee },
     current: read.ok ? "read" : "unreadable",
     ...(read.ok ? {} : { currentNote: unreadable("勤怠", read) }),
     warnings,
@@ -176,7 +193,7 @@ const createDeal: Describer = async (input, reader) => {
     // A line may name its account by code instead: that is not described here (the card shows it as given).
     const account = d.account_item_id === undefined ? "勘定科目（ID の指定なし）" : accountName(num(d.account_item_id));
     const description = typeof d.description === "string" && d.description !== "" ? ` ${quoted(d.description)}` : "";
-    return { account, amount: num(d.amount), text: `明細 ${i + 1}: ${account} ${yen(num(d.amount))}（${taxName(num(d.tax_code))}）${description}` };
+    return { account, amount: num(d.amount), label: `明細 ${i + 1} ${account}（${taxName(num(d.tax_code))}）${description}` };
   });
   const total = lines.reduce((sum, l) => sum + l.amount, 0);
   const partnerText = partner === undefined ? "" : ` 取引先 ${partner}`;
@@ -191,13 +208,17 @@ const createDeal: Describer = async (input, reader) => {
     const paid = payments.reduce((sum, p) => sum + num(p.amount), 0);
     extra.push(paid >= total ? "決済済みの取引として登録されます。" : `未決済残高 ${yen(total - paid)} が残ります。`);
   }
+  const target = { targetKind: "deal" as const, target: `取引（新規・${type}）${partner === undefined ? "" : ` 取引先 ${partner}`}`, effective: `${date}（発生日）` };
   return {
     title: "取引の作成",
     summary,
-    details: [...lines.map((l) => l.text), ...extra],
+    // The lines are the table's rows; what else the deal carries (its payments, due date) stays in words.
+    details: extra,
     changes: lines.map((l, i) => ({ label: `明細 ${i + 1}`, after: `${l.account} ${yen(l.amount)}` })),
+    rows: lines.map((l) => ({ ...target, label: l.label, after: yen(l.amount), diffYen: l.amount })),
     current: "none",
     warnings,
+    facts: { effectiveDate: date },
   };
 };
 

@@ -1,9 +1,10 @@
-import type { PreviewStep } from "../core/domain/preview";
+import type { PreviewStep, PreviewWarning } from "../core/domain/preview";
 import type { ProcessStep, ProcessVersion } from "../core/domain/records";
-import { codeCell, cutToSlackLength, escapeMrkdwn, inlineMrkdwn, slackLength } from "../core/messages/mrkdwn";
+import { cutToSlackLength, escapeMrkdwn, inlineMrkdwn, slackLength } from "../core/messages/mrkdwn";
 import { hasDescriber, uncoveredInput } from "../preview/describe";
 import { AGENT_DECIDE, isWriteStep, toolSummary } from "../freee/tools/summaries";
-import { readStepText } from "./read-words";
+import { readConditions, readStepText } from "./read-words";
+import { rowText, TABLE_HEAD } from "./rows";
 
 /**
  * The approved Process in words, as the approver must see it before the approve button can be pressed:
@@ -15,8 +16,8 @@ import { readStepText } from "./read-words";
 
 /** Block Kit allows 3,000 characters per section; the margin absorbs counting differences (code points vs UTF-16). */
 export const SECTION_MAX = 2900;
-/** Card blocks that are not steps: header, summary, blocked notice, status, buttons, regeneration note. */
-const CARD_RESERVED = 6;
+/** Card blocks that are not steps: header, summary, dropped steps, blocked notice, status, buttons, regeneration note. */
+const CARD_RESERVED = 7;
 const CARD_BLOCKS = 50;
 /** Modal blocks that are not steps: summary and closing note. */
 const MODAL_RESERVED = 2;
@@ -41,6 +42,7 @@ export type PlanLayout =
 export const PlanMessages = {
   needsFullReview: "この実行ステップはカードに収まらないため、「全文を確認して承認」から全文を確認して承認してください。",
   blocked: "freee で確かめられない名前があるため、この実行ステップは承認できません。却下して、理由に正しい名前を書いてください。",
+  noChanges: "どの書き込みも freee の現在の値と同じで、実行しても何も変わらないため、この実行ステップは承認できません。却下して、変更したい内容を理由に書いてください。",
   tooLarge: "この実行ステップは大きすぎて Slack で全文を確認できないため、承認できません。却下して、依頼を分けてください。",
   notPreviewed: "この実行ステップは freee での事前確認（プレビュー）が済んでいないため、承認できません。",
   undescribedFields: "プレビューで説明していない入力（そのまま書き込まれます）",
@@ -48,7 +50,11 @@ export const PlanMessages = {
 } as const;
 
 export function planLayout(version: ProcessVersion): PlanLayout {
-  const perStep = (version.steps ?? []).length === 0 ? [] : sortedSteps(version).flatMap((step) => chunk(stepText(step, previewOf(version, step.stepId))).map((text, i) => ({ text, stepIds: [step.stepId], button: i === 0 })));
+  const warnings = version.preview?.warnings ?? [];
+  const perStep =
+    (version.steps ?? []).length === 0
+      ? []
+      : sortedSteps(version).flatMap((step) => chunk(stepText(step, previewOf(version, step.stepId), warnings.filter((w) => w.stepId === step.stepId))).map((text, i) => ({ text, stepIds: [step.stepId], button: i === 0 })));
   if (perStep.length <= CARD_BLOCKS - CARD_RESERVED) return { kind: "card", sections: perStep };
   if (perStep.length <= MODAL_BLOCKS - MODAL_RESERVED) return { kind: "modal", sections: perStep };
   const packed = pack(perStep);
@@ -63,6 +69,7 @@ export function planApprovalBlocker(version: ProcessVersion, via: "card" | "full
   if (version.steps === undefined) return PlanMessages.notPreviewed;
   if (version.preview === undefined) return PlanMessages.notPreviewed;
   if (version.preview.status === "blocked") return PlanMessages.blocked;
+  if (version.preview.status === "no_changes") return PlanMessages.noChanges;
   const layout = planLayout(version);
   if (layout.kind === "too_large") return PlanMessages.tooLarge;
   if (layout.kind === "modal" && via === "card") return PlanMessages.needsFullReview;
@@ -89,27 +96,41 @@ function previewOf(version: ProcessVersion, stepId: string): PreviewStep | undef
   return version.preview?.steps.find((p) => p.stepId === stepId);
 }
 
-/** One step in mrkdwn (may exceed a section: `chunk` splits it). */
-export function stepText(step: ProcessStep, preview: PreviewStep | undefined): string {
+/** The mark of a warning line: the emoji itself, so every surface shows it (not a `:warning:` shortcode). */
+export const WARNING_MARK = "⚠️";
+export const BLOCKED_MARK = "⛔";
+
+/**
+ * One step in mrkdwn (may exceed a section: `chunk` splits it): a write as the rows of the change table with its
+ * warnings, each on its own line; a read as what it reads, in words. No tool name, step id or JSON, except the
+ * input of a write the preview could not put into words (shown as given, and said to be).
+ */
+export function stepText(step: ProcessStep, preview: PreviewStep | undefined, warnings: readonly PreviewWarning[] = []): string {
   if (step.tool === AGENT_DECIDE) return agentDecideText(step);
   const words = isWriteStep(step) ? undefined : readStepText(step);
   if (words !== undefined) return words;
   const tool = toolSummary(step.tool);
   if (!isWriteStep(step)) {
-    const input = Object.keys(step.toolInput).length === 0 ? "（入力なし）" : code(step.toolInput);
-    return `*${step.order}. ${inlineMrkdwn(sentence(tool?.description ?? step.tool))}*（読み取り）\n\`${codeCell(step.tool)}\` ${input}`;
+    const conditions = readConditions(step);
+    const what = tool?.method === "GET" ? "freee のデータを読み取ります" : sentence(tool?.description ?? step.tool);
+    return `*${step.order}. ${inlineMrkdwn(what)}*（読み取り）${conditions.length === 0 ? "" : `\n${inlineMrkdwn(conditions.join("、"))}`}`;
   }
   const lines = [`*${step.order}. ${inlineMrkdwn(preview?.title ?? sentence(tool?.description ?? step.tool))}*（書き込み）`];
   if (preview === undefined) {
     lines.push(`入力: ${code(step.toolInput)}`);
     return lines.join("\n");
   }
-  lines.push(inlineMrkdwn(preview.summary));
-  for (const detail of preview.details) lines.push(`• ${inlineMrkdwn(detail)}`);
-  if (preview.current === "unreadable" && preview.currentNote !== undefined) lines.push(`:warning: ${inlineMrkdwn(preview.currentNote)}`);
+  const rows = preview.rows ?? [];
+  if (rows.length === 0) lines.push(inlineMrkdwn(preview.summary));
+  else lines.push(`_${TABLE_HEAD}_`, ...rows.map((r) => inlineMrkdwn(rowText(r, preview.current))));
+  // A generic create's details restate its changes field by field: the table's rows hold them.
+  const restated = tool?.method === "POST" && rows.length > 0;
+  if (!restated) for (const detail of preview.details) lines.push(`• ${inlineMrkdwn(detail)}`);
+  if (preview.current === "unreadable" && preview.currentNote !== undefined) lines.push(`${WARNING_MARK} ${inlineMrkdwn(preview.currentNote)}`);
   for (const r of preview.resolved) lines.push(`名前: 「${inlineMrkdwn(r.name)}」→ ${inlineMrkdwn(r.label)}（ID ${r.id}）`);
-  for (const w of preview.warnings) lines.push(`:warning: ${inlineMrkdwn(w)}`);
-  for (const p of preview.problems) lines.push(`:no_entry: ${inlineMrkdwn(p.message)}`);
+  for (const w of warnings) lines.push(`${WARNING_MARK} ${inlineMrkdwn(w.message)}`);
+  for (const w of preview.warnings) lines.push(`${WARNING_MARK} ${inlineMrkdwn(w)}`);
+  for (const p of preview.problems) lines.push(`${BLOCKED_MARK} ${inlineMrkdwn(p.message)}`);
   const rest = uncoveredInput(step.tool, step.toolInput);
   // Shown as given, and said to be: the preview did not put these fields into words.
   if (rest !== undefined) lines.push(`${hasDescriber(step.tool) ? PlanMessages.undescribedFields : PlanMessages.rawInput}: ${code(rest)}`);
@@ -121,8 +142,8 @@ function agentDecideText(step: ProcessStep): string {
   const instruction = typeof step.toolInput.instruction === "string" ? step.toolInput.instruction : JSON.stringify(step.toolInput);
   const lines = [`*${step.order}. エージェントの判断*（読み取りのみ）`, inlineMrkdwn(instruction)];
   if (scope !== undefined) {
-    const paths = scope.pathPrefixes === undefined || scope.pathPrefixes.length === 0 ? "" : `（パス ${scope.pathPrefixes.map((p) => `\`${codeCell(p)}\``).join(", ")}）`;
-    lines.push(`使える読み取り: ${scope.tools.map((t) => `\`${codeCell(t)}\``).join(", ")}${paths}`);
+    const paths = scope.pathPrefixes === undefined || scope.pathPrefixes.length === 0 ? "" : `（freee の ${scope.pathPrefixes.map((p) => inlineMrkdwn(p)).join("、")}）`;
+    lines.push(`使える読み取り: ${scope.tools.map((t) => inlineMrkdwn(sentence(toolSummary(t)?.description ?? t))).join("、")}${paths}`);
   }
   return lines.join("\n");
 }

@@ -63,7 +63,26 @@ function joinNo(word: string): string {
   return /[0-9A-Za-z]$/.test(word) ? `${word} の` : `${word}の`;
 }
 
-/** The card's line of a read step when its words cover it (lib/preview/plan.ts falls back to the raw input). */
+/**
+ * A read's conditions as separate phrases, where the whole sentence does not fit (a collection without a noun here,
+ * a field freee's words do not cover) and for a failure's 対象: what can be said, then how many conditions are left
+ * to 「入力 JSON」 — the card never hides that there is more.
+ */
+export function readConditions(step: Pick<ProcessStep, "tool" | "toolInput">): string[] {
+  const target = targetOf(step);
+  if (target === undefined) {
+    const given = Object.keys(step.toolInput).length;
+    return given === 0 ? [] : [`条件 ${given} 件（「入力 JSON」で確認できます）`];
+  }
+  const { operation, query, pathValues } = target;
+  const said = new Set<string>();
+  const words = [periodWords(query, operation, said), ...pathValues, ...filterWords(query, operation, said), countWords(query, operation, said)].filter((w) => w !== "");
+  const rest = Object.keys(query).filter((k) => !said.has(k) && !PAGING.has(k)).length;
+  if (rest > 0) words.push(`ほかの条件 ${rest} 件（「入力 JSON」で確認できます）`);
+  return words;
+}
+
+/** The card's line of a read step when its words cover it (lib/preview/plan.ts falls back to readConditions). */
 export function readStepText(step: ProcessStep): string | undefined {
   const words = readInWords(step);
   return words === undefined ? undefined : `*${step.order}. ${inlineMrkdwn(words)}*（読み取り）`;

@@ -31,7 +31,7 @@ export const PREVIEW_CLIENT = { maxServerRetries: 0, maxRateLimitRetries: 0, req
 const MAX_EMPLOYEE_PAGES = 5;
 const EMPLOYEE_PAGE = 100;
 
-const EmployeeSchema = z.object({ id: z.int(), display_name: z.string(), num: z.nullish(z.string()) });
+const EmployeeSchema = z.object({ id: z.int(), display_name: z.string(), num: z.nullish(z.string()), retire_date: z.nullish(z.string()) });
 export type FreeeEmployee = z.infer<typeof EmployeeSchema>;
 const PayRuleSchema = z.object({ pay_calc_type: z.string(), pay_amount: z.number() });
 export type FreeePayRule = z.infer<typeof PayRuleSchema>;

@@ -47,7 +47,8 @@ export function describeUpload(input: Record<string, unknown>, attachments: read
     title: "ファイルボックスへのアップロード",
     summary: `${what} を freee 会計のファイルボックスにアップロード`,
     details,
-    changes: [{ label: "ファイルボックス", after: file === undefined ? fileId : `${file.name}（${fileSize(file.size)}）` }],
+    // The change table shows this row instead of the summary: the file as the request message shows it.
+    changes: [{ label: "ファイルボックス", after: what }],
     current: "none",
     currentNote: "新しい証憑ファイルとして登録します（既存のファイルは変わりません）。",
     warnings,

@@ -1,5 +1,6 @@
 import * as z from "../core/zod";
 import { AttachmentsSchema, SlackThreadSchema, type ProcessVersion } from "../core/domain/records";
+import type { ProcessPreview } from "../core/domain/preview";
 import { RecordNotFoundError } from "../core/errors/taxonomy";
 import { buildPreview } from "../preview/build";
 import { isWriteStep } from "../freee/tools/summaries";
@@ -30,7 +31,7 @@ export type PreviewProcessInput = z.infer<typeof PreviewProcessInputSchema>;
  * the state's Retry / Catch rows (the freee connection message on AuthError); a value freee will not give is stored as
  * unreadable and shown so. Retried after a stored preview, it reads nothing again.
  */
-export async function previewProcessStep(deps: PipelineDeps, input: PreviewProcessInput): Promise<{ taskId: string; version: number; status: "ready" | "blocked"; approval?: ApprovalOutcome }> {
+export async function previewProcessStep(deps: PipelineDeps, input: PreviewProcessInput): Promise<{ taskId: string; version: number; status: ProcessPreview["status"]; approval?: ApprovalOutcome }> {
   const { taskId, version } = input;
   const task =
     input.thread === undefined || input.attachments === undefined
@@ -53,12 +54,17 @@ export async function previewProcessStep(deps: PipelineDeps, input: PreviewProce
         writeSteps: held.steps!.filter(isWriteStep).length,
         unreadable: preview.steps.filter((s) => s.current === "unreadable").map((s) => s.stepId),
         problems: preview.steps.flatMap((s) => s.problems.map((p) => ({ stepId: s.stepId, kind: p.kind, field: p.field }))),
+        warnings: (preview.warnings ?? []).map((w) => ({ stepId: w.stepId, kind: w.kind })),
+        dropped: (preview.dropped ?? []).map((d) => d.stepId),
         reads: preview.reads,
       },
     };
   };
   if (record.preview === undefined) {
-    const outcome = await buildPreview(record.steps, new FreeeReader(deps.freee(task.thread.teamId)), deps.clock(), { attachments: task.attachments ?? [] });
+    const outcome = await buildPreview(record.steps, new FreeeReader(deps.freee(task.thread.teamId)), deps.clock(), {
+      attachments: task.attachments ?? [],
+      thresholds: { percent: deps.limits.warnChangePercent, yen: deps.limits.warnChangeYen },
+    });
     const via = approvableVia({ ...record, steps: outcome.steps, preview: outcome.preview });
     const previewed: ProcessVersion = { ...record, steps: outcome.steps, preview: outcome.preview, approvableVia: via };
     // A plan that only reads is judged by the approval policy now, and may be approved by its 実行方針 approval.

@@ -13,6 +13,8 @@ const sandbox = new BrowserSandbox({
 });
 afterAll(() => sandbox.close());
 const openSandbox = () => sandbox.open();
+/** A deal line as a change-table row: 「明細 1 消耗品費（課対仕入10%） ｜ （新規） → 4,801,000円 ｜」. */
+const dealLine = (line: number, account: string, amount: number) => new RegExp(`明細 ${line} ${account}（[^）\n]+）[^｜\n]* ｜ （新規） → ${amount.toLocaleString("en-US")}円 ｜`);
 
 describe("sandbox page in headless Chromium", () => {
   if (!hasChromium) console.warn(`browser test skipped: ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run does it)`);
@@ -98,9 +100,10 @@ describe("sandbox page in headless Chromium", () => {
     // Before the approve button is pressed: every line of every deal, in 円 with separators, with names not ids.
     const card = thread.locator(".msg", { has: page.locator("button[data-action*='process']", { hasText: /^承認$/ }) });
     const text = await card.innerText();
+    // Each line is a row of the change table: 対象 ｜ 項目 (line, account, tax) ｜ （新規） → amount ｜ 差額 ｜ 適用.
     for (let i = 1; i <= 25; i++) {
-      expect(text, `deal ${i}`).toContain(`消耗品費 ${(4_800_000 + i * 1_000).toLocaleString("en-US")}円`);
-      expect(text, `deal ${i} line 2`).toContain(`旅費交通費 ${(12_000 + i).toLocaleString("en-US")}円`);
+      expect(text, `deal ${i}`).toMatch(dealLine(1, "消耗品費", 4_800_000 + i * 1_000));
+      expect(text, `deal ${i} line 2`).toMatch(dealLine(2, "旅費交通費", 12_000 + i));
     }
     expect(text).toContain("取引先 株式会社サンプル商事");
     expect(text).toContain("備品購入 25 件目");
@@ -132,7 +135,7 @@ describe("sandbox page in headless Chromium", () => {
     const modal = page.locator("#backdrop.open #modal");
     await expect.poll(() => modal.innerText(), { timeout: 15_000 }).toContain("以上がこの実行ステップのすべてです");
     const whole = await modal.innerText();
-    for (let i = 1; i <= 60; i++) expect(whole, `deal ${i}`).toContain(`消耗品費 ${(4_800_000 + i * 1_000).toLocaleString("en-US")}円`);
+    for (let i = 1; i <= 60; i++) expect(whole, `deal ${i}`).toMatch(dealLine(1, "消耗品費", 4_800_000 + i * 1_000));
     // 「入力 JSON」 inside the modal pushes a view; closing it returns to the plan, whose submit approves.
     await modal.locator("button", { hasText: "入力 JSON" }).nth(59).click();
     await expect.poll(() => modal.innerText(), { timeout: 15_000 }).toContain('"amount": 4860000');

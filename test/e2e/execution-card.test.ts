@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ExecutionCardTexts, NotARequestMessages } from "../../lib/core/messages/ja";
+import { rowText } from "../../lib/preview/rows";
 import { SandboxPage, sections } from "./sandbox-page";
 import { waitFor } from "./support";
 
@@ -25,9 +26,10 @@ describe("sandbox: the Execution card says what happened", { timeout: 90_000 }, 
     const { card, history } = await runToCompletion("来月から山田さんの基本給を30万円に変更して");
     const write = history.processes[0]?.steps?.find((s) => s.tool === "freee_hr_update_basic_pay_rule");
     const preview = history.processes[0]?.preview?.steps.find((p) => p.stepId === write?.stepId);
-    expect(preview?.summary).toContain("→");
+    expect(preview?.rows).toHaveLength(1);
     const changed = card.find((t) => t.startsWith(`*${ExecutionCardTexts.changedHead}*`));
-    expect(changed).toContain(`✓ ${preview?.summary}`);
+    // The row the approver saw, now with its outcome.
+    expect(changed).toContain(`✓ ｜ ${rowText(preview!.rows![0]!, preview?.current)}`);
     expect(changed).toContain(`<https://p.secure.freee.co.jp/employees/${String(write?.toolInput.employee_id)}|freee で開く>`);
     expect(changed).toContain(ExecutionCardTexts.nothingElse);
     expect(history.executions[0]?.writes).toMatchObject({ done: [write?.stepId], unknown: [] });

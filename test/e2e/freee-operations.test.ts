@@ -45,6 +45,8 @@ describe("sandbox: the vendored operations' requests validate, get approved and 
     const shown = h.processes[0]?.preview?.steps[0];
     expect(shown).toMatchObject({ title: "ファイルボックスへのアップロード", current: "none" });
     expect(shown?.summary).toContain("「taxi-1203.png」（2.9 KB・image/png）");
+    // The card prints the change table's row, not the summary: the file is named there.
+    expect(shown?.rows?.map((r) => r.after)).toEqual(["「taxi-1203.png」（2.9 KB・image/png）"]);
     expect(shown?.details).toContain("金額: 5,500円");
     expect(written(h)).toEqual(["freee_accounting_upload_receipt"]);
     expect(company().receipts.length).toBe(before + 1);

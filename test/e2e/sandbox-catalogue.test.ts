@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SANDBOX_WHO, type LocalStack } from "../../dev/local/local-stack";
 import { SANDBOX_COMPANY } from "../../dev/local/sandbox-fakes";
 import { DEFAULT_CATALOGUE_SETTINGS, faultCatalogue, type FaultSpec } from "../../dev/sandbox/fault-catalogue";
@@ -33,8 +33,15 @@ beforeAll(async () => {
     LOCAL_FREEE_WAIT_DIVISOR: "100",
   });
   stack = page.stack;
+  const freee = stack.freee!;
+  const seeded = structuredClone(freee.companies);
+  // Every case asks for the same pay: once one wrote it, the next plan would change nothing, and the preview takes
+  // such a write out of the plan (a card with nothing to approve). Each case starts from the seeded company.
+  resetFreeeData = () => void freee.companies.splice(0, freee.companies.length, ...structuredClone(seeded));
 }, 180_000);
 afterAll(() => page?.close());
+let resetFreeeData: () => void;
+beforeEach(() => resetFreeeData());
 
 const post = (path: string, body: unknown) => page.post(path, body);
 const thread = (ts: string) => page.thread(ts);

@@ -59,7 +59,8 @@ describe("Execution card: one line per step", () => {
       writes: { done: ["s3"], earlier: [], unknown: [], records: [{ stepId: "s3", kind: "employee", id: 7 }], readAt: "x" },
     });
     const t = text(c);
-    expect(t).toContain(`*${ExecutionCardTexts.changedHead}*\\n✓ 山田 太郎 基本給 280,000円 → 300,000円（2026年12月から） <https://p.secure.freee.co.jp/employees/7|freee で開く>`);
+    // A preview stored before the change table: the row is its summary.
+    expect(t).toContain(`*${ExecutionCardTexts.changedHead}*\\n_結果 ｜ 対象 ｜ 項目 ｜ 現在 → 変更後 ｜ 差額 ｜ 適用_\\n*3. 基本給の変更* <https://p.secure.freee.co.jp/employees/7|freee で開く>\\n✓ ｜ 山田 太郎 基本給 280,000円 → 300,000円（2026年12月から）`);
     expect(t).toContain(ExecutionCardTexts.nothingElse);
     expect(t).toContain("*1. 従業員（2 件）*\\n*ID* ／ *表示名*\\n• 7 ／ 山田 太郎\\n• 8 ／ 佐藤 花子");
     expect(t).toContain("✓  3. 基本給の変更 — freee に書き込みました");
@@ -81,10 +82,12 @@ describe("Execution card: one line per step", () => {
       writes: { done: [], earlier: [], unknown: [], records: [], readAt: "x" },
     });
     const t = text(c);
-    expect(t).toContain("*実行したステップ*: s1, s2\\n*実行しなかったステップ*: s3");
+    // The step cut short by the cancel did not finish: it is not counted as run.
+    expect(t).toContain("*実行したステップ*: 1\\n*失敗したステップ*: 2\\n*実行しなかったステップ*: 3");
     expect(t).toContain(`✗  2. エージェントの判断 — ${ExecutionCardTexts.stoppedByCancel}`);
     expect(t).toContain("未実行  3. 基本給の変更");
-    expect(t).toContain(`*${ExecutionCardTexts.writtenBeforeStopHead}*\\n${ExecutionCardTexts.noWrites}`);
+    // The approved write is restated with its outcome, and nothing was written.
+    expect(t).toContain(`*${ExecutionCardTexts.writtenBeforeStopHead}*\\n_結果 ｜ 対象 ｜ 項目 ｜ 現在 → 変更後 ｜ 差額 ｜ 適用_\\n*3. 基本給の変更* <https://p.secure.freee.co.jp/employees/7|freee で開く>\\n未実行 ｜ 山田 太郎 基本給 280,000円 → 300,000円（2026年12月から）\\n${ExecutionCardTexts.noWrites}`);
   });
 
   it("a rerun shows the write an earlier run did as done earlier", () => {

@@ -69,10 +69,11 @@ describe("the Process card shows every write in full before [承認]", () => {
     expect(checkBlocks(c.blocks, "message")).toEqual([]);
     const text = textOf(c.blocks);
     for (const amount of amountsOf(version)) expect(text, amount).toContain(amount);
-    expect(text).toContain("取引 作成: 2026-12-01 支出 合計");
-    expect(text).toContain("取引先 株式会社サンプル商事");
-    expect(text).toContain("消耗品費 4,801,000円（課対仕入10%）");
-    expect(text).toContain("佐藤 花子 基本給 320,000円 → 310,000円（2027年1月支給分から）");
+    // The change table: 対象 ｜ 項目 ｜ 現在 → 変更後 ｜ 差額 ｜ 適用, a row per line of each deal.
+    expect(text).toContain("対象 ｜ 項目 ｜ 現在 → 変更後 ｜ 差額 ｜ 適用");
+    expect(text).toContain("取引（新規・支出） 取引先 株式会社サンプル商事 ｜ 明細 1 消耗品費（課対仕入10%）");
+    expect(text).toContain("（新規） → 4,801,000円 ｜ +4,801,000円 ｜ 2026-12-01（発生日）");
+    expect(text).toContain("従業員 佐藤 花子 ｜ 基本給 ｜ 320,000円 → 310,000円 ｜ -10,000円（-3.1%） ｜ 2027年1月支給分から");
     expect(text).toContain(LONG.slice(0, 60)); // long descriptions are not cut
     expect(buttons(c.blocks)).toEqual(expect.arrayContaining([ActionIds.approve, ActionIds.reject, ActionIds.showInput]));
     expect(buttons(c.blocks).filter((b) => b === ActionIds.showInput)).toHaveLength(25);
@@ -81,7 +82,7 @@ describe("the Process card shows every write in full before [承認]", () => {
 
   it("the issue's case: a second deal line of 4,800,000円 is on the card (the old card cut inputs at 200 characters)", async () => {
     const version = await pendingVersion([{ stepId: "s1", order: 1, tool: "freee_accounting_create_deal", toolInput: { issue_date: "2026-12-01", type: "expense", details: [{ account_item_id: 21, tax_code: 136, amount: 12_000, description: LONG }, { account_item_id: 23, tax_code: 136, amount: 4_800_000 }] } }]);
-    expect(textOf(card(version).blocks)).toContain("明細 2: 消耗品費 4,800,000円");
+    expect(textOf(card(version).blocks)).toContain("明細 2 消耗品費（課対仕入10%） ｜ （新規） → 4,800,000円");
   });
 
   it("a step longer than a section continues in the next section (nothing cut), with one 「入力 JSON」 button", async () => {
@@ -91,7 +92,7 @@ describe("the Process card shows every write in full before [承認]", () => {
     expect(layout.sections.length).toBeGreaterThan(1);
     expect(layout.sections.every((s) => [...s.text].length <= 2900)).toBe(true);
     const whole = layout.sections.map((s) => s.text).join("\n");
-    for (let j = 0; j < 20; j++) expect(whole).toContain(`明細 ${j + 1}: 消耗品費 ${yen(4_801_000 + j)}`);
+    for (let j = 0; j < 20; j++) expect(whole).toMatch(new RegExp(`明細 ${j + 1} 消耗品費（課対仕入10%）[^\n]* ｜ （新規） → ${yen(4_801_000 + j)} ｜`));
     expect(layout.sections.filter((s) => s.button)).toHaveLength(1);
     expect(checkBlocks(card(version).blocks, "message")).toEqual([]);
   });

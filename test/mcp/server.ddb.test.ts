@@ -46,7 +46,7 @@ describe("freee MCP server over Streamable HTTP (MCP SDK client)", () => {
     const before = fake().apiRequests("/hr/api/v1/employees").length;
     const result = await client.callTool({ name: "freee_hr_list_employees", arguments: { year: 2026, month: 1 } });
     expect(result.isError).toBeFalsy();
-    expect(JSON.parse(text(result))).toMatchObject({ employees: [{ id: 1 }, { id: 2 }, { id: 3 }] });
+    expect(JSON.parse(text(result))).toMatchObject({ employees: [{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }] });
     const calls = fake().apiRequests("/hr/api/v1/employees");
     expect(calls.length).toBe(before + 1);
     expect(calls.at(-1)!.query).toEqual({ company_id: "101", year: "2026", month: "1" });

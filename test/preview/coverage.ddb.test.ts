@@ -86,7 +86,8 @@ function withValue(base: Record<string, unknown>, path: string[], value: unknown
 
 const said = async (tool: string, input: Record<string, unknown>) => {
   const d = await DESCRIBERS[tool]!(input, new FreeeReader(f.client()));
-  return JSON.stringify([d.summary, d.details, d.changes, d.warnings]);
+  // The change table's rows are what the card shows of a write (its summary is the fallback).
+  return JSON.stringify([d.summary, d.details, d.changes, d.rows, d.warnings]);
 };
 
 describe.each(Object.keys(DESCRIBERS))("%s: every field of its schema is described or shown raw", (tool) => {

@@ -68,7 +68,8 @@ describe("before → after per write tool", () => {
     ]);
     expect(p.steps[0]).toMatchObject({
       summary: "取引 作成: 2026-12-01 支出 消耗品費 4,800,000円 取引先 株式会社サンプル商事",
-      details: ["明細 1: 消耗品費 4,800,000円（課対仕入10%）"],
+      details: [],
+      rows: [{ targetKind: "deal", target: "取引（新規・支出） 取引先 株式会社サンプル商事", label: "明細 1 消耗品費（課対仕入10%）", after: "4,800,000円", diffYen: 4_800_000, effective: "2026-12-01（発生日）" }],
       current: "none",
       warnings: [],
     });
@@ -89,7 +90,12 @@ describe("before → after per write tool", () => {
       }),
     ]);
     expect(p.steps[0]?.summary).toBe("取引 作成: 2026-12-01 支出 合計 4,812,000円（明細 2 件） 取引先 東京タクシー");
-    expect(p.steps[0]?.details).toEqual(["明細 1: 旅費交通費 12,000円（課対仕入10%） 「タクシー代」", "明細 2: 消耗品費 4,800,000円（課対仕入10%）", "支払期日: 2026-12-31"]);
+    // Every line is a row of the change table (the second is not hidden); the due date stays in words.
+    expect(p.steps[0]?.rows?.map((r) => [r.label, r.after])).toEqual([
+      ["明細 1 旅費交通費（課対仕入10%） 「タクシー代」", "12,000円"],
+      ["明細 2 消耗品費（課対仕入10%）", "4,800,000円"],
+    ]);
+    expect(p.steps[0]?.details).toEqual(["支払期日: 2026-12-31"]);
   });
 
   it("freee_hr_update_work_record: current clock times and note read, each changed field before → after", async () => {

@@ -26,6 +26,8 @@ beforeAll(async () => {
 afterAll(() => close());
 beforeEach(async () => {
   h.slack.reset();
+  // Each test's plan changes pay from freee's seed values (a write of what an earlier test left is a no-op).
+  h.resetFreeeData();
   await h.connectFreee();
 });
 

@@ -38,10 +38,11 @@ it("each poll that changes a step updates the card once; a poll that changes not
   expect(running).toHaveLength(4);
   expect(running.shift()).toContain("待機  1. 指定した年月に在籍する従業員の一覧を取得します\\n待機  2. エージェントの判断");
   expect(running[0]).toContain("実行中  1. 指定した年月に在籍する従業員の一覧を取得します");
-  expect(running[0]).toContain("実行中のツール: `freee_hr_list_employees`");
+  expect(running[0]).toContain("実行中のステップ: 1. ");
+  expect(running[0]).not.toContain("freee_hr_list_employees");
   expect(running[1]).toContain("✓  1. 指定した年月に在籍する従業員の一覧を取得します — 従業員 2 件を取得しました");
   expect(running[1]).toContain("待機  2. エージェントの判断");
-  expect(running[1]).not.toContain("実行中のツール");
+  expect(running[1]).not.toContain("実行中のステップ");
   expect(running[2]).toContain("実行中  2. エージェントの判断");
   const done = updates.at(-1)!;
   expect(done).toContain("完了");

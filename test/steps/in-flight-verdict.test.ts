@@ -56,7 +56,9 @@ describe("a write left in_flight", () => {
       executions: [execution(1, { status: "failed", errorName: "WriteOutcomeUnknownError", writes, progress: { seenEventIds: [], completedSteps: 1, toolErrors: [], steps: [{ stepId: "s1", state: "done", okCalls: 1, errorCalls: 0 }] } })],
     });
     const text = JSON.stringify(renderCard(h, { kind: "execution", executionNo: 1 }, { maxReruns: 3 }).blocks);
-    expect(text).toContain(`山田 太郎 基本給 280,000円 → 300,000円 — ${ExecutionCardTexts.writeUnknown} <https://p.secure.freee.co.jp/employees/1|${ExecutionCardTexts.openInFreee}>`);
+    // The row as approved, its outcome 確認が必要, the employee's page in freee, and the note under the table.
+    expect(text).toContain(`*1. 基本給の変更* <https://p.secure.freee.co.jp/employees/1|${ExecutionCardTexts.openInFreee}>\\n${ExecutionCardTexts.outcome.unknown} ｜ 山田 太郎 基本給 280,000円 → 300,000円`);
+    expect(text).toContain(ExecutionCardTexts.unknownWrites);
     expect(text).not.toMatch(new RegExp(`(?<!このほかに )${ExecutionCardTexts.noWrites}`));
     expect(text).not.toContain(ExecutionCardTexts.notRecorded);
   });

@@ -27,6 +27,8 @@ const WRITE_PLAN = {
   ],
 };
 const SUMMARY = "山田 太郎 基本給 280,000円 → 300,000円（2027年1月支給分から）";
+/** The same change as the Process card's table row shows it. */
+const ROW = "従業員 山田 太郎 ｜ 基本給 ｜ 280,000円 → 300,000円 ｜ +20,000円（+7.1%） ｜ 2027年1月支給分から";
 
 /** A task whose Process is WRITE_PLAN, up to its pipeline reaching the Process approval (or failing before it). */
 async function untilProcess(l3 = WRITE_PLAN) {
@@ -52,7 +54,7 @@ describe("PreviewProcess: before → after, before approval", () => {
     expect(order.indexOf("AwaitProcessApproval")).toBe(order.indexOf("PreviewProcess") + 2);
     // The first card with an approve button already carries the before → after.
     const firstApprovable = slackTexts(h).find((t) => t.includes("approve_version") && t.includes("実行ステップ"));
-    expect(firstApprovable).toContain(SUMMARY);
+    expect(firstApprovable).toContain(ROW);
     const history = await h.store.loadHistory(taskId);
     const process = history.processes[0]!;
     expect(process.preview).toMatchObject({ status: "ready", steps: [{ stepId: "s2", summary: SUMMARY, current: "read" }] });
@@ -86,7 +88,7 @@ describe("names from the request, resolved before approval", () => {
     const process = (await h.store.loadHistory(taskId)).processes[0]!;
     expect(process.steps?.[0]).toMatchObject({ toolInput: { employee_id: 1, pay_amount: 300_000 }, nameRefs: [{ field: "employee_id", name: "山田さん" }] });
     const approvable = slackTexts(h).find((t) => t.includes("approve_version") && t.includes("実行ステップ"));
-    expect(approvable).toContain(SUMMARY);
+    expect(approvable).toContain(ROW);
     expect(approvable).toContain("名前: 「山田さん」→ 山田 太郎（ID 1）");
   });
 

@@ -52,6 +52,11 @@ export interface PipelineHarness {
   freee: FakeFreee;
   /** (Re)connect a workspace to the fake with fresh tokens. */
   connectFreee(teamId?: string): Promise<void>;
+  /**
+   * Put the fake freee's companies back as seeded: a test whose plan writes what an earlier test already wrote
+   * would change nothing, and the preview takes such a write out of the plan.
+   */
+  resetFreeeData(): void;
   /** The settings every step Lambda was built with (table, Slack, freee): what a freee MCP server beside them needs. */
   env: Record<string, string>;
   store: TaskStore;
@@ -121,6 +126,8 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     });
   };
   await connectFreee();
+  const seeded = structuredClone(freee.companies);
+  const resetFreeeData = () => void freee.companies.splice(0, freee.companies.length, ...structuredClone(seeded));
   // Only requesters click in these runs: the workspace is one person's, who approves their own plans.
   await new TeamSettingsStore(table.doc, table.tableName).savePolicy("T0001", ONE_PERSON_POLICY, REQUESTER, undefined);
   const layerEnv = { ...common, ANTHROPIC_BASE_URL: anthropic.baseURL, ANTHROPIC_API_KEY: ANTHROPIC_TEST_KEY, L1_TIMEOUT_MS: "400", L2_TIMEOUT_MS: "400", L3_TIMEOUT_MS: "400", ...options.env };
@@ -200,6 +207,7 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     slack,
     freee,
     connectFreee,
+    resetFreeeData,
     env: common,
     store,
     actions,

@@ -2,7 +2,7 @@ import { RESULT_DONE, RESULT_INCOMPLETE } from "../../../lib/model/agent/agent-p
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { AGENT_DECIDE } from "../../../lib/freee/tools/summaries";
+import { AGENT_DECIDE, toolSummary } from "../../../lib/freee/tools/summaries";
 import { sleep } from "../http";
 import type { FakeAnthropic } from "./fake-anthropic";
 import type { FakeSession } from "./sessions";
@@ -50,13 +50,15 @@ export function createAutoplay(options: { stepDelayMs?: number; claims?: AgentCl
     let client: Client | undefined;
     const results: string[] = [];
     try {
-      for (const step of steps) {
+      for (const [index, step] of steps.entries()) {
+        // The summary names a step as the user's cards do, by its number and in words (the agent prompt asks so).
+        const named = `${index + 1}. ${step.tool === AGENT_DECIDE ? "判断" : (toolSummary(step.tool)?.description ?? "freee の操作").replace(/（[^）]*API）。?.*$/, "").replace(/。$/, "")}`;
         await sleep(stepDelayMs);
         if (session.interrupted) return;
         say(`[step:${step.stepId}] ${step.tool === AGENT_DECIDE ? "判断します" : `${step.tool} を実行します`}`);
         session.usage.output_tokens += 40;
         if (step.tool === AGENT_DECIDE) {
-          results.push(`${step.stepId}: 前のステップの結果から判断しました（${String(step.input.instruction ?? "判断")}）`);
+          results.push(`${named}: 前のステップの結果から判断しました（${String(step.input.instruction ?? "判断")}）`);
           continue;
         }
         if (mcpUrl === undefined || auth?.token === undefined) return void fail("mcp_connection_failed_error", "no MCP server or credential for this session");
@@ -82,12 +84,12 @@ export function createAutoplay(options: { stepDelayMs?: number; claims?: AgentCl
         }
         if (session.interrupted) return;
         api.push(session, [{ type: "agent.mcp_tool_result", mcp_tool_use_id: use?.id, content: [{ type: "text", text: output }], is_error: isError }]);
-        results.push(`${step.stepId}: ${step.tool} ${isError ? "失敗" : "成功"}${isError ? `（${output.slice(0, 120)}）` : ""}`);
+        results.push(`${named}: ${isError ? "失敗" : "成功"}${isError ? `（${output.slice(0, 120)}）` : ""}`);
       }
       await sleep(stepDelayMs);
       if (session.interrupted) return;
       // The agent's side of the L4 completion contract (lib/model/agent/agent-prompt.ts): the result line last.
-      const failed = claims === "honest" && results.some((r) => r.includes(" 失敗"));
+      const failed = claims === "honest" && results.some((r) => r.includes(": 失敗"));
       say(`全 ${steps.length} ステップを実行しました（スクリプトのモデル）。\n${results.join("\n")}\n${failed ? RESULT_INCOMPLETE : RESULT_DONE}`);
       session.usage = { ...session.usage, input_tokens: session.usage.input_tokens + 500, output_tokens: session.usage.output_tokens + 120 };
       api.push(session, [{ type: "session.status_idle", stop_reason: { type: "end_turn" }, stop_details: null }]);

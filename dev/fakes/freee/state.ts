@@ -110,7 +110,7 @@ export interface CompanySeed {
 }
 
 /**
- * A company with three employees (one hourly), the usual account items (ids 21–23 as the old fakes had them),
+ * A company with four employees (one hourly), the usual account items (ids 21–23 as the old fakes had them),
  * two partners (11, 12), a bank account and a wallet (31, 32), two deals, a tag (41), a section (51), an item (61).
  */
 export function seedCompany(seed: CompanySeed): CompanyData {
@@ -120,6 +120,8 @@ export function seedCompany(seed: CompanySeed): CompanyData {
     { id: 1, num: "001", display_name: "山田 太郎", entry_date: "2020-04-01", retire_date: null, payRules: [{ from, pay_calc_type: "monthly", pay_amount: 280_000 }] },
     { id: 2, num: "002", display_name: "佐藤 花子", entry_date: "2021-04-01", retire_date: null, payRules: [{ from, pay_calc_type: "monthly", pay_amount: 320_000 }] },
     { id: 3, num: "003", display_name: "鈴木 一郎", entry_date: "2023-10-01", retire_date: null, payRules: [{ from, pay_calc_type: "hourly", pay_amount: 1_500 }] },
+    // Already paid what a request may ask for: the preview drops such a write (the change table's no-op case).
+    { id: 4, num: "004", display_name: "高橋 美咲", entry_date: "2022-04-01", retire_date: null, payRules: [{ from, pay_calc_type: "monthly", pay_amount: 340_000 }] },
   ];
   const accountItems = [
     accountItem(c, 21, "旅費交通費", "経費", 136),

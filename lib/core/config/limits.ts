@@ -7,6 +7,10 @@ export interface Limits {
   maxRegenerations: number;
   maxReruns: number;
   approvalTimeoutSeconds: number;
+  /** A change at or above this percent of the current amount is warned about on the Process card. */
+  warnChangePercent: number;
+  /** A change (or a created amount) at or above this many yen is warned about on the Process card. */
+  warnChangeYen: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -15,6 +19,8 @@ export const DEFAULT_LIMITS: Limits = {
   maxRegenerations: 5,
   maxReruns: 3,
   approvalTimeoutSeconds: 7 * 24 * 60 * 60,
+  warnChangePercent: 20,
+  warnChangeYen: 1_000_000,
 };
 
 export function loadLimits(env: Env = process.env): Limits {
@@ -24,6 +30,8 @@ export function loadLimits(env: Env = process.env): Limits {
     maxRegenerations: intEnv("MAX_REGENERATIONS", DEFAULT_LIMITS.maxRegenerations, env),
     maxReruns: intEnv("MAX_RERUNS", DEFAULT_LIMITS.maxReruns, env),
     approvalTimeoutSeconds: intEnv("APPROVAL_TIMEOUT_SECONDS", DEFAULT_LIMITS.approvalTimeoutSeconds, env),
+    warnChangePercent: intEnv("WARN_CHANGE_PERCENT", DEFAULT_LIMITS.warnChangePercent, env),
+    warnChangeYen: intEnv("WARN_CHANGE_YEN", DEFAULT_LIMITS.warnChangeYen, env),
   };
 }
 

@@ -39,6 +39,47 @@ export const PreviewProblemSchema = z.object({
 });
 export type PreviewProblem = z.infer<typeof PreviewProblemSchema>;
 
+/**
+ * One row of the change table the approver reads: 対象 · 項目 · 現在 → 変更後 · 差額 · 適用. Ready-to-show Japanese,
+ * with the difference as numbers too (the warnings are computed from them, lib/preview/warnings.ts).
+ */
+export const ChangeRowSchema = z.object({
+  targetKind: z.enum(["employee", "partner", "deal", "other"]),
+  /** 「従業員 佐藤 花子」「取引（新規）取引先 東京タクシー」 */
+  target: z.string().check(z.minLength(1)),
+  /** 項目: 「基本給」「給与形態」「明細 1 旅費交通費（課対仕入10%）」 */
+  label: z.string().check(z.minLength(1)),
+  /** 現在: what freee holds (absent: a create, or the value could not be read — `current` says which). */
+  before: z.optional(z.string()),
+  after: z.string(),
+  /** 差額 in yen, when before and after are amounts of the same kind (a create: the amount itself). */
+  diffYen: z.optional(z.number()),
+  /** 差額 in percent of the current amount (absent for a create or a current amount of 0). */
+  diffPercent: z.optional(z.number()),
+  /** 適用: 「2027年1月支給分から」「2026-12-01」. */
+  effective: z.optional(z.string()),
+});
+export type ChangeRow = z.infer<typeof ChangeRowSchema>;
+
+/**
+ * What the approver must not miss, computed by the preview from freee's current values (lib/preview/warnings.ts).
+ * `no_op` is a step dropped from the plan (never approved); the others stay in the plan and are repeated in the
+ * approve button's confirm dialog. A second-approver policy reads them by kind.
+ */
+export const PREVIEW_WARNING_KINDS = ["decrease", "pay_type_change", "large_change", "no_op", "past_date", "retired_employee"] as const;
+export type PreviewWarningKind = (typeof PREVIEW_WARNING_KINDS)[number];
+export const PreviewWarningSchema = z.object({
+  kind: z.enum(PREVIEW_WARNING_KINDS),
+  stepId: z.string().check(z.minLength(1)),
+  /** The row of the step's change table it is about (absent: the step as a whole). */
+  row: z.optional(z.int().check(z.nonnegative())),
+  /** One line, shown after ⚠️ on the card. */
+  message: z.string().check(z.minLength(1)),
+  /** The same in a few words, for the confirm dialog (Slack allows 300 characters for all of them). */
+  short: z.string().check(z.minLength(1)),
+});
+export type PreviewWarning = z.infer<typeof PreviewWarningSchema>;
+
 export const PreviewStepSchema = z.object({
   stepId: z.string().check(z.minLength(1)),
   tool: z.string().check(z.minLength(1)),
@@ -56,6 +97,8 @@ export const PreviewStepSchema = z.object({
   /** Shown plainly, do not stop approval (an id freee does not know: the run would be refused by freee). */
   warnings: z.array(z.string()),
   problems: z.array(PreviewProblemSchema),
+  /** The change table's rows (absent on a preview stored before the table: the card shows `summary`). */
+  rows: z.optional(z.array(ChangeRowSchema)),
 });
 export type PreviewStep = z.infer<typeof PreviewStepSchema>;
 
@@ -70,9 +113,21 @@ export const PreviewCompanySchema = z.object({
 });
 export type PreviewCompany = z.infer<typeof PreviewCompanySchema>;
 
+/** A write step the preview took out of the plan: it would change nothing (freee already holds the values). */
+export const DroppedStepSchema = z.object({
+  stepId: z.string().check(z.minLength(1)),
+  order: z.int().check(z.positive()),
+  title: z.string().check(z.minLength(1)),
+  rows: z.array(ChangeRowSchema),
+});
+export type DroppedStep = z.infer<typeof DroppedStepSchema>;
+
 export const ProcessPreviewSchema = z.object({
-  /** `blocked`: some write step has a problem; the version can only be rejected. */
-  status: z.enum(["ready", "blocked"]),
+  /**
+   * `blocked`: some write step has a problem; `no_changes`: every write step would change nothing. Either way the
+   * version can only be rejected.
+   */
+  status: z.enum(["ready", "blocked", "no_changes"]),
   previewedAt: z.string().check(z.minLength(1)),
   /** One entry per write step, in step order. Read steps need no preview. */
   steps: z.array(PreviewStepSchema),
@@ -80,5 +135,14 @@ export const ProcessPreviewSchema = z.object({
   reads: z.int().check(z.nonnegative()),
   /** Absent only on a preview stored before the company was recorded: such a plan runs nothing (fails closed). */
   company: z.optional(PreviewCompanySchema),
+  /** Every warning of the plan, in step order (absent on a preview stored before warnings: none were computed). */
+  warnings: z.optional(z.array(PreviewWarningSchema)),
+  /** Write steps taken out of the plan because they change nothing: not in the version's steps, never approved. */
+  dropped: z.optional(z.array(DroppedStepSchema)),
 });
 export type ProcessPreview = z.infer<typeof ProcessPreviewSchema>;
+
+/** The warnings of a preview (none for one stored before they were computed). */
+export function previewWarnings(preview: ProcessPreview | undefined): PreviewWarning[] {
+  return preview?.warnings ?? [];
+}

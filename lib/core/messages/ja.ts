@@ -67,7 +67,14 @@ export const ExecutionCardTexts = {
   noWrites: "freee への書き込みはありません。",
   nothingElse: "このほかに freee への書き込みはありません。",
   writesUnreadable: "freee への書き込みの記録を読めませんでした。freee で登録内容を確認してください。",
-  unknownWrites: (stepIds: readonly string[]) => `ステップ ${stepIds.join(", ")} は freee に書き込まれたか確認できません。freee で確認してください。`,
+  /** Under the change table when a write may have reached freee: never beside 「freee への書き込みはありません」. */
+  unknownWrites: "⚠️ 「確認が必要」の書き込みは、freee に届いたか確認できませんでした。「freee で開く」から登録内容を確かめてください。",
+  dropped: (steps: readonly string[]) => `プランから外したステップ（freee の現在の値と同じため実行していません）: ${steps.join("、")}`,
+  /** The outcome of a row of the change table. */
+  outcome: { done: "✓", failed: "✗", unknown: "確認が必要", notRun: "未実行" },
+  currentStep: (step: string) => `実行中のステップ: ${step}`,
+  missingWrites: (missing: readonly string[], done: readonly string[]) =>
+    `完了していない書き込みステップ: ${missing.join("、")}${done.length > 0 ? `（完了済み: ${done.join("、")}。再実行では繰り返しません）` : ""}`,
   openInFreee: "freee で開く",
   emptyResult: "該当するデータはありません。",
   restInCsv: (rest: number) => `ほか ${rest} 件はスレッドの CSV ファイルにあります。`,
@@ -75,8 +82,14 @@ export const ExecutionCardTexts = {
   moreSteps: (rest: number) => `（ステップの一覧の続き ${rest} セクションは省略しました）`,
   moreSections: (rest: number) => `（続き ${rest} セクションは省略しました）`,
   moreTables: (rest: number) => `（ほか ${rest} 件の読み取り結果は省略しました）`,
-  ranSummary: (ran: readonly string[], notRun: readonly string[]) =>
-    `*実行したステップ*: ${ran.length === 0 ? "なし" : ran.join(", ")}\n*実行しなかったステップ*: ${notRun.length === 0 ? "なし" : notRun.join(", ")}`,
+  /** A stopped run: the steps by their numbers on the card; a step freee refused did not run. */
+  ranSummary: (groups: { ran: readonly number[]; failed: readonly number[]; unknown: readonly number[]; notRun: readonly number[] }) =>
+    [
+      `*実行したステップ*: ${groups.ran.length === 0 ? "なし" : groups.ran.join(", ")}`,
+      ...(groups.failed.length === 0 ? [] : [`*失敗したステップ*: ${groups.failed.join(", ")}`]),
+      ...(groups.unknown.length === 0 ? [] : [`*freee で確認が必要なステップ*: ${groups.unknown.join(", ")}`]),
+      `*実行しなかったステップ*: ${groups.notRun.length === 0 ? "なし" : groups.notRun.join(", ")}`,
+    ].join("\n"),
   csvComment: (label: string, total: number, rows: number) => (rows >= total ? `読み取り結果「${label}」全 ${total} 件（CSV）` : `読み取り結果「${label}」全 ${total} 件のうち先頭 ${rows} 件（CSV）`),
 } as const;
 

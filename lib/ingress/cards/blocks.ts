@@ -83,6 +83,15 @@ export interface ButtonSpec {
   text: string;
   value: VersionRef | ExecutionRef | StepInputRef;
   style?: "primary" | "danger";
+  /** Slack's confirm dialog before the click is sent (title 100, text 300, buttons 30 characters). */
+  confirm?: ConfirmSpec;
+}
+
+export interface ConfirmSpec {
+  title: string;
+  text: string;
+  confirm: string;
+  deny: string;
 }
 
 export function actions(blockId: string, buttons: ButtonSpec[]): KnownBlock {
@@ -100,6 +109,17 @@ function buttonElement(b: ButtonSpec) {
     text: { type: "plain_text" as const, text: b.text, emoji: true },
     value: JSON.stringify(b.value),
     ...(b.style === undefined ? {} : { style: b.style }),
+    ...(b.confirm === undefined
+      ? {}
+      : {
+          confirm: {
+            title: { type: "plain_text" as const, text: truncate(b.confirm.title, 100) },
+            text: { type: "plain_text" as const, text: truncate(b.confirm.text, 300), emoji: true },
+            confirm: { type: "plain_text" as const, text: truncate(b.confirm.confirm, 30) },
+            deny: { type: "plain_text" as const, text: truncate(b.confirm.deny, 30) },
+            style: "danger" as const,
+          },
+        }),
   };
 }
 

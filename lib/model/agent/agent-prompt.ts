@@ -51,7 +51,7 @@ export function buildTaskMessage(steps: readonly ProcessStep[], done: readonly s
     "",
     ...lines,
     "",
-    `各ステップの開始時に [step:<ステップID>] と書き、最後に結果の要約を日本語で書き、最終行に ${RESULT_DONE} または ${RESULT_INCOMPLETE} と書いてください。`,
+    `各ステップの開始時に [step:<ステップID>] と書き、最後に結果の要約を日本語で書き、最終行に ${RESULT_DONE} または ${RESULT_INCOMPLETE} と書いてください。要約はそのまま利用者に表示されます。ステップは上の番号（1. 2. …）で示し、ツール名・ステップ ID・JSON は書かないでください。`,
   ].join("\n");
 }
 

@@ -12,7 +12,9 @@ describe("settings fail loudly (FatalConfigError at cold start)", () => {
   });
 
   it("limits default to docs/architecture.md (limits) and can be overridden", () => {
-    expect(loadLimits({})).toEqual({ pollIntervalSeconds: 3, runTimeoutSeconds: 360, maxRegenerations: 5, maxReruns: 3, approvalTimeoutSeconds: 604800 });
+    expect(loadLimits({})).toEqual({ pollIntervalSeconds: 3, runTimeoutSeconds: 360, maxRegenerations: 5, maxReruns: 3, approvalTimeoutSeconds: 604800,
+      warnChangePercent: 20, warnChangeYen: 1_000_000 });
+    expect(loadLimits({ WARN_CHANGE_PERCENT: "10" }).warnChangePercent).toBe(10);
     expect(loadLimits({ MAX_RERUNS: "1" }).maxReruns).toBe(1);
     expect(DEFAULT_LIMITS.runTimeoutSeconds).toBe(360);
   });
