@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { ProcessStep } from "../../lib/core/domain/records";
 import { calendarText } from "../../lib/model/calendar";
 import { stepText } from "../../lib/preview/plan";
-import { readInWords } from "../../lib/preview/read-words";
+import { readConditions, readInWords } from "../../lib/preview/read-words";
 import { READ_PARAMS_FILE, renderReadParams } from "../../scripts/generate-read-params";
 
 /**
@@ -36,10 +36,11 @@ describe("a read in words", () => {
     expect(text).toBe("*1. 2026年12月の取引（最大 20 件）*（読み取り）");
   });
 
-  it("a field the words cannot say keeps the raw input on the card (nothing approved unseen)", () => {
-    const step = read("freee_api_get", { path: "/api/1/deals", query: { no_such_filter: "x" } });
+  it("a field the words cannot say is counted on the card, the raw input one click away (nothing approved unseen)", () => {
+    const step = read("freee_api_get", { path: "/api/1/deals", query: { no_such_filter: "x", type: "expense" } });
     expect(readInWords(step)).toBeUndefined();
-    expect(stepText(step, undefined)).toContain("no_such_filter");
+    expect(readConditions(step)).toEqual(["支出", "最大 20 件", "ほかの条件 1 件（「入力 JSON」で確認できます）"]);
+    expect(stepText(step, undefined)).toContain("ほかの条件 1 件（「入力 JSON」で確認できます）");
   });
 });
 
