@@ -9,10 +9,11 @@ import type { StepFunctionName } from "./state-machines/functions";
  * `dynamodb:LeadingKeys`), and whether it queries the byTeam index. Read from the code — the store methods each
  * handler reaches — and checked against it: test/infra/table-access.test.ts runs the handlers over a recording
  * DynamoDB endpoint and fails on any call a policy here would deny. No role gets Scan, DeleteItem, the Batch*
- * or Transact* actions, or DescribeTable.
+ * actions or DescribeTable (a TransactWriteItems is authorised item by item, by the actions listed here); only the
+ * MCP server gets ConditionCheckItem, on task items: a write step is claimed only while its run is live.
  */
 
-export type TableAction = "GetItem" | "PutItem" | "UpdateItem" | "Query";
+export type TableAction = "GetItem" | "PutItem" | "UpdateItem" | "Query" | "ConditionCheckItem";
 export type TableAccess = { partitions: Partial<Record<PartitionPrefix, readonly TableAction[]>>; byTeamIndex?: boolean };
 export type AccessName = StepFunctionName | "ingress" | "web" | "freee-mcp" | "reconcile-execution";
 
@@ -59,10 +60,10 @@ export const TABLE_ACCESS: Record<AccessName, TableAccess> = {
   // Installs are put whole (never sealed in place: that is the ingress's), and the sweep's card refresh reads the
   // task's history by Query: no UpdateItem on `INSTALL#`, no GetItem on `TASK#` (test/infra/table-access.test.ts).
   web: { partitions: { [TASK]: ["PutItem", "UpdateItem", "Query"], [TEAM]: ["GetItem", "PutItem", "UpdateItem"], [INSTALL]: ["GetItem", "PutItem"] }, byTeamIndex: true },
-  // The execution's approved steps, audit and the write-once ledger (`TASK#`); the freee connection and its
-  // refresh lease (`TEAM#`); the workspace's bot token for a file-box upload's Slack file (`INSTALL#`, read only).
-  // No Query: it never lists.
-  "freee-mcp": { partitions: { [TASK]: ["GetItem", "PutItem", "UpdateItem"], [TEAM]: ["GetItem", "UpdateItem"], [INSTALL]: READ_INSTALLATION } },
+  // The execution's approved steps, audit and the write-once ledger (`TASK#`; a claim checks the execution's status
+  // in its transaction: ConditionCheckItem); the freee connection and its refresh lease (`TEAM#`); the workspace's
+  // bot token for a file-box upload's Slack file (`INSTALL#`, read only). No Query: it never lists.
+  "freee-mcp": { partitions: { [TASK]: ["GetItem", "PutItem", "UpdateItem", "ConditionCheckItem"], [TEAM]: ["GetItem", "UpdateItem"], [INSTALL]: READ_INSTALLATION } },
 };
 
 /** The byTeam index partitions App Home lists (Keys.teamTasksIndex, Keys.teamAuditIndex). */

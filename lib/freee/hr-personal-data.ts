@@ -1,8 +1,8 @@
 /**
- * HR personal data in freee人事労務's answers, decided per field from its schema (the vendored hr.openapi.json:
- * the employee, its profile / bank account / basic pay / dependent / insurance rules, payroll statements). A read
+ * HR personal data in freee人事労務's answers, decided per field from its schema (lib/freee/openapi/freee-responses.json:
+ * the employee, its profile / bank account / basic pay / dependent / insurance rules; payroll statements by freee's field names). A read
  * result holding any of these fields is shown only to whom may see it (docs/slack.md, results with HR personal
- * data): never posted in a public channel. The categories are what docs/architecture.md lists.
+ * data): never posted in a public channel. docs/slack.md lists each field with the schema it comes from.
  */
 export const HR_PERSONAL_FIELDS: Record<"pay" | "address" | "bank" | "family" | "identity", readonly string[]> = {
   // 給与: the basic pay rule, payroll statements, insurance amounts and the standard remuneration they come from.
@@ -11,7 +11,11 @@ export const HR_PERSONAL_FIELDS: Record<"pay" | "address" | "bank" | "family" | 
     "total_allowance_amount", "total_deduction_amount", "total_taxable_payment_amount", "total_annual_payment_amount", "total_expense_amount",
     "total_attendance_deduction_amount", "board_member_remuneration_amount", "payments", "deductions", "deductions_employer_share",
     "overtime_pays", "standard_monthly_remuneration", "health_insurance_rule", "welfare_pension_insurance_rule", "annual_revenue", "income",
-    "annual_remittance_amount",
+    "annual_remittance_amount", "manual_health_insurance_amount_of_employee_salary", "manual_health_insurance_amount_of_employee_bonus",
+    "manual_health_insurance_amount_of_company_salary", "manual_health_insurance_amount_of_company_bonus", "manual_care_insurance_amount_of_employee_salary",
+    "manual_care_insurance_amount_of_employee_bonus", "manual_care_insurance_amount_of_company_salary", "manual_care_insurance_amount_of_company_bonus",
+    "manual_child_support_fund_amount_of_employee_salary", "manual_child_support_fund_amount_of_employee_bonus",
+    "manual_child_support_fund_amount_of_company_salary", "manual_child_support_fund_amount_of_company_bonus",
   ],
   // 住所・連絡先: the profile rule's addresses, postcodes and phone numbers.
   address: [
@@ -19,7 +23,7 @@ export const HR_PERSONAL_FIELDS: Record<"pay" | "address" | "bank" | "family" | 
     "residential_zipcode1", "residential_zipcode2", "prefecture_code", "residential_prefecture_code", "phone1", "phone2", "phone3", "email",
   ],
   // 口座: the bank account pay is transferred to.
-  bank: ["bank_account_rule", "account_number", "account_name", "account_type", "bank_code", "bank_name", "branch_code", "branch_name"],
+  bank: ["bank_account_rule", "account_number", "account_name", "account_type", "bank_code", "bank_name", "bank_name_kana", "branch_code", "branch_name", "branch_name_kana"],
   // 家族: dependents and household.
   family: ["dependent_rules", "relationship", "householder", "householder_name", "married", "widow_type", "social_insurance_and_tax_dependent"],
   // マイナンバーに準ずる番号と属性: pension and insurance numbers, birth date, gender, disability.

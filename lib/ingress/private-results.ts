@@ -12,6 +12,6 @@ export function renderPrivateResults(results: PrivateResults): Card {
   const blocks: Card["blocks"] = [header(title), section(PrivacyTexts.dmIntro(inlineMrkdwn(results.taskTitle)))];
   if (results.summary !== undefined) blocks.push(section(quotedMrkdwn(results.summary)));
   const lines = results.tables.map((t) => ({ step: { stepId: t.stepId, order: t.order, tool: "", toolInput: {} }, state: "done" as const, table: t.table }));
-  blocks.push(...tableBlocks(lines, new Set(results.tables.filter((t) => t.inCsv).map((t) => t.stepId))));
+  blocks.push(...tableBlocks(lines, new Set(results.tables.filter((t) => t.inCsv).map((t) => t.stepId)), "dm"));
   return { text: `${title}（${results.taskTitle}）`, blocks };
 }

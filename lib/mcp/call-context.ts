@@ -26,8 +26,9 @@ export interface ToolCallDeps {
   writes: Pick<WriteOnceLedger, "claim" | "takeOver" | "complete" | "markUnknown" | "release">;
   metrics: Pick<PipelineMetrics, "toolRefused" | "writeOutcomeUnknown">;
   /**
-   * Re-read right before a write leaves for freee (a cancel may have landed since the request began); and where a
-   * failed freee connection is stamped on the run, which ends it (the L4 completion contract).
+   * Where a failed freee connection is stamped on the run, which ends it (the L4 completion contract); and the
+   * run's status, read again before a rerun takes over an earlier attempt's step (a first claim checks it in the
+   * claim's own transaction: lib/store/write-ledger.ts).
    */
   taskStore: Pick<TaskStore, "getExecution" | "recordRunFault" | "getTask">;
   /** Where an approved file-box upload gets the request's file (lib/mcp/slack-files.ts). */
@@ -166,4 +167,14 @@ async function safely(deps: ToolCallDeps, action: string, write: () => Promise<u
   } catch (err) {
     deps.logger.error("audit write failed for a freee tool call", { action, error_type: err instanceof Error ? err.name : "Error", error: err instanceof Error ? err : String(err) });
   }
+}
+
+/** A promise's outcome as a function that returns its value or throws its error, so it can be awaited beside others. */
+export function settled<T>(promise: Promise<T>): Promise<() => T> {
+  return promise.then(
+    (value) => () => value,
+    (err: unknown) => () => {
+      throw err;
+    },
+  );
 }

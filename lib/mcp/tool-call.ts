@@ -2,7 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { FreeeClient } from "../freee/client";
 import type { FreeeResult } from "../freee/types";
 import { getTool, type FreeeToolDefinition } from "../freee/tools/registry";
-import { ToolCall, type ToolCallDeps } from "./call-context";
+import { settled, ToolCall, type ToolCallDeps } from "./call-context";
 import { permitCall, precheck, type Permit } from "./capability";
 import { LIVE_EXECUTION_STATUSES, type ExecutionScope } from "./execution-scope";
 import { refusal, RefusalTexts, type Refusal } from "./refusals";
@@ -81,14 +81,17 @@ export async function runToolCall(
 }
 
 async function runRead(call: ToolCall, tool: FreeeToolDefinition, permit: Extract<Permit, { kind: "read" }>, client: Client, companyId: number): Promise<CallToolResult> {
-  await call.audit("freee.tool_called", { input: permit.input, stepIds: permit.stepIds });
+  // A read changes nothing in freee: its entry (timed now) goes out beside the request, awaited before the answer.
+  const called = call.audit("freee.tool_called", { input: permit.input, stepIds: permit.stepIds });
   const started = Date.now();
   let result: FreeeResult;
   let request;
   try {
     request = tool.toRequest(permit.input as never, companyId);
-    result = await client.request(request);
+    const [sent] = await Promise.all([settled(client.request(request)), called]);
+    result = sent();
   } catch (err) {
+    await called;
     return call.failed(err, { durationMs: Date.now() - started });
   }
   return call.answered(request, result, started);

@@ -10,7 +10,7 @@ import type { FreeeToolDefinition } from "../freee/tools/registry";
 import type { Permit } from "./capability";
 import { LIVE_EXECUTION_STATUSES } from "./execution-scope";
 import { refusal, RefusalTexts } from "./refusals";
-import { clip, errorResult, type ToolCall } from "./call-context";
+import { clip, errorResult, settled, type ToolCall } from "./call-context";
 import type { WriteRecord, WriteStepRef } from "../store/write-ledger";
 import { attachUpload } from "./upload-file";
 
@@ -59,11 +59,15 @@ export async function runWrite(call: ToolCall, tool: FreeeToolDefinition, permit
     const write = new StepWrite(call, tool.name, ref, marker, request, client, reconciler, permit.input);
     let claim;
     try {
-      claim = await deps.writes.claim(ref, { tool: tool.name, digest, marker, executionId: scope.executionId });
+      // Taken only while the run is live (a 中止 may have landed since the call began): one transaction.
+      claim = await deps.writes.claim(ref, { tool: tool.name, digest, marker, executionId: scope.executionId }, { taskId: scope.taskId, executionNo: scope.executionNo, statuses: [...LIVE_EXECUTION_STATUSES] });
     } catch (err) {
       return call.failed(err, { stage: "write_claim", stepId: step.stepId });
     }
-    if (claim.claimed) return write.send(claim.attempt);
+    if (claim.claimed) return write.send(claim.attempt, "checked_live");
+    if ("runStatus" in claim) {
+      return call.refuse(refusal("execution_not_live", RefusalTexts.executionNotLive(claim.runStatus ?? "not_found"), { executionStatus: claim.runStatus, stepId: step.stepId }));
+    }
     const prior = claim.prior;
     if (prior.state === "done") {
       done ??= { stepId: step.stepId, record: prior };
@@ -101,19 +105,14 @@ class StepWrite {
     return this.call.deps;
   }
 
-  /** The step is ours (attempt): check the run is still live, then send it once. */
-  async send(attempt: number): Promise<CallToolResult> {
-    const { scope } = this.call;
-    let status: string | undefined;
-    try {
-      status = (await this.deps.taskStore.getExecution(scope.taskId, scope.executionNo))?.status;
-    } catch (err) {
-      await this.release(attempt);
-      return this.call.failed(err, { stage: "write_status", stepId: this.ref.stepId });
-    }
-    if (status === undefined || !LIVE_EXECUTION_STATUSES.has(status)) {
-      await this.release(attempt);
-      return this.call.refuse(refusal("execution_not_live", RefusalTexts.executionNotLive(status ?? "not_found"), { executionStatus: status, stepId: this.ref.stepId }));
+  /**
+   * The step is ours (attempt): send it once while the run is live. A first claim checked that in its own
+   * transaction; a take-over (a rerun settling an earlier attempt) reads the run's status first.
+   */
+  async send(attempt: number, live: "checked_live" | "check_live"): Promise<CallToolResult> {
+    if (live === "check_live") {
+      const refused = await this.refusedUnlessLive(attempt);
+      if (refused !== undefined) return refused;
     }
     let outgoing: FreeeRequest;
     try {
@@ -127,11 +126,14 @@ class StepWrite {
       await this.release(attempt);
       return this.call.failed(err, { stage: "write_attachment", stepId: this.ref.stepId });
     }
-    await this.call.audit("freee.tool_called", { input: this.input, stepId: this.ref.stepId, marker: this.marker, attempt, ...(outgoing.file === undefined ? {} : { file: { name: outgoing.file.name, bytes: outgoing.file.bytes.byteLength } }) });
+    // The ledger's in_flight claim is the durable record that the write may leave; its audit entry (timed now, before
+    // freee is called) goes out beside the request rather than ahead of it, and is awaited before anything else.
+    const called = this.call.audit("freee.tool_called", { input: this.input, stepId: this.ref.stepId, marker: this.marker, attempt, ...(outgoing.file === undefined ? {} : { file: { name: outgoing.file.name, bytes: outgoing.file.bytes.byteLength } }) });
     const started = Date.now();
+    const [sent] = await Promise.all([settled(this.client.request(outgoing)), called]);
     let result: FreeeResult;
     try {
-      result = await this.client.request(outgoing);
+      result = sent();
     } catch (err) {
       // A taxonomy error other than WriteOutcomeUnknownError means freee refused before acting (401 after the
       // refresh, 429 exhausted) or the request never left; anything else may have landed.
@@ -167,9 +169,24 @@ class StepWrite {
       // A rerun, and freee shows no trace of the earlier attempt: this run writes the step.
       const attempt = await this.deps.writes.takeOver(this.ref, prior, scope.executionId);
       if (attempt === undefined) return this.call.refuse(refusal("write_in_flight", RefusalTexts.writeInFlight(this.ref.stepId), { stepId: this.ref.stepId }));
-      return this.send(attempt);
+      return this.send(attempt, "check_live");
     }
     return this.found(prior.attempt, back.data);
+  }
+
+  /** Reads the run's status; not live (or unreadable), the step is released and the call refused or failed. */
+  private async refusedUnlessLive(attempt: number): Promise<CallToolResult | undefined> {
+    const { scope } = this.call;
+    let status: string | undefined;
+    try {
+      status = (await this.deps.taskStore.getExecution(scope.taskId, scope.executionNo))?.status;
+    } catch (err) {
+      await this.release(attempt);
+      return this.call.failed(err, { stage: "write_status", stepId: this.ref.stepId });
+    }
+    if (status !== undefined && LIVE_EXECUTION_STATUSES.has(status)) return undefined;
+    await this.release(attempt);
+    return this.call.refuse(refusal("execution_not_live", RefusalTexts.executionNotLive(status ?? "not_found"), { executionStatus: status, stepId: this.ref.stepId }));
   }
 
   private async afterLostReply(attempt: number, err: unknown): Promise<CallToolResult> {
@@ -260,3 +277,4 @@ class StepWrite {
     }
   }
 }
+

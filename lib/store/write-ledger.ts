@@ -1,4 +1,6 @@
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { ThrottledError } from "../core/errors/taxonomy";
 import * as z from "../core/zod";
 import { isConditionFailure, translateDynamoError } from "./conditional";
 import { ItemTable, parseRecord } from "./item-table";
@@ -42,7 +44,24 @@ const WriteRecordSchema = z.discriminatedUnion("state", [
 ]);
 export type WriteRecord = z.infer<typeof WriteRecordSchema>;
 
-export type Claim = { claimed: true; attempt: number } | { claimed: false; prior: WriteRecord };
+/**
+ * The run a write serves, which must still be live (`statuses`) when the step is taken: the claim and this check
+ * are one transaction, so a 中止 that lands before the claim refuses it, and one that lands after finds the step
+ * claimed (in flight) and the run's summary reads it as "may have been written".
+ */
+export interface LiveRun {
+  taskId: string;
+  executionNo: number;
+  statuses: readonly string[];
+}
+
+export type Claim =
+  | { claimed: true; attempt: number }
+  | { claimed: false; prior: WriteRecord }
+  /** The run was no longer live (cancelled, ended, or gone: `undefined`); nothing was claimed. */
+  | { claimed: false; runStatus: string | undefined };
+
+type CancellationReason = { Code?: string; Item?: Parameters<typeof unmarshall>[0] };
 
 /** A released step: freee refused the write; the step may be claimed again. */
 const RELEASED = "released";
@@ -54,27 +73,72 @@ export class WriteOnceLedger {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  /** Take the step for a first write, or learn what an earlier call left. */
-  async claim(ref: WriteStepRef, write: Pick<WriteBase, "tool" | "digest" | "marker" | "executionId">): Promise<Claim> {
-    const key = keyOf(ref);
+  /**
+   * Take the step for a first write, or learn what an earlier call left. With `run`, the step is taken only while
+   * that run is live, checked in the same TransactWriteItems (one request instead of a claim and a status read).
+   */
+  async claim(ref: WriteStepRef, write: Pick<WriteBase, "tool" | "digest" | "marker" | "executionId">, run?: LiveRun): Promise<Claim> {
+    const put = {
+      TableName: this.tableName,
+      Item: { ...keyOf(ref), recordType: "tool_write", stepId: ref.stepId, processVersion: ref.processVersion, ...write, attempt: 1, state: "in_flight", since: this.now() },
+      ConditionExpression: "attribute_not_exists(pk) OR #state = :released",
+      ExpressionAttributeNames: { "#state": "state" },
+      ExpressionAttributeValues: { ":released": RELEASED },
+      ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const,
+    };
+    let refused: Record<string, unknown> | undefined;
     try {
-      await this.doc.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...key, recordType: "tool_write", stepId: ref.stepId, processVersion: ref.processVersion, ...write, attempt: 1, state: "in_flight", since: this.now() },
-          ConditionExpression: "attribute_not_exists(pk) OR #state = :released",
-          ExpressionAttributeNames: { "#state": "state" },
-          ExpressionAttributeValues: { ":released": RELEASED },
-        }),
-      );
+      if (run === undefined) await this.doc.send(new PutCommand(put));
+      else await this.doc.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, { ConditionCheck: this.liveCheck(run) }] }));
       return { claimed: true, attempt: 1 };
     } catch (err) {
-      if (!isConditionFailure(err)) throw translateDynamoError(err, "claim freee write");
+      const outcome = this.claimRefusal(err, run !== undefined);
+      if ("runStatus" in outcome) return { claimed: false, runStatus: outcome.runStatus };
+      refused = outcome.prior;
     }
-    const prior = await this.get(ref);
+    const prior = refused === undefined || refused.state === RELEASED ? await this.get(ref) : recordOf(refused);
     // Released between our put and this read: a definite refusal, so this caller may claim again.
-    if (prior === undefined) return this.claim(ref, write);
+    if (prior === undefined) return this.claim(ref, write, run);
     return { claimed: false, prior };
+  }
+
+  /** The run's execution item must hold one of the live statuses (DynamoDB ConditionCheck: nothing is written). */
+  private liveCheck(run: LiveRun) {
+    const names = run.statuses.map((_, i) => `:live${i}`);
+    return {
+      TableName: this.tableName,
+      Key: Keys.execution(run.taskId, run.executionNo),
+      ConditionExpression: `#status IN (${names.join(", ")})`,
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: Object.fromEntries(run.statuses.map((s, i) => [`:live${i}`, s])),
+      ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const,
+    };
+  }
+
+  /**
+   * Why a claim was refused: the step's earlier record (its old image, when the refusal carries it), or the run
+   * no longer live (its status). A transaction cancelled for another reason (a conflicting transaction on the
+   * execution) took nothing: a ThrottledError, which the caller reports as transient.
+   */
+  private claimRefusal(err: unknown, transacted: boolean): { prior: Record<string, unknown> | undefined } | { runStatus: string | undefined } {
+    if (!transacted) {
+      if (!isConditionFailure(err)) throw translateDynamoError(err, "claim freee write");
+      const old = (err as { Item?: Parameters<typeof unmarshall>[0] }).Item;
+      return { prior: old === undefined ? undefined : unmarshall(old) };
+    }
+    const reasons = (err as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
+    if (!(err instanceof Error) || err.name !== "TransactionCanceledException" || reasons === undefined) throw translateDynamoError(err, "claim freee write");
+    const codes = reasons.map((r) => r.Code ?? "None");
+    if (codes.some((c) => c !== "None" && c !== "ConditionalCheckFailed")) {
+      throw new ThrottledError(`claim freee write: transaction cancelled (${codes.join(", ")})`, { cause: err, details: { codes } });
+    }
+    // The step's own record first: a step already done is answered as done, whatever the run's status.
+    if (codes[0] === "ConditionalCheckFailed") {
+      const old = reasons[0]?.Item;
+      return { prior: old === undefined ? undefined : unmarshall(old) };
+    }
+    const execution = reasons[1]?.Item === undefined ? undefined : unmarshall(reasons[1].Item);
+    return { runStatus: typeof execution?.status === "string" ? execution.status : undefined };
   }
 
   /** A rerun's read back found nothing: it takes the step over for a new attempt. Undefined if another caller did. */

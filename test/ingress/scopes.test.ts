@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { parse } from "yaml";
 import { BOT_SCOPES } from "../../lib/ingress/oauth-routes";
+import { startFakeSlack } from "../../dev/fakes/slack/fake-slack";
 
 /**
  * The bot scopes the app asks for are the ones its code needs: each Web API method the code calls and each event
@@ -27,6 +28,10 @@ const METHOD_SCOPES: Record<string, string[]> = {
   "conversations.info": ["channels:read", "groups:read", "im:read", "mpim:read"],
   "usergroups.list": ["usergroups:read"],
   "usergroups.users.list": ["usergroups:read"],
+  // The web admin's single-workspace mode asks which workspace its token belongs to: no scope.
+  "auth.test": [],
+  // Sign in with Slack's code exchange (lib/web-admin/openid.ts): the user's openid scopes, no bot scope.
+  "openid.connect.token": [],
 };
 const EVENT_SCOPES: Record<string, string[]> = {
   app_mention: ["app_mentions:read"],
@@ -38,26 +43,29 @@ const EVENT_SCOPES: Record<string, string[]> = {
   app_uninstalled: [],
   tokens_revoked: [],
 };
-const NAMESPACES = "chat|views|users|files|conversations|reactions|pins|bookmarks|usergroups|team|bots|reminders|dnd|emoji";
+const NAMESPACES = "chat|views|users|files|conversations|reactions|pins|bookmarks|usergroups|team|bots|reminders|dnd|emoji|auth|apps";
 const NOT_API = new Set(["map", "filter", "forEach", "some", "every", "find", "flatMap", "slice", "push", "reduce", "includes", "length", "join", "sort"]);
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    return statSync(path).isDirectory() ? sources(path) : path.endsWith(".ts") ? [path] : [];
+    return statSync(path).isDirectory() ? sources(path) : /\.tsx?$/.test(path) ? [path] : [];
   });
 }
 
-/** The Web API methods the shipped code calls (lib/, lambdas/), with where. */
+/** The Web API methods the shipped code calls (lib/, lambdas/, wiring/), with where. */
 function calledMethods(): Map<string, string> {
   const called = new Map<string, string>();
-  for (const file of [...sources("lib"), ...sources("lambdas")]) {
+  for (const file of [...sources("lib"), ...sources("lambdas"), ...sources("wiring")]) {
     const text = readFileSync(file, "utf8").replace(/^\s*(\/\/|\*).*$/gm, "");
     // The whole dotted name: usergroups.users.list is one method, not users.list.
     for (const m of text.matchAll(new RegExp(`\\.(${NAMESPACES})((?:\\.\\w+)+)\\(`, "g"))) {
       if (!NOT_API.has(m[2]!.split(".").pop()!)) called.set(`${m[1]}${m[2]}`, file);
     }
     for (const m of text.matchAll(/\.(filesUploadV2)\(/g)) called.set("files.uploadV2", file);
+    // A method called by name (apiCall) or by its URL, past the WebClient's typed methods.
+    for (const m of text.matchAll(/\.apiCall\(\s*["'`]([\w.]+)["'`]/g)) called.set(m[1]!, file);
+    for (const m of text.matchAll(/slack\.com\/api\/([\w.]+)/g)) called.set(m[1]!, file);
   }
   return called;
 }
@@ -77,4 +85,16 @@ it("the bot scopes requested are exactly those the called Web API methods and th
   }
   expect([...manifest.oauth_config.scopes.bot].sort()).toEqual([...needed].sort());
   expect([...BOT_SCOPES].sort()).toEqual([...needed].sort());
+});
+
+it("the Slack fake grants an installation exactly the scopes the app asks for (its missing_scope answers stay true to the manifest)", async () => {
+  const slack = await startFakeSlack({ clientId: "scopes-client", clientSecret: "scopes-secret" });
+  try {
+    const code = slack.issueOAuthCode();
+    const out = (await (await fetch(`${slack.url}oauth.v2.access`, { method: "POST", body: new URLSearchParams({ client_id: "scopes-client", client_secret: "scopes-secret", code }) })).json()) as { ok: boolean; scope: string };
+    expect(out.ok).toBe(true);
+    expect(out.scope.split(",").sort()).toEqual([...BOT_SCOPES].sort());
+  } finally {
+    await slack.close();
+  }
 });

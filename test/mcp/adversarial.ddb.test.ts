@@ -130,19 +130,22 @@ describe("an agent with a valid bearer cannot do what was not approved", () => {
     await expectRefused(taskId, agent, { name: "freee_hr_list_employees", arguments: { year: 2027, month: 1 } }, "execution_not_live", "終了しています");
   });
 
-  it("a 中止 that lands while the write is being prepared: the status is read again right before freee", async () => {
+  it("a 中止 that lands while the write is being prepared: the claim is refused in its own transaction", async () => {
     const { taskId, agent } = await running();
-    stack.beforeExecutionRead = async (n) => {
-      // Read 1 loads the call's scope (running); before read 2 — the check right before sending — the user cancels.
-      if (n === 2) await stack.store.transitionExecution(taskId, 1, "cancelled", { from: ["running"], set: { cancelledBy: "U1", cancelledAt: new Date().toISOString() } });
+    const freeeWrites = () => stack.fake.requests.filter((r) => r.method !== "GET").length;
+    const writesBefore = freeeWrites();
+    // The call's scope was read as running; right before the claim, the user cancels.
+    stack.beforeClaim = async (n) => {
+      if (n === 1) await stack.store.transitionExecution(taskId, 1, "cancelled", { from: ["running"], set: { cancelledBy: "U1", cancelledAt: new Date().toISOString() } });
     };
     try {
       await expectRefused(taskId, agent, payCall(PAY), "execution_not_live", "状態: cancelled");
     } finally {
-      stack.beforeExecutionRead = undefined;
+      stack.beforeClaim = undefined;
     }
-    // The step was not written, so nothing holds it.
+    // The step was not taken, so nothing holds it, and freee saw no write.
     expect(await stack.ledger.get({ taskId, processVersion: 1, stepId: "s3" })).toBeUndefined();
+    expect(freeeWrites()).toBe(writesBefore);
   });
 
   it("a call after completion", async () => {

@@ -44,6 +44,8 @@ export interface McpStack {
   reconcileWaits: number[];
   /** Runs before each Execution read the MCP server makes (n = 1, 2, … per test): lets a cancel land mid-call. */
   beforeExecutionRead: ((n: number) => Promise<void>) | undefined;
+  /** Runs before each write claim the MCP server makes (n = 1, 2, … per test): lets a cancel land right before it. */
+  beforeClaim: ((n: number) => Promise<void>) | undefined;
   newExecution(steps: ProcessStep[], status?: "running" | "completed", attachments?: SlackFileRef[]): Promise<{ taskId: string; execution: Execution; bearer: string }>;
   /** Execution n+1 of the same task and approved Process (a rerun): running, with its own bearer. */
   rerun(taskId: string, executionNo: number): Promise<{ execution: Execution; bearer: string }>;
@@ -85,6 +87,7 @@ export async function startMcpStack(options: McpStackOptions = {}): Promise<McpS
   const counted: McpStack["counted"] = [];
   const reconcileWaits: number[] = [];
   let executionReads = 0;
+  let claims = 0;
   const observedStore = {
     getTask: store.getTask.bind(store),
     getVersion: store.getVersion.bind(store) as TaskStore["getVersion"],
@@ -99,7 +102,16 @@ export async function startMcpStack(options: McpStackOptions = {}): Promise<McpS
     audit: new AuditLog(store, logger),
     logger,
     bearerSecret: async () => SECRET,
-    writes: serverLedger,
+    writes: {
+      claim: async (...args: Parameters<WriteOnceLedger["claim"]>) => {
+        await stack.beforeClaim?.(++claims);
+        return serverLedger.claim(...args);
+      },
+      takeOver: serverLedger.takeOver.bind(serverLedger),
+      complete: serverLedger.complete.bind(serverLedger),
+      markUnknown: serverLedger.markUnknown.bind(serverLedger),
+      release: serverLedger.release.bind(serverLedger),
+    },
     ...(options.slackFiles === undefined ? {} : { slackFiles: options.slackFiles }),
     metrics: {
       toolRefused: (value) => counted.push({ metric: "toolRefused", value }),
@@ -121,6 +133,7 @@ export async function startMcpStack(options: McpStackOptions = {}): Promise<McpS
   const bearerFor = (executionId: string) => issueMcpBearer({ teamId: TEAM, executionId, ttlSeconds: 600 }, SECRET);
   const stack: McpStack = {
     beforeExecutionRead: undefined,
+    beforeClaim: undefined,
     url: server.url,
     table,
     fake,

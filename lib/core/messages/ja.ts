@@ -78,6 +78,8 @@ export const ExecutionCardTexts = {
   openInFreee: "freee で開く",
   emptyResult: "該当するデータはありません。",
   restInCsv: (rest: number) => `ほか ${rest} 件はスレッドの CSV ファイルにあります。`,
+  /** The requester's DM of results with HR personal data: the CSV follows there, not in the thread. */
+  restInDmCsv: (rest: number) => `ほか ${rest} 件はこの DM の CSV ファイルにあります。`,
   restNotShown: (rest: number) => `ほか ${rest} 件は表示していません。`,
   moreSteps: (rest: number) => `（ステップの一覧の続き ${rest} セクションは省略しました）`,
   moreSections: (rest: number) => `（続き ${rest} セクションは省略しました）`,

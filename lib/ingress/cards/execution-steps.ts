@@ -122,13 +122,14 @@ function outcomeOf(state: StepState, ledgerless: boolean): Outcome {
 }
 
 /** What the reads returned: a short table per read step (the first rows), its size, and where the rest is. */
-export function tableBlocks(lines: readonly StepLine[], csvSteps: ReadonlySet<string> = new Set()): Card["blocks"] {
+export function tableBlocks(lines: readonly StepLine[], csvSteps: ReadonlySet<string> = new Set(), csvIn: "thread" | "dm" = "thread"): Card["blocks"] {
   const blocks = lines.flatMap((l) => {
     if (l.table === undefined || l.state !== "done") return [];
     const t = l.table;
     const head = `*${l.step.order}. ${inlineMrkdwn(t.label)}（${t.total} 件）*`;
     if (t.columns.length === 0 || t.rows.length === 0) return [wholeSection(`${head}\n${T.emptyResult}`)];
-    return [wholeSection(resultTableText(head, t, CARD_TABLE_ROWS, TABLE_TEXT_MAX, (rest) => (csvSteps.has(l.step.stepId) ? T.restInCsv(rest) : T.restNotShown(rest))))];
+    const rest = (left: number) => (csvSteps.has(l.step.stepId) ? (csvIn === "dm" ? T.restInDmCsv(left) : T.restInCsv(left)) : T.restNotShown(left));
+    return [wholeSection(resultTableText(head, t, CARD_TABLE_ROWS, TABLE_TEXT_MAX, rest))];
   });
   return blocks.length <= TABLE_BLOCKS ? blocks : [...blocks.slice(0, TABLE_BLOCKS - 1), wholeSection(T.moreTables(blocks.length - TABLE_BLOCKS + 1))];
 }
