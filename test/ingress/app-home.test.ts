@@ -11,7 +11,7 @@ import type { TestTable } from "../support/dynamo";
 import type { FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { signedInteraction, signedJson } from "../support/slack-signing";
 import { testAdmins } from "../support/admins";
-import { install, messageEvent, startIngress, startIngressOnFakes } from "./ingress-harness";
+import { install, messageEvent, startIngress, startIngressOnFakes, unlinkedThread } from "./ingress-harness";
 
 let table: TestTable;
 let slack: FakeSlack;
@@ -28,10 +28,8 @@ beforeAll(async () => {
   for (const id of ["UREQ", "USTRANGER"]) slack.workspace.addUser({ id, teamId: "T1" });
 });
 // Slack refused nothing the test did not script: a call the real Slack would refuse fails the test.
-// Tasks seeded here have no request in the fake's workspace (reset before each test): Home asks Slack for their
-// thread's permalink and Slack answers message_not_found, as it does for a deleted request (shown unlinked).
-const unlinked = (r: { method: string; error: string | undefined }) => r.method === "chat.getPermalink" && r.error === "message_not_found";
-afterEach(() => expect(slack.takeRefused().filter((r) => !unlinked(r))).toEqual([]));
+// Tasks seeded without their request in the fake's workspace are shown unlinked (ingress-harness: unlinkedThread).
+afterEach(() => expect(slack.takeRefused().filter((r) => !unlinkedThread(r))).toEqual([]));
 afterAll(async () => Promise.all([table.close(), slack.close()]));
 beforeEach(() => slack.reset());
 
