@@ -6,6 +6,7 @@ import { TEST_SIGNING_SECRET } from "../test/support/slack-signing";
 import { INGRESS_BUNDLING, PLAIN_BUNDLING } from "../infra/bundling";
 import { PROJECT_ROOT } from "../infra/constructs/app-function";
 import { bundleLambda, type BundleResult } from "./bundle";
+import { l3Catalogue, type L3Catalogue } from "./catalogue";
 import { measureCold, type ColdResult } from "./cold";
 import { bundleFunctions, functionColdTargets, functionResults, isStepFunction, type FunctionResult } from "./functions";
 import { modelCost, type CostResult } from "./cost";
@@ -87,6 +88,8 @@ export interface BenchResults {
   perPoll: PipelineResult["perPoll"];
   /** Per layer: estimated static prefix vs the model's minimum cacheable prompt, and whether a breakpoint is placed. */
   promptCache: Record<"L1" | "L2" | "L3", LayerCache>;
+  /** L3's tool catalogue in its cached prefix, and the task's L3 tokens (bench/catalogue.ts). */
+  l3Catalogue: L3Catalogue;
   durationsMs: Record<string, number>;
 }
 
@@ -228,6 +231,7 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
       perTask: pipeline.perTask,
       perPoll: pipeline.perPoll,
       promptCache: layerCaches(),
+      l3Catalogue: l3Catalogue(layerCaches().L3, pipeline.perTask.usageByLayer.L3!),
       durationsMs: durations,
     };
     writeFileSync(options.out, `${JSON.stringify(results, null, 2)}\n`);

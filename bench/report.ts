@@ -73,6 +73,11 @@ export function printReport(r: BenchResults, print: (line: string) => void, run:
   );
   print("");
   table(["prompt cache", "model", "static prefix (est. tokens)", "model minimum", "breakpoint"], cacheRows(r), print);
+  const c = r.l3Catalogue;
+  print(
+    `L3 catalogue: ${c.operations} operations, ~${c.catalogueTokensEstimate} of the ~${c.prefixTokensEstimate}-token prefix (breakpoint ${c.breakpoint ? "yes" : "no"}); ` +
+      `per task L3 input ${c.perTask.inputTokens}, cache read ${c.perTask.cacheReadInputTokens}, cache write ${c.perTask.cacheCreationInputTokens} (the cache served ${(c.perTask.cacheHitRatio * 100).toFixed(1)} % of the prompt, as the scripted replies report)`,
+  );
 }
 
 function printFunctions(r: BenchResults, print: (line: string) => void): void {

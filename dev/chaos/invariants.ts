@@ -6,7 +6,8 @@ import type { CardSubject } from "../../lib/core/domain/card-refresher";
 import { renderCard } from "../../lib/ingress/cards";
 import type { TaskHistory } from "../../lib/store/task-store";
 import { failureMessageFor } from "../../lib/core/messages/ja";
-import { EXPECTED_PAY, type ScenarioRun } from "./scenario";
+import { FLOWS } from "./flows";
+import type { ScenarioRun } from "./scenario";
 import type { ChaosStack } from "./stack";
 
 /**
@@ -28,7 +29,6 @@ export interface Verdict {
  * a message L1 read as no request).
  */
 const ENDED_TASK: ReadonlySet<string> = new Set(["completed", "failed", "cancelled", "closed", "answered"]);
-const WRITE_PATH = /^\/hr\/api\/v1\/employees\/\d+\/basic_pay_rule/;
 
 export async function checkInvariants(chaos: ChaosStack, run: ScenarioRun): Promise<Verdict> {
   const problems: string[] = [];
@@ -65,11 +65,12 @@ export async function checkInvariants(chaos: ChaosStack, run: ScenarioRun): Prom
   problems.push(...checkCards(chaos, run, h));
 
   // --- freee: no write twice, nothing done that was not
-  const writes = chaos.freee.requests.filter((r) => r.method !== "GET" && WRITE_PATH.test(r.path));
+  const flow = FLOWS[run.flow];
+  const writes = chaos.freee.requests.filter((r) => flow.isWrite(r));
   if (writes.length > 1) problems.push(`freee write reached freee ${writes.length} times`);
-  const pay = chaos.freee.companies[0]?.employees.find((e) => e.id === 1)?.payRules.at(-1)?.pay_amount;
+  const shown = flow.notWritten(chaos.freee);
   for (const e of h.executions.filter((x) => x.status === "completed")) {
-    if (pay !== EXPECTED_PAY) problems.push(`execution #${e.executionNo} completed but freee shows pay ${pay} (not ${EXPECTED_PAY})`);
+    if (shown !== undefined) problems.push(`execution #${e.executionNo} completed but freee shows ${shown}`);
   }
 
   // --- an ended run is over for the agent and for the MCP server

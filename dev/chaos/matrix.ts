@@ -1,6 +1,7 @@
 import { DYNAMODB_CALL, SFN_CALL, SLACK_CALL } from "../../lib/core/config/client-budgets";
 import type { FaultRule, ProxiedRequest } from "./fault-proxy";
 import type { Dependency, FaultKind } from "./faults";
+import { FLOWS, GENERIC_FLOWS, type Flow } from "./flows";
 import { isSessionCreate, type ScenarioKind } from "./scenario";
 
 /**
@@ -42,6 +43,8 @@ export interface Cell {
   label?: string;
   /** The self-playing agent claims the run done whatever its tool calls answered (the freee cells). */
   agentClaimsDone?: boolean;
+  /** The request posted (dev/chaos/flows.ts); the pay rule unless set. */
+  flow?: Flow;
 }
 
 /**
@@ -97,7 +100,7 @@ export const HOLD_MS: Record<Dependency, number> = {
 const sfnOp = (op: string) => (r: ProxiedRequest) => r.headers["x-amz-target"] === `AWSStepFunctions.${op}`;
 const isInterrupt = (r: ProxiedRequest) => r.method === "POST" && /^\/v1\/sessions\/[^/]+\/events/.test(r.path) && r.body.includes("user.interrupt");
 const isSessionPoll = (r: ProxiedRequest) => r.method === "GET" && /^\/v1\/sessions\/[^/?]+/.test(r.path);
-const isFreeeWrite = (r: ProxiedRequest) => r.method === "PUT" && r.path.includes("/basic_pay_rule");
+const isFreeeWrite = (r: ProxiedRequest) => FLOWS.pay_rule.isWrite(r);
 const isFreeeRead = (r: ProxiedRequest) => r.method === "GET" && r.path.startsWith("/hr/api/v1/employees");
 const isChat = (r: ProxiedRequest) => r.path.startsWith("/chat.");
 /**
@@ -189,6 +192,13 @@ export const CELLS: readonly Cell[] = [
     c("freee", "poll", "lost", "complete", { only: isFreeeWrite }),
     c("freee", "poll", "auth", "complete", { only: isFreeeRead }),
   ].map((cell) => ({ ...cell, agentClaimsDone: true })),
+  // freee: the requests only the generic tools make. Each write is a POST no marker finds again: a reply lost after
+  // freee made the record ends the run WriteOutcomeUnknownError (never a second POST), a 5xx before it fails the run.
+  ...GENERIC_FLOWS.flatMap((flow) =>
+    [c("freee", "poll", "lost", "complete", { only: FLOWS[flow].isWrite, label: FLOWS[flow].label }), c("freee", "poll", "5xx", "complete", { only: FLOWS[flow].isWrite, times: 1, label: FLOWS[flow].label })].map(
+      (cell) => ({ ...cell, agentClaimsDone: true, flow }),
+    ),
+  ),
   // freee: the preview reads what each write will change, before the Process is shown for approval.
   c("freee", "preview", "5xx", "complete", { at: sentBy("preview-process"), only: isFreeeRead }),
   c("freee", "preview", "auth", "complete", { at: sentBy("preview-process"), only: isFreeeRead }),

@@ -29,7 +29,7 @@ export async function runCell(cell: Cell, dynamoEndpoint?: string): Promise<Cell
   try {
     const proxy = chaos.proxies[cell.dependency];
     proxy.arm(ruleFor(cell));
-    const run = await runScenario(chaos, cell.scenario);
+    const run = await runScenario(chaos, cell.scenario, cell.flow);
     const verdict = await checkInvariants(chaos, run);
     const hits = proxy.hits.filter((h) => !h.base).length;
     const problems = [...verdict.problems];

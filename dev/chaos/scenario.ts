@@ -1,6 +1,7 @@
 import type { LocalExecution } from "../local/local-step-functions";
 import type { FaultRule, ProxiedRequest } from "./fault-proxy";
 import type { ChaosStack } from "./stack";
+import { EXPECTED_PAY, FLOWS, type Flow } from "./flows";
 import { ChaosUser, sleep } from "./user";
 
 /**
@@ -10,14 +11,15 @@ import { ChaosUser, sleep } from "./user";
  */
 export type ScenarioKind = "complete" | "cancel" | "rerun" | "pipeline-failure" | "run-failure" | "greeting";
 
-export const REQUEST_TEXT = "来月から山田さんの基本給を30万円に変更して";
+export const REQUEST_TEXT = FLOWS.pay_rule.text;
 /** A message that asks for no work on freee: L1 answers it in the thread and the task ends `answered`. */
 export const GREETING_TEXT = "こんにちは";
-/** What the request asks freee to become (the scripted model's L3 plan writes exactly this). */
-export const EXPECTED_PAY = 300_000;
+export { EXPECTED_PAY };
 
 export interface ScenarioRun {
   taskId: string;
+  /** The request posted (dev/chaos/flows.ts). */
+  flow: Flow;
   threadTs: string;
   /** What the user did and saw, in order (for the cell's detail). */
   trail: string[];
@@ -28,13 +30,13 @@ export interface ScenarioRun {
 // Generous: 2 cores shared by several people make a cell several times slower than on a quiet machine.
 const WAIT_MS = 30_000;
 
-export async function runScenario(chaos: ChaosStack, kind: ScenarioKind): Promise<ScenarioRun> {
+export async function runScenario(chaos: ChaosStack, kind: ScenarioKind, flow: Flow = "pay_rule"): Promise<ScenarioRun> {
   const user = new ChaosUser(chaos.stack, chaos.slack, chaos.phases);
   const t0 = Date.now();
   const at = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
   armBaseFailure(chaos, kind);
-  const { ts, taskId, deliveries } = await user.post(kind === "greeting" ? GREETING_TEXT : REQUEST_TEXT);
-  const run: ScenarioRun = { taskId, threadTs: ts, trail: [`post → ${deliveries.map((d) => d.status).join(",")} @${at()}`] };
+  const { ts, taskId, deliveries } = await user.post(kind === "greeting" ? GREETING_TEXT : FLOWS[flow].text);
+  const run: ScenarioRun = { taskId, flow, threadTs: ts, trail: [`post → ${deliveries.map((d) => d.status).join(",")} @${at()}`] };
   if (kind === "greeting") return finish(chaos, run);
 
   // The click's phase is what the user does ("approve prompt v1"): matrix.ts finds a step's requests by it.

@@ -39,6 +39,8 @@ export const SANDBOX_NAMES: Record<string, string> = {
   [SANDBOX_MEMBERS.secondApprover]: "承認者 高橋",
   [SANDBOX_MEMBERS.member]: "メンバー 鈴木",
   [SANDBOX_BOT.botUserId]: "freee エージェント",
+  // A user group, as Slack shows a <!subteam^…> mention (the page's names are no members: the page checks).
+  [SANDBOX_HR_APPROVERS.id]: SANDBOX_HR_APPROVERS.name,
 };
 
 export function sandboxSlack(): FakeSlack {

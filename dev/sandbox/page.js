@@ -2,7 +2,8 @@
 // The sandbox page: the channel and a thread, the modal the app opened, the App Home tab, the fault panel.
 // Every gesture goes to /sandbox/api/* (dev/local/sandbox-api.ts), which signs it as Slack would; rendering is
 // render.js. A click the app answers with an error is shown at the top of the page, as Slack shows it.
-const state = { openThread: null, modal: null, snapshot: null, tab: "channel", catalogue: null };
+// `as`: the member the page acts as (「操作するユーザー」); null = the sandbox's own user.
+const state = { openThread: null, modal: null, snapshot: null, tab: "channel", catalogue: null, as: null };
 const $ = (id) => document.getElementById(id);
 
 function renderMessage(m, inThread, names) {
@@ -25,12 +26,28 @@ function render(snapshot) {
     const replies = snapshot.messages.filter((m) => m.threadTs === state.openThread && m.ts !== state.openThread);
     $("thread-messages").innerHTML = [parent, ...replies].filter(Boolean).map((m) => renderMessage(m, true, names)).join("");
   }
+  renderActing(snapshot.members || [], snapshot.actingAs, names);
   renderHome(snapshot.home, names);
   renderArmed(snapshot.faults && snapshot.faults.armed);
   const view = snapshot.openView;
   if (view && (!state.modal || state.modal.id !== view.id || state.modal.drawn !== JSON.stringify(view))) openModal(view, names);
   if (!view && state.modal) closeModal();
 }
+
+// ---------------------------------------------------------------- who the page acts as
+function renderActing(members, actingAs, names) {
+  const select = $("acting-as");
+  const drawn = JSON.stringify([members, actingAs]);
+  if (select.dataset.drawn === drawn) return;
+  select.dataset.drawn = drawn;
+  select.innerHTML = members.map((id) => `<option value="${esc(id)}"${id === actingAs ? " selected" : ""}>${esc(nameOf(names, id))}</option>`).join("");
+}
+$("acting-as").onchange = (e) => {
+  state.as = e.target.value;
+  // Each member has their own Home: Slack sends app_home_opened when they look at it.
+  if (state.tab === "home") post("/sandbox/api/home_opened", {}).then(refresh);
+  else refresh();
+};
 
 // ---------------------------------------------------------------- App Home
 function renderHome(home, names) {
@@ -58,14 +75,12 @@ function openModal(view, names) {
   const inputs = (view.blocks || []).filter((b) => b.type === "input");
   $("modal").innerHTML = `<h2>${textOf(view.title, names)}</h2>
     ${(view.blocks || []).filter((b) => b.type !== "input").map((b) => renderBlocks([b], "", { viewId: view.id }, names)).join("")}
-    ${inputs.map((b) => `<label><b>${textOf(b.label, names)}</b><br><textarea data-block="${esc(b.block_id)}" data-action="${esc(b.element.action_id)}"></textarea></label>
-      <div class="error" data-error="${esc(b.block_id)}"></div>`).join("")}
+    ${inputs.map((b) => `${modalInput(b, names)}<div class="error" data-error="${esc(b.block_id)}"></div>`).join("")}
     <footer><button id="modal-cancel">${textOf(view.close, names) || "キャンセル"}</button>${view.submit ? `<button class="primary" id="modal-submit">${textOf(view.submit, names)}</button>` : ""}</footer>`;
   $("modal-cancel").onclick = () => post("/sandbox/api/view_closed", { viewId: view.id }).then(closeModal);
   const submit = $("modal-submit");
   if (submit) submit.onclick = async () => {
-    const values = {};
-    document.querySelectorAll("#modal textarea").forEach((t) => { values[t.dataset.block] = { [t.dataset.action]: { type: "plain_text_input", value: t.value } }; });
+    const values = modalValues();
     const res = await post("/sandbox/api/view_submission", { viewId: view.id, values });
     if (res && res.response_action === "errors") {
       for (const [block, message] of Object.entries(res.errors || {})) {
@@ -78,6 +93,46 @@ function openModal(view, names) {
     refresh();
   };
   $("backdrop").classList.add("open");
+}
+// An input block as Slack draws it, and its state as Slack submits it (view.state.values[block][action]).
+function modalInput(b, names) {
+  const el = b.element || {};
+  const data = `data-block="${esc(b.block_id)}" data-action="${esc(el.action_id)}" data-type="${esc(el.type)}"`;
+  const initial = (el.initial_options || []).map((o) => o.value);
+  let control;
+  switch (el.type) {
+    case "checkboxes":
+      control = (el.options || []).map((o) => `<label class="check"><input type="checkbox" ${data} value="${esc(o.value)}" data-text="${esc(o.text.text)}"${initial.includes(o.value) ? " checked" : ""}> ${textOf(o.text, names)}</label>`).join("<br>");
+      break;
+    case "multi_static_select":
+      control = `<select multiple ${data}>${(el.options || []).map((o) => `<option value="${esc(o.value)}"${initial.includes(o.value) ? " selected" : ""}>${esc(o.text.text)}</option>`).join("")}</select>`;
+      break;
+    case "multi_users_select":
+      control = `<input ${data} value="${esc((el.initial_users || []).join(", "))}" placeholder="U…, U…">`;
+      break;
+    case "number_input":
+      control = `<input type="number" ${data} value="${esc(el.initial_value || "")}">`;
+      break;
+    default:
+      control = `<textarea ${data}></textarea>`;
+  }
+  return `<div class="block input"><b>${textOf(b.label, names)}</b><br>${control}</div>`;
+}
+function modalValues() {
+  const values = {};
+  const put = (el, value) => { (values[el.dataset.block] = values[el.dataset.block] || {})[el.dataset.action] = value; };
+  document.querySelectorAll("#modal [data-block]").forEach((el) => {
+    const type = el.dataset.type;
+    if (type === "checkboxes") {
+      const now = (values[el.dataset.block] && values[el.dataset.block][el.dataset.action]) || { type, selected_options: [] };
+      if (el.checked) now.selected_options.push({ text: { type: "plain_text", text: el.dataset.text }, value: el.value });
+      put(el, now);
+    } else if (type === "multi_static_select") put(el, { type, selected_options: [...el.selectedOptions].map((o) => ({ text: { type: "plain_text", text: o.textContent }, value: o.value })) });
+    else if (type === "multi_users_select") put(el, { type, selected_users: el.value.split(/[\s,、]+/).filter(Boolean) });
+    else if (type === "number_input") put(el, { type, value: el.value === "" ? null : el.value });
+    else put(el, { type: "plain_text_input", value: el.value });
+  });
+  return values;
 }
 function closeModal() {
   state.modal = null;
@@ -121,7 +176,7 @@ function showError(text) {
 async function post(path, body) {
   let res;
   try {
-    res = await fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    res = await fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(state.as ? { ...body, as: state.as } : body) });
   } catch (err) {
     showError(`サンドボックスに届きません（${err.message}）`);
     return undefined;
@@ -133,7 +188,7 @@ async function post(path, body) {
   return parsed;
 }
 async function refresh() {
-  const res = await fetch("/sandbox/api/state");
+  const res = await fetch(`/sandbox/api/state${state.as ? `?as=${encodeURIComponent(state.as)}` : ""}`);
   if (res.ok) render(await res.json());
 }
 

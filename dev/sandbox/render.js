@@ -17,6 +17,7 @@ function nameOf(names, id) {
 function slackEntities(html, names) {
   return html
     .replace(/&lt;@([UW][A-Z0-9]+)(?:\|[^&]*)?&gt;/g, (_, id) => `<span class="mention">@${esc(nameOf(names, id))}</span>`)
+    .replace(/&lt;!subteam\^(S[A-Z0-9]+)(?:\|[^&]*)?&gt;/g, (_, id) => `<span class="mention">@${esc(nameOf(names, id))}</span>`)
     .replace(/&lt;#(C[A-Z0-9]+)\|([^&]*)&gt;/g, (_, _id, name) => `<span class="mention">#${name}</span>`)
     .replace(/&lt;!(here|channel|everyone)&gt;/g, (_, who) => `<span class="mention">@${who}</span>`)
     .replace(/&lt;(https?:[^|&]+)\|([^&]+)&gt;/g, '<a href="$1" target="_blank" rel="noopener">$2</a>')
@@ -72,7 +73,9 @@ function renderBlocks(blocks, fallback, where, names) {
 function element(el, block, where, names) {
   if (el.type === "button") {
     const click = { action_id: el.action_id, block_id: block.block_id, value: el.value, text: el.text && el.text.text, ...clickTarget(where) };
-    if (where.home) Object.assign(click, { type: "button", url: el.url, confirm: el.confirm && el.confirm.text && el.confirm.text.text });
+    // A button with a confirm dialog asks first, on every surface, as Slack does (its title, then its text).
+    if (el.confirm && el.confirm.text) click.confirm = [el.confirm.title && el.confirm.title.text, el.confirm.text.text].filter(Boolean).join("\n\n");
+    if (where.home) Object.assign(click, { type: "button", url: el.url });
     return `<button class="${esc(el.style || "")}" data-action="${esc(JSON.stringify(click))}">${textOf(el.text, names)}</button>`;
   }
   if (el.type === "multi_users_select" && where.home) {

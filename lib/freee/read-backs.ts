@@ -1,6 +1,7 @@
 import { WriteOutcomeUnknownError } from "../core/errors/taxonomy";
 import type { MarkerReadBack, ReadBackPlan } from "./openapi/operations";
-import type { FreeeRequest, FreeeResult } from "./types";
+import type { FreeeOperation } from "./openapi/validator";
+import type { FreeeQueryValue, FreeeRequest, FreeeResult } from "./types";
 
 /**
  * The read backs of the write classes (lib/freee/openapi/operations.ts): how a write whose reply was lost is found
@@ -46,15 +47,34 @@ export function markerReconciler(plan: MarkerReadBack, maxLength: number | undef
   };
 }
 
+/**
+ * The query of the read back: the company where the GET takes one, and each value the GET requires that the write
+ * carried in its query or body (an HR rule's `year` / `month`).
+ */
+function readBackQuery(get: FreeeOperation, req: FreeeRequest): Record<string, FreeeQueryValue> {
+  const carried: Record<string, unknown> = { ...(req.body ?? {}), ...(req.query ?? {}) };
+  const query: Record<string, FreeeQueryValue> = {};
+  for (const p of get.parameters.filter((x) => x.in === "query" && (x.required || x.name === "company_id"))) {
+    const value = carried[p.name];
+    if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") query[p.name] = value;
+  }
+  return query;
+}
+
 /** A PUT on a path freee also reads: the stored record shows every value sent (else absent). */
-export function valuesReconciler(getHasCompanyQuery: boolean): WriteReconciler {
+export function valuesReconciler(get: FreeeOperation): WriteReconciler {
   return {
     markerField: undefined,
     mark: (req) => req,
     async find(read, req) {
-      const { company_id, ...fields } = (req.body ?? {}) as Record<string, unknown>;
-      const data = await readOk(read, { method: "GET", path: req.path, ...(getHasCompanyQuery ? { query: { company_id: company_id as number } } : {}) });
-      const record = unwrap(data);
+      const query = readBackQuery(get, req);
+      const sent = Object.fromEntries(Object.entries(req.body ?? {}).filter(([k]) => k !== "company_id" && !(k in query)));
+      const data = await readOk(read, { method: "GET", path: req.path, ...(Object.keys(query).length === 0 ? {} : { query }) });
+      // A body that wraps its fields as the answer does (`{ employee: {…} }`) is compared inside the wrapper.
+      const [onlyKey, onlyValue] = Object.entries(sent).length === 1 ? (Object.entries(sent)[0] as [string, unknown]) : [undefined, undefined];
+      const wrapped = onlyKey !== undefined && isRecord(onlyValue) && isRecord((data as Record<string, unknown>)[onlyKey]);
+      const fields = wrapped ? (onlyValue as Record<string, unknown>) : sent;
+      const record = wrapped ? ((data as Record<string, unknown>)[onlyKey as string] as Record<string, unknown>) : unwrap(data);
       const missing = Object.keys(fields).filter((k) => !(k in record));
       // A value freee does not show again cannot be compared: that is not evidence either way.
       if (missing.length > 0) throw unsettled(`freee does not show ${missing.join(", ")} when read back`, req);
@@ -64,16 +84,18 @@ export function valuesReconciler(getHasCompanyQuery: boolean): WriteReconciler {
   };
 }
 
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
 /** A DELETE on a path freee also reads: a 404 there is the delete having happened. */
-export function goneReconciler(getHasCompanyQuery: boolean): WriteReconciler {
+export function goneReconciler(get: FreeeOperation): WriteReconciler {
   return {
     markerField: undefined,
     mark: (req) => req,
     async find(read, req) {
-      const companyId = req.query?.company_id;
+      const query = readBackQuery(get, req);
       let result: FreeeResult;
       try {
-        result = await read({ method: "GET", path: req.path, ...(getHasCompanyQuery && companyId !== undefined ? { query: { company_id: companyId } } : {}) });
+        result = await read({ method: "GET", path: req.path, ...(Object.keys(query).length === 0 ? {} : { query }) });
       } catch (cause) {
         throw new WriteOutcomeUnknownError(`freee read back ${req.path} failed`, { cause, details: { path: req.path } });
       }
@@ -97,8 +119,8 @@ export function noReadBack(why: string): WriteReconciler {
 
 export function readBackReconciler(plan: ReadBackPlan, markerMaxLength: number | undefined): WriteReconciler {
   if (plan.kind === "marker") return markerReconciler(plan, markerMaxLength);
-  if (plan.kind === "values") return valuesReconciler(plan.get.parameters.some((p) => p.in === "query" && p.name === "company_id"));
-  if (plan.kind === "gone") return goneReconciler(plan.get.parameters.some((p) => p.in === "query" && p.name === "company_id"));
+  if (plan.kind === "values") return valuesReconciler(plan.get);
+  if (plan.kind === "gone") return goneReconciler(plan.get);
   return noReadBack(plan.why);
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { operationEntry } from "./openapi/operations";
 import { derefSchema } from "./openapi/validator";
-import { readBackReconciler, readOk, sameValue, type WriteReconciler } from "./read-backs";
+import { noReadBack, readBackReconciler, readOk, sameValue, type WriteReconciler } from "./read-backs";
 import type { FreeeRequest } from "./types";
 
 export type { ReadBack, ReadFreee, WriteReconciler } from "./read-backs";
@@ -10,8 +10,9 @@ export type { ReadBack, ReadFreee, WriteReconciler } from "./read-backs";
  * Settling a freee write whose reply was lost (docs/architecture.md, error table: a write that may have reached freee is reconciled by
  * reading back, never repeated blindly), per operation: its write class (lib/freee/openapi/operations.ts) says how
  * it is marked with its task and step — where freee has a field for it (a deal's or journal's `ref_number`, 管理番号;
- * an invoice's 社内メモ) — and how it is found again. Two HR PUTs read back by their own rules (their GET wants
- * the month, or answers times in another spelling).
+ * an invoice's 社内メモ) and the plan left that field empty — and how it is found again. A step that sets the field
+ * keeps its value and carries no marker: its lost reply is never repeated and ends as WriteOutcomeUnknownError.
+ * Two HR PUTs read back by their own rules (their GET wants the month, or answers times in another spelling).
  */
 
 const MARKER_PREFIX = "sma";
@@ -62,12 +63,15 @@ const SPECIAL: Readonly<Record<string, WriteReconciler>> = {
 };
 
 /** The reconciler of a write request's operation; undefined for a read or a path no vendored operation has. */
-export function reconcilerFor(req: Pick<FreeeRequest, "method" | "path">): WriteReconciler | undefined {
+export function reconcilerFor(req: Pick<FreeeRequest, "method" | "path" | "body">): WriteReconciler | undefined {
   const found = operationEntry(req.method, req.path);
   if (found === undefined || found.entry.readBack === undefined) return undefined;
   const { operation, readBack } = found.entry;
   const special = SPECIAL[`${operation.method} ${operation.path}`];
   if (special !== undefined) return special;
+  if (readBack.kind === "marker" && req.body?.[readBack.field] !== undefined) {
+    return noReadBack(`${readBack.field} は計画が指定した値で、照合用の印を入れられません`);
+  }
   return readBackReconciler(readBack, readBack.kind === "marker" ? markerMaxLength(operation.requestBody?.schema, readBack.field) : undefined);
 }
 

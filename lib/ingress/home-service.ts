@@ -15,7 +15,7 @@ export interface HomeDeps {
   settings: TeamSettingsStore;
   admins: AdminCheck;
   freee: FreeePort;
-  audit: Pick<AuditLog, "record">;
+  audit: Pick<AuditLog, "record" | "recordError">;
   log: Logger;
   clock?: () => Date;
   /** The web admin (`…/admin`), linked from the Home; absent: no link. */
@@ -70,6 +70,7 @@ export async function loadHomeState(deps: HomeDeps, viewer: Actor, notice?: stri
         freee,
         ...(deps.adminUrl === undefined ? {} : { adminUrl: deps.adminUrl }),
         adminUserIds: settings.adminUserIds,
+        approvalPolicy: settings.approvalPolicy,
         allowedExternalTeamIds: settings.allowedExternalTeamIds,
         recentTasks,
         threadLinks,

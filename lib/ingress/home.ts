@@ -5,15 +5,22 @@ import { AdminMessages, freeeAuthMessageFor, freeeLapseMessage, HomeTexts } from
 import { context, escapeMrkdwn, header, inlineMrkdwn, section, truncate } from "./cards/blocks";
 import { jstMinutes } from "../core/domain/jst";
 import { errorClassName, layerName } from "../core/messages/error-names";
+import type { ApprovalPolicy } from "../core/domain/approval-policy";
+import { PolicyEditorTexts } from "../core/messages/policy";
+import { policySummary } from "./policy-modal";
 
 export const HomeActionIds = {
   admins: "home_settings_admins",
   externalTeams: "home_settings_external_teams",
   freeeConnect: "home_freee_connect",
   freeeDisconnect: "home_freee_disconnect",
+  policyEdit: "home_policy_edit",
 } as const;
 export const HOME_SETTINGS_BLOCK_ID = "home_settings";
 export const HOME_EXTERNAL_TEAMS_BLOCK_ID = "home_settings_external_teams";
+export const HOME_POLICY_BLOCK_ID = "home_settings_policy";
+/** The admins besides Slack's own: they reject, cancel and rerun, and approve the writes of a domain with no approvers named. */
+const ADMINS_LABEL = "*管理者*（依頼者のほか却下・中止・再実行ができ、承認者を指定していない領域の書き込みを承認します）";
 
 export interface FreeeStatusView {
   /** connected / reauth_required / not_connected; unknown when the freee module is not wired in. */
@@ -34,6 +41,8 @@ export interface HomeData {
   /** The web admin: a task's whole trail, the audit log, the month's dashboard, the settings. */
   adminUrl?: string;
   adminUserIds: string[];
+  /** Who may approve what (lib/core/domain/approval-policy.ts): shown to all, edited by admins in a modal. */
+  approvalPolicy: ApprovalPolicy;
   /** Other organisations' workspaces allowed to use the app here (Slack Connect); shown to admins. */
   allowedExternalTeamIds: string[];
   /** An admin's: the workspace's recent tasks; a member's: their own only (a DM request included, nobody else's). */
@@ -99,8 +108,14 @@ export function buildHomeView(state: HomeState): View {
   if (data.viewerIsAdmin) {
     blocks.push({
       type: "section",
+      block_id: HOME_POLICY_BLOCK_ID,
+      text: { type: "mrkdwn", text: policySummary(data.approvalPolicy), verbatim: true },
+      accessory: { type: "button", action_id: HomeActionIds.policyEdit, text: { type: "plain_text", text: PolicyEditorTexts.editButton } },
+    });
+    blocks.push({
+      type: "section",
       block_id: HOME_SETTINGS_BLOCK_ID,
-      text: { type: "mrkdwn", text: "*承認・却下・中止・再実行ができるユーザー* (依頼者に加えて)", verbatim: true },
+      text: { type: "mrkdwn", text: ADMINS_LABEL, verbatim: true },
       accessory: {
         type: "multi_users_select",
         action_id: HomeActionIds.admins,
@@ -124,7 +139,8 @@ export function buildHomeView(state: HomeState): View {
     });
   } else {
     const who = data.adminUserIds.length > 0 ? data.adminUserIds.map((u) => `<@${u}>`).join(" ") : "(なし)";
-    blocks.push(section(`*承認・却下・中止・再実行ができるユーザー* (依頼者に加えて): ${who}`));
+    blocks.push(section(`${ADMINS_LABEL}: ${who}`));
+    blocks.push(section(policySummary(data.approvalPolicy)));
     blocks.push(context("設定の変更は管理者のみ行えます。"));
   }
 

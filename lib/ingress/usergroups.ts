@@ -10,8 +10,8 @@ export interface UsergroupCheck {
 
 /**
  * usergroups.users.list with the workspace's bot token (scope `usergroups:read`), kept a minute per warm
- * instance (a member removed from the group loses the right within it). A deleted group has no members. Any
- * other failure is translated and thrown:
+ * instance (a member removed from the group loses the right within it). A deleted group has no members, nor has
+ * a group of a workspace whose plan has none. Any other failure is translated and thrown:
  * an approval is never granted, nor refused, because Slack could not be asked.
  */
 export class UsergroupDirectory implements UsergroupCheck {
@@ -47,9 +47,36 @@ export class UsergroupDirectory implements UsergroupCheck {
       const out = await this.clientFor(botToken).usergroups.users.list({ usergroup: usergroupId });
       return new Set(out.users ?? []);
     } catch (err) {
-      // A group deleted since the policy named it has no members: nobody approves through it.
-      if (slackErrorCode(err) === "no_such_subteam") return new Set();
+      // A group deleted since the policy named it has no members, nor has any on a plan without user groups
+      // (plan_upgrade_required, a workspace moved to the free plan): nobody approves through it.
+      const code = slackErrorCode(err);
+      if (code === "no_such_subteam" || code === "plan_upgrade_required") return new Set();
       throw classifySlackError(err, "usergroups.users.list");
     }
+  }
+}
+
+/** A Slack user group an admin can name as approvers (the App Home policy editor's choices). */
+export interface UsergroupChoice {
+  id: string;
+  handle: string;
+  name: string;
+}
+
+/**
+ * The workspace's enabled user groups (usergroups.list, scope `usergroups:read`), sorted by handle. `unavailable`:
+ * the workspace's plan has no user groups (`plan_upgrade_required`), so approvers are members only. Any other
+ * failure is translated and thrown: the editor then says it could not load, and nothing is saved.
+ */
+export async function listUsergroups(client: WebClient): Promise<UsergroupChoice[] | "unavailable"> {
+  try {
+    const out = await client.usergroups.list({ include_disabled: false });
+    return (out.usergroups ?? [])
+      .filter((g) => typeof g.id === "string" && (g.date_delete ?? 0) === 0)
+      .map((g) => ({ id: g.id!, handle: g.handle ?? g.id!, name: g.name ?? g.handle ?? g.id! }))
+      .sort((a, b) => a.handle.localeCompare(b.handle));
+  } catch (err) {
+    if (slackErrorCode(err) === "plan_upgrade_required") return "unavailable";
+    throw classifySlackError(err, "usergroups.list");
   }
 }

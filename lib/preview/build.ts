@@ -49,7 +49,10 @@ export async function buildPreview(steps: readonly StepWithNames[], reader: Free
     if (noOps.includes(o)) warnings.push(noOpWarning(o.step.stepId, o.step.order, o.preview.title, o.preview.rows ?? []));
     else if (o.preview.problems.length === 0) warnings.push(...stepWarnings(o.step.stepId, o.preview.rows ?? [], o.facts ?? {}, warningContext));
   }
-  const dropped: DroppedStep[] = noOps.map((o) => ({ stepId: o.step.stepId, order: o.step.order, title: o.preview.title, rows: o.preview.rows ?? [] }));
+  const dropped: DroppedStep[] = noOps.map((o) => {
+    const path = typeof o.step.toolInput.path === "string" && o.step.toolInput.path !== "" ? { path: o.step.toolInput.path } : {};
+    return { stepId: o.step.stepId, order: o.step.order, tool: o.step.tool, ...path, title: o.preview.title, rows: o.preview.rows ?? [] };
+  });
   const problems = writes.some((o) => o.preview.problems.length > 0);
   const nothingLeft = writes.length > 0 && noOps.length === writes.length;
   return {

@@ -202,6 +202,7 @@ const createDeal: Describer = async (input, reader) => {
       ? `取引 作成: ${date} ${type} ${lines[0]!.account} ${yen(lines[0]!.amount)}${partnerText}`
       : `取引 作成: ${date} ${type} 合計 ${yen(total)}（明細 ${lines.length} 件）${partnerText}`;
   const extra = input.due_date === undefined ? [] : [`支払期日: ${String(input.due_date)}`];
+  if (input.ref_number !== undefined) extra.push(`管理番号: ${String(input.ref_number)}`);
   const payments = (Array.isArray(input.payments) ? input.payments : []) as DealPayment[];
   if (payments.length > 0) {
     extra.push(...(await paymentLines(payments, reader, items, warnings)));
@@ -253,11 +254,18 @@ const COVERED: Readonly<Record<string, { keys: readonly string[]; lists?: Readon
     lists: { work_record_segments: ["clock_in_at", "clock_out_at"], break_records: ["clock_in_at", "clock_out_at"] },
   },
   freee_accounting_create_deal: {
-    keys: ["issue_date", "type", "partner_id", "due_date"],
+    keys: ["issue_date", "type", "partner_id", "due_date", "ref_number"],
     lists: { details: ["account_item_id", "tax_code", "amount", "description"], payments: ["date", "from_walletable_type", "from_walletable_id", "amount"] },
   },
   [UPLOAD_RECEIPT_TOOL]: { keys: UPLOAD_COVERED_KEYS },
 };
+
+/** The input fields a typed write's describer puts into words (`details.amount` for an entry of a list). */
+export function coveredFields(tool: string): string[] | undefined {
+  const covered = COVERED[tool];
+  if (covered === undefined) return undefined;
+  return [...covered.keys, ...Object.entries(covered.lists ?? {}).flatMap(([list, keys]) => keys.map((k) => `${list}.${k}`))];
+}
 
 /**
  * The part of a write step's input its summary does not put into words (everything, for a tool without a

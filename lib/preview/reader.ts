@@ -128,9 +128,12 @@ export class FreeeReader {
     return this.tool("freee_api_get", { path: "/api/1/walletables" }, z.object({ walletables: z.array(WalletableSchema) }), (d) => d.walletables);
   }
 
-  /** Tax codes have no registry tool of their own: the same GET the free-form tool would send. */
+  /**
+   * The company's tax codes, as the generic GET reads them: `/api/1/taxes/companies/{company_id}` with the connected
+   * company put in the path (freee marks `/api/1/taxes/codes` 廃止予定 in its favour).
+   */
   taxCodes(): Promise<Read<FreeeTaxCode[]>> {
-    return this.read({ method: "GET", path: "/api/1/taxes/codes" }, z.object({ taxes: z.array(TaxSchema) }), (d) => d.taxes);
+    return this.tool("freee_api_get", { path: "/api/1/taxes/companies/{company_id}" }, z.object({ taxes: z.array(TaxSchema) }), (d) => d.taxes);
   }
 
   private async tool<S extends z.ZodMiniType, T>(name: string, input: Record<string, unknown>, schema: S, pick: (data: z.infer<S>) => T): Promise<Read<T>> {

@@ -35,6 +35,9 @@ export function planFacts(record: Pick<ProcessVersion, "steps" | "preview">, war
   const writeDomains = new Set<PolicyDomain>();
   const readDomains = new Set<PolicyDomain>();
   for (const step of steps) for (const d of domainsOfStep(step)) (effectOfStep(step) === "write" ? writeDomains : readDomains).add(d);
+  // A write the preview dropped still puts its values on the card (「340,000円 → 340,000円」): its domain counts, so
+  // an HR card in a public channel is masked even when every HR write was dropped.
+  for (const d of record.preview?.dropped ?? []) for (const domain of domainsOfStep({ tool: d.tool, toolInput: d.path === undefined ? {} : { path: d.path } })) writeDomains.add(domain);
   let total: number | undefined;
   for (const step of record.preview?.steps ?? []) {
     const amounts = step.changes.map((c) => c.after.trim()).filter((a) => YEN.test(a)).map((a) => Math.abs(Number(a.replace(/[,円]/g, ""))));

@@ -64,6 +64,11 @@ it("runs a tiny bench and writes JSON with the required keys", async () => {
   // Per layer: the static prefix against the model's minimum; a breakpoint only where it reaches it.
   expect(json.promptCache.L1).toMatchObject({ model: "claude-haiku-4-5", minCacheableTokens: 4096, breakpoint: false });
   for (const layer of ["L2", "L3"] as const) expect(json.promptCache[layer]).toMatchObject({ minCacheableTokens: 2048, breakpoint: true });
+  // L3 plans over every operation from a one-line-each catalogue in its cached prefix; the cache serves that prefix.
+  expect(json.l3Catalogue.operations).toBeGreaterThanOrEqual(320);
+  expect(json.l3Catalogue.catalogueTokensEstimate).toBeLessThan(json.l3Catalogue.prefixTokensEstimate);
+  expect(json.l3Catalogue.perTask.cacheReadInputTokens).toBe(json.l3Catalogue.prefixTokensEstimate);
+  expect(json.l3Catalogue.perTask.cacheHitRatio).toBeGreaterThan(0.9);
   // The as-shipped 2 MiB step is built from this clone's history; a shallow clone says why it is missing.
   const shipped = hasAsShippedCommit();
   expect(Object.keys(json.goals).sort()).toEqual(

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SANDBOX_CHANNELS, SANDBOX_MEMBERS, SANDBOX_USER_ID } from "../../dev/local/sandbox-fakes";
+import { SANDBOX_CHANNELS, SANDBOX_HR_APPROVERS, SANDBOX_MEMBERS, SANDBOX_USER_ID } from "../../dev/local/sandbox-fakes";
 import { DEFAULT_APPROVAL_POLICY, READS_AFTER_PROMPT_RULE, type ApprovalRule } from "../../lib/core/domain/approval-policy";
 import { PolicyMessages } from "../../lib/core/messages/policy";
 import { createDocumentClient } from "../../lib/store/dynamo-client";
@@ -113,6 +113,38 @@ describe("e2e: the approval policy decides who approves a Process", { timeout: 9
     expect(approved).toMatchObject({ actor: secondApprover, details: { rule: "policy.admin", earlierApprovals: [{ actorId: approver, rule: "policy.admin" }] } });
     expect(h.audit.filter((a) => a.action === "process.decision_refused").map((a) => a.details.reason)).toEqual(["already_approved"]);
     expect((await cardText(ts))).toContain(`承認者: <@${approver}> <@${secondApprover}>（別々の 2 人）`);
+  });
+
+  it("HR approvers named as a Slack user group: a member only in the group approves (usergroups.users.list); an admin outside it is refused", async () => {
+    const slack = page.stack.slack!;
+    const group = slack.directory.usergroups.get(SANDBOX_HR_APPROVERS.id)!;
+    const members = [...group.users];
+    // The group now holds the plain member alone: no admin, and named nowhere else in the policy.
+    group.users.splice(0, group.users.length, member);
+    const current = (await settings.get(TEAM)).approvalPolicy;
+    await settings.savePolicy(TEAM, { ...DEFAULT_APPROVAL_POLICY, approvers: { ...DEFAULT_APPROVAL_POLICY.approvers, hr: { userIds: [], usergroupIds: [SANDBOX_HR_APPROVERS.id] } } }, SANDBOX_USER_ID, current.updatedAt);
+    try {
+      const ts = await planWaiting("来月から山田さんの基本給を35万円に変更して");
+      expect(await ruleOf(ts)).toMatchObject({ approverUserIds: [], approverUsergroupIds: [SANDBOX_HR_APPROVERS.id], required: 1 });
+      expect(await cardText(ts)).toContain(`*承認できる人:* <!subteam^${SANDBOX_HR_APPROVERS.id}>（依頼者本人を除く）`);
+
+      const lookups = () => slack.callsTo("usergroups.users.list").filter((c) => c.body.usergroup === SANDBOX_HR_APPROVERS.id).length;
+      const before = lookups();
+      await page.approve(ts, "process", undefined, approver);
+      await waitFor("the admin outside the group refused", async () => (await ephemeralsOf(approver)).some((m) => m.text === PolicyMessages.refused("not_approver", { writeDomains: ["hr"] } as ApprovalRule)));
+      expect((await page.history(ts)).processes[0]?.status).toBe("pending_approval");
+      expect(lookups()).toBeGreaterThan(before);
+
+      await page.approve(ts, "process", undefined, member);
+      await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+      const h = await page.history(ts);
+      expect(h.audit.find((a) => a.action === "process.approved")).toMatchObject({ actor: member, details: { rule: "policy.approver_usergroup" } });
+      expect(h.processes[0]?.decision).toMatchObject({ actorId: member, rule: "policy.approver_usergroup" });
+      expect(h.audit.filter((a) => a.action === "process.decision_refused").map((a) => [a.actor, a.details.reason])).toEqual([[approver, "not_approver"]]);
+    } finally {
+      group.users.splice(0, group.users.length, ...members);
+      await settings.savePolicy(TEAM, DEFAULT_APPROVAL_POLICY, SANDBOX_USER_ID, (await settings.get(TEAM)).approvalPolicy.updatedAt);
+    }
   });
 
   it("a plan waiting when the policy changes is judged by the policy it was posted under; the next plan by the new one", async () => {

@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { BrowserSandbox, CHROMIUM, hasChromium } from "./browser-sandbox";
+import { WriteOutcomeUnknownMessages } from "../../lib/core/messages/ja";
+import { PlanMessages } from "../../lib/preview/plan";
 
 /**
  * The "done when" of `npm run dev`, in a real browser: start `scripts/dev.ts` as a process (settings from an
@@ -8,7 +10,8 @@ import { BrowserSandbox, CHROMIUM, hasChromium } from "./browser-sandbox";
  */
 const sandbox = new BrowserSandbox({
   prefix: "sandbox-browser-",
-  settings: { SANDBOX_STEP_DELAY_MS: "5", LOCAL_WAIT_MS: "30", SANDBOX_SLACK_RATE_WINDOW_MS: "2000", LOG_LEVEL: "WARN", LOCAL_APPROVAL_POLICY: "one_person" },
+  // freee's backoffs at 1/100 of real time: the 503 test's retries run out in seconds.
+  settings: { SANDBOX_STEP_DELAY_MS: "5", LOCAL_WAIT_MS: "30", SANDBOX_SLACK_RATE_WINDOW_MS: "2000", LOG_LEVEL: "WARN", LOCAL_APPROVAL_POLICY: "one_person", LOCAL_FREEE_WAIT_DIVISOR: "100" },
   startTimeoutMs: 60_000,
 });
 afterAll(() => sandbox.close());
@@ -47,6 +50,86 @@ describe("sandbox page in headless Chromium", () => {
     expect(await done.innerText()).toMatch(/基本給.*→/);
     expect(await done.innerText()).toContain("このほかに freee への書き込みはありません。");
     expect(await done.locator("a", { hasText: "freee で開く" }).getAttribute("href")).toBe("https://p.secure.freee.co.jp/employees/1");
+  }, 120_000);
+
+  it.skipIf(!hasChromium)("a pay cut: the change table's row with ⚠️ lines; 承認 asks again in Slack's confirm dialog (戻る changes nothing); 完了 restates the row with ✓ and the freee link", async () => {
+    const { url, page } = await openSandbox();
+    await page.goto(`${url}/sandbox`);
+    await page.fill("#text", "来月から佐藤さんの基本給を25万円に変更して");
+    await page.click("#composer button[type=submit]");
+    const thread = page.locator("#thread-messages");
+    await thread.locator("button[data-action*='prompt']", { hasText: "承認" }).first().click({ timeout: 30_000 });
+    const approve = thread.locator("button[data-action*='process']", { hasText: /^承認$/ });
+    await approve.first().waitFor({ timeout: 30_000 });
+    const card = thread.locator(".msg", { has: page.locator("button[data-action*='process']", { hasText: /^承認$/ }) });
+    const text = await card.innerText();
+    expect(text).toMatch(/従業員 佐藤 花子 ｜ 基本給 ｜ 320,000円 → 250,000円 ｜ -70,000円（-21\.9%） ｜ \d{4}年\d{1,2}月支給分から/);
+    expect(text).toContain("⚠️ 従業員 佐藤 花子 の基本給が下がります: 320,000円 → 250,000円（-70,000円（-21.9%））。");
+    expect(text).toContain("⚠️ 確認が必要な点が 2 件あります");
+    // The first time the approver goes back: nothing is approved.
+    const asked: string[] = [];
+    page.once("dialog", (dialog) => {
+      asked.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await approve.first().click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toBe("警告を確認してください\n\n次の点を確認してから承認してください。\n⚠️ 減額 -70,000円（-21.9%）: 従業員 佐藤 花子 基本給\n⚠️ 大きな変更 -21.9%: 従業員 佐藤 花子 基本給");
+    expect(await approve.count()).toBe(1);
+    expect(await thread.innerText()).not.toContain("実行 #1");
+    page.once("dialog", (dialog) => void dialog.accept());
+    await approve.first().click();
+    const done = thread.locator(".msg", { hasText: "実行 #1" }).filter({ hasText: "完了" });
+    await expect.poll(() => done.count(), { timeout: 60_000 }).toBe(1);
+    const restated = await done.innerText();
+    expect(restated).toContain("✓ ｜ 従業員 佐藤 花子 ｜ 基本給 ｜ 320,000円 → 250,000円 ｜ -70,000円（-21.9%）");
+    expect(await done.locator("a", { hasText: "freee で開く" }).getAttribute("href")).toBe("https://p.secure.freee.co.jp/employees/2");
+  }, 120_000);
+
+  it.skipIf(!hasChromium)("a pay type change is two rows with ⚠️; a change to what freee holds is dropped with a note and cannot be approved", async () => {
+    const { url, page } = await openSandbox();
+    await page.goto(`${url}/sandbox`);
+    const thread = page.locator("#thread-messages");
+    await page.fill("#text", "来月から鈴木さんの基本給を28万円に変更して");
+    await page.click("#composer button[type=submit]");
+    await thread.locator("button[data-action*='prompt']", { hasText: "承認" }).first().click({ timeout: 30_000 });
+    const card = thread.locator(".msg", { hasText: "実行ステップ v1" }).filter({ hasText: "承認待ち" });
+    await expect.poll(() => card.innerText(), { timeout: 30_000 }).toContain("従業員 鈴木 一郎 ｜ 給与形態 ｜ 時給 → 月給 ｜ —");
+    expect(await card.innerText()).toContain("従業員 鈴木 一郎 ｜ 基本給 ｜ 1,500円 → 280,000円 ｜ —");
+    expect(await card.innerText()).toContain("⚠️ 従業員 鈴木 一郎 の給与形態が変わります: 時給 → 月給（単位が違うため金額の差は比べられません）。");
+
+    // 高橋 美咲 is paid 340,000円 already (the page opens the new message's thread).
+    await page.fill("#text", "来月から高橋さんの基本給を34万円に変更して");
+    await page.click("#composer button[type=submit]");
+    await expect.poll(() => thread.innerText(), { timeout: 15_000 }).toContain("高橋さんの基本給を34万円");
+    await thread.locator("button[data-action*='prompt']", { hasText: "承認" }).first().click({ timeout: 30_000 });
+    const dropped = thread.locator(".msg", { hasText: "プランから外したステップ" });
+    await expect.poll(() => dropped.innerText(), { timeout: 30_000 }).toContain("基本給の変更（従業員 高橋 美咲 基本給 340,000円 → 340,000円）は freee の現在の値と同じため、プランから外しました。承認しても実行されません。");
+    expect(await dropped.innerText()).toContain(PlanMessages.noChanges);
+    expect(await dropped.locator("button[data-action*='process']", { hasText: /^承認$/ }).count()).toBe(0);
+    expect(await dropped.locator("button", { hasText: "却下" }).count()).toBe(1);
+  }, 120_000);
+
+  it.skipIf(!hasChromium)("freee answers 503 to the write: the card names the change with 確認が必要 and the employee's freee page, never 「書き込みはありません」", async () => {
+    const { url, page } = await openSandbox();
+    await page.goto(`${url}/sandbox`);
+    expect((await page.request.post(`${url}/sandbox/api/faults/arm`, { data: { id: "freee.5xx", mode: "every" } })).status()).toBe(200);
+    try {
+      await page.fill("#text", "来月から山田さんの基本給を31万円に変更して");
+      await page.click("#composer button[type=submit]");
+      const thread = page.locator("#thread-messages");
+      await thread.locator("button[data-action*='prompt']", { hasText: "承認" }).first().click({ timeout: 30_000 });
+      await thread.locator("button[data-action*='process']", { hasText: /^承認$/ }).first().click({ timeout: 30_000 });
+      const failed = thread.locator(".msg", { hasText: "実行 #1" }).filter({ hasText: WriteOutcomeUnknownMessages.slack });
+      await expect.poll(() => failed.count(), { timeout: 60_000 }).toBe(1);
+      const text = await failed.innerText();
+      expect(text).toMatch(/確認が必要 ｜ 従業員 山田 太郎 ｜ 基本給 ｜ [\d,]+円 → 310,000円/);
+      expect(await failed.locator("a", { hasText: "freee で開く" }).getAttribute("href")).toBe("https://p.secure.freee.co.jp/employees/1");
+      expect(text).not.toMatch(/(?<!このほかに )freee への書き込みはありません。/);
+      expect(text).not.toMatch(/(?<![A-Za-z0-9])s\d+(?![A-Za-z0-9])|freee_hr_/);
+    } finally {
+      await page.request.post(`${url}/sandbox/api/faults/clear`, { data: {} });
+    }
   }, 120_000);
 
   it.skipIf(!hasChromium)("a 「今月」 read — said in words, filtered to this month (JST); the 完了 card shows freee's rows in Japanese columns, nothing written", async () => {
@@ -129,7 +212,15 @@ describe("sandbox page in headless Chromium", () => {
     await expect.poll(() => modal.innerText(), { timeout: 15_000 }).toContain('"amount": 4801000');
     await modal.locator("#modal-cancel").click();
     await expect.poll(() => page.locator("#backdrop.open").count()).toBe(0);
+    // Every deal is above 1,000,000円: the confirm dialog says so before the plan is approved.
+    const asked: string[] = [];
+    page.once("dialog", (dialog) => {
+      asked.push(dialog.message());
+      void dialog.accept();
+    });
     await approve.first().click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toContain("⚠️ 高額 4,801,000円: 取引");
     await expect.poll(() => thread.innerText(), { timeout: 60_000 }).toContain("完了");
   }, 150_000);
 
@@ -160,6 +251,8 @@ describe("sandbox page in headless Chromium", () => {
 
   it.skipIf(!hasChromium)("App Home for admins: a freee 403 counted once as 権限不足 in Japanese; recent tasks linked, with the requester and the JST time", async () => {
     const { url, page } = await openSandbox();
+    // A change table with warnings asks before 承認 (Slack's confirm dialog): the approver reads it and goes on.
+    page.on("dialog", (dialog) => void dialog.accept());
     await page.goto(`${url}/sandbox`);
     await expect.poll(() => page.locator("#fault-id option").count(), { timeout: 15_000 }).toBeGreaterThan(20);
     // freee refuses the run's tool call with 403, once. (Another amount than the first test's: that one is done, and
@@ -195,5 +288,47 @@ describe("sandbox page in headless Chromium", () => {
     const shownAt = Date.parse(`${line![1]!.replace(" ", "T")}:00+09:00`);
     expect(Math.abs(shownAt - Date.now())).toBeLessThan(10 * 60_000);
     expect(text).toContain("時刻は日本時間（JST）です。");
+  }, 150_000);
+
+  // Last: it changes the sandbox's policy (two approvers above 1,000,000円), which the tests above do not expect.
+  it.skipIf(!hasChromium)("two-person rule: an admin sets it in App Home; the first approval is recorded and the card asks for one more; the same person again does not count; a second approver runs it", async () => {
+    const { url, page } = await openSandbox();
+    // A plan whose change table warns asks before 承認 (Slack's confirm dialog): the approvers read it and go on.
+    page.on("dialog", (dialog) => void dialog.accept());
+    await page.goto(`${url}/sandbox`);
+    // App Home → ポリシーを編集: the editor's number input, saved from the modal.
+    await page.click("#tab-home");
+    await page.locator("#home button", { hasText: "ポリシーを編集" }).click({ timeout: 15_000 });
+    const modal = page.locator("#backdrop.open #modal");
+    await modal.locator("input[type=number]").fill("1000000", { timeout: 15_000 });
+    await modal.locator("#modal-submit", { hasText: "保存" }).click();
+    await expect.poll(() => page.locator("#backdrop.open").count(), { timeout: 15_000 }).toBe(0);
+    await expect.poll(() => page.locator("#home").innerText(), { timeout: 15_000 }).toContain("2 人の承認: 1,000,000円を超える書き込み");
+
+    await page.click("#tab-channel");
+    await page.fill("#text", "来月から山田さんの基本給を120万円に変更して");
+    await page.click("#composer button[type=submit]");
+    const thread = page.locator("#thread-messages");
+    await thread.locator("button[data-action*='prompt']", { hasText: "承認" }).first().click({ timeout: 30_000 });
+    const card = thread.locator(".msg", { hasText: "実行ステップ" }).filter({ has: page.locator("button[data-action*='process']") });
+    await expect.poll(() => card.innerText(), { timeout: 30_000 }).toContain("別々の 2 人の承認が必要です。あと 2 人の承認が必要です。");
+
+    // First approver (the requester: this workspace lets a requester approve their own plan).
+    await card.locator("button[data-action*='process']", { hasText: /^承認$/ }).click();
+    await expect.poll(() => card.innerText(), { timeout: 15_000 }).toContain("承認済み: @あなた。あと 1 人の承認が必要です。");
+    await expect.poll(() => thread.locator(".msg.ephemeral").last().innerText(), { timeout: 15_000 }).toContain("承認を記録しました。実行にはあと 1 人、別の承認者の承認が必要です。");
+    // The same person again: told so, still one more needed, nothing runs.
+    await card.locator("button[data-action*='process']", { hasText: /^承認$/ }).click();
+    await expect.poll(() => thread.locator(".msg.ephemeral").last().innerText(), { timeout: 15_000 }).toContain("同じ人の承認は 2 回目を数えません");
+    expect(await thread.innerText()).not.toContain("実行 #1");
+
+    // The second, distinct approver: the page acts as 承認者 佐藤 (a workspace admin) and approves; the run completes.
+    await page.selectOption("#acting-as", { label: "承認者 佐藤" });
+    await expect.poll(() => card.innerText(), { timeout: 15_000 }).toContain("あと 1 人の承認が必要です。");
+    await card.locator("button[data-action*='process']", { hasText: /^承認$/ }).click();
+    await expect.poll(() => thread.innerText(), { timeout: 60_000 }).toContain("完了");
+    const decided = thread.locator(".msg", { hasText: "実行ステップ" }).filter({ hasText: "別々の 2 人" });
+    await expect.poll(() => decided.innerText(), { timeout: 15_000 }).toContain("承認者: @あなた @承認者 佐藤（別々の 2 人）");
+    expect(await thread.innerText()).toContain("実行 #1");
   }, 150_000);
 });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_COMPANY } from "../../dev/local/sandbox-fakes";
 import { RECEIPT_FILES } from "../../dev/fakes/freee/routes-more";
+import { FREEE_OPERATIONS } from "../../lib/freee/openapi/validator";
+import { buildLedger } from "../../lib/store/ledger";
 import { SandboxPage } from "./sandbox-page";
 
 /**
@@ -79,5 +81,50 @@ describe("sandbox: the vendored operations' requests validate, get approved and 
     expect(h.processes[0]?.preview?.steps[0]?.changes).toContainEqual({ label: "出退勤", before: "なし", after: "09:30–18:30" });
     const record = company().workRecords.get(`2|${date}`)!;
     expect(record.work_record_segments).toEqual([{ clock_in_at: `${date}T09:30:00.000+09:00`, clock_out_at: `${date}T18:30:00.000+09:00` }]);
+  });
+
+  describe("the operations only the generic tools reach: planned with freee's schema, previewed, run to 完了, audited and counted", () => {
+    const byOperation = (template: string) => FREEE_OPERATIONS.find((o) => `${o.method} ${o.path}` === template)!;
+    const cases: Array<{ text: string; read: [string, string]; write: string; list: string; expect: Record<string, unknown> }> = [
+      {
+        text: "大阪出張の新幹線代 13,500円を経費申請して",
+        read: ["freee_api_get", "/api/1/expense_application_line_templates"],
+        write: "POST /api/1/expense_applications",
+        list: "/api/1/expense_applications",
+        expect: { title: "出張交通費の経費申請", purchase_lines: [{ expense_application_lines: [{ amount: 13_500 }] }] },
+      },
+      {
+        text: "旅費交通費に入れた12,000円を消耗品費へ振替伝票で振り替えて",
+        read: ["freee_accounting_list_account_items", ""],
+        write: "POST /api/1/manual_journals",
+        list: "",
+        expect: { details: [{ entry_side: "debit", account_item_id: 23, amount: 12_000 }, { entry_side: "credit", account_item_id: 21, amount: 12_000 }] },
+      },
+      {
+        text: "みずほ銀行から現金へ5万円の引き出しを口座振替として登録して",
+        read: ["freee_api_get", "/api/1/walletables"],
+        write: "POST /api/1/transfers",
+        list: "/api/1/transfers",
+        expect: { amount: 50_000, from_walletable_id: 31, to_walletable_id: 32 },
+      },
+      { text: "今日の要件定義の打ち合わせ2時間半を工数に登録して", read: ["freee_api_get", "/pm/projects"], write: "POST /pm/workloads", list: "/pm/workloads", expect: { project_id: 1, minutes: 150 } },
+      { text: "保守サポート年間20万円の受注を登録して", read: ["freee_api_get", "/sm/businesses"], write: "POST /sm/sales_orders", list: "/sm/sales_orders", expect: { customer_id: 1, lines: [{ unit_price: 200_000 }] } },
+    ];
+    it.each(cases)("「$text」: $write", async ({ text, read, write, list, expect: stored }) => {
+      const h = await runToCompletion(text);
+      const [method, path] = write.split(" ") as [string, string];
+      const steps = h.processes[0]?.steps ?? [];
+      expect(steps.map((s) => s.tool)).toEqual([read[0], `freee_api_${method.toLowerCase()}`]);
+      if (read[1] !== "") expect(steps[0]?.toolInput.path).toBe(read[1]);
+      expect(steps[1]?.toolInput.path).toBe(path);
+      // The approver saw the write in freee's words before approving.
+      expect(h.processes[0]?.preview?.steps[0]).toMatchObject({ stepId: "s2", title: byOperation(write).summary });
+      expect(written(h)).toEqual(steps.map((s) => s.tool));
+      const records = list === "" ? company().manualJournals : (company().records.get(list) ?? []);
+      expect(records.at(-1)).toMatchObject(stored);
+      // The run is audited and the ledger (npm run report, App Home) counts it as completed.
+      expect(h.audit.filter((a) => a.action === "freee.tool_called").map((a) => a.details.tool)).toEqual(steps.map((s) => s.tool));
+      expect(buildLedger(h.audit, { since: "2000-01-01", until: "2100-01-01" }).byOutcome.completed).toBe(1);
+    });
   });
 });

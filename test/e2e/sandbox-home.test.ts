@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalStack } from "../../dev/local/local-stack";
-import { SANDBOX_COMPANY, SANDBOX_USER_ID } from "../../dev/local/sandbox-fakes";
+import { SANDBOX_COMPANY, SANDBOX_HR_APPROVERS, SANDBOX_MEMBERS, SANDBOX_USER_ID } from "../../dev/local/sandbox-fakes";
+import { PolicyEditorTexts } from "../../lib/core/messages/policy";
+import { POLICY_ACTION_ID, POLICY_CALLBACK_ID, PolicyBlocks } from "../../lib/ingress/policy-modal";
+import { TeamSettingsStore } from "../../lib/store/team-settings";
+import { createDocumentClient } from "../../lib/store/dynamo-client";
 import { FreeeFirstMessages, HomeTexts } from "../../lib/core/messages/ja";
-import { HOME_SETTINGS_BLOCK_ID, HomeActionIds } from "../../lib/ingress/home";
+import { HOME_POLICY_BLOCK_ID, HOME_SETTINGS_BLOCK_ID, HomeActionIds } from "../../lib/ingress/home";
 import { SandboxPage, type PageMessage } from "./sandbox-page";
 import { waitFor } from "./support";
 
@@ -130,5 +134,40 @@ describe("the sandbox's App Home tab", { timeout: 60_000 }, () => {
     expect(await last?.text()).toContain(SANDBOX_COMPANY.name);
     const { text } = await home((t) => t.includes("接続済み"));
     expect(text).toContain(`接続済み (${SANDBOX_COMPANY.name})`);
+  });
+
+  it("edits the approval policy from the tab: the editor lists the sandbox's user group, its submit saves and the Home shows it; a member is refused", async () => {
+    const settings = new TeamSettingsStore(createDocumentClient(stack.env), stack.env.TABLE_NAME!);
+    const before = await home();
+    expect(before.text).toContain("人事労務の書き込みの承認者: 管理者");
+    expect(findElement(before.blocks, HomeActionIds.policyEdit)?.block.block_id).toBe(HOME_POLICY_BLOCK_ID);
+    expect((await homeClick(HomeActionIds.policyEdit, HOME_POLICY_BLOCK_ID, { type: "button" })).status).toBe(200);
+    const editor = await waitFor("the policy editor", async () => {
+      const open = stack.slack!.workspace.openView;
+      return open?.view.callback_id === POLICY_CALLBACK_ID ? open : undefined;
+    });
+    expect(JSON.stringify(editor.view)).toContain(`"value":"${SANDBOX_HR_APPROVERS.id}"`);
+    const values = {
+      [PolicyBlocks.groups("hr")]: { [POLICY_ACTION_ID]: { type: "multi_static_select", selected_options: [{ text: { type: "plain_text", text: `@${SANDBOX_HR_APPROVERS.handle}` }, value: SANDBOX_HR_APPROVERS.id }] } },
+      [PolicyBlocks.users("accounting")]: { [POLICY_ACTION_ID]: { type: "multi_users_select", selected_users: [SANDBOX_MEMBERS.member] } },
+      [PolicyBlocks.two]: { [POLICY_ACTION_ID]: { type: "checkboxes", selected_options: [{ text: { type: "plain_text", text: "x" }, value: "warning" }] } },
+      [PolicyBlocks.above]: { [POLICY_ACTION_ID]: { type: "number_input", value: "2000000" } },
+      [PolicyBlocks.reads]: { [POLICY_ACTION_ID]: { type: "checkboxes", selected_options: [{ text: { type: "plain_text", text: "x" }, value: "accounting" }] } },
+    };
+    expect((await post("/sandbox/api/view_submission", { viewId: editor.id, values })).status).toBe(200);
+    const { text } = await home((t) => t.includes("2,000,000円"));
+    expect(text).toContain(`人事労務の書き込みの承認者: <!subteam^${SANDBOX_HR_APPROVERS.id}>`);
+    expect(text).toContain(`会計の書き込みの承認者: <@${SANDBOX_MEMBERS.member}>`);
+    expect((await settings.get(stack.sandbox.teamId)).approvalPolicy).toMatchObject({ approvers: { hr: { usergroupIds: [SANDBOX_HR_APPROVERS.id] } }, twoApprovers: { onWarning: true, aboveYen: 2_000_000 }, updatedBy: SANDBOX_USER_ID });
+
+    // The member's tab has no edit button; a click sent anyway opens the refusal, and nothing changes.
+    const member = SANDBOX_MEMBERS.member;
+    expect((await post("/sandbox/api/home_opened", { as: member })).status).toBe(200);
+    await waitFor("the member's Home", () => stack.slack!.workspace.homeViews.get(member));
+    expect(JSON.stringify(stack.slack!.workspace.homeViews.get(member))).not.toContain(HomeActionIds.policyEdit);
+    const saved = await settings.get(stack.sandbox.teamId);
+    expect((await homeClick(HomeActionIds.policyEdit, HOME_POLICY_BLOCK_ID, { type: "button", as: member })).status).toBe(200);
+    await waitFor("the refusal", async () => JSON.stringify(stack.slack!.workspace.openView?.view ?? {}).includes(PolicyEditorTexts.refused));
+    expect(await settings.get(stack.sandbox.teamId)).toEqual(saved);
   });
 });

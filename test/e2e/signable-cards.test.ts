@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ExecutionCardTexts as T, WriteOutcomeUnknownMessages } from "../../lib/core/messages/ja";
 import { PlanMessages } from "../../lib/preview/plan";
+import { RunGuidanceTexts } from "../../lib/core/messages/run-guidance";
+import { SANDBOX_USER_ID } from "../../dev/local/sandbox-fakes";
 import { SandboxPage, sections, type PageMessage } from "./sandbox-page";
 import { waitFor } from "./support";
 
@@ -121,6 +123,43 @@ describe("sandbox: cards an accountant can sign", { timeout: 120_000 }, () => {
       expect(text).toMatch(/✗ ｜ 従業員 佐藤 花子|未実行 ｜ 従業員 佐藤 花子/);
       expect(JSON.stringify(card.blocks)).not.toContain("rerun_execution");
       expect(text).not.toMatch(INTERNALS);
+    } finally {
+      await page.post("/sandbox/api/faults/clear", {});
+    }
+  });
+
+  it("an older card's [再実行] after a 403: a clear ephemeral reply, no run started (a signed click)", async () => {
+    const { ts } = await processCard("来月から佐藤さんの基本給を26万円に変更して");
+    const done = (n: number) => async () => ["failed", "completed", "timed_out", "cancelled"].includes((await page.history(ts)).executions[n - 1]?.status ?? "");
+    // Run 1 stops at a 404: its card offers [再実行].
+    expect((await page.post("/sandbox/api/faults/arm", { id: "freee.404", mode: "every" })).status).toBe(200);
+    try {
+      await page.approve(ts, "process");
+      await waitFor("run 1 ends", done(1), 60_000);
+      await page.settled(ts);
+      const older = await page.button(ts, "rerun_execution", (v) => v.executionNo === 1);
+      // Rerun into a 403: run 2's card offers no [再実行].
+      expect((await page.post("/sandbox/api/faults/arm", { id: "freee.403", mode: "every" })).status).toBe(200);
+      expect((await page.post("/sandbox/api/action", older)).status).toBe(200);
+      await waitFor("run 2 ends", done(2), 60_000);
+      await page.settled(ts);
+      expect((await page.history(ts)).executions[1]).toMatchObject({ status: "failed", errorName: "IncompleteRunError" });
+      expect(JSON.stringify((await page.thread(ts)).map((m) => m.blocks))).not.toContain("rerun_execution");
+      await page.post("/sandbox/api/faults/clear", {});
+
+      // The permission is still missing as far as the product knows: run 1's old button, clicked again, starts nothing.
+      const before = (await page.state(SANDBOX_USER_ID)).messages.filter((m) => m.ephemeral === true).length;
+      expect((await page.post("/sandbox/api/action", older)).status).toBe(200);
+      const told = await waitFor("the refusal", async () => (await page.state(SANDBOX_USER_ID)).messages.filter((m) => m.ephemeral === true).slice(before).at(0));
+      expect(told.text).toBe(RunGuidanceTexts.rerunRefused("1. 指定した年月に在籍する従業員の一覧を取得します", "freee 人事労務の「従業員」の参照"));
+      // A click forged for run 2's card is refused the same way.
+      expect((await page.post("/sandbox/api/action", { ...older, value: JSON.stringify({ ...JSON.parse(older.value), executionNo: 2 }) })).status).toBe(200);
+      await waitFor("the second refusal", async () => (await page.state(SANDBOX_USER_ID)).messages.filter((m) => m.ephemeral === true).length >= before + 2);
+      await page.settled(ts);
+      const history = await page.history(ts);
+      expect(history.executions.map((e) => e.status)).toEqual(["failed", "failed"]);
+      expect(history.task).toMatchObject({ status: "failed", executionCount: 2 });
+      expect(history.audit.filter((a) => a.action === "execution.started")).toHaveLength(2);
     } finally {
       await page.post("/sandbox/api/faults/clear", {});
     }

@@ -231,6 +231,7 @@ describe("freee fake: writes can be read back", () => {
       ["/api/1/partners", { company_id: 101 }],
       ["/api/1/walletables", { company_id: 101 }],
       ["/api/1/taxes/codes", {}],
+      ["/api/1/taxes/companies/101", {}],
       ["/hr/api/v1/users/me", {}],
       ["/hr/api/v1/employees", month],
       ["/hr/api/v1/employees/1", month],

@@ -101,6 +101,43 @@ describe("Slack fake: Block Kit limits answer invalid_blocks", () => {
   });
 });
 
+describe("Slack fake: usergroups.list", () => {
+  it("enabled groups only unless include_disabled; user_count (a string) and users only when asked; usergroups:read; the free plan has none", async () => {
+    slack.directory.addUsergroup({ id: "SHR", handle: "hr", name: "人事", users: ["U1", "U2"] });
+    slack.directory.addUsergroup({ id: "SOLD", handle: "old", name: "旧", users: [], disabled: true });
+    const plain = await client.usergroups.list({});
+    expect(plain.usergroups?.map((g) => [g.id, g.date_delete])).toEqual([["SHR", 0]]);
+    expect(plain.usergroups?.[0]).not.toHaveProperty("user_count");
+    expect(plain.usergroups?.[0]).not.toHaveProperty("users");
+    const all = await client.usergroups.list({ include_disabled: true, include_count: true, include_users: true });
+    expect(all.usergroups?.map((g) => g.id).sort()).toEqual(["SHR", "SOLD"]);
+    expect(all.usergroups?.find((g) => g.id === "SHR")).toMatchObject({ user_count: "2", users: ["U1", "U2"], team_id: "T0001" });
+    expect(all.usergroups?.find((g) => g.id === "SOLD")?.date_delete).toBeGreaterThan(0);
+    slack.addBotToken("xoxb-no-groups", { scopes: ["chat:write"] });
+    expect(await refusal(createWebClient("xoxb-no-groups", { SLACK_API_URL: slack.url }).usergroups.list({}))).toMatchObject({ error: "missing_scope", data: { needed: "usergroups:read" } });
+    slack.directory.usergroupsUnavailable = true;
+    expect((await refusal(client.usergroups.list({}))).error).toBe("plan_upgrade_required");
+    expect((await refusal(client.usergroups.users.list({ usergroup: "SHR" }))).error).toBe("plan_upgrade_required");
+  });
+});
+
+describe("Slack fake: a modal's selects and number inputs are checked as Block Kit does", () => {
+  const input = (element: Record<string, unknown>) => ({ type: "modal" as const, title: { type: "plain_text" as const, text: "t" }, submit: { type: "plain_text" as const, text: "保存" }, blocks: [{ type: "input", block_id: "b", label: { type: "plain_text", text: "l" }, element: { action_id: "a", ...element } }] });
+  const opt = (value: string, text = value) => ({ text: { type: "plain_text", text }, value });
+  const open = (element: Record<string, unknown>) => client.views.open({ trigger_id: slack.issueTriggerId(), view: input(element) as never });
+
+  it("a multi_static_select: 1 to 100 options, initial options among them; a number_input names is_decimal_allowed", async () => {
+    expect((await open({ type: "multi_static_select", options: [opt("S1"), opt("S2")], initial_options: [opt("S2")] })).ok).toBe(true);
+    expect((await refusal(open({ type: "multi_static_select", options: [opt("S1")], initial_options: [opt("S9")] }))).data.response_metadata.messages.join()).toContain("must match one of the provided options");
+    expect((await refusal(open({ type: "multi_static_select", options: [] }))).error).toBe("invalid_arguments");
+    expect((await refusal(open({ type: "multi_static_select", options: Array.from({ length: 101 }, (_, i) => opt(`S${i}`)) }))).data.response_metadata.messages.join()).toContain("no more than 100 items allowed");
+    expect((await refusal(open({ type: "checkboxes", options: [opt("x", "a".repeat(76))] }))).data.response_metadata.messages.join()).toContain("must be less than 76 characters");
+    expect((await open({ type: "number_input", is_decimal_allowed: false, min_value: "0", initial_value: "1000000" })).ok).toBe(true);
+    expect((await refusal(open({ type: "number_input", initial_value: "1" }))).data.response_metadata.messages.join()).toContain("missing required field: is_decimal_allowed");
+    expect((await refusal(open({ type: "number_input", is_decimal_allowed: false, initial_value: "1.5" }))).data.response_metadata.messages.join()).toContain("must be a valid number");
+  });
+});
+
 describe("Slack fake: trigger_id", () => {
   const modal = { type: "modal" as const, title: { type: "plain_text" as const, text: "却下の理由" }, blocks: [section("x")] };
 

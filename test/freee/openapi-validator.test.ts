@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { checkRequest, findOperation, FREEE_OPERATIONS, FREEE_SCHEMA_SOURCE } from "../../lib/freee/openapi/validator";
+import { checkRequest, findOperation, FREEE_OPERATIONS, FREEE_SCHEMA_SOURCES } from "../../lib/freee/openapi/validator";
 
 /** The validator that ships (MCP server and L3 plan checks use it): freee's schemas, read as freee reads them. */
 
 describe("freee OpenAPI validator", () => {
   it("names its source and knows the operations the tools call", () => {
-    expect(FREEE_SCHEMA_SOURCE).toMatchObject({ repository: "freee/freee-api-schema", commit: "0f6b621" });
+    expect(FREEE_SCHEMA_SOURCES.accounting).toMatchObject({ repository: "freee/freee-api-schema", commit: "0f6b621" });
     const ids = FREEE_OPERATIONS.map((o) => `${o.method} ${o.path}`);
     expect(ids).toEqual(expect.arrayContaining(["POST /api/1/deals", "PUT /hr/api/v1/employees/{employee_id}/basic_pay_rule", "POST /iv/invoices"]));
     expect(findOperation("GET", "/hr/api/v1/employees/7/work_records/2026-12-01")).toMatchObject({ pathParams: { employee_id: "7", date: "2026-12-01" } });

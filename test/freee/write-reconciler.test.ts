@@ -71,6 +71,22 @@ describe("create_deal: marked with ref_number (管理番号), found by it", () =
   });
 });
 
+describe("the field a marker uses stays the plan's", () => {
+  it("a deal, journal or invoice whose plan sets 管理番号 / 社内メモ keeps that value, carries no marker and is never repeated", async () => {
+    for (const [path, field] of [["/api/1/deals", "ref_number"], ["/api/1/manual_journals", "ref_number"], ["/iv/invoices", "memo"]] as const) {
+      const req: FreeeRequest = { method: "POST", path, body: { company_id: 101, issue_date: "2026-12-01", billing_date: "2026-12-01", [field]: "A-2026-12" } };
+      const reconciler = reconcilerFor(req)!;
+      expect(reconciler.markerField, path).toBeUndefined();
+      expect(reconciler.mark(req, "sma:T:p1:s1").body![field]).toBe("A-2026-12");
+      const { read, asked } = scripted([]);
+      await expect(reconciler.find(read, req, "sma:T:p1:s1")).rejects.toThrow(new RegExp(`${field} は計画が指定した値`));
+      expect(asked).toEqual([]);
+      // Left empty, the same operation carries the marker there.
+      expect(reconcilerFor({ ...req, body: { company_id: 101 } })!.markerField).toBe(field);
+    }
+  });
+});
+
 describe("HR PUTs have no free field: read back by value", () => {
   it("basic pay: the stored rule equals what was sent → found; another value or none → absent", async () => {
     const pay = reconcilerFor({ method: "PUT", path: "/hr/api/v1/employees/1/basic_pay_rule" })!;

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TeamSettingsStore } from "../../lib/store/team-settings";
+import { DEFAULT_APPROVAL_POLICY } from "../../lib/core/domain/approval-policy";
 import { AuditLog } from "../../lib/store/audit-log";
 import { createLogger } from "../../lib/core/observability/logger";
 import { HomeActionIds, buildHomeView } from "../../lib/ingress/home";
@@ -141,7 +142,7 @@ describe("App Home", () => {
 
   it("freee module not wired → status shown as unknown, no connect button", () => {
     const view = JSON.stringify(
-      buildHomeView({ kind: "ok", data: { viewerIsAdmin: false, freee: { status: "unknown" }, adminUserIds: [], allowedExternalTeamIds: [], recentTasks: [], ledger: { byOutcome: { completed: 0, failed: 0, timed_out: 0, cancelled: 0, limit_reached: 0, expired: 0, not_a_request: 0, in_progress: 0 }, failuresByClass: [] } } }),
+      buildHomeView({ kind: "ok", data: { viewerIsAdmin: false, freee: { status: "unknown" }, adminUserIds: [], approvalPolicy: DEFAULT_APPROVAL_POLICY, allowedExternalTeamIds: [], recentTasks: [], ledger: { byOutcome: { completed: 0, failed: 0, timed_out: 0, cancelled: 0, limit_reached: 0, expired: 0, not_a_request: 0, in_progress: 0 }, failuresByClass: [] } } }),
     );
     expect(view).toContain("確認できません");
     expect(view).not.toContain(HomeActionIds.freeeConnect);

@@ -7,9 +7,12 @@ import { ActionIds, renderCard, type Card } from "../../lib/ingress/cards";
 import { buildStepInputModal } from "../../lib/ingress/plan-modal";
 import { errorNote } from "../../lib/model/agent/step-results";
 import { buildPreview } from "../../lib/preview/build";
+import { PlanMessages } from "../../lib/preview/plan";
 import type { StepWithNames } from "../../lib/preview/names";
 import { FreeeReader } from "../../lib/preview/reader";
 import { startPreviewFreee, type PreviewFreee } from "../preview/support";
+import { DEFAULT_APPROVAL_POLICY, snapshotRule } from "../../lib/core/domain/approval-policy";
+import { planFacts, planWarnings } from "../../lib/steps/approval-facts";
 import { baseTask, execution, history, processVersion } from "./fixtures";
 
 /**
@@ -150,10 +153,53 @@ describe("the Process card: a change table in Japanese, warnings an approver can
   });
 });
 
+describe("the same plan in a public channel: masked in Japanese words", () => {
+  // The snapshot the approval step takes for a card in a public channel: an HR write is masked.
+  const masked = (v: ProcessVersion) => ({ ...v, approvableVia: ["full_plan" as const], approvalRule: snapshotRule(DEFAULT_APPROVAL_POLICY, planFacts(v, planWarnings(v)), NOW.toISOString(), { publicChannel: true }) });
+
+  it("each change by number and whom, its warnings by kind, the dropped step by whom: no amount, no step id, no shortcode", () => {
+    const card = processCard(masked(version));
+    expect(checkBlocks(card.blocks, "message")).toEqual([]);
+    const text = shown(card);
+    expect(text).toContain("2. 佐藤 花子 基本給の変更 — 金額は承認できる人にだけ表示されます\n⚠️ 確認が必要な点: 減額、大きな変更（内容は「全体を確認して承認」で表示されます）");
+    expect(text).toContain("3. 鈴木 一郎 基本給の変更 — 金額は承認できる人にだけ表示されます\n⚠️ 確認が必要な点: 給与形態の変更（内容は「全体を確認して承認」で表示されます）");
+    expect(text).toContain("プランから外したステップ（freee の現在の値と同じで、何も変わらないため実行しません）: 4. 基本給の変更（従業員 高橋 美咲）");
+    expect(text).toContain("*対象の事業所: テスト株式会社*");
+    expect(text).not.toMatch(/\d{1,3},\d{3}円|時給|月給/);
+    expectNoInternals(text);
+    expect(JSON.stringify(card.blocks)).toContain(`"action_id":"${ActionIds.reviewPlan}"`);
+    expect(JSON.stringify(card.blocks)).not.toContain(`"action_id":"${ActionIds.approve}"`);
+  });
+
+  it("a name freee does not know: ⛔ and the step's number, only 却下", async () => {
+    const outcome = await buildPreview([pay(1, "存在しない人", 300_000)], new FreeeReader(f.client()), NOW);
+    expect(outcome.preview.status).toBe("blocked");
+    const card = processCard(masked(processVersion(1, { status: "pending_approval", steps: outcome.steps, preview: outcome.preview })));
+    const text = shown(card);
+    expect(text).toContain(`⛔ ${PlanMessages.blocked}（ステップ 1）`);
+    expect(text).toContain("*承認待ち (v1)* — 却下のみできます");
+    expectNoInternals(text);
+    expect(JSON.stringify(card.blocks)).not.toContain(`"action_id":"${ActionIds.reviewPlan}"`);
+  });
+
+  it("every write a no-op, a read left: still an HR card, masked — ⛔ says nothing would change, only 却下", async () => {
+    const outcome = await buildPreview([PLAN[0]!, pay(2, "高橋さん", 340_000)], new FreeeReader(f.client()), NOW);
+    expect(outcome.preview.status).toBe("no_changes");
+    // The plan left reads only, but its card would show 高橋's pay: the dropped write keeps it an HR write plan.
+    const v = masked(processVersion(1, { status: "pending_approval", steps: outcome.steps, preview: outcome.preview }));
+    expect(v.approvalRule).toMatchObject({ writeDomains: ["hr"], maskAmounts: true });
+    const text = shown(processCard(v));
+    expect(text).toContain(`⛔ ${PlanMessages.noChanges}`);
+    expect(text).toContain("2. 基本給の変更（従業員 高橋 美咲）");
+    expect(text).not.toContain("340,000");
+    expectNoInternals(text);
+  });
+});
+
 const step = (stepId: string, patch: Partial<StepProgress> = {}): StepProgress => ({ stepId, state: "done", okCalls: 1, errorCalls: 0, ...patch });
 const progress = (steps: StepProgress[], lastEventAt = "2026-12-02T03:00:00.000Z") => ({ seenEventIds: [], completedSteps: 0, toolErrors: [], steps, lastEventAt });
 const writes = (patch: Partial<NonNullable<Execution["writes"]>> = {}) => ({ done: [], earlier: [], unknown: [], records: [], readAt: "x", ...patch });
-const FORBIDDEN = errorNote("freee API が権限不足のためリクエストを拒否しました (403)。アプリの権限（スコープ）が足りないか、アクセス制限中です。");
+const FORBIDDEN = errorNote("freee API が権限不足のためリクエストを拒否しました (403)。アプリの権限（スコープ）か、freee 上のユーザーの権限が足りません。");
 const NOT_FOUND = errorNote("freee に該当するデータが見つかりません (404)。ID や日付を確認してください。");
 const RATE_LIMITED = errorNote(freeeRateLimitedMessage(300));
 

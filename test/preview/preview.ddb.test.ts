@@ -74,6 +74,9 @@ describe("before → after per write tool", () => {
       warnings: [],
     });
     expect(steps[0]?.toolInput).toEqual({ issue_date: "2026-12-01", type: "expense", partner_id: 12, details: [{ tax_code: 136, amount: 4_800_000, account_item_id: 23 }] });
+    // The tax name comes from the company's tax codes, the connected company in the path; never the 廃止予定 list.
+    expect(f.fake.apiRequests(/^\/api\/1\/taxes\//).map((r) => r.path)).toContain("/api/1/taxes/companies/101");
+    expect(f.fake.apiRequests("/api/1/taxes/codes")).toEqual([]);
   });
 
   it("a deal of several lines shows its total and every line (the second line is not hidden)", async () => {

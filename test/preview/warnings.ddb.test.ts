@@ -69,7 +69,7 @@ describe("the issue's cases", () => {
     // What can be approved (and what the capability is built from) is the version's steps: s2 is not among them.
     expect(steps.map((s) => s.stepId)).toEqual(["s1", "s3"]);
     expect(p.steps.map((s) => s.stepId)).toEqual(["s3"]);
-    expect(p.dropped).toEqual([{ stepId: "s2", order: 2, title: "基本給の変更", rows: [expect.objectContaining({ target: "従業員 高橋 美咲", before: "340,000円", after: "340,000円", diffYen: 0 })] }]);
+    expect(p.dropped).toEqual([{ stepId: "s2", order: 2, tool: "freee_hr_update_basic_pay_rule", title: "基本給の変更", rows: [expect.objectContaining({ target: "従業員 高橋 美咲", before: "340,000円", after: "340,000円", diffYen: 0 })] }]);
     expect(p.warnings?.find((w) => w.kind === "no_op")).toMatchObject({ stepId: "s2", message: "2. 基本給の変更（従業員 高橋 美咲 基本給 340,000円 → 340,000円）は freee の現在の値と同じため、プランから外しました。承認しても実行されません。" });
   });
 

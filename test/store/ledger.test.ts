@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildLedger, renderLedger } from "../../lib/store/ledger";
 import { buildHomeView } from "../../lib/ingress/home";
+import { DEFAULT_APPROVAL_POLICY } from "../../lib/core/domain/approval-policy";
 import type { AuditEntry } from "../../lib/core/domain/records";
 
 let n = 0;
@@ -159,7 +160,7 @@ describe("ledger report from the audit log", () => {
     expect(text).toMatch(/L4\s+FreeeForbiddenError\s+2\s+L4 実行 \/ freee の権限不足（403）/);
     expect(text).toContain("Error entries in the audit log");
     // App Home: the same numbers, in Japanese, adding up to the outcomes above them.
-    const home = JSON.stringify(buildHomeView({ kind: "ok", data: { viewerIsAdmin: true, freee: { status: "connected" }, adminUserIds: [], allowedExternalTeamIds: [], recentTasks: [], ledger } }));
+    const home = JSON.stringify(buildHomeView({ kind: "ok", data: { viewerIsAdmin: true, freee: { status: "connected" }, adminUserIds: [], approvalPolicy: DEFAULT_APPROVAL_POLICY, allowedExternalTeamIds: [], recentTasks: [], ledger } }));
     const homeCounts = [...home.matchAll(/• L\d [^:]+: [^—]+— (\d+) 件/g)].map((m) => Number(m[1]));
     expect(homeCounts.reduce((a, b) => a + b, 0)).toBe(failedTasks);
     expect(home).toContain("L4 実行: freee の権限不足（403） — 2 件");

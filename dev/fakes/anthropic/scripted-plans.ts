@@ -1,10 +1,12 @@
+import { breadthPlanLines, breadthScenarioOf, breadthSteps, isBreadthScenario, type BreadthScenario } from "./scripted-breadth";
+
 /**
  * The sandbox's scripted plans beyond the pay rule: the requests a freee team makes every week, each
  * planned with the tools and formats freee's schemas ask for, so they validate, get approved and run against the
  * strict fake. Recognised from the request's words; ids are the sandbox company's (dev/fakes/freee/state.ts).
  */
 
-export type Scenario = "file_box" | "invoice" | "settled_expense" | "minus_line" | "attendance" | "bulk_deals";
+export type Scenario = "file_box" | "invoice" | "settled_expense" | "minus_line" | "attendance" | "bulk_deals" | BreadthScenario;
 
 /** A file the request shared, as L3's `<attachments>` lists it. */
 export type ScriptedAttachment = { fileId: string; name: string };
@@ -12,6 +14,8 @@ export type ScriptedAttachment = { fileId: string; name: string };
 export function scenarioOf(request: string): Scenario | undefined {
   // 「この領収書をファイルボックスに登録して」 with a file shared: an upload of that file.
   if (/ファイルボックス|領収書|証憑|レシート/.test(request)) return "file_box";
+  const breadth = breadthScenarioOf(request);
+  if (breadth !== undefined) return breadth;
   if (/請求書/.test(request)) return "invoice";
   // 「備品購入 25 件をまとめて取引登録して」: a plan of many writes (the approver sees every one).
   if (bulkCountOf(request) !== undefined) return "bulk_deals";
@@ -36,6 +40,7 @@ function timesOf(request: string): { from: string; to: string } {
 }
 
 export function planLines(scenario: Scenario): string[] {
+  if (isBreadthScenario(scenario)) return breadthPlanLines(scenario);
   switch (scenario) {
     case "file_box":
       return ["目的: 依頼メッセージに添付された領収書を freee 会計のファイルボックスに登録する。", "1. 添付ファイルをファイルボックスにアップロードする（メモ・金額は依頼の記載どおり）。"];
@@ -52,11 +57,12 @@ export function planLines(scenario: Scenario): string[] {
   }
 }
 
-type Step = { stepId: string; order: number; tool: string; effect: "read" | "write"; toolInput: string; nameRefs: [] };
+export type Step = { stepId: string; order: number; tool: string; effect: "read" | "write"; toolInput: string; nameRefs: [] };
 const step = (order: number, tool: string, effect: Step["effect"], input: Record<string, unknown>): Step => ({ stepId: `s${order}`, order, tool, effect, toolInput: JSON.stringify(input), nameRefs: [] });
 
 /** L3's steps for the scenario; `today` is the JST date (YYYY-MM-DD) L3 was given. */
 export function plannedSteps(scenario: Scenario, request: string, today: string, amount: number | undefined, attachments: readonly ScriptedAttachment[] = []): Step[] {
+  if (isBreadthScenario(scenario)) return breadthSteps(scenario, today, amount, step);
   switch (scenario) {
     case "file_box": {
       const file = attachments[0];

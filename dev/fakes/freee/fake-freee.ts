@@ -3,7 +3,9 @@ import { apiOfPath, checkRequest, type FreeeApi } from "../../../lib/freee/opena
 import { checkResponse } from "../../../lib/freee/openapi/responses";
 import { json, listen, LOST_REPLY, pathMatches, sleep, type FakeReply, type ListeningFake } from "../http";
 import { badRequestBody, defaultErrorBody, notFoundBody, rateLimitHeaders, throttledBody, tooManyRequestsBody, unauthorizedBody, type RateLimitState, type RateWindow, type Unauthorized } from "./errors";
-import { ROUTES } from "./routes";
+import { genericRoute } from "./generic-routes";
+import { ROUTES, type RouteContext } from "./routes";
+import { HR_ROUTES } from "./routes-hr";
 import { MORE_ROUTES } from "./routes-more";
 import { seedCompany, type CompanyData } from "./state";
 
@@ -271,15 +273,18 @@ export class FakeFreee {
     }
     r.operationId = check.operation.operationId;
 
-    const companyId = Number((r.body as { company_id?: unknown } | undefined)?.company_id ?? url.searchParams.get("company_id") ?? Number.NaN);
+    // The company is in the body, the query, or the path (`/api/1/taxes/companies/{company_id}`, `/api/1/companies/{id}`).
+    const inPath = check.pathParams.company_id ?? (/\/companies\/\{id\}$/.test(check.operation.path) ? check.pathParams.id : undefined);
+    const companyId = Number((r.body as { company_id?: unknown } | undefined)?.company_id ?? url.searchParams.get("company_id") ?? inPath ?? Number.NaN);
     const mine = this.companies.filter((c) => grant.companyIds.includes(c.id));
     const company = Number.isNaN(companyId) ? mine[0] : mine.find((c) => c.id === companyId);
     if (company === undefined) return this.unauthorized(r, "company_not_found");
 
-    const route = ROUTES[check.operation.operationId] ?? MORE_ROUTES[check.operation.operationId];
-    if (route === undefined) throw new Error(`fake freee: no route for ${check.operation.operationId}`);
+    const operation = check.operation;
+    const route = ROUTES[operation.operationId] ?? MORE_ROUTES[operation.operationId] ?? HR_ROUTES[operation.operationId] ?? ((ctx: RouteContext) => genericRoute(ctx, operation));
     const [status, body] = route({
       api,
+      operation,
       company,
       companies: mine,
       userId: grant.userId,

@@ -13,6 +13,8 @@ export const RECEIPT_FILES = new WeakMap<object, { name: string; type: string; s
 
 const UPDATE_DATE = "2026-01-05";
 
+const TAX_CATEGORY: Record<number, string> = { 21: "tax_10", 136: "tax_10", 137: "tax_r8" };
+
 function byId(list: Record<string, unknown>[], id: string | undefined): Record<string, unknown> | undefined {
   return list.find((r) => r.id === Number(id));
 }
@@ -199,5 +201,8 @@ export const MORE_ROUTES: Record<string, Route> = {
     Object.assign(invoice, fields);
     return [200, { invoice }];
   },
+  // The company's tax codes (freee: the successor of /api/1/taxes/codes), each with its display category; like
+  // get_tax_codes, without 対象外 (code 0), whose category the schema's enum has no value for.
+  get_taxes_companies: () => [200, { taxes: TAX_CODES.filter((t) => t.code > 0).map((t) => ({ ...t, display_category: TAX_CATEGORY[t.code] as string, available: true })) }],
   "invoices/templates/index": () => [200, { templates: [{ id: 71, name: "標準テンプレート" }] }],
 };

@@ -1,6 +1,6 @@
 import { badRequestBody, notFoundBody } from "./errors";
 import { dealRecord, monthIndex, nextId, partnerRecord, payRuleAt, TAX_CODES, type CompanyData, type Employee, type WorkRecord } from "./state";
-import type { FreeeApi } from "../../../lib/freee/openapi/validator";
+import type { FreeeApi, FreeeOperation } from "../../../lib/freee/openapi/validator";
 
 /**
  * What each vendored operation does to the fake's data. The request has already passed freee's schema (the
@@ -9,6 +9,7 @@ import type { FreeeApi } from "../../../lib/freee/openapi/validator";
 
 export interface RouteContext {
   api: FreeeApi;
+  operation: FreeeOperation;
   company: CompanyData;
   /** All companies the token's user belongs to (users/me lists them). */
   companies: CompanyData[];
@@ -46,6 +47,7 @@ function employeeView(ctx: RouteContext, e: Employee, year: number, month: numbe
     display_name: e.display_name,
     entry_date: e.entry_date,
     retire_date: e.retire_date,
+    ...(e.birth_date === undefined ? {} : { birth_date: e.birth_date }),
     user_id: null,
     payroll_calculation: true,
     ...(rule === undefined ? {} : { basic_pay_rule: { company_id: ctx.company.id, employee_id: e.id, pay_calc_type: rule.pay_calc_type, pay_amount: rule.pay_amount } }),

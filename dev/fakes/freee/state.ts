@@ -19,6 +19,7 @@ export interface Employee {
   display_name: string;
   entry_date: string;
   retire_date: string | null;
+  birth_date?: string;
   /** Pay rule history, oldest first; what a month sees is the last version that starts on or before it. */
   payRules: PayRuleVersion[];
 }
@@ -52,6 +53,10 @@ export interface CompanyData {
   items: Record<string, unknown>[];
   /** The file box (証憑ファイル). */
   receipts: Record<string, unknown>[];
+  /** Records of the operations without a hand-written route (dev/fakes/freee/generic-routes.ts), by collection path. */
+  records: Map<string, Record<string, unknown>[]>;
+  /** Resources that are one per path (an employee's profile rule, a report), as last written, by path. */
+  singletons: Map<string, Record<string, unknown>>;
 }
 
 export const TAX_CODES = [
@@ -149,6 +154,8 @@ export function seedCompany(seed: CompanySeed): CompanyData {
     sections: [{ id: 51, company_id: c, name: "営業部", available: true, long_name: null, shortcut1: null, shortcut2: null }],
     items: [{ id: 61, company_id: c, name: "コンサルティング", update_date: UPDATE_DATE, available: true, shortcut1: null, shortcut2: null }],
     receipts: [],
+    records: new Map(),
+    singletons: new Map(),
   };
   company.deals.push(
     dealRecord(company, { id: 1, issue_date: "2026-11-05", type: "expense", partner_id: 11, details: [{ account_item_id: 21, tax_code: 136, amount: 5_500, description: "タクシー代" }] }),

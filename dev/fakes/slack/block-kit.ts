@@ -66,10 +66,17 @@ function element(c: Collector, el: unknown, pointer: string): void {
       if (typeof el.max_length === "number" && el.max_length > 3000) c.add("must be less than 3001", `${pointer}/max_length`);
       return;
     case "static_select":
+    case "multi_static_select":
     case "overflow":
     case "radio_buttons":
     case "checkboxes":
-      c.maxItems(el.options, el.type === "overflow" ? 5 : el.type === "static_select" ? 100 : 10, `${pointer}/options`);
+      options(c, el, pointer, el.type === "overflow" ? 5 : el.type === "static_select" || el.type === "multi_static_select" ? 100 : 10);
+      return;
+    case "number_input":
+      // Slack requires it, and checks the initial value against the bounds and the decimal rule.
+      if (typeof el.is_decimal_allowed !== "boolean") c.add("missing required field: is_decimal_allowed", pointer);
+      if (el.initial_value !== undefined && (typeof el.initial_value !== "string" || !(el.is_decimal_allowed === true ? /^-?\d+(\.\d+)?$/ : /^-?\d+$/).test(el.initial_value))) c.add("must be a valid number", `${pointer}/initial_value`);
+      if (typeof el.initial_value === "string" && typeof el.min_value === "string" && Number(el.initial_value) < Number(el.min_value)) c.add("must be greater than or equal to min_value", `${pointer}/initial_value`);
       return;
     case "image":
     case "datepicker":
@@ -77,7 +84,6 @@ function element(c: Collector, el: unknown, pointer: string): void {
     case "users_select":
     case "conversations_select":
     case "channels_select":
-    case "multi_static_select":
     case "multi_users_select":
     case "multi_conversations_select":
     case "multi_channels_select":
@@ -85,7 +91,6 @@ function element(c: Collector, el: unknown, pointer: string): void {
     case "external_select":
     case "datetimepicker":
     case "email_text_input":
-    case "number_input":
     case "url_text_input":
     case "rich_text_input":
     case "file_input":
@@ -95,6 +100,33 @@ function element(c: Collector, el: unknown, pointer: string): void {
     default:
       c.add(`unsupported type: ${String(el.type)}`, `${pointer}/type`);
   }
+}
+
+/**
+ * A select's or checkbox group's options: at least one (a static select may use option_groups instead), at most
+ * `max`, each with plain text of at most 75 characters and a value of at most 150 and unique; `initial_options` /
+ * `initial_option` only options the element offers (Slack compares the whole option object).
+ */
+function options(c: Collector, el: Node, pointer: string, max: number): void {
+  const list = el.options;
+  if (list === undefined && el.option_groups !== undefined && (el.type === "static_select" || el.type === "multi_static_select")) return;
+  if (!Array.isArray(list) || list.length === 0) return c.add("must provide at least 1 item", `${pointer}/options`);
+  c.maxItems(list, max, `${pointer}/options`);
+  list.forEach((o, i) => {
+    if (!isNode(o)) return c.add("must provide an object", `${pointer}/options/${i}`);
+    text(c, o.text, `${pointer}/options/${i}/text`, 75, el.type !== "checkboxes" && el.type !== "radio_buttons");
+    if (typeof o.value !== "string" || o.value.length === 0) c.add("must be more than 0 characters", `${pointer}/options/${i}/value`);
+    c.maxLength(o.value, 150, `${pointer}/options/${i}/value`);
+  });
+  const values = list.filter(isNode).map((o) => o.value);
+  if (new Set(values).size !== values.length) c.add("option values must be unique", `${pointer}/options`);
+  const offered = new Set(list.map((o) => JSON.stringify(o)));
+  const initial = el.initial_options ?? (el.initial_option === undefined ? [] : [el.initial_option]);
+  if (!Array.isArray(initial)) return c.add("must provide an array", `${pointer}/initial_options`);
+  if (initial.length === 0 && el.initial_options !== undefined) c.add("must provide at least 1 item", `${pointer}/initial_options`);
+  initial.forEach((o, i) => {
+    if (!offered.has(JSON.stringify(o))) c.add("must match one of the provided options", `${pointer}/initial_options/${i}`);
+  });
 }
 
 function confirm(c: Collector, node: Node, pointer: string): void {

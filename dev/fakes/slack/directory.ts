@@ -1,7 +1,10 @@
 /**
  * User groups and conversations as Slack answers them, for the approval policy and result delivery:
  *   usergroups.list (https://docs.slack.dev/reference/methods/usergroups.list) and usergroups.users.list
- *   (…/usergroups.users.list) need `usergroups:read`; an unknown group is `no_such_subteam`.
+ *   (…/usergroups.users.list) need `usergroups:read`; an unknown group is `no_such_subteam`. usergroups.list
+ *   leaves disabled groups out unless `include_disabled`, gives `user_count` (a string, as Slack does) only with
+ *   `include_count` and `users` only with `include_users`, in no particular order (the fake: newest first). A
+ *   workspace on the free plan has no user groups: both answer `plan_upgrade_required`.
  *   conversations.info (…/conversations.info) needs the read scope of the channel's type — `channels:read` public,
  *   `groups:read` private, `im:read` DM, `mpim:read` group DM — and answers `missing_scope` (with `needed`) when
  *   the token lacks it; an unknown channel is `channel_not_found`.
@@ -12,6 +15,8 @@ export interface FakeUsergroup {
   handle: string;
   name: string;
   users: string[];
+  /** Disabled by an admin (Slack keeps it, with `date_delete` set). */
+  disabled?: boolean;
 }
 
 export interface FakeConversation {
@@ -29,6 +34,8 @@ type Answer = Record<string, unknown>;
 export class SlackDirectory {
   readonly usergroups = new Map<string, FakeUsergroup>();
   readonly conversations = new Map<string, FakeConversation>();
+  /** The workspace's plan has no user groups (Slack's free plan). */
+  usergroupsUnavailable = false;
 
   addUsergroup(group: FakeUsergroup): void {
     this.usergroups.set(group.id, group);
@@ -47,18 +54,40 @@ export class SlackDirectory {
     return im;
   }
 
-  method(name: string, body: Record<string, unknown>, scopes: readonly string[] | undefined): Answer | undefined {
+  method(name: string, body: Record<string, unknown>, scopes: readonly string[] | undefined, teamId = ""): Answer | undefined {
     const has = (scope: string) => scopes === undefined || scopes.includes(scope);
     const missing = (needed: string): Answer => ({ ok: false, error: "missing_scope", needed, provided: (scopes ?? []).join(",") });
     switch (name) {
-      case "usergroups.list":
+      case "usergroups.list": {
         if (!has("usergroups:read")) return missing("usergroups:read");
+        if (this.usergroupsUnavailable) return { ok: false, error: "plan_upgrade_required" };
+        const flag = (name: string) => body[name] === true || body[name] === "true" || body[name] === "1" || body[name] === 1;
         return {
           ok: true,
-          usergroups: [...this.usergroups.values()].map((g) => ({ id: g.id, handle: g.handle, name: g.name, is_usergroup: true, date_delete: 0, user_count: g.users.length, ...(body.include_users === true || body.include_users === "true" ? { users: g.users } : {}) })),
+          usergroups: [...this.usergroups.values()]
+            .filter((g) => flag("include_disabled") || g.disabled !== true)
+            .reverse()
+            .map((g) => ({
+              id: g.id,
+              team_id: teamId,
+              is_usergroup: true,
+              name: g.name,
+              description: "",
+              handle: g.handle,
+              is_external: false,
+              date_create: 1_700_000_000,
+              date_update: 1_700_000_000,
+              date_delete: g.disabled === true ? 1_700_000_100 : 0,
+              auto_type: null,
+              prefs: { channels: [], groups: [] },
+              ...(flag("include_count") ? { user_count: String(g.users.length) } : {}),
+              ...(flag("include_users") ? { users: [...g.users] } : {}),
+            })),
         };
+      }
       case "usergroups.users.list": {
         if (!has("usergroups:read")) return missing("usergroups:read");
+        if (this.usergroupsUnavailable) return { ok: false, error: "plan_upgrade_required" };
         const group = typeof body.usergroup === "string" ? this.usergroups.get(body.usergroup) : undefined;
         if (group === undefined) return { ok: false, error: "no_such_subteam" };
         return { ok: true, users: [...group.users] };

@@ -349,7 +349,7 @@ export class FakeSlack {
       case "files.info":
         return this.files.info(body, bot.scopes);
       default:
-        return this.directory.method(name, body, bot.scopes) ?? this.uploads.method(name, body, this.url, bot.userId) ?? { ok: false, error: "unknown_method" };
+        return this.directory.method(name, body, bot.scopes, bot.teamId) ?? this.uploads.method(name, body, this.url, bot.userId) ?? { ok: false, error: "unknown_method" };
     }
   }
 

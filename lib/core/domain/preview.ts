@@ -117,6 +117,12 @@ export type PreviewCompany = z.infer<typeof PreviewCompanySchema>;
 export const DroppedStepSchema = z.object({
   stepId: z.string().check(z.minLength(1)),
   order: z.int().check(z.positive()),
+  /**
+   * The write's tool and, for a generic one, its path: what it would have written, which the approval policy
+   * still counts (a card showing an employee's pay is an HR card).
+   */
+  tool: z.string().check(z.minLength(1)),
+  path: z.optional(z.string().check(z.minLength(1))),
   title: z.string().check(z.minLength(1)),
   rows: z.array(ChangeRowSchema),
 });

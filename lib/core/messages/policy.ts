@@ -1,4 +1,5 @@
 import { DOMAIN_LABEL, type ApprovalRule, type PolicyDomain } from "../domain/approval-policy";
+import type { PreviewWarningKind } from "../domain/preview";
 
 /**
  * The approval policy's words (docs/architecture.md, messages): the reply to a click the policy does not allow,
@@ -11,6 +12,8 @@ export const PolicyMessages = {
     const domains = rule.writeDomains.map((d) => DOMAIN_LABEL[d]).join("・");
     return `あなたはこの計画を承認できません（承認ルール: ${domains === "" ? "管理者" : `${domains}の承認者`}のみ）。承認できる人に依頼してください。`;
   },
+  /** Slack could not say whether the clicker is in the policy's user group: nothing is recorded, they may click again. */
+  membershipUnknown: "ユーザーグループに所属しているかを Slack に確認できませんでした。承認は記録していません。しばらくしてから、もう一度承認してください。",
   approveInPrivate: "この計画の金額は公開チャンネルには表示していません。「全体を確認して承認」から金額を確認して承認してください。",
   recorded(left: number): string {
     return `承認を記録しました。実行にはあと ${left} 人、別の承認者の承認が必要です。`;
@@ -54,4 +57,53 @@ export const PrivacyTexts = {
   /** A public channel's Process card of an HR plan: each change without its amounts. */
   maskedChange: (line: string) => `${line} — 金額は承認できる人にだけ表示されます`,
   maskedNote: "このチャンネルは公開チャンネルのため、人事の変更内容（金額）は表示していません。承認できる人は「全体を確認して承認」から全体を確認して承認できます。",
+  /** A step's warnings on the masked card: their kinds only (the warnings' own words quote amounts). */
+  maskedWarnings: (kinds: readonly string[]) => `確認が必要な点: ${kinds.join("、")}（内容は「全体を確認して承認」で表示されます）`,
+  /** The steps the preview took out, by number and whom (their rows hold amounts). */
+  maskedDropped: (steps: readonly string[]) => `プランから外したステップ（freee の現在の値と同じで、何も変わらないため実行しません）: ${steps.join("、")}`,
+} as const;
+
+/** A warning's kind in a few words, where its message cannot be shown (a masked card). */
+export const WARNING_KIND_WORDS: Readonly<Record<PreviewWarningKind, string>> = {
+  decrease: "減額",
+  pay_type_change: "給与形態の変更",
+  large_change: "大きな変更",
+  no_op: "変更なし",
+  past_date: "過去の日付",
+  retired_employee: "退職した従業員",
+};
+
+/** The App Home editor of the approval policy (lib/ingress/policy-modal.ts): labels, the checks' words, the outcomes. */
+export const PolicyEditorTexts = {
+  heading: "*承認のポリシー（職務の分離）*",
+  editButton: "ポリシーを編集",
+  title: "承認のポリシー",
+  loadingTitle: "読み込み中",
+  loading: "承認のポリシーとユーザーグループを読み込んでいます…",
+  save: "保存",
+  close: "閉じる",
+  cancel: "キャンセル",
+  intro: "書き込みの計画を誰が承認できるかを決めます。保存した設定は、これから承認を求める計画に適用されます（承認待ちの計画は投稿時の設定のまま判定されます）。",
+  selfLabel: "依頼者本人による承認",
+  selfOption: "依頼者本人が自分の書き込みの計画を承認できる",
+  usersLabel: (domain: string) => `${domain}の書き込みを承認できるユーザー`,
+  groupsLabel: (domain: string) => `${domain}の書き込みを承認できるユーザーグループ`,
+  approversHint: "ユーザーもユーザーグループも空のときは、ワークスペースの管理者が承認します。",
+  groupsPlaceholder: "ユーザーグループを選択",
+  usersPlaceholder: "ユーザーを選択",
+  noUsergroups: "このワークスペースにはユーザーグループがありません。承認者はユーザーで指定してください。",
+  usergroupsUnavailable: "このワークスペースのプランではユーザーグループを使えません。承認者はユーザーで指定してください。",
+  moreUsergroups: (shown: number, total: number) => `ユーザーグループは ${total} 件のうち ${shown} 件を表示しています（選択済みのものを先に表示）。`,
+  twoLabel: "2 人の承認が必要な計画",
+  twoOnWarning: "変更表に注意事項がある書き込み",
+  aboveLabel: "この金額（円）を超える書き込みは別々の 2 人の承認（空なら金額では判定しない）",
+  readsLabel: "実行方針の承認だけで実行する読み取り専用の計画",
+  readsOption: (domain: string) => `${domain}の読み取り`,
+  badAmount: "0 以上の整数（円）を入力してください。",
+  badUser: "ユーザーの指定が正しくありません。選び直してください。",
+  unknownUsergroup: (ids: readonly string[]) => `ユーザーグループ ${ids.join(", ")} が見つかりません（削除された可能性があります）。選び直してください。`,
+  refused: "承認のポリシーは管理者だけが変更できます。設定は変更されていません。",
+  conflict: "他の管理者が先に承認のポリシーを保存しました。この変更は保存していません。閉じてから App Home で開き直し、もう一度変更してください。",
+  loadFailed: "承認のポリシーの編集画面を開けませんでした。しばらくしてから、もう一度お試しください。",
+  saved: "承認のポリシーを保存しました。これから承認を求める計画に適用されます。",
 } as const;

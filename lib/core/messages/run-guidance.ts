@@ -52,6 +52,9 @@ export const RunGuidanceTexts = {
   forbidden: (step: string, permission: string) =>
     `freee が権限不足のため「${step}」を拒否しました (403)。足りない権限: ${permission}。freee の管理者に、freee アプリの権限設定と、接続した freee ユーザーの権限（ロール）を確認してもらってください。権限が変わるまでは再実行しても同じ結果になるため、[再実行] は表示していません。`,
   notFound: (step: string, what: string) => `freee に見つかりませんでした (404): 「${step}」の対象（${what}）。freee に登録されている内容（従業員・日付・ID）と合っているか確認してください。`,
+  /** The reply to a [再実行] of such a run (an older card's button, or a forged click): nothing is started. */
+  rerunRefused: (step: string, permission: string) =>
+    `この実行は freee が権限不足のため「${step}」を拒否して止まったため、再実行できません（権限が変わるまでは同じ結果になります）。足りない権限: ${permission}。freee の管理者に権限を直してもらってから、もう一度依頼してください。`,
   rateLimited: (until: Date | undefined) =>
     until === undefined
       ? "freee API の利用回数制限に達したため止まりました (429)。制限は時間がたつと解除されます。しばらく（1 時間ほど）待ってから [再実行] してください。"

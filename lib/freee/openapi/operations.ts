@@ -1,12 +1,14 @@
-import { FREEE_OPERATIONS, findOperation, type FreeeOperation, type HttpMethod } from "./validator";
+import { derefSchema, FREEE_OPERATIONS, findOperation, type FreeeOperation, type HttpMethod } from "./validator";
 
 /**
  * The freee operations a plan may use, from the vendored schemas (lib/freee/openapi), with what each does to freee:
  * - `effect`: a GET reads; POST / PUT / PATCH / DELETE write (writes are never retried blindly).
- * - `company`: where the connected company goes (a `company_id` query parameter, or the body's `company_id`).
+ * - `company`: every place the connected company goes (a `company_id` query parameter, the body's `company_id`, a
+ *   path parameter naming the company): the server fills each, a plan can set none.
  * - `readBack`: how a write whose reply was lost is settled (lib/freee/write-reconciler.ts):
- *   `marker`  — a POST whose record has a free text field for our marker (`sma:<task>:p<v>:<step>`) and a list
- *               endpoint with filters the write's own values fill in, so it can be found again;
+ *   `marker`  — a POST whose record has a text field the list answers and filters can reach, for our marker
+ *               (`sma:<task>:p<v>:<step>`). The field stays the plan's: a step that sets it carries no marker and
+ *               is settled as `none` (lib/freee/write-reconciler.ts), one that leaves it empty carries the marker;
  *   `values`  — a PUT on a path freee also answers GET on: read it and compare what was sent;
  *   `gone`    — a DELETE on a path freee also answers GET on: a 404 there means it took effect;
  *   `none`    — nothing in freee finds it again (no marker field, no way to tell it from an older record):
@@ -30,15 +32,25 @@ export interface MarkerReadBack {
 
 export type ReadBackPlan = MarkerReadBack | { kind: "values"; get: FreeeOperation } | { kind: "gone"; get: FreeeOperation } | { kind: "none"; why: string };
 
+export interface CompanyPlaces {
+  query: boolean;
+  body: boolean;
+  /** The path parameter that names the company (`/api/1/taxes/companies/{company_id}`, `/api/1/companies/{id}`). */
+  pathParam?: string;
+}
+
 export interface OperationEntry {
   operation: FreeeOperation;
   effect: Effect;
-  company: "query" | "body" | "none";
+  company: CompanyPlaces;
   readBack?: ReadBackPlan;
 }
 
 const asNumber = (v: unknown): number | undefined => (typeof v === "number" ? v : undefined);
 const asString = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+/** Why a POST without a listed marker cannot be found again (every text field of those bodies is the user's). */
+export const NO_MARKER_FIELD = "作成したレコードに照合用の印を残せる項目がありません";
 
 /** POSTs that can be found again by a marker (checked against the schemas in test/freee/tools/operations.test.ts). */
 export const MARKER_READ_BACKS: Readonly<Record<string, MarkerReadBack>> = {
@@ -65,25 +77,59 @@ export const MARKER_READ_BACKS: Readonly<Record<string, MarkerReadBack>> = {
   },
 };
 
+/**
+ * The write class, by rule: a marker where one is listed; a DELETE whose path freee also reads is checked gone; a
+ * PUT / PATCH whose path freee also reads is compared by values; both only when that GET needs no query value the
+ * write does not carry (company_id aside). Everything else cannot be found again: `none`.
+ */
 function readBackOf(op: FreeeOperation): ReadBackPlan {
   const key = `${op.method} ${op.path}`;
   const marker = MARKER_READ_BACKS[key];
   if (marker !== undefined) return marker;
   const get = FREEE_OPERATIONS.find((o) => o.method === "GET" && o.path === op.path);
-  if (op.method === "DELETE" && get !== undefined) return { kind: "gone", get };
-  if ((op.method === "PUT" || op.method === "PATCH") && get !== undefined) return { kind: "values", get };
-  return { kind: "none", why: op.method === "POST" ? "作成したレコードに照合用の印を残せる項目がありません" : "書き込みの結果を読み取る GET がありません" };
+  if (op.method === "POST") return { kind: "none", why: NO_MARKER_FIELD };
+  if (get === undefined) return { kind: "none", why: "書き込みの結果を読み取る GET がありません" };
+  // freee answers a day's GET for every date (an empty record where none is kept): a 404 never shows the delete.
+  if (op.method === "DELETE" && /\{date\}$/.test(op.path)) return { kind: "none", why: "日付の GET は削除後も空の記録を返すため、削除を確かめられません" };
+  const carried = new Set([...op.parameters.filter((p) => p.in === "query").map((p) => p.name), ...bodyFields(op), "company_id"]);
+  const wanted = get.parameters.filter((p) => p.in === "query" && p.required && !carried.has(p.name)).map((p) => p.name);
+  if (wanted.length > 0) return { kind: "none", why: `読み取りの GET に書き込みにない ${wanted.join(", ")} が要ります` };
+  return { kind: op.method === "DELETE" ? "gone" : "values", get };
 }
 
-function companyOf(op: FreeeOperation): OperationEntry["company"] {
-  if (op.parameters.some((p) => p.in === "query" && p.name === "company_id")) return "query";
-  return op.requestBody === undefined ? "none" : "body";
+/** Top-level properties of an operation's body (each alternative of an anyOf / oneOf body). */
+export function bodyFields(op: FreeeOperation): string[] {
+  if (op.requestBody === undefined) return [];
+  const schema = derefSchema(op.requestBody.schema) as { properties?: object; anyOf?: unknown[]; oneOf?: unknown[] };
+  const parts = [schema, ...((schema.anyOf ?? schema.oneOf ?? []) as Array<{ properties?: object }>)];
+  return [...new Set(parts.flatMap((p) => Object.keys(p.properties ?? {})))];
 }
 
+/** `/api/1/companies/{id}` names the company by its id; elsewhere a path parameter called company_id does. */
+const COMPANY_BY_ID = /\/companies\/\{id\}$/;
+
+function companyOf(op: FreeeOperation): CompanyPlaces {
+  const pathParam = op.parameters.find((p) => p.in === "path" && p.name === "company_id")?.name ?? (COMPANY_BY_ID.test(op.path) ? "id" : undefined);
+  return {
+    query: op.parameters.some((p) => p.in === "query" && p.name === "company_id"),
+    body: bodyFields(op).includes("company_id"),
+    ...(pathParam === undefined ? {} : { pathParam }),
+  };
+}
+
+/** Where the company goes and the write class are worked out on first use: they inflate that API's schemas. */
 export const OPERATIONS: readonly OperationEntry[] = FREEE_OPERATIONS.map((operation) => {
   const effect: Effect = operation.method === "GET" ? "read" : "write";
-  return { operation, effect, company: companyOf(operation), ...(effect === "write" ? { readBack: readBackOf(operation) } : {}) };
+  const entry = { operation, effect } as OperationEntry;
+  lazy(entry, "company", () => companyOf(operation));
+  if (effect === "write") lazy(entry, "readBack", () => readBackOf(operation));
+  return entry;
 });
+
+function lazy<K extends keyof OperationEntry>(entry: OperationEntry, key: K, make: () => OperationEntry[K]): void {
+  let value: OperationEntry[K] | undefined;
+  Object.defineProperty(entry, key, { enumerable: true, get: () => (value ??= make()) });
+}
 
 export function operationEntry(method: string, path: string): { entry: OperationEntry; pathParams: Record<string, string> } | undefined {
   const found = findOperation(method, path);

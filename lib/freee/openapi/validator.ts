@@ -1,10 +1,11 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
-import vendored from "./freee-operations.json";
+import { inflate, type PackedDetails, type PackedSource } from "./packed";
+import { PACKED_DETAILS, PACKED_INDEX } from "./packed-requests";
 
 /**
- * freee's own OpenAPI schemas (vendored by scripts/vendor-freee-openapi.ts from freee/freee-api-schema, MIT) as a
- * request validator: which operation a method + path is, and whether its query, path parameters and JSON body
+ * freee's own OpenAPI schemas (vendored by scripts/vendor-freee-openapi.ts from freee/freee-api-schema, MIT, and
+ * freee/freee-mcp, Apache 2.0; lib/freee/openapi/packed-requests.ts) as a request validator: which operation a method + path is, and whether its query, path parameters and JSON body
  * are what freee accepts. The MCP server and L3 plan validation use it, and the test fake of freee
  * answers 400 exactly when it says no.
  *
@@ -16,7 +17,10 @@ import vendored from "./freee-operations.json";
  *   would silently drop is a plan that does not do what it says).
  */
 
-export type FreeeApi = "accounting" | "hr" | "invoice";
+export type FreeeApi = "accounting" | "hr" | "invoice" | "pm" | "sm";
+
+/** The five APIs, in the order the vendored schemas list them. */
+export const FREEE_APIS: readonly FreeeApi[] = Object.keys(PACKED_INDEX) as FreeeApi[];
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 export interface FreeeParameter {
@@ -85,17 +89,30 @@ export interface CheckOptions {
   coerceBody?: boolean;
 }
 
-interface VendoredApi {
-  prefix: string;
-  operations: Omit<FreeeOperation, "api">[];
-  schemas: Record<string, unknown>;
+export const FREEE_SCHEMA_SOURCES: Readonly<Record<FreeeApi, PackedSource>> = Object.fromEntries(FREEE_APIS.map((api) => [api, PACKED_INDEX[api]!.source])) as Record<FreeeApi, PackedSource>;
+
+const details = new Map<FreeeApi, PackedDetails>();
+
+/** An API's parameters, bodies and components, inflated the first time anything of that API is asked for. */
+function detailsOf(api: FreeeApi): PackedDetails {
+  let d = details.get(api);
+  if (d === undefined) details.set(api, (d = inflate(PACKED_DETAILS[api] as string)));
+  return d;
 }
 
-const APIS = (vendored as unknown as { apis: Record<FreeeApi, VendoredApi> }).apis;
-export const FREEE_SCHEMA_SOURCE = (vendored as unknown as { source: Record<string, string> }).source;
+/** The component schemas of one API (`$ref: "<api>#/$defs/<name>"` names them). */
+export function schemasOf(api: FreeeApi): Record<string, unknown> {
+  return detailsOf(api).schemas;
+}
 
-export const FREEE_OPERATIONS: readonly FreeeOperation[] = (Object.keys(APIS) as FreeeApi[]).flatMap((api) =>
-  APIS[api].operations.map((op) => ({ ...op, api }) as FreeeOperation),
+/** Method, path and summary are read at once; parameters and body only when asked (their API inflates then). */
+export const FREEE_OPERATIONS: readonly FreeeOperation[] = FREEE_APIS.flatMap((api) =>
+  (PACKED_INDEX[api] as { operations: ReadonlyArray<readonly [string, string, string, string]> }).operations.map(([method, path, operationId, summary], i) => {
+    const op = { api, method: method as HttpMethod, path, operationId, summary } as FreeeOperation;
+    Object.defineProperty(op, "parameters", { enumerable: true, get: () => detailsOf(api).operations[i]!.parameters });
+    Object.defineProperty(op, "requestBody", { enumerable: true, get: () => detailsOf(api).operations[i]!.requestBody });
+    return op;
+  }),
 );
 
 // Literal segments win over parameters: `/iv/invoices/templates` is not `/iv/invoices/{id}`.
@@ -116,6 +133,8 @@ function paramCount(path: string): number {
 export function apiOfPath(path: string): FreeeApi | undefined {
   if (path.startsWith("/hr/")) return "hr";
   if (path.startsWith("/iv/")) return "invoice";
+  if (path.startsWith("/pm/")) return "pm";
+  if (path.startsWith("/sm/")) return "sm";
   if (path.startsWith("/api/1/")) return "accounting";
   return undefined;
 }
@@ -138,11 +157,12 @@ export function findOperation(method: string, path: string): { operation: FreeeO
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv, formats: string[]) => Ajv;
 
 /**
- * One Ajv over the vendored schemas of all three APIs. `extraDefs` adds more `$defs` per API: the response schemas
- * (lib/freee/openapi/responses.ts), kept out of this module because no Lambda checks freee's answers.
+ * One Ajv over the vendored schemas of the five APIs, each API's components added when a schema first names them
+ * (compileWith). `extraDefs` adds more `$defs` per API: the response schemas (lib/freee/openapi/responses.ts), kept
+ * out of this module because no Lambda checks freee's answers.
  */
-export function makeAjv(coerceTypes: boolean, rejectUnknown: boolean, extraDefs?: (api: FreeeApi) => Record<string, unknown>): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, coerceTypes, useDefaults: false });
+export function makeAjv(coerceTypes: boolean, rejectUnknown: boolean, extraDefs?: (api: FreeeApi) => Record<string, unknown>, strictRequired = true): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, strictRequired, coerceTypes, useDefaults: false });
   addFormats(ajv, ["date", "uri"]);
   ajv.addFormat("int32", { type: "number", validate: (n: number) => Number.isInteger(n) && n >= -2147483648 && n <= 2147483647 });
   ajv.addFormat("int64", { type: "number", validate: (n: number) => Number.isInteger(n) });
@@ -152,12 +172,32 @@ export function makeAjv(coerceTypes: boolean, rejectUnknown: boolean, extraDefs?
   ajv.addFormat("date-time", () => true);
   ajv.addFormat("binary", () => true);
   ajv.addFormat("string", () => true);
-  for (const api of Object.keys(APIS) as FreeeApi[]) {
-    const all = { ...APIS[api].schemas, ...extraDefs?.(api) };
-    const defs = rejectUnknown ? closeObjects(all) : all;
-    ajv.addSchema({ $id: api, $defs: defs });
-  }
+  ADDERS.set(ajv, (api) => {
+    const all = { ...schemasOf(api), ...extraDefs?.(api) };
+    ajv.addSchema({ $id: api, $defs: rejectUnknown ? closeObjects(all) : all });
+  });
   return ajv;
+}
+
+const ADDERS = new WeakMap<Ajv, (api: FreeeApi) => void>();
+
+/** Compiles a schema on an Ajv from makeAjv, first adding the components of every API its `$ref`s name. */
+export function compileWith(ajv: Ajv, schema: object): ValidateFunction {
+  for (const api of apisReferenced(schema)) {
+    if (ajv.getSchema(api) === undefined) ADDERS.get(ajv)?.(api);
+  }
+  return ajv.compile(schema);
+}
+
+function apisReferenced(node: unknown, found = new Set<FreeeApi>()): Set<FreeeApi> {
+  if (Array.isArray(node)) for (const n of node) apisReferenced(n, found);
+  else if (node !== null && typeof node === "object") {
+    for (const [k, v] of Object.entries(node)) {
+      if (k === "$ref" && typeof v === "string") found.add(v.split("#")[0] as FreeeApi);
+      else apisReferenced(v, found);
+    }
+  }
+  return found;
 }
 
 /** Every object schema that lists its properties also forbids others (the `unknownProperties: "reject"` reading). */
@@ -180,7 +220,7 @@ function validatorFor(key: string, schema: object, coerce: boolean, rejectUnknow
     const instanceKey = `${coerce}|${rejectUnknown}`;
     let ajv = instances.get(instanceKey);
     if (ajv === undefined) instances.set(instanceKey, (ajv = makeAjv(coerce, rejectUnknown)));
-    fn = ajv.compile(rejectUnknown ? closeObjects(schema) : schema);
+    fn = compileWith(ajv, rejectUnknown ? closeObjects(schema) : schema);
     compiled.set(cacheKey, fn);
   }
   return fn;
@@ -261,7 +301,7 @@ export function derefSchema(node: unknown, extraDefs?: (api: FreeeApi) => Record
   const ref = (node as { $ref?: unknown }).$ref;
   if (typeof ref === "string") {
     const [api, pointer] = ref.split("#/$defs/") as [FreeeApi, string];
-    const target = APIS[api]?.schemas[pointer] ?? extraDefs?.(api)[pointer];
+    const target = (FREEE_APIS.includes(api) ? schemasOf(api)[pointer] : undefined) ?? extraDefs?.(api)[pointer];
     if (target === undefined) throw new Error(`vendored freee schema: dangling $ref ${ref}`);
     return deref(target);
   }

@@ -65,3 +65,16 @@ export function queryLine(operation: FreeeOperation): string | undefined {
   if (params.length === 0) return undefined;
   return `クエリ: ${params.map((p) => `${p.name}${p.required ? "（必須）" : ""} ${typeText(p.schema)}`).join(", ")}`;
 }
+
+/**
+ * One operation's inputs as text (query parameters, body fields): what the catalogue leaves out at 300 operations,
+ * given to the model with a validation issue of that operation so its retry writes the input freee takes.
+ */
+export function operationSchemaText(operation: FreeeOperation): string {
+  const lines = [`${operation.method} ${operation.path}（${operation.summary}）の入力:`];
+  const query = queryLine(operation);
+  if (query !== undefined) lines.push(query);
+  if (operation.requestBody !== undefined) lines.push("body:", ...fieldLines(operation.requestBody.schema));
+  if (lines.length === 1) lines.push("（クエリ・body なし）");
+  return lines.join("\n");
+}

@@ -7,8 +7,8 @@
  * checks it against the registry, tool by tool.
  */
 
-/** The methods a generic tool can send (freee has no PATCH operation the generic tools serve). */
-export type GenericMethod = "GET" | "POST" | "PUT" | "DELETE";
+/** The methods a generic tool can send (freee販売 updates with PATCH). */
+export type GenericMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 export interface ToolSummary {
   name: string;
@@ -28,7 +28,7 @@ export const UPLOAD_RECEIPT_TOOL = "freee_accounting_upload_receipt";
 
 const typed = (name: string, readOnly: boolean, operation: string, description: string): ToolSummary => ({ name, description, readOnly, operation });
 
-const GENERIC_WORDS: Record<GenericMethod, string> = { GET: "読み取り", POST: "作成", PUT: "更新", DELETE: "削除" };
+const GENERIC_WORDS: Record<GenericMethod, string> = { GET: "読み取り", POST: "作成", PUT: "更新", PATCH: "部分更新", DELETE: "削除" };
 const generic = (method: GenericMethod): ToolSummary => {
   const readOnly = method === "GET";
   return {
@@ -69,6 +69,7 @@ export const TOOL_SUMMARIES: readonly ToolSummary[] = [
   generic("GET"),
   generic("POST"),
   generic("PUT"),
+  generic("PATCH"),
   generic("DELETE"),
 ];
 

@@ -86,11 +86,8 @@ export const TYPED_TOOLS: readonly FreeeToolDefinition[] = [
     },
     toRequest: (query, companyId) => ({ method: "GET", path: "/api/1/deals", query: { company_id: companyId, ...query } }),
   }),
-  operationTool({
-    ...about("freee_accounting_create_deal"),
-    // ref_number (管理番号) carries the write's marker, so the outcome of a lost reply can be read back.
-    omit: ["ref_number"],
-  }),
+  // ref_number (管理番号) is the plan's to set; left empty, it carries the write's marker (lib/freee/write-reconciler.ts).
+  operationTool(about("freee_accounting_create_deal")),
   zodTool({
     ...about("freee_accounting_list_partners"),
     inputShape: { keyword: z.optional(z.string()), limit: z.optional(whole(z.int().check(z.gte(1), z.lte(3000)))) },

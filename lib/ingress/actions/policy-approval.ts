@@ -33,7 +33,9 @@ export async function approveUnderPolicy(deps: ActionDeps, actor: Actor, target:
   for (let attempt = 0; attempt < 3; attempt++) {
     if (version?.kind !== "process" || version.approvalRule === undefined || version.status !== "pending_approval") return undefined;
     const rule = version.approvalRule;
-    const judged = judgeApproval(rule, await clickerFacts(deps, actor, rule, requesterId, version.approvedBy ?? []));
+    const facts = await clickerFacts(deps, actor, rule, requesterId, version.approvedBy ?? []).catch((err: unknown) => new MembershipUnknown(err));
+    if (facts instanceof MembershipUnknown) return membershipUnknown(deps, actor, target, facts.cause);
+    const judged = judgeApproval(rule, facts);
     if (!judged.allowed) return refuse(deps, actor, target, judged.reason, rule);
     // The write refuses it too; said here in the approver's words.
     if (rule.maskAmounts === true && via !== "full_plan") return { outcome: "refused", message: PolicyMessages.approveInPrivate };
@@ -89,6 +91,22 @@ async function clickerFacts(deps: ActionDeps, actor: Actor, rule: ApprovalRule, 
   if (listed && !direct) for (const g of rule.approverUsergroupIds) if (await deps.groupMembers.isMember(actor, g)) inUsergroups.push(g);
   const isAdmin = !listed && actor.userId !== requesterId ? await deps.admins.isAdmin(actor) : false;
   return { userId: actor.userId, requesterId, isAdmin, inUsergroups, approvedBy };
+}
+
+/** The group lookup failed (usergroups.users.list): neither granted nor refused. */
+class MembershipUnknown {
+  constructor(readonly cause: unknown) {}
+}
+
+/**
+ * Slack could not be asked whether the clicker is in the snapshot's user group: nothing is written, the failure is
+ * on the audit log as `error.ingress` and counted, and the clicker is told to click again.
+ */
+async function membershipUnknown(deps: ActionDeps, actor: Actor, target: { taskId: string; version: number }, err: unknown): Promise<ActionResult> {
+  deps.log.warn("approval not judged: user group membership unknown", { layer: "ingress", teamId: actor.teamId, error_type: err instanceof Error ? err.name : "unknown", error_message: err instanceof Error ? err.message : String(err) });
+  await deps.audit.recordError({ teamId: actor.teamId, taskId: target.taskId, layer: "ingress", subject: `process#${target.version}#membership#${actor.userId}#${new Date().toISOString()}`, actor: actor.userId, error: err });
+  emitCount(APPROVALS_REFUSED_METRIC, { Reason: "membership_unknown", Stage: "click" });
+  return { outcome: "refused", message: PolicyMessages.membershipUnknown };
 }
 
 /** Nothing written: the click is audited with the rule it broke, counted, and answered in the clicker's words. */

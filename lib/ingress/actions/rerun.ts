@@ -4,6 +4,7 @@ import { startExecutionRun } from "../../steps/machines/start-execution-run";
 import type { ExecutionTarget } from "./cancel";
 import { loadOwnedTask, mayActOn } from "./permissions";
 import { refreshQuietly, rerenderStale } from "./refresh";
+import { rerunRefusal } from "../cards/failure-guidance";
 import { ActionMessages, type ActionDeps, type ActionResult, type Actor } from "./types";
 
 /**
@@ -19,6 +20,13 @@ export async function rerunExecution(deps: ActionDeps, actor: Actor, target: Exe
   // Only a task that has run its approved Process can rerun it (an L1–L3 failure has nothing to rerun).
   if (task.approvedProcessVersion === undefined || task.executionCount === 0) {
     return { outcome: "refused", message: ActionMessages.cannotRerun };
+  }
+  // The last run stopped where a rerun meets the same refusal (freee: a missing permission): its card offers no
+  // [再実行], and an older card's button or a forged click starts nothing either.
+  const refusal = await lastRunRefusal(deps, task.taskId, task.executionCount, task.approvedProcessVersion);
+  if (refusal !== undefined) {
+    await rerenderStale(deps, task.taskId, [{ kind: "execution", executionNo: target.executionNo }]);
+    return { outcome: "refused", message: refusal };
   }
   try {
     // The run's first step writes its execution.started entry (promised on the Execution record).
@@ -38,4 +46,9 @@ export async function rerunExecution(deps: ActionDeps, actor: Actor, target: Exe
     }
     throw err;
   }
+}
+
+async function lastRunRefusal(deps: ActionDeps, taskId: string, executionNo: number, processVersion: number): Promise<string | undefined> {
+  const [execution, process] = await Promise.all([deps.store.getExecution(taskId, executionNo), deps.store.getVersion("process", taskId, processVersion)]);
+  return execution === undefined || process === undefined ? undefined : rerunRefusal(process, execution);
 }

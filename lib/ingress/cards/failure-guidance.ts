@@ -2,7 +2,7 @@ import type { Execution, ProcessStep, ProcessVersion } from "../../core/domain/r
 import { permissionFor, refusalOf, RunGuidanceTexts, type FreeeRefusal } from "../../core/messages/run-guidance";
 import { AGENT_DECIDE } from "../../freee/tools/summaries";
 import { readConditions } from "../../preview/read-words";
-import { stepTitle, type StepLine } from "./execution-steps";
+import { stepLines, stepTitle, type StepLine } from "./execution-steps";
 
 /**
  * What a stopped run's card tells the user to do when freee refused a step (the note the step's last tool result
@@ -13,11 +13,13 @@ export interface FailureGuidance {
   lines: string[];
   /** False when a rerun would meet the same refusal (a missing permission): the card offers no [再実行]. */
   rerunHelps: boolean;
+  /** The first step refused for a missing permission, and the permission (when rerunHelps is false). */
+  forbidden?: { step: string; permission: string };
 }
 
 export function failureGuidance(process: ProcessVersion | undefined, execution: Execution, lines: readonly StepLine[]): FailureGuidance {
   const out: string[] = [];
-  let rerunHelps = true;
+  let forbidden: FailureGuidance["forbidden"];
   let rateLimited = false;
   for (const line of lines) {
     if (line.state !== "failed") continue;
@@ -25,10 +27,12 @@ export function failureGuidance(process: ProcessVersion | undefined, execution: 
     if (refusal === undefined) continue;
     const name = `${line.step.order}. ${stepTitle(line.step, process?.preview?.steps.find((p) => p.stepId === line.step.stepId))}`;
     switch (refusal.kind) {
-      case "forbidden":
-        rerunHelps = false;
-        out.push(RunGuidanceTexts.forbidden(name, permissionOf(line.step, execution)));
+      case "forbidden": {
+        const permission = permissionOf(line.step, execution);
+        forbidden ??= { step: name, permission };
+        out.push(RunGuidanceTexts.forbidden(name, permission));
         break;
+      }
       case "not_found":
         out.push(RunGuidanceTexts.notFound(name, targetOf(process, line.step) ?? name));
         break;
@@ -39,7 +43,18 @@ export function failureGuidance(process: ProcessVersion | undefined, execution: 
         break;
     }
   }
-  return { lines: out, rerunHelps };
+  return { lines: out, rerunHelps: forbidden === undefined, ...(forbidden === undefined ? {} : { forbidden }) };
+}
+
+/**
+ * Why a [再実行] of this stopped run cannot do better than it did (undefined: it can): freee refused a step for a
+ * missing permission. Its card offers no [再実行], and a click on an older card's is refused with this reply
+ * (lib/ingress/actions/rerun.ts).
+ */
+export function rerunRefusal(process: ProcessVersion, execution: Execution): string | undefined {
+  if (execution.status !== "failed" || process.steps === undefined) return undefined;
+  const forbidden = failureGuidance(process, execution, stepLines(process, execution)).forbidden;
+  return forbidden === undefined ? undefined : RunGuidanceTexts.rerunRefused(forbidden.step, forbidden.permission);
 }
 
 /** The permission of the tool the step called: an agent_decide step's own call is in the run's tool errors. */

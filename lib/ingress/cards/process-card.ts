@@ -61,7 +61,7 @@ function droppedBlocks(record: ProcessVersion): Card["blocks"] {
 }
 
 /** The company the plan was previewed against, in the summary's block (the card's block budget is the steps'). */
-function companyLine(record: ProcessVersion): string {
+export function companyLine(record: ProcessVersion): string {
   const company = record.preview?.company;
   if (company === undefined) return "";
   // The approval is of this company's data; the run acts on it only (lib/mcp/tool-call.ts).

@@ -2,7 +2,10 @@ import type { App } from "@slack/bolt";
 import { HomeActionIds } from "../home";
 import { disconnectFreeeFromHome, publishHome, saveAdminsFromHome, saveExternalTeamsFromHome } from "../home-service";
 import type { BoltDeps } from "./deps";
-import { homeActor } from "./interaction";
+import { homeActor, safeJson, submitter } from "./interaction";
+import { openPolicyEditor, submitPolicyEditor } from "../home-policy";
+import { POLICY_CALLBACK_ID, PolicyMetadataSchema } from "../policy-modal";
+import { PolicyEditorTexts } from "../../core/messages/policy";
 
 /** The App Home tab: published when opened; its changes are admins' (home-service.ts checks, then re-publishes). */
 export function registerHomeListeners(app: App, deps: BoltDeps): void {
@@ -25,6 +28,20 @@ export function registerHomeListeners(app: App, deps: BoltDeps): void {
     const value = (action as { value?: unknown }).value;
     if (actor === undefined) return;
     await saveExternalTeamsFromHome(client, deps.home, actor, typeof value === "string" ? value : "");
+  });
+  // The approval policy: the editor opens in a modal (admins only: home-policy.ts checks on open and on save).
+  app.action(HomeActionIds.policyEdit, async ({ ack, body, client }) => {
+    await ack();
+    const actor = homeActor(body);
+    const triggerId = (body as { trigger_id?: unknown }).trigger_id;
+    if (actor !== undefined && typeof triggerId === "string") await openPolicyEditor(client, deps.home, actor, triggerId);
+  });
+  app.view(POLICY_CALLBACK_ID, async ({ ack, body, view, client }) => {
+    const actor = submitter(body);
+    if (actor === undefined) return ack();
+    const { ack: answer, saved } = await submitPolicyEditor(client, deps.home, actor, safeJson(view.private_metadata, PolicyMetadataSchema), view.state?.values);
+    await ack(answer);
+    if (saved) await publishHome(client, deps.home, actor, PolicyEditorTexts.saved);
   });
   app.action(HomeActionIds.freeeDisconnect, async ({ ack, body, client }) => {
     await ack();
