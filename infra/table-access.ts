@@ -28,7 +28,8 @@ const agentStep: TableAccess = { partitions: { ...step.partitions, [CONFIG]: ["G
 
 export const TABLE_ACCESS: Record<AccessName, TableAccess> = {
   "create-task": step,
-  "analyze-task": step,
+  // freee first: the workspace's freee connection status (`TEAM#`, status and company name only) before L1.
+  "analyze-task": { partitions: { ...step.partitions, [TEAM]: ["GetItem"] } },
   "generate-prompt": step,
   "generate-process": step,
   // Reads from freee what each write will change: the workspace's freee connection and its refresh (`TEAM#`).

@@ -12,6 +12,7 @@ import { createCardRefresher } from "./slack-factory";
 import { createDocumentClient } from "../lib/store/dynamo-client";
 import { TaskStore } from "../lib/store/task-store";
 import { TeamSettingsStore } from "../lib/store/team-settings";
+import { readConnectionStatus } from "../lib/store/freee-connection-status";
 import type { PipelineDeps, PipelineLayers } from "../lib/steps/ports";
 
 /** What a step's wiring has built so far: its deps, and the clients the optional ports are built on. */
@@ -48,6 +49,7 @@ export function baseWiring(service: string, env: Env = process.env): Wiring {
       layers: notWired<PipelineLayers>(service, "layers"),
       agent: notWired<AgentRunner>(service, "agent"),
       freee: () => notWired<PreviewClient>(service, "freee"),
+      freeeConnection: (teamId) => readConnectionStatus(doc, tableName, teamId),
       writes: new WriteOnceLedger(doc, tableName),
       sfn: notWired<PipelineDeps["sfn"]>(service, "sfn"),
       limits: loadLimits(env),

@@ -2,7 +2,7 @@ import { createAutoplay, type AgentClaims } from "../fakes/anthropic/autoplay";
 import { FakeAnthropic } from "../fakes/anthropic/fake-anthropic";
 import { scriptedLayers } from "../fakes/anthropic/scripted-layers";
 import { FakeFreee } from "../fakes/freee/fake-freee";
-import { seedCompany } from "../fakes/freee/state";
+import { dealRecord, seedCompany, type CompanyData } from "../fakes/freee/state";
 import { LOST_REPLY, type FakeReply } from "../fakes/http";
 import { FakeSlack } from "../fakes/slack/fake-slack";
 import { playSessionFault } from "../sandbox/fault-panel";
@@ -83,8 +83,26 @@ export function sandboxModel(stepDelayMs: number, claims: AgentClaims = "honest"
   };
 }
 
-export function sandboxFreee(): FakeFreee {
-  return new FakeFreee({ companies: [seedCompany(SANDBOX_COMPANY)], clientId: SANDBOX_FREEE_CLIENT.id, clientSecret: SANDBOX_FREEE_CLIENT.secret });
+export function sandboxFreee(now = new Date()): FakeFreee {
+  const company = seedCompany(SANDBOX_COMPANY);
+  company.deals.push(...recentDeals(company, now));
+  return new FakeFreee({ companies: [company], clientId: SANDBOX_FREEE_CLIENT.id, clientSecret: SANDBOX_FREEE_CLIENT.secret });
+}
+
+/**
+ * Deals of this month and last month (JST, from the stack's start), beside the seed's fixed November ones: a
+ * 「今月の取引」 read shows rows, and the month filter visibly leaves last month's out.
+ */
+function recentDeals(company: CompanyData, now: Date): Record<string, unknown>[] {
+  const jst = new Date(now.getTime() + 9 * 3600_000);
+  const [y, m] = [jst.getUTCFullYear(), jst.getUTCMonth() + 1];
+  const [ly, lm] = m === 1 ? [y - 1, 12] : [y, m - 1];
+  const day = (year: number, month: number, d: number) => `${year}-${String(month).padStart(2, "0")}-${String(d).padStart(2, "0")}`;
+  return [
+    dealRecord(company, { issue_date: day(ly, lm, 25), type: "expense", partner_id: 11, details: [{ account_item_id: 21, tax_code: 136, amount: 2_200, description: "先月のタクシー代" }] }),
+    dealRecord(company, { issue_date: day(y, m, 1), type: "expense", details: [{ account_item_id: 23, tax_code: 136, amount: 3_300, description: "文房具" }] }),
+    dealRecord(company, { issue_date: day(y, m, 1), type: "income", partner_id: 12, details: [{ account_item_id: 22, tax_code: 21, amount: 110_000, description: "今月分 業務委託" }] }),
+  ];
 }
 
 /** One server carries every mount, so a reply a fault declares lost is answered as a dropped upstream would be. */

@@ -108,16 +108,19 @@ function freeeFaults(): FaultSpec[] {
   const connection = `「${SlackMessages.freeeConnectionFailed}」`;
   const api = (id: string, label: string, outcome: FaultOutcome, rule: ProxyFault["rule"], persistent: string, once: string, retried = false, when = fromMcp): FaultSpec => ({ id: `freee.${id}`, family: "freee", label, outcome, persistent, once, retried, proxy: [{ dependency: "freee", when, rule }] });
   const auth = L4("AuthError");
-  const toolFailed = L4("IncompleteRunError");
+  // The run stops incomplete, named by what freee refused (the ledger counts each apart).
+  const forbidden = L4("FreeeForbiddenError");
+  const notFound = L4("FreeeNotFoundError");
+  const rateLimited = L4("FreeeRateLimitedError");
   const unknown = L4("WriteOutcomeUnknownError");
   const throttled = L4("FreeeThrottledError");
   return [
     api("401-expired", "401 expired_access_token", auth, { kind: "auth", reply: unauthorized("expired_access_token") }, `トークン更新後も 401 → ${quoted(auth)}`, "トークンを 1 回更新して再試行し、完了", true),
     api("401-permission", "401 user_do_not_have_permission", auth, { kind: "auth", reply: unauthorized("user_do_not_have_permission") }, `更新しない認証エラー → ${quoted(auth)}（理由つき）`, `${connection}（理由つき）`),
     api("401-company", "401 company_not_found", auth, { kind: "auth", reply: unauthorized("company_not_found") }, `${quoted(auth)}（事業所が見つからない理由つき）`, `${connection}（理由つき）`),
-    api("403", "403 forbidden", toolFailed, { kind: "auth", reply: freeeReply(403, forbiddenBody("hr")) }, `ツールの失敗を受けて${quoted(toolFailed)}`, `ツールの失敗を受けて${quoted(toolFailed)}`),
-    api("404", "404 not found", toolFailed, { kind: "auth", reply: freeeReply(404, notFoundBody("hr")) }, `ツールの失敗を受けて${quoted(toolFailed)}`, `ツールの失敗を受けて${quoted(toolFailed)}`),
-    api("429", "429 利用回数制限", toolFailed, { kind: "throttle" }, `制限が続き${quoted(toolFailed)}`, "リセット時刻まで待って再試行し、完了", true),
+    api("403", "403 forbidden", forbidden, { kind: "auth", reply: freeeReply(403, forbiddenBody("hr")) }, `ツールの失敗を受けて${quoted(forbidden)}`, `ツールの失敗を受けて${quoted(forbidden)}`),
+    api("404", "404 not found", notFound, { kind: "auth", reply: freeeReply(404, notFoundBody("hr")) }, `ツールの失敗を受けて${quoted(notFound)}`, `ツールの失敗を受けて${quoted(notFound)}`),
+    api("429", "429 利用回数制限", rateLimited, { kind: "throttle" }, `制限が続き${quoted(rateLimited)}`, "リセット時刻まで待って再試行し、完了", true),
     // freee's other throttle: 403 for about ten minutes, longer than a run waits, so once is as good as every time.
     api("403-throttle", "403 過度のアクセス（アクセス制限、10 分ほど）", throttled, { kind: "throttle-403" }, `待たずに${quoted(throttled)}（エージェントには再実行できる時刻）`, `待たずに${quoted(throttled)}（エージェントには再実行できる時刻）`),
     // Every request: the read runs out of retries, the write is not sent twice (503 may hide a landed write) and

@@ -1,4 +1,4 @@
-import { AccessMessages, AdminMessages } from "../core/messages/ja";
+import { AccessMessages, AdminMessages, FreeePlaceMessages } from "../core/messages/ja";
 
 /** The two HTML pages a browser sees at the end of the freee connect flow (OAuth row). */
 
@@ -10,7 +10,7 @@ export function successPage(companyName: string | undefined, headers: Record<str
 /** Always the catalogue text: no technical detail reaches the browser (the audit log has it). */
 export function failurePage(status: number, headers: Record<string, string> = {}): Response {
   const message = AdminMessages.freeeAuthFailed;
-  return page(status, message, `<h1>${message}</h1><p>Slack の App Home から、もう一度 freee に接続してください。</p>`, headers);
+  return page(status, message, `<h1>${message}</h1><p>${FreeePlaceMessages.home}</p><p>Slack の App Home から、もう一度 freee に接続してください。</p>`, headers);
 }
 
 /** The connect flow opened by someone who is not (or no longer) an admin of the workspace: nothing was saved. */

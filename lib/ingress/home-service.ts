@@ -5,6 +5,7 @@ import type { AuditLog } from "../store/audit-log";
 import { FatalConfigError } from "../core/errors/taxonomy";
 import { AccessMessages, HomeTexts } from "../core/messages/ja";
 import type { TaskStore } from "../store/task-store";
+import type { Task } from "../core/domain/records";
 import type { FreeePort } from "./freee-port";
 import { buildLedger } from "../store/ledger";
 import { buildHomeView, HomeErrors, type FreeeLapse, type FreeeStatusView, type HomeState } from "./home";
@@ -24,8 +25,19 @@ export interface HomeDeps {
 const FAILURE_WINDOW_DAYS = 30;
 const RECENT_TASKS = 10;
 
+/** A message's permalink as Slack gives it (chat.getPermalink): Home links each recent task to its thread. */
+export type ThreadLinker = (channelId: string, messageTs: string) => Promise<string>;
+
+export function slackThreadLinker(client: Pick<WebClient, "chat">): ThreadLinker {
+  return async (channel, messageTs) => {
+    const out = await client.chat.getPermalink({ channel, message_ts: messageTs });
+    if (typeof out.permalink !== "string") throw new FatalConfigError("chat.getPermalink answered without a permalink", { details: { channel } });
+    return out.permalink;
+  };
+}
+
 /** Gather what App Home shows; a DynamoDB failure becomes 「データベースに接続できません」 (docs/architecture.md, messages). */
-export async function loadHomeState(deps: HomeDeps, viewer: Actor, notice?: string): Promise<HomeState> {
+export async function loadHomeState(deps: HomeDeps, viewer: Actor, notice?: string, linker?: ThreadLinker): Promise<HomeState> {
   const { teamId, userId } = viewer;
   try {
     const now = (deps.clock ?? (() => new Date()))();
@@ -44,11 +56,12 @@ export async function loadHomeState(deps: HomeDeps, viewer: Actor, notice?: stri
     const tasks = role.then(({ viewerIsAdmin }) =>
       viewerIsAdmin ? deps.store.listRecentTasks(teamId, RECENT_TASKS) : deps.store.listRecentTasksBy(teamId, userId, RECENT_TASKS),
     );
-    const [{ settings, viewerIsAdmin }, recentTasks, audit, freee] = await Promise.all([
+    const [{ settings, viewerIsAdmin }, recentTasks, audit, freee, threadLinks] = await Promise.all([
       role,
       tasks,
       deps.store.listAuditByTeam(teamId, { since }),
       role.then((r) => freeeStatus(deps, teamId, userId, r.viewerIsAdmin)),
+      tasks.then((list) => linkThreads(deps, list, linker)),
     ]);
     return {
       kind: "ok",
@@ -60,6 +73,7 @@ export async function loadHomeState(deps: HomeDeps, viewer: Actor, notice?: stri
         approvalPolicy: settings.approvalPolicy,
         allowedExternalTeamIds: settings.allowedExternalTeamIds,
         recentTasks,
+        threadLinks,
         ledger: buildLedger(audit, { since, until: now.toISOString() }),
       },
       ...(notice === undefined ? {} : { notice }),
@@ -68,6 +82,25 @@ export async function loadHomeState(deps: HomeDeps, viewer: Actor, notice?: stri
     logFailure(deps, "App Home could not read the table", err, teamId);
     return { kind: "error", message: HomeErrors.databaseUnreachable };
   }
+}
+
+/**
+ * Each recent task's thread link. A link Slack will not give (the request deleted, the channel left) leaves that
+ * task unlinked and is logged; Home still shows it.
+ */
+async function linkThreads(deps: HomeDeps, tasks: readonly Task[], linker: ThreadLinker | undefined): Promise<Record<string, string>> {
+  if (linker === undefined) return {};
+  const links = await Promise.all(
+    tasks.slice(0, RECENT_TASKS).map(async (t) => {
+      try {
+        return [t.taskId, await linker(t.thread.channelId, t.thread.messageTs)] as const;
+      } catch (err) {
+        logFailure(deps, "App Home could not link a task to its thread", err, t.thread.teamId);
+        return undefined;
+      }
+    }),
+  );
+  return Object.fromEntries(links.filter((l) => l !== undefined));
 }
 
 /** The freee part of App Home. Its failure (freee settings missing, KMS down) shows as "unknown", not as a DB error. */
@@ -104,7 +137,7 @@ function lapseOf(expiresAt: string | undefined, now: Date): FreeeLapse | undefin
 }
 
 export async function publishHome(client: WebClient, deps: HomeDeps, viewer: Actor, notice?: string): Promise<void> {
-  const state = await loadHomeState(deps, viewer, notice);
+  const state = await loadHomeState(deps, viewer, notice, slackThreadLinker(client));
   await client.views.publish({ user_id: viewer.userId, view: buildHomeView(state) });
 }
 

@@ -3,6 +3,8 @@ import { LEDGER_OUTCOME_LABELS, type Ledger, type LedgerOutcome } from "../store
 import type { Task } from "../core/domain/records";
 import { AdminMessages, freeeAuthMessageFor, freeeLapseMessage, HomeTexts } from "../core/messages/ja";
 import { context, escapeMrkdwn, header, inlineMrkdwn, section, truncate } from "./cards/blocks";
+import { jstMinutes } from "../core/domain/jst";
+import { errorClassName, layerName } from "../core/messages/error-names";
 import type { ApprovalPolicy } from "../core/domain/approval-policy";
 import { PolicyEditorTexts } from "../core/messages/policy";
 import { policySummary } from "./policy-modal";
@@ -45,6 +47,8 @@ export interface HomeData {
   allowedExternalTeamIds: string[];
   /** An admin's: the workspace's recent tasks; a member's: their own only (a DM request included, nobody else's). */
   recentTasks: Task[];
+  /** Each recent task's thread, by task id (Slack's permalink); a task without one is shown unlinked. */
+  threadLinks?: Record<string, string>;
   /** The ledger of the last 30 days (lib/store/ledger.ts): what `npm run report` prints for this workspace. */
   ledger: Pick<Ledger, "byOutcome" | "failuresByClass">;
 }
@@ -144,10 +148,13 @@ export function buildHomeView(state: HomeState): View {
   if (data.recentTasks.length === 0) blocks.push(section("タスクはまだありません。"));
   else {
     const lines = data.recentTasks.slice(0, 10).map((t) => {
-      const title = t.spec?.title ?? t.requestText;
-      return `• ${inlineMrkdwn(truncate(title, 60))} — ${TASK_STATUS[t.status]} (${t.createdAt.slice(0, 16).replace("T", " ")})`;
+      const title = inlineMrkdwn(truncate(t.spec?.title ?? t.requestText, 60));
+      const link = data.threadLinks?.[t.taskId];
+      // Who asked, and when in JST: the channel beside it shows JST too.
+      return `• ${link === undefined ? title : `<${link}|${title}>`} — ${TASK_STATUS[t.status]} — 依頼者 <@${t.requesterId}> (${jstMinutes(t.createdAt)})`;
     });
     blocks.push(section(lines.join("\n")));
+    blocks.push(context("時刻は日本時間（JST）です。"));
   }
 
   blocks.push(header("直近 30 日のタスクの結果"));
@@ -155,12 +162,11 @@ export function buildHomeView(state: HomeState): View {
   if (outcomes.length === 0) blocks.push(section("記録されたタスクはありません。"));
   else blocks.push(section(outcomes.map(([outcome, count]) => `• ${OUTCOME_LABEL[outcome]}: ${count} 件`).join("\n")));
 
-  blocks.push(header("エラーの内訳"));
+  // Failed tasks by the failure that ended each: every task once, so these add up to 失敗 + タイムアウト above.
+  blocks.push(header("失敗したタスクの原因"));
   if (data.ledger.failuresByClass.length === 0) blocks.push(section("記録されたエラーはありません。"));
   else {
-    blocks.push(
-      section(data.ledger.failuresByClass.map((f) => `• ${escapeMrkdwn(f.layer)} \`${escapeMrkdwn(f.errorClass)}\`: ${f.count} 件`).join("\n")),
-    );
+    blocks.push(section(data.ledger.failuresByClass.map((f) => `• ${escapeMrkdwn(layerName(f.layer))}: ${escapeMrkdwn(errorClassName(f.errorClass))} — ${f.count} 件`).join("\n")));
   }
   return { type: "home", blocks };
 }

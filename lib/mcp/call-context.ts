@@ -6,6 +6,7 @@ import { AuthError, FreeeThrottledError, isAppError, RateLimitedError, Transient
 import type { FreeeClient } from "../freee/client";
 import type { FreeeResult } from "../freee/types";
 import { freeeAuthMessageFor, freeeRateLimitedMessage, freeeThrottledMessage } from "../core/messages/ja";
+import { FreeeRefusalTexts } from "../core/messages/freee-refusals";
 import type { PipelineMetrics } from "../core/observability/metrics";
 import { redactString } from "../core/redaction/redact";
 import type { TaskStore } from "../store/task-store";
@@ -143,12 +144,7 @@ export function clip(text: string): string {
 }
 
 function agentTextForRefusal(result: Extract<FreeeResult, { ok: false }>): string {
-  const head =
-    result.kind === "forbidden"
-      ? "freee API が権限不足のためリクエストを拒否しました (403)。アプリの権限（スコープ）か、freee 上のユーザーの権限が足りません。"
-      : result.kind === "not_found"
-        ? "freee に該当するデータが見つかりません (404)。ID や日付を確認してください。"
-        : `freee API がリクエストを受け付けませんでした (${result.status})。入力を確認してください。`;
+  const head = result.kind === "forbidden" ? FreeeRefusalTexts.forbidden : result.kind === "not_found" ? FreeeRefusalTexts.notFound : FreeeRefusalTexts.rejected(result.status);
   // freee may echo what it was sent (a header, a token) in its error text: redacted before the agent reads it.
   return result.messages.length === 0 ? head : `${head}\nfreee のメッセージ: ${redactString(result.messages.join(" / "))}`;
 }

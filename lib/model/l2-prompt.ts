@@ -2,6 +2,7 @@ import type { SlackFileRef, TaskSpec } from "../core/domain/records";
 import { callModelText, type LayerDeps, type ModelResult } from "./call-model";
 import { PROMPT_TEXTS } from "./prompts/prompt-texts.generated";
 import { TOOL_CATALOGUE } from "./prompts/tool-catalogue.generated";
+import { calendarText } from "./calendar";
 import { attachmentsSection, requireText, section, todayInTokyo, userMessage } from "./user-message";
 
 /** L2 Task → Prompt (docs/architecture.md, pipeline): a Japanese execution plan for a human to approve or reject. */
@@ -35,6 +36,7 @@ export async function runL2Prompt(deps: LayerDeps, input: L2Input): Promise<Mode
   };
   const user = userMessage([
     section("today", todayInTokyo(input.now ?? new Date())),
+    section("calendar", calendarText(input.now ?? new Date())),
     section("task", JSON.stringify(input.task, null, 2)),
     input.requestText === undefined ? undefined : section("request", input.requestText),
     attachmentsSection(input.attachments),

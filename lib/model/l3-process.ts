@@ -7,6 +7,7 @@ import { callModelJson, outputFormatOf, type JsonOutput, type LayerDeps, type Mo
 import { L3ReplySchema } from "./process-steps";
 import { PROMPT_TEXTS } from "./prompts/prompt-texts.generated";
 import { TOOL_CATALOGUE } from "./prompts/tool-catalogue.generated";
+import { calendarText } from "./calendar";
 import { attachmentsSection, requireText, section, todayInTokyo, userMessage } from "./user-message";
 
 /** L3 Prompt → Process (docs/architecture.md, pipeline): the approved plan becomes ordered tool steps. */
@@ -71,6 +72,7 @@ export async function runL3Process(deps: LayerDeps, input: L3Input): Promise<Mod
     input.previousValidationError === undefined ? undefined : requireText(input.previousValidationError, "previous validation error", "L3");
   const user = userMessage([
     section("today", todayInTokyo(input.now ?? new Date())),
+    section("calendar", calendarText(input.now ?? new Date())),
     input.task === undefined ? undefined : section("task", JSON.stringify(input.task, null, 2)),
     section("approved_prompt", promptText),
     attachmentsSection(input.attachments),

@@ -3,6 +3,7 @@ import { NameRefSchema, ProcessStepSchema, ReadScopeSchema, type NameRef, type P
 import { getPath, normaliseToolInput } from "../freee/tools/normalise";
 import { AGENT_DECIDE, effectOfStep, isKnownTool, UPLOAD_RECEIPT_TOOL } from "../freee/tools/summaries";
 import { FREEE_GET_PATH, getTool, type FreeeToolDefinition } from "../freee/tools/registry";
+import { dateProblems } from "./input-dates";
 
 /**
  * Reading L3's steps. The first checks, in this order and with these messages:
@@ -15,7 +16,8 @@ import { FREEE_GET_PATH, getTool, type FreeeToolDefinition } from "../freee/tool
  * - a read step is fully specified too: the MCP server serves it with exactly this input (only paging may vary),
  *   so what the agent decides at run time belongs in an `agent_decide` step;
  * - an `agent_decide` step names the read tools it may use (and, for the free-form GET, the path prefixes);
- * - no step chooses `company_id`: the connected company is always used.
+ * - no step chooses `company_id`: the connected company is always used;
+ * - every date is a real day and every start/end period runs forwards (lib/model/input-dates.ts).
  * Input is stored normalised (numbers as numbers). All problems are reported together, so one retry can fix them.
  * Accepts both L3's wire form (the agent_decide scope inside `toolInput`) and stored records (so the pipeline's
  * second check of the same steps passes unchanged).
@@ -87,6 +89,11 @@ export function checkSteps(raw: unknown, context: StepContext = {}): { steps: Pr
     }
     const shaped = tool === AGENT_DECIDE ? agentDecideStep(read.value, step.readScope, report) : toolStep(getTool(tool)!, read.value, step.nameRefs, report);
     if (shaped === undefined) return;
+    const badDates = dateProblems(shaped.toolInput);
+    if (badDates.length > 0) {
+      badDates.forEach((p) => report(`toolInput: ${p}`, ["toolInput"]));
+      return;
+    }
     if (tool === UPLOAD_RECEIPT_TOOL && context.attachments !== undefined) {
       const problem = attachmentProblem(shaped.toolInput.slack_file_id, context.attachments);
       if (problem !== undefined) {

@@ -3,7 +3,7 @@ import type { ProcessStep, ProcessVersion } from "../core/domain/records";
 import { cutToSlackLength, escapeMrkdwn, inlineMrkdwn, slackLength } from "../core/messages/mrkdwn";
 import { hasDescriber, uncoveredInput } from "../preview/describe";
 import { AGENT_DECIDE, isWriteStep, toolSummary } from "../freee/tools/summaries";
-import { readConditions } from "./read-words";
+import { readConditions, readStepText } from "./read-words";
 import { rowText, TABLE_HEAD } from "./rows";
 
 /**
@@ -107,6 +107,8 @@ export const BLOCKED_MARK = "⛔";
  */
 export function stepText(step: ProcessStep, preview: PreviewStep | undefined, warnings: readonly PreviewWarning[] = []): string {
   if (step.tool === AGENT_DECIDE) return agentDecideText(step);
+  const words = isWriteStep(step) ? undefined : readStepText(step);
+  if (words !== undefined) return words;
   const tool = toolSummary(step.tool);
   if (!isWriteStep(step)) {
     const conditions = readConditions(step);

@@ -3,7 +3,7 @@ import { RecordNotFoundError } from "../core/errors/taxonomy";
 import type { PollOutcome } from "../model/agent/agent-runner";
 import { effectOfStep } from "../freee/tools/summaries";
 import type { PipelineDeps } from "./ports";
-import { faultError, judgeRunCompletion, settlingWrites, writeStepStates, type LedgerEntry } from "./run-completion";
+import { faultError, judgeRunCompletion, namedByRefusal, settlingWrites, writeStepStates, type LedgerEntry } from "./run-completion";
 
 /**
  * The L4 completion contract applied where a run ends (lib/steps/run-completion.ts), and the rerun's share of
@@ -43,7 +43,7 @@ export async function judgeCompletion(deps: PipelineDeps, execution: Execution, 
     const { record, applied } = await deps.store.recordProgress(taskId, executionNo, { progress: outcome.progress, usage: outcome.usage, completion: verdict.completion });
     if (!applied && record.status === "cancelled") return { kind: "cancelled", execution: record };
     if (record.fault !== undefined) throw faultError(record.fault);
-    throw verdict.error;
+    throw namedByRefusal(verdict.error, outcome.progress.toolErrors);
   }
   return { kind: "completed", summary: verdict.summary, completion: verdict.completion, read: { ledger, process } };
 }

@@ -11,6 +11,7 @@ import type { PreviewClient } from "../preview/reader";
 import type { WriteOnceLedger } from "../store/write-ledger";
 import type { TaskStore } from "../store/task-store";
 import type { TeamSettingsStore } from "../store/team-settings";
+import type { HomeConnectionStatus } from "../store/freee-connection-status";
 
 /**
  * L1–L3 as the pipeline sees them. The Lambda handlers adapt lib/model to this shape; tests inject fakes.
@@ -40,6 +41,8 @@ export interface PipelineDeps {
   agent: AgentRunner;
   /** The workspace's freee connection, read path only: the preview reads what each write will change. */
   freee: (teamId: string) => PreviewClient;
+  /** The workspace's freee connection status (no tokens read): checked before a request is planned (lib/steps/freee-first.ts). */
+  freeeConnection: (teamId: string) => Promise<HomeConnectionStatus>;
   /** The freee MCP server's write ledger, read by the L4 completion contract and by a rerun (steps already done). */
   writes: Pick<WriteOnceLedger, "listForTask">;
   sfn: Pick<SFNClient, "send">;

@@ -1,7 +1,19 @@
 import { RESULT_DONE, RESULT_INCOMPLETE } from "../model/agent/agent-prompt";
 import type { Execution, ExecutionCompletion, ProcessStep } from "../core/domain/records";
 import { judgeReply, type ResponseContract } from "../core/errors/response-contract";
-import { AuthError, FreeeCompanyChangedError, FreeeThrottledError, IncompleteRunError, SilentFailureError, TruncatedResponseError, WriteOutcomeUnknownError } from "../core/errors/taxonomy";
+import {
+  AuthError,
+  FreeeCompanyChangedError,
+  FreeeForbiddenError,
+  FreeeNotFoundError,
+  FreeeRateLimitedError,
+  FreeeThrottledError,
+  IncompleteRunError,
+  SilentFailureError,
+  TruncatedResponseError,
+  WriteOutcomeUnknownError,
+} from "../core/errors/taxonomy";
+import { refusalKindOf, type FreeeRefusalKind } from "../core/messages/freee-refusals";
 import { WRITE_CALL_DEFAULTS } from "../mcp/write-call";
 import type { WriteRecord, WriteStepRef } from "../store/write-ledger";
 import { effectOfStep } from "../freee/tools/summaries";
@@ -150,6 +162,24 @@ function readFinalMessage(text: string): { reported: ExecutionCompletion["report
     return { reported: "incomplete", summary, messageError: new IncompleteRunError("the agent reported that it could not carry out every step", { details: { reported: "incomplete" } }) };
   }
   return { reported: "done", summary };
+}
+
+const REFUSAL_CLASS: Record<FreeeRefusalKind, typeof IncompleteRunError> = {
+  forbidden: FreeeForbiddenError,
+  not_found: FreeeNotFoundError,
+  rate_limited: FreeeRateLimitedError,
+};
+
+/**
+ * An incomplete run after freee refused a step is named by that refusal — the last one the MCP server reported to
+ * the agent (403, 404, 429) — so the ledger counts a permission, a missing record and the rate limit apart. Any
+ * other verdict is returned as it is.
+ */
+export function namedByRefusal(error: Error, toolErrors: ReadonlyArray<{ message: string }>): Error {
+  if (!(error instanceof IncompleteRunError) || error.name !== "IncompleteRunError") return error;
+  const kind = [...toolErrors].reverse().map((e) => refusalKindOf(e.message)).find((k) => k !== undefined);
+  if (kind === undefined) return error;
+  return new REFUSAL_CLASS[kind](`${error.message} (freee refused a step: ${kind})`, { cause: error, details: { ...error.details, freeeRefusal: kind } });
 }
 
 /**

@@ -3,6 +3,7 @@ import { TaskPipelineInputSchema } from "./machines/contracts";
 import { taskIdFor, type SlackFileRef, type Task, type TaskSpec } from "../core/domain/records";
 import { PIPELINE_ACTOR, type PipelineDeps } from "./ports";
 import { heldState, refreshCard } from "./common";
+import { requireUsableFreee } from "./freee-first";
 
 export const CreateTaskInputSchema = z.object({
   ...TaskPipelineInputSchema.shape,
@@ -50,11 +51,14 @@ export const TaskRefSchema = z.object({ taskId: z.string().check(z.minLength(1))
 
 /**
  * L1: the request → TaskSpec; task `analyzing → prompt_review`. A retry after the save does not ask the model again.
+ * A workspace without a usable freee connection fails here before L1 (an AuthError: TaskPipeline's L1 failure path).
  * A message that asks for no work on freee (a greeting, a question) ends here: the task is `answered` with L1's
  * reply (one conditional write, so a retry finds it), the Task card becomes that reply, no plan is made.
  */
 export async function analyzeTaskStep(deps: PipelineDeps, input: z.infer<typeof TaskRefSchema>): Promise<{ taskId: string; isRequest: boolean }> {
   let task = await deps.store.getTaskOrThrow(input.taskId);
+  // freee first (lib/steps/freee-first.ts): without a usable connection no model is asked to plan.
+  if (task.status === "analyzing" && task.spec === undefined) await requireUsableFreee(deps, task);
   let spec: TaskSpec | undefined;
   if (task.spec === undefined && task.status !== "answered") {
     const result = await deps.layers.analyzeTask({ task });

@@ -1,4 +1,5 @@
 import type { AuditEntry } from "../core/domain/records";
+import { errorClassName, layerName } from "../core/messages/error-names";
 
 /**
  * The ledger: what happened to each task in a period, read from the audit log only. A task counts as
@@ -26,6 +27,8 @@ export interface TaskLedgerRow {
   lastAction: string;
   lastAt: string;
   errorClass?: string;
+  /** The layer of the failure that ended the task (with errorClass). */
+  errorLayer?: string;
 }
 
 export interface Ledger {
@@ -33,8 +36,14 @@ export interface Ledger {
   until: string;
   tasks: TaskLedgerRow[];
   byOutcome: Record<LedgerOutcome, number>;
-  /** `error.<layer>` entries counted by layer and error class. */
+  /**
+   * The failed (and timed-out) tasks by the layer and class of the failure that ended each: every task once, so
+   * these add up to `byOutcome.failed + byOutcome.timed_out` (one task with an unknown write is not counted again
+   * for the MCP server's `error.freee` entry).
+   */
   failuresByClass: Array<{ layer: string; errorClass: string; count: number }>;
+  /** Every `error.<layer>` audit entry by layer and class: events, not tasks (one task may have several). */
+  errorEntriesByClass: Array<{ layer: string; errorClass: string; count: number }>;
   /** MCP tool calls the approved Process did not permit (`freee.tool_refused`), by reason. */
   refusalsByReason: Array<{ reason: string; count: number }>;
   /** Approvals and rejections refused at the click (`<kind>.decision_refused`: the approval policy, a company switch), by reason. */
@@ -52,7 +61,16 @@ export interface Ledger {
   runsNotCompleted: Record<(typeof RUN_VERDICTS)[number], number>;
 }
 
-const RUN_VERDICTS = ["IncompleteRunError", "AuthError", "FreeeCompanyChangedError", "FreeeThrottledError", "WriteOutcomeUnknownError"] as const;
+const RUN_VERDICTS = [
+  "IncompleteRunError",
+  "FreeeForbiddenError",
+  "FreeeNotFoundError",
+  "FreeeRateLimitedError",
+  "AuthError",
+  "FreeeCompanyChangedError",
+  "FreeeThrottledError",
+  "WriteOutcomeUnknownError",
+] as const;
 
 const OUTCOME_OF_ACTION: Array<[RegExp, LedgerOutcome]> = [
   [/^execution\.completed$/, "completed"],
@@ -107,19 +125,33 @@ export function buildLedger(entries: readonly AuditEntry[], window: { since: str
     const outcome = outcomeOf(entry.action);
     if (outcome !== undefined) {
       row.outcome = outcome;
-      row.errorClass = outcome === "failed" || outcome === "timed_out" ? (entry.errorType ?? row.errorClass) : undefined;
+      const failed = outcome === "failed" || outcome === "timed_out";
+      row.errorClass = failed ? (entry.errorType ?? row.errorClass) : undefined;
+      row.errorLayer = failed ? (entry.layer ?? (entry.action.startsWith("error.") ? entry.action.slice("error.".length) : "L4")) : undefined;
     }
     row.lastAction = entry.action;
     row.lastAt = entry.at;
     rows.set(entry.taskId, row);
   }
   const byOutcome: Record<LedgerOutcome, number> = { completed: 0, failed: 0, timed_out: 0, cancelled: 0, limit_reached: 0, expired: 0, not_a_request: 0, in_progress: 0 };
-  for (const row of rows.values()) byOutcome[row.outcome] += 1;
+  const failedTasks = new Map<string, { layer: string; errorClass: string; count: number }>();
+  for (const row of rows.values()) {
+    byOutcome[row.outcome] += 1;
+    if (row.outcome !== "failed" && row.outcome !== "timed_out") continue;
+    const [layer, errorClass] = [row.errorLayer ?? "L4", row.errorClass ?? "UnknownError"];
+    const key = `${layer}\u0000${errorClass}`;
+    const counted = failedTasks.get(key) ?? { layer, errorClass, count: 0 };
+    counted.count += 1;
+    failedTasks.set(key, counted);
+  }
+  type Counted = { layer: string; errorClass: string; count: number };
+  const byCountThenLayer = (a: Counted, b: Counted) => b.count - a.count || a.layer.localeCompare(b.layer) || a.errorClass.localeCompare(b.errorClass);
   return {
     ...window,
     tasks: [...rows.values()].sort((a, b) => a.lastAt.localeCompare(b.lastAt)),
     byOutcome,
-    failuresByClass: [...failures.values()].sort((a, b) => b.count - a.count || a.layer.localeCompare(b.layer)),
+    failuresByClass: [...failedTasks.values()].sort(byCountThenLayer),
+    errorEntriesByClass: [...failures.values()].sort(byCountThenLayer),
     runsNotCompleted,
     refusalsByReason: byCount(refusals),
     approvalRefusalsByReason: byCount(approvalRefusals),
@@ -139,12 +171,16 @@ export function renderLedger(ledger: Ledger): string {
   for (const [outcome, count] of Object.entries(ledger.byOutcome)) lines.push(`  ${outcome.padEnd(14)} ${String(count).padStart(6)}`);
   lines.push(`  ${"total".padEnd(14)} ${String(ledger.tasks.length).padStart(6)}`);
   lines.push("");
-  lines.push("Failures by layer and class");
+  lines.push("Failed tasks by layer and class (each task once; adds up to failed + timed_out)");
   if (ledger.failuresByClass.length === 0) lines.push("  (none)");
-  for (const f of ledger.failuresByClass) lines.push(`  ${f.layer.padEnd(6)} ${f.errorClass.padEnd(28)} ${String(f.count).padStart(6)}`);
+  for (const f of ledger.failuresByClass) lines.push(failureLine(f));
+  lines.push("");
+  lines.push("Error entries in the audit log by layer and class (events: one task may have several)");
+  if (ledger.errorEntriesByClass.length === 0) lines.push("  (none)");
+  for (const f of ledger.errorEntriesByClass) lines.push(failureLine(f));
   lines.push("");
   lines.push("Runs not accepted as completed (L4 completion contract)");
-  for (const [verdict, count] of Object.entries(ledger.runsNotCompleted)) lines.push(`  ${verdict.padEnd(28)} ${String(count).padStart(6)}`);
+  for (const [verdict, count] of Object.entries(ledger.runsNotCompleted)) lines.push(`  ${verdict.padEnd(28)} ${String(count).padStart(6)}  ${errorClassName(verdict)}`);
   lines.push("");
   lines.push("Tool calls refused (not in the approved Process)");
   if (ledger.refusalsByReason.length === 0) lines.push("  (none)");
@@ -163,4 +199,9 @@ export function renderLedger(ledger: Ledger): string {
     lines.push(`  ${t.lastAt}  ${t.outcome.padEnd(14)} ${t.taskId}  ${t.lastAction}${t.errorClass ? ` (${t.errorClass})` : ""}`);
   }
   return lines.join("\n");
+}
+
+/** One row: the layer and class as the code names them, then in Japanese (lib/core/messages/error-names.ts). */
+function failureLine(f: { layer: string; errorClass: string; count: number }): string {
+  return `  ${f.layer.padEnd(6)} ${f.errorClass.padEnd(28)} ${String(f.count).padStart(6)}  ${layerName(f.layer)} / ${errorClassName(f.errorClass)}`;
 }

@@ -1,5 +1,7 @@
 import type { TaskStatus } from "../core/domain/status";
 import { LEDGER_OUTCOME_LABELS, type LedgerOutcome } from "../store/ledger";
+import { jstMinutes } from "../core/domain/jst";
+import { ERROR_CLASS_NAMES, errorClassName, layerName } from "../core/messages/error-names";
 
 /** The Japanese names the pages show for the app's codes (the codes stay in the CSV, for auditors' tools). */
 export const STATUS_LABEL: Record<TaskStatus, string> = {
@@ -30,55 +32,16 @@ export const OUTCOME_COLOUR: Record<LedgerOutcome, string> = {
   in_progress: "#1264a3",
 };
 
-export const LAYER_LABEL: Record<string, string> = {
-  ingress: "受付",
-  L1: "L1 タスク解析",
-  L2: "L2 実行方針",
-  L3: "L3 実行計画",
-  L4: "L4 実行",
-  freee: "freee",
-  slack: "Slack",
-  admin: "管理",
-};
-
-/** The error classes of the error table (docs/architecture.md), in Japanese; an unknown class shows its name. */
-export const ERROR_CLASS_LABEL: Record<string, string> = {
-  TransientError: "一時的な障害",
-  RateLimitedError: "レート制限",
-  UpstreamServerError: "接続先のサーバーエラー",
-  UpstreamTimeoutError: "接続先のタイムアウト",
-  ConnectionFailedError: "接続失敗",
-  ThrottledError: "データベースの混雑",
-  EmptyResponseError: "空の応答",
-  TruncatedResponseError: "途中で切れた応答",
-  RefusedResponseError: "応答の拒否",
-  IncompleteRunError: "未完了の実行",
-  MalformedOutputError: "形式の誤った出力",
-  BadRequestError: "不正なリクエスト",
-  StateConflictError: "状態の競合",
-  RecordNotFoundError: "記録が見つからない",
-  WriteOutcomeUnknownError: "書き込み結果の不明",
-  AgentRunFailedError: "エージェント実行の失敗",
-  AuthError: "認証エラー",
-  FreeeCompanyChangedError: "freee の事業所の変更",
-  FatalConfigError: "設定の誤り",
-  RunTimeoutError: "実行のタイムアウト",
-  LimitReachedError: "上限到達",
-  IllegalTransitionError: "不正な状態遷移",
-  UnknownError: "不明なエラー",
-};
-
+/** An error class in Japanese (lib/core/messages/error-names.ts), the class after it for admins who search the logs. */
 export function errorClassLabel(name: string): string {
-  return Object.hasOwn(ERROR_CLASS_LABEL, name) ? `${ERROR_CLASS_LABEL[name]}（${name}）` : name;
+  return Object.hasOwn(ERROR_CLASS_NAMES, name) ? `${errorClassName(name)}（${name}）` : name;
 }
 
 export function layerLabel(layer: string): string {
-  return Object.hasOwn(LAYER_LABEL, layer) ? LAYER_LABEL[layer]! : layer;
+  return layerName(layer);
 }
 
-/** Times as the pages show them: JST, minutes. */
+/** Times as the pages show them: JST, minutes (the same as App Home). */
 export function jst(iso: string): string {
-  const t = Date.parse(iso);
-  if (Number.isNaN(t)) return iso;
-  return new Date(t + 9 * 3600_000).toISOString().slice(0, 16).replace("T", " ");
+  return jstMinutes(iso);
 }

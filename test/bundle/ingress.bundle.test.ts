@@ -45,7 +45,8 @@ let webBundleFile: string;
 async function bundle(folder: string, bundling: LambdaBundling): Promise<{ file: string; packages: Set<string>; inputs: string[] }> {
   const file = join(outDir, folder, "index.mjs");
   const result = await build({ ...esbuildOptions(bundling), entryPoints: [join(PROJECT_ROOT, "lambdas", folder, "handler.ts")], outfile: file, metafile: true });
-  const inputs = Object.keys(result.metafile.inputs);
+  // A worktree whose node_modules is a symlink sees "../main/node_modules/…" (esbuild follows the link): name them from node_modules.
+  const inputs = Object.keys(result.metafile.inputs).map((path) => path.replace(/^(?:\.\.\/)+[^/]+\/(?=node_modules\/)/, ""));
   return { file, inputs, packages: new Set(inputs.map((path) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? "app")) };
 }
 

@@ -47,7 +47,10 @@ describe("sandbox: the Execution card says what happened", { timeout: 90_000 }, 
   it("a read request: the result is shown as a table, and nothing was written", async () => {
     const { card } = await runToCompletion("今月の取引の一覧を確認して");
     const table = card.find((t) => /^\*\d+\. 取引（\d+ 件）\*/.test(t));
-    expect(table).toContain("```\nID | ");
+    // freee's Japanese column names and values in words (this month's deals of the scripted company), no code block.
+    expect(table).toMatch(/^\*発生日\* ／ .*\*収支区分\*/m);
+    expect(table).toMatch(/^• \d{4}-\d{2}-01 ／ .*(支出|収入)/m);
+    expect(table).not.toMatch(/```|\bID\b|expense|income/);
     expect(card.join("\n")).toContain(ExecutionCardTexts.noWrites);
   });
 

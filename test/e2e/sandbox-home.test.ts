@@ -5,7 +5,7 @@ import { PolicyEditorTexts } from "../../lib/core/messages/policy";
 import { POLICY_ACTION_ID, POLICY_CALLBACK_ID, PolicyBlocks } from "../../lib/ingress/policy-modal";
 import { TeamSettingsStore } from "../../lib/store/team-settings";
 import { createDocumentClient } from "../../lib/store/dynamo-client";
-import { HomeTexts, SlackMessages } from "../../lib/core/messages/ja";
+import { FreeeFirstMessages, HomeTexts } from "../../lib/core/messages/ja";
 import { HOME_POLICY_BLOCK_ID, HOME_SETTINGS_BLOCK_ID, HomeActionIds } from "../../lib/ingress/home";
 import { SandboxPage, type PageMessage } from "./sandbox-page";
 import { waitFor } from "./support";
@@ -87,11 +87,18 @@ describe("the sandbox's App Home tab", { timeout: 60_000 }, () => {
     expect(findElement((await home()).blocks, HomeActionIds.admins)?.el.initial_users).toEqual([SANDBOX_USER_ID]);
 
     expect((await post("/sandbox/api/message", { text: "経費の取引を見せて" })).status).toBe(200);
-    const { text } = await home((t) => !t.includes("タスクはまだありません。"));
-    expect(text).toMatch(/• .+ — (解析中|実行方針レビュー中)/);
+    // The task is created by the pipeline after the post: open the tab again until the Home lists it.
+    const text = await waitFor("the request under the recent tasks", async () => {
+      expect((await post("/sandbox/api/home_opened", {})).status).toBe(200);
+      const shown = (await state()).home?.blocks.map((b) => b.text?.text ?? "").join("\n") ?? "";
+      return shown.includes("タスクはまだありません。") || !shown.includes("最近のタスク") ? undefined : shown;
+    });
+    // Linked to its thread, with who asked and when (JST).
+    expect(text).toMatch(/• <[^|>]+\|経費の取引を見せて> — [^—]+ — 依頼者 <@[A-Z0-9]+> \(\d{4}-\d{2}-\d{2} \d{2}:\d{2}\)/);
+    expect(JSON.stringify((await state()).home)).toContain("時刻は日本時間（JST）です。");
   });
 
-  it("disconnects freee from the tab: the Home says so and offers the connect link; a request then fails with the freee message; the link reconnects", async () => {
+  it("disconnects freee from the tab: the Home says so and offers the connect link; a request then stops before any plan (freee first); the link reconnects", async () => {
     const before = await home();
     const disconnect = findElement(before.blocks, HomeActionIds.freeeDisconnect)!;
     expect((await homeClick(HomeActionIds.freeeDisconnect, disconnect.block.block_id, { type: "button" })).status).toBe(200);
@@ -106,11 +113,16 @@ describe("the sandbox's App Home tab", { timeout: 60_000 }, () => {
     expect(connect?.el.url).toMatch(/\/freee\/connect\?/);
     expect((await stack.store.listAuditByTeam(stack.sandbox.teamId)).filter((a) => a.action === "freee.disconnected").map((a) => a.actor)).toEqual([SANDBOX_USER_ID]);
 
-    // Nothing reads freee without the connection: the preview's read fails, as docs/architecture.md says.
+    // freee first: without the connection a request ends at the Task card, before any plan is made.
     const sent = await post("/sandbox/api/message", { text: "来月から山田さんの基本給を30万円に変更して" });
     const ts = sent.body.ts as string;
-    expect((await page.approve(ts, "prompt")).status).toBe(200);
-    await waitFor("the freee message", async () => JSON.stringify((await state()).messages.filter((m) => m.threadTs === ts)).includes(SlackMessages.freeeConnectionFailed));
+    await waitFor("the freee-first stop", async () => JSON.stringify((await state()).messages.filter((m) => m.threadTs === ts)).includes(FreeeFirstMessages.notUsable));
+    const thread = JSON.stringify((await state()).messages.filter((m) => m.threadTs === ts));
+    expect(thread).toContain("「ホーム」タブ");
+    expect(thread).not.toContain("approve_version");
+    const history = await page.history(ts);
+    expect(history.prompts).toEqual([]);
+    expect(history.audit.map((a) => a.action)).toEqual(["task.created", "error.L1"]);
 
     // The connect link, followed as a browser would (it keeps the state cookie the connect page sets): the
     // connect page, the scripted freee's consent, the callback's success page.

@@ -70,15 +70,23 @@ describe("sandbox (npm run dev without credentials)", { timeout: 60_000 }, () =>
     ]);
   }, 60_000);
 
-  it("an accounting request takes the scripted company's books path (read-only tools) to 完了 on the 実行方針 approval alone", async () => {
-    const sent = await post("/sandbox/api/message", { text: "今月の取引の一覧を確認して" });
+  it("「今月の取引一覧を見せて」: one read of this month's deals (JST), said in words, to 完了 on the 実行方針 approval alone", async () => {
+    const sent = await post("/sandbox/api/message", { text: "今月の取引一覧を見せて" });
     const ts = sent.body.ts as string;
     await page.click(ts, "approve_version", (v) => v.kind === "prompt");
+    const jst = new Date(Date.now() + 9 * 3600_000);
+    const [year, month] = [jst.getUTCFullYear(), jst.getUTCMonth() + 1];
+    const pad = (n: number) => String(n).padStart(2, "0");
+    const lastDay = new Date(Date.UTC(year, month, 0)).getUTCDate();
+    await waitFor("the read said in words", async () => (await page.thread(ts)).find((m) => JSON.stringify(m.blocks ?? []).includes(`${year}年${month}月の取引（最大 20 件）`)), 30_000);
     // The approval policy lets accounting reads run on the 実行方針 approval: no Process click.
     await waitFor("完了 on the page", async () => (await page.thread(ts)).find((m) => m.text === "実行 #1: 完了"), 30_000);
     const h = await page.history(ts);
-    expect(h.processes[0]?.steps?.map((step) => step.tool)).toEqual(["freee_accounting_list_account_items", "freee_accounting_list_deals"]);
-    expect(h.audit.filter((a) => a.action === "freee.tool_completed")).toHaveLength(2);
+    // No unrequested extra read (an account-item list): the one read the request names, filtered to this month.
+    expect(h.processes[0]?.steps?.map((step) => [step.tool, step.toolInput])).toEqual([
+      ["freee_accounting_list_deals", { start_issue_date: `${year}-${pad(month)}-01`, end_issue_date: `${year}-${pad(month)}-${pad(lastDay)}`, limit: 20 }],
+    ]);
+    expect(h.audit.filter((a) => a.action === "freee.tool_completed")).toHaveLength(1);
   }, 60_000);
 
   it("the Step Functions facade speaks the AWS JSON protocol to the real SFNClient (DescribeExecution, TaskDoesNotExist)", async () => {

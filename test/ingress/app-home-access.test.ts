@@ -10,7 +10,7 @@ import { Keys } from "../../lib/store/table";
 import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { signedInteraction, signedJson } from "../support/slack-signing";
-import { install, messageEvent, startIngress, TEST_TOKEN_KEY } from "./ingress-harness";
+import { install, messageEvent, startIngress, TEST_TOKEN_KEY, unlinkedThread } from "./ingress-harness";
 
 /** Issue 15 items 1 and 2 in App Home, over HTTP: who sees which tasks, who gets the freee connect / disconnect buttons. */
 
@@ -35,7 +35,8 @@ beforeAll(async () => {
   await mk("UOTHER", "C1", "備品の購入申請", "1712000000.000002");
   await mk("UOTHER", "DOTHER", "懲戒による減給の手続き", "1712000000.000003");
 });
-afterEach(() => expect(slack.takeRefused()).toEqual([]));
+// Tasks seeded without their request in the fake's workspace are shown unlinked (ingress-harness: unlinkedThread).
+afterEach(() => expect(slack.takeRefused().filter((r) => !unlinkedThread(r))).toEqual([]));
 afterAll(async () => Promise.all([table.close(), slack.close()]));
 beforeEach(() => slack.reset());
 

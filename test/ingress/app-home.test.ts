@@ -12,7 +12,7 @@ import type { TestTable } from "../support/dynamo";
 import type { FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { signedInteraction, signedJson } from "../support/slack-signing";
 import { testAdmins } from "../support/admins";
-import { install, messageEvent, startIngress, startIngressOnFakes } from "./ingress-harness";
+import { install, messageEvent, startIngress, startIngressOnFakes, unlinkedThread } from "./ingress-harness";
 
 let table: TestTable;
 let slack: FakeSlack;
@@ -29,7 +29,8 @@ beforeAll(async () => {
   for (const id of ["UREQ", "USTRANGER"]) slack.workspace.addUser({ id, teamId: "T1" });
 });
 // Slack refused nothing the test did not script: a call the real Slack would refuse fails the test.
-afterEach(() => expect(slack.takeRefused()).toEqual([]));
+// Tasks seeded without their request in the fake's workspace are shown unlinked (ingress-harness: unlinkedThread).
+afterEach(() => expect(slack.takeRefused().filter((r) => !unlinkedThread(r))).toEqual([]));
 afterAll(async () => Promise.all([table.close(), slack.close()]));
 beforeEach(() => slack.reset());
 
@@ -43,8 +44,12 @@ describe("App Home", () => {
     expect(slack.callsTo("views.publish")).toHaveLength(0);
   });
 
-  it("shows freee status with a connect button, settings, recent tasks and failures by class", async () => {
-    const { record } = await h.store.createTask({ thread: { teamId: "T1", channelId: "C1", messageTs: "1712000000.000001" }, requesterId: "UREQ", requestText: "年末調整の準備", pipelineExecutionName: "x" });
+  it("shows freee status with a connect button, settings, recent tasks (linked, JST, requester) and failed tasks by cause in Japanese", async () => {
+    // The request as Slack holds it: Home links the task to its thread with Slack's permalink.
+    const asked = slack.workspace.addUserMessage({ channel: "C1", user: "UREQ", text: "年末調整の準備" });
+    const { record } = await h.store.createTask({ thread: { teamId: "T1", channelId: "C1", messageTs: asked.ts }, requesterId: "UREQ", requestText: "年末調整の準備", pipelineExecutionName: "x" });
+    // A task whose request is gone from Slack: shown, not linked.
+    await h.store.createTask({ thread: { teamId: "T1", channelId: "C1", messageTs: "1712000000.000777" }, requesterId: "UADMIN", requestText: "消えた依頼", pipelineExecutionName: "y" });
     const audit = new AuditLog(h.store, createLogger("t"));
     await audit.recordError({ teamId: "T1", taskId: record.taskId, subject: "prompt#1", actor: "system", layer: "L2", error: new ThrottledError("slow down") });
     const res = await h.send(signedJson(homeOpened("UADMIN")));
@@ -57,12 +62,16 @@ describe("App Home", () => {
     expect(view).toContain("未接続");
     expect(view).toContain("https://ingress.example/freee/connect?team=T1");
     expect(view).toContain(HomeActionIds.admins); // admins get the editable list
-    expect(view).toContain("年末調整の準備");
-    expect(view).toContain("ThrottledError");
-    // The same ledger as `npm run report`: the task counts as failed, the failure by layer and class.
+    const jst = new Date(Date.parse(record.createdAt) + 9 * 3600_000).toISOString().slice(0, 16).replace("T", " ");
+    expect(view).toContain(`• <https://fake.slack.invalid/archives/C1/p${asked.ts.replace(".", "")}|年末調整の準備> — 解析中 — 依頼者 <@UREQ> (${jst})`);
+    expect(view).toContain("• 消えた依頼 — 解析中 — 依頼者 <@UADMIN>");
+    expect(view).toContain("時刻は日本時間（JST）です。");
+    expect(view).not.toContain(record.createdAt.slice(0, 16).replace("T", " "));
+    // The same ledger as `npm run report`: the task counts as failed, its cause in Japanese, no class name.
     expect(view).toContain("直近 30 日のタスクの結果");
     expect(view).toContain("失敗: 1 件");
-    expect(view).toContain("L2 `ThrottledError`: 1 件");
+    expect(view).toContain("L2 実行方針: データベースの混雑 — 1 件");
+    expect(view).not.toContain("ThrottledError");
   });
 
   it("non-admins see the settings read-only", async () => {

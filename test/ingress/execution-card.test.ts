@@ -62,7 +62,7 @@ describe("Execution card: one line per step", () => {
     // A preview stored before the change table: the row is its summary.
     expect(t).toContain(`*${ExecutionCardTexts.changedHead}*\\n_結果 ｜ 対象 ｜ 項目 ｜ 現在 → 変更後 ｜ 差額 ｜ 適用_\\n*3. 基本給の変更* <https://p.secure.freee.co.jp/employees/7|freee で開く>\\n✓ ｜ 山田 太郎 基本給 280,000円 → 300,000円（2026年12月から）`);
     expect(t).toContain(ExecutionCardTexts.nothingElse);
-    expect(t).toContain("*1. 従業員（2 件）*\\n```\\nID | 表示名\\n7 | 山田 太郎\\n8 | 佐藤 花子\\n```");
+    expect(t).toContain("*1. 従業員（2 件）*\\n*ID* ／ *表示名*\\n• 7 ／ 山田 太郎\\n• 8 ／ 佐藤 花子");
     expect(t).toContain("✓  3. 基本給の変更 — freee に書き込みました");
     expect(checkBlocks(c.blocks, "message")).toEqual([]);
   });
@@ -109,7 +109,7 @@ describe("Execution card: one line per step", () => {
 it("freee's text in a read table is escaped: a partner named <!channel> notifies nobody", () => {
   const table = { label: "取引先", columns: ["ID", "名前"], rows: [["1", "<!channel> & <@U123>"]], total: 1 };
   const c = card({ status: "completed", progress: progress([step("s1", { note: "取引先 1 件を取得しました", table })]) });
-  expect(text(c)).toContain("1 | &lt;!channel&gt; &amp; &lt;@U123&gt;");
+  expect(text(c)).toContain("• 1 ／ &lt;!channel&gt; &amp; &lt;@U123&gt;");
   expect(text(c)).not.toContain("<!channel>");
 });
 

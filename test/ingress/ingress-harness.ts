@@ -12,6 +12,12 @@ import { startTestTable, type TestTable } from "../support/dynamo";
 import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { TEST_SIGNING_SECRET, type FunctionUrlEvent } from "../support/slack-signing";
 
+/**
+ * A refusal App Home meets with tasks seeded without their request in the fake workspace: it asks for the thread's
+ * permalink and Slack answers message_not_found, as for a deleted request (the task is shown unlinked).
+ */
+export const unlinkedThread = (r: { method: string; error: string | undefined }) => r.method === "chat.getPermalink" && r.error === "message_not_found";
+
 export const TASK_PIPELINE_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:TaskPipeline";
 /** The local AES key the ingress seals installations with in these tests (base64 of 32 bytes). */
 export const TEST_TOKEN_KEY = Buffer.alloc(32, 3).toString("base64");

@@ -14,6 +14,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   "chat.postMessage": ["chat:write"],
   "chat.update": ["chat:write"],
   "chat.delete": ["chat:write"],
+  // App Home links each recent task to its thread; Slack requires no scope for it.
+  "chat.getPermalink": [],
   "chat.postEphemeral": ["chat:write"],
   "views.open": [],
   "views.push": [],

@@ -52,6 +52,8 @@ describe("L3 request", () => {
     expect(JSON.stringify(req.body.output_config.format.schema)).toContain("freee_hr_update_basic_pay_rule");
     const user = userText(req);
     expect(user).toContain(`<approved_prompt>\n${PROMPT_TEXT}\n</approved_prompt>`);
+    // Today in Japan and the months 今月 / 先月 / 来月 name, so a period in the plan becomes exact dates.
+    expect(user).toContain("<today>\n2026-11-30\n</today>\n\n<calendar>\n今月: 2026年11月（2026-11-01 〜 2026-11-30）\n先月: 2026年10月（2026-10-01 〜 2026-10-31）\n来月: 2026年12月（2026-12-01 〜 2026-12-31）\n</calendar>");
     expect(user).not.toContain("<validation_error>");
     expect(user).not.toContain("<rejection_reason>");
     expect(result.value.map((s) => s.tool)).toEqual(["freee_hr_list_employees", "agent_decide", "freee_hr_update_basic_pay_rule"]);

@@ -96,3 +96,29 @@ describe("agent_decide steps name what they may read", () => {
     expect(issues(step("agent_decide", { instruction: "確認する", tools: ["freee_hr_list_employees"] }, { readScope: { tools: ["freee_hr_list_employees"] } }))[0]).toContain("twice");
   });
 });
+
+describe("dates (a read that answers the question, a write on a real day)", () => {
+  it("a day that is not on the calendar is an issue, in a typed read, a generic read's query and a write", () => {
+    expect(issues(step("freee_accounting_list_deals", { start_issue_date: "2026-11-01", end_issue_date: "2026-11-31" }))).toEqual([
+      "Step s1 (freee_accounting_list_deals) toolInput: end_issue_date: 2026-11-31 is not a calendar date",
+    ]);
+    expect(issues(step("freee_api_get", { path: "/api/1/receipts", query: { start_date: "2027-02-29", end_date: "2027-03-01" } }))).toEqual([
+      "Step s1 (freee_api_get) toolInput: query.start_date: 2027-02-29 is not a calendar date",
+    ]);
+    const work = { employee_id: 2, date: "2026-12-03", work_record_segments: [{ clock_in_at: "2026-12-32 09:00:00", clock_out_at: "2026-12-03 18:00:00" }] };
+    expect(issues(step("freee_hr_update_work_record", work))).toEqual([
+      "Step s1 (freee_hr_update_work_record) toolInput: work_record_segments.0.clock_in_at: 2026-12-32 09:00:00 is not a calendar date",
+    ]);
+  });
+
+  it("a period runs forwards; a leap day and a one-day period are fine", () => {
+    expect(issues(step("freee_accounting_list_deals", { start_issue_date: "2026-12-31", end_issue_date: "2026-12-01" }))).toEqual([
+      "Step s1 (freee_accounting_list_deals) toolInput: start_issue_date 2026-12-31 is after end_issue_date 2026-12-01 (the period must run forwards)",
+    ]);
+    expect(stepOf(step("freee_accounting_list_deals", { start_issue_date: "2028-02-29", end_issue_date: "2028-02-29", limit: 20 })).toolInput).toEqual({
+      start_issue_date: "2028-02-29",
+      end_issue_date: "2028-02-29",
+      limit: 20,
+    });
+  });
+});

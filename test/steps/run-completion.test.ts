@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { ProcessStep } from "../../lib/core/domain/records";
 import { AuthError, EmptyResponseError, IncompleteRunError, RefusedResponseError, SilentFailureError, TruncatedResponseError, WriteOutcomeUnknownError } from "../../lib/core/errors/taxonomy";
-import { asIncomplete, faultError, judgeRunCompletion, type LedgerEntry } from "../../lib/steps/run-completion";
+import { asIncomplete, faultError, judgeRunCompletion, namedByRefusal, type LedgerEntry } from "../../lib/steps/run-completion";
+import { FreeeRefusalTexts } from "../../lib/core/messages/freee-refusals";
+import { freeeRateLimitedMessage } from "../../lib/core/messages/ja";
 import { renderCard } from "../../lib/ingress/cards";
 import { baseTask, execution, history, processVersion } from "../ingress/fixtures";
 
@@ -61,6 +63,34 @@ describe("judgeRunCompletion", () => {
     const auth = new AuthError("x");
     expect(asIncomplete(auth)).toBe(auth);
     expect(faultError({ errorName: "AuthError", tool: "freee_hr_update_basic_pay_rule", reason: "reauth_required", at: "t" }).name).toBe("AuthError");
+  });
+});
+
+describe("an incomplete run named by what freee refused (the ledger counts 403 / 404 / 429 apart)", () => {
+  const incomplete = () => judge([done("s2")], "[result:done]").error!;
+  // As the session events keep them: whitespace folded, after the MCP server's own words.
+  const said = (text: string) => ({ tool: "freee_accounting_create_deal", message: `${text} freee のメッセージ: x`.replace(/\s+/g, " ") });
+  it("403 → FreeeForbiddenError, 404 → FreeeNotFoundError, 429 → FreeeRateLimitedError; still an incomplete run", () => {
+    const cases = [
+      [FreeeRefusalTexts.forbidden, "FreeeForbiddenError"],
+      [FreeeRefusalTexts.notFound, "FreeeNotFoundError"],
+      [freeeRateLimitedMessage(600), "FreeeRateLimitedError"],
+      [freeeRateLimitedMessage(undefined), "FreeeRateLimitedError"],
+    ] as const;
+    for (const [text, name] of cases) {
+      const named = namedByRefusal(incomplete(), [said(text)]);
+      expect(named.name).toBe(name);
+      expect(named).toBeInstanceOf(IncompleteRunError);
+      expect((named as IncompleteRunError).details).toMatchObject({ writeStepsMissing: ["s3"] });
+      expect(named.cause).toBeInstanceOf(IncompleteRunError);
+    }
+  });
+  it("the last refusal names it; other tool errors, and other verdicts, are left as they are", () => {
+    expect(namedByRefusal(incomplete(), [said(FreeeRefusalTexts.forbidden), said(FreeeRefusalTexts.notFound)]).name).toBe("FreeeNotFoundError");
+    expect(namedByRefusal(incomplete(), [said(FreeeRefusalTexts.rejected(400)), { tool: "t", message: "ツールの実行中に内部エラーが発生しました。" }]).name).toBe("IncompleteRunError");
+    expect(namedByRefusal(incomplete(), []).name).toBe("IncompleteRunError");
+    const unknownWrite = judge([unknown("s2")], "[result:done]").error!;
+    expect(namedByRefusal(unknownWrite, [said(FreeeRefusalTexts.forbidden)])).toBe(unknownWrite);
   });
 });
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildLedger, renderLedger } from "../../lib/store/ledger";
+import { buildHomeView } from "../../lib/ingress/home";
+import { DEFAULT_APPROVAL_POLICY } from "../../lib/core/domain/approval-policy";
 import type { AuditEntry } from "../../lib/core/domain/records";
 
 let n = 0;
@@ -73,7 +75,16 @@ describe("ledger report from the audit log", () => {
       e("J", "error.L4", "2026-11-10T00:02:00Z", { layer: "L4", errorType: "FreeeThrottledError" }),
     ];
     const ledger = buildLedger(runs, { since: "2026-11-01", until: "2026-11-30" });
-    expect(ledger.runsNotCompleted).toEqual({ IncompleteRunError: 1, AuthError: 1, FreeeCompanyChangedError: 0, FreeeThrottledError: 1, WriteOutcomeUnknownError: 0 });
+    expect(ledger.runsNotCompleted).toEqual({
+      IncompleteRunError: 1,
+      FreeeForbiddenError: 0,
+      FreeeNotFoundError: 0,
+      FreeeRateLimitedError: 0,
+      AuthError: 1,
+      FreeeCompanyChangedError: 0,
+      FreeeThrottledError: 1,
+      WriteOutcomeUnknownError: 0,
+    });
     expect(ledger.tasks.filter((t) => t.outcome === "failed").map((t) => [t.taskId, t.errorClass])).toEqual([
       ["G", "IncompleteRunError"],
       ["H", "AuthError"],
@@ -85,5 +96,77 @@ describe("ledger report from the audit log", () => {
     expect(text).toMatch(/IncompleteRunError\s+1/);
     expect(text).toMatch(/L4\s+AuthError\s+1/);
     expect(text).toMatch(/FreeeThrottledError\s+1/);
+  });
+
+  it("a mixed set of failures: every task counted once — outcomes add up to the tasks, failed tasks by cause to 失敗 + タイムアウト (report and Home)", () => {
+    const L4 = (taskId: string, at: string, errorType: string) => [e(taskId, "execution.started", at), e(taskId, "error.L4", at.replace(":00Z", ":30Z"), { layer: "L4", errorType })];
+    const mixed = [
+      // freee first: no connection, stopped before L1.
+      e("M1", "task.created", "2026-11-10T00:00:00Z"),
+      e("M1", "error.L1", "2026-11-10T00:00:01Z", { layer: "L1", errorType: "AuthError" }),
+      // A write whose outcome is unknown: the MCP server's entry and the run's — one task.
+      e("M2", "task.created", "2026-11-10T01:00:00Z"),
+      e("M2", "execution.started", "2026-11-10T01:01:00Z"),
+      e("M2", "error.freee", "2026-11-10T01:01:10Z", { layer: "freee", errorType: "WriteOutcomeUnknownError" }),
+      e("M2", "error.L4", "2026-11-10T01:02:00Z", { layer: "L4", errorType: "WriteOutcomeUnknownError" }),
+      // freee refused: 403, 404, 429, each its own class.
+      e("M3", "task.created", "2026-11-10T02:00:00Z"),
+      ...L4("M3", "2026-11-10T02:01:00Z", "FreeeForbiddenError"),
+      e("M4", "task.created", "2026-11-10T03:00:00Z"),
+      ...L4("M4", "2026-11-10T03:01:00Z", "FreeeNotFoundError"),
+      e("M5", "task.created", "2026-11-10T04:00:00Z"),
+      ...L4("M5", "2026-11-10T04:01:00Z", "FreeeRateLimitedError"),
+      // Two runs failed, then a third completed: completed, no failure left.
+      e("M6", "task.created", "2026-11-10T05:00:00Z"),
+      ...L4("M6", "2026-11-10T05:01:00Z", "IncompleteRunError"),
+      ...L4("M6", "2026-11-10T05:03:00Z", "FreeeRateLimitedError"),
+      e("M6", "execution.started", "2026-11-10T05:05:00Z"),
+      e("M6", "execution.completed", "2026-11-10T05:06:00Z"),
+      // Two runs failed, both 403: one failed task.
+      e("M7", "task.created", "2026-11-10T06:00:00Z"),
+      ...L4("M7", "2026-11-10T06:01:00Z", "FreeeForbiddenError"),
+      ...L4("M7", "2026-11-10T06:03:00Z", "FreeeForbiddenError"),
+      // A Slack notify failure beside a completed run: an entry, no failed task.
+      e("M8", "task.created", "2026-11-10T07:00:00Z"),
+      e("M8", "execution.started", "2026-11-10T07:01:00Z"),
+      e("M8", "error.slack", "2026-11-10T07:01:30Z", { layer: "slack", errorType: "TransientError" }),
+      e("M8", "execution.completed", "2026-11-10T07:02:00Z"),
+      // The run's timeout.
+      e("M9", "task.created", "2026-11-10T08:00:00Z"),
+      ...L4("M9", "2026-11-10T08:01:00Z", "RunTimeoutError"),
+    ];
+    const ledger = buildLedger(mixed, { since: "2026-11-01", until: "2026-11-30" });
+    const tasks = new Set(mixed.map((x) => x.taskId)).size;
+    expect(ledger.tasks).toHaveLength(tasks);
+    expect(Object.values(ledger.byOutcome).reduce((a, b) => a + b, 0)).toBe(tasks);
+    const failedTasks = ledger.byOutcome.failed + ledger.byOutcome.timed_out;
+    expect(failedTasks).toBe(7);
+    expect(ledger.failuresByClass.reduce((a, f) => a + f.count, 0)).toBe(failedTasks);
+    expect(ledger.failuresByClass).toEqual([
+      { layer: "L4", errorClass: "FreeeForbiddenError", count: 2 },
+      { layer: "L1", errorClass: "AuthError", count: 1 },
+      { layer: "L4", errorClass: "FreeeNotFoundError", count: 1 },
+      { layer: "L4", errorClass: "FreeeRateLimitedError", count: 1 },
+      { layer: "L4", errorClass: "RunTimeoutError", count: 1 },
+      { layer: "L4", errorClass: "WriteOutcomeUnknownError", count: 1 },
+    ]);
+    // The audit log's entries stay countable, as entries (more than the tasks).
+    expect(ledger.errorEntriesByClass.reduce((a, f) => a + f.count, 0)).toBe(mixed.filter((x) => x.action.startsWith("error.")).length);
+    // The report: the task section adds up; the entries are said to be events.
+    const text = renderLedger(ledger);
+    const section = text.split("Failed tasks by layer and class")[1]!.split("\n\n")[0]!;
+    const counts = [...section.matchAll(/^ {2}\S+\s+\S+\s+(\d+)\s/gm)].map((m) => Number(m[1]));
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(failedTasks);
+    expect(text).toMatch(/L4\s+FreeeForbiddenError\s+2\s+L4 実行 \/ freee の権限不足（403）/);
+    expect(text).toContain("Error entries in the audit log");
+    // App Home: the same numbers, in Japanese, adding up to the outcomes above them.
+    const home = JSON.stringify(buildHomeView({ kind: "ok", data: { viewerIsAdmin: true, freee: { status: "connected" }, adminUserIds: [], approvalPolicy: DEFAULT_APPROVAL_POLICY, allowedExternalTeamIds: [], recentTasks: [], ledger } }));
+    const homeCounts = [...home.matchAll(/• L\d [^:]+: [^—]+— (\d+) 件/g)].map((m) => Number(m[1]));
+    expect(homeCounts.reduce((a, b) => a + b, 0)).toBe(failedTasks);
+    expect(home).toContain("L4 実行: freee の権限不足（403） — 2 件");
+    expect(home).toContain("L4 実行: freee に対象が見つからない（404） — 1 件");
+    expect(home).toContain("L4 実行: freee の利用回数制限（429） — 1 件");
+    expect(home).toContain("L1 タスク解析: freee 接続エラー — 1 件");
+    expect(home).not.toMatch(/Error/);
   });
 });

@@ -3,6 +3,7 @@ import { SlackMessages } from "../../lib/core/messages/ja";
 import { renderExecutionCard } from "../../lib/ingress/cards";
 import { buildHomeView, type HomeData } from "../../lib/ingress/home";
 import { webAdminUrlFromEnv } from "../../wiring/web-admin-url";
+import { DEFAULT_APPROVAL_POLICY } from "../../lib/core/domain/approval-policy";
 
 /** Slack links to the web admin: App Home, and the freee connection failure's second sentence on a card. */
 const at = "2026-11-05T01:00:00.000Z";
@@ -18,17 +19,17 @@ describe("links to the web admin", () => {
     expect(webAdminUrlFromEnv({})).toBeUndefined();
   });
 
-  it("an Execution card failed by the freee connection links its second sentence to 設定", () => {
+  it("an Execution card failed by the freee connection links 設定 on the line under the message", () => {
     const card = renderExecutionCard(history as never, 1, { maxReruns: 3 }, { adminUrl: "https://web.example/admin" });
     expect(text(card.blocks)).toContain(SlackMessages.freeeConnectionFailed);
-    expect(text(card.blocks)).toContain("<https://web.example/admin/settings|管理画面で接続状態を確認する>");
+    expect(text(card.blocks)).toContain("<https://web.example/admin/settings|管理画面の設定>");
     // Another failure, or no URL: no link.
     expect(text(renderExecutionCard({ ...history, executions: [{ ...execution, errorName: "AgentRunFailedError" }] } as never, 1, { maxReruns: 3 }, { adminUrl: "https://web.example/admin" }).blocks)).not.toContain("/admin/settings");
     expect(text(renderExecutionCard(history as never, 1, { maxReruns: 3 }).blocks)).not.toContain("/admin/settings");
   });
 
   it("App Home links to the web admin", () => {
-    const data = { viewerIsAdmin: false, freee: { status: "connected" }, adminUserIds: [], allowedExternalTeamIds: [], recentTasks: [], ledger: { since: at, until: at, tasks: [], byOutcome: { completed: 0, failed: 0, timed_out: 0, cancelled: 0, limit_reached: 0, expired: 0, not_a_request: 0, in_progress: 0 }, failuresByClass: [], refusalsByReason: [], runsNotCompleted: { IncompleteRunError: 0, AuthError: 0, FreeeCompanyChangedError: 0, WriteOutcomeUnknownError: 0 } }, adminUrl: "https://web.example/admin" } as unknown as HomeData;
+    const data = { viewerIsAdmin: false, freee: { status: "connected" }, adminUserIds: [], approvalPolicy: DEFAULT_APPROVAL_POLICY, allowedExternalTeamIds: [], recentTasks: [], ledger: { since: at, until: at, tasks: [], byOutcome: { completed: 0, failed: 0, timed_out: 0, cancelled: 0, limit_reached: 0, expired: 0, not_a_request: 0, in_progress: 0 }, failuresByClass: [], refusalsByReason: [], runsNotCompleted: { IncompleteRunError: 0, AuthError: 0, FreeeCompanyChangedError: 0, WriteOutcomeUnknownError: 0 } }, adminUrl: "https://web.example/admin" } as unknown as HomeData;
     expect(text(buildHomeView({ kind: "ok", data }).blocks)).toContain("<https://web.example/admin|管理画面を開く>");
   });
 });

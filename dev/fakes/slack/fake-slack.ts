@@ -9,6 +9,9 @@ import { usersInfo } from "./users";
 import { FakeSlackOpenId } from "./openid";
 import { Workspace, type ChannelMessage } from "./workspace";
 
+
+/** The workspace URL auth.test answers with, and that permalinks start with. */
+export const FAKE_WORKSPACE_URL = "https://fake.slack.invalid/";
 /**
  * One Slack Web API for the tests and the sandbox, at `<url>` (`SLACK_API_URL`; WebClient posts `<url><method>`).
  * As strict as Slack where the app relies on it: tokens must be ones Slack issued (`not_authed` / `invalid_auth`);
@@ -255,7 +258,7 @@ export class FakeSlack {
     const ws = this.workspace;
     switch (name) {
       case "auth.test":
-        return { ok: true, url: "https://fake.slack.invalid/", team: "fake", user: "slack-mcp-agent", team_id: bot.teamId, user_id: bot.userId, bot_id: bot.botId, is_enterprise_install: false };
+        return { ok: true, url: FAKE_WORKSPACE_URL, team: "fake", user: "slack-mcp-agent", team_id: bot.teamId, user_id: bot.userId, bot_id: bot.botId, is_enterprise_install: false };
       case "chat.postMessage":
       case "chat.postEphemeral": {
         const channel = str("channel");
@@ -333,6 +336,13 @@ export class FakeSlack {
         if (errors.length > 0) return viewError(errors);
         ws.homeViews.set(user, view);
         return { ok: true, view: { id: `VHOME${user}`, team_id: bot.teamId, type: "home", ...view, hash: randomBytes(6).toString("hex") } };
+      }
+      case "chat.getPermalink": {
+        // Slack's answer for a message it holds (any member's, the bot's too); none: message_not_found.
+        const [channel, ts] = [str("channel"), str("message_ts")];
+        if (channel === undefined || ts === undefined) return { ok: false, error: "invalid_arguments" };
+        if (ws.message(ts, channel) === undefined) return { ok: false, error: "message_not_found" };
+        return { ok: true, channel, permalink: `${FAKE_WORKSPACE_URL}archives/${channel}/p${ts.replace(".", "")}` };
       }
       case "users.info":
         return usersInfo(ws, body, bot.scopes);

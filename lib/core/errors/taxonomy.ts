@@ -108,6 +108,21 @@ export class IncompleteRunError extends SilentFailureError {
   override readonly name: string = "IncompleteRunError";
 }
 
+/**
+ * An incomplete run whose steps freee refused, told apart so the ledger counts each cause on its own (a rerun still
+ * does only the steps not done): freee answered 403 (a permission the connected user or the app lacks), 404 (what
+ * the step names does not exist), or its rate limit (429) outlasted the MCP server's retries.
+ */
+export class FreeeForbiddenError extends IncompleteRunError {
+  override readonly name: string = "FreeeForbiddenError";
+}
+export class FreeeNotFoundError extends IncompleteRunError {
+  override readonly name: string = "FreeeNotFoundError";
+}
+export class FreeeRateLimitedError extends IncompleteRunError {
+  override readonly name: string = "FreeeRateLimitedError";
+}
+
 // ---------------------------------------------------------------- business
 
 /** JSON does not parse, schema violation, missing keys, unknown tool, empty steps. */
@@ -249,6 +264,9 @@ export const ErrorNames = {
     "RecordNotFoundError",
     "AgentRunFailedError",
     "IncompleteRunError",
+    "FreeeForbiddenError",
+    "FreeeNotFoundError",
+    "FreeeRateLimitedError",
     "WriteOutcomeUnknownError",
   ],
 } as const;

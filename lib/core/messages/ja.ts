@@ -15,6 +15,37 @@ export const SlackMessages = {
   rerunLimit: "最大再実行回数（3 回）に達しました。新しいタスクを作成してください。",
 } as const;
 
+/** Where a message may send the user besides Slack: the web admin (`…/admin`), when it is configured. */
+export interface MessagePlaces {
+  adminUrl?: string;
+}
+
+/**
+ * The line under every freee connection message (docs/architecture.md, messages): where the connection is seen and
+ * who fixes it — the ホーム tab, and the web admin's 設定 when it exists. The message above it stays word for word.
+ */
+export const FreeePlaceMessages = {
+  home: "freee の接続状態は、Slack でこのアプリの「ホーム」タブを開くと確認できます。接続・再接続はワークスペースの管理者が行います。",
+  homeOrAdmin: (adminUrl: string) =>
+    `freee の接続状態は、Slack でこのアプリの「ホーム」タブ、または <${adminUrl}/settings|管理画面の設定> で確認できます。接続・再接続はワークスペースの管理者が行います。`,
+} as const;
+
+/** A freee message followed by the line that names the place. */
+export function withFreeePlace(message: string, places: MessagePlaces = {}): string {
+  return `${message}\n${places.adminUrl === undefined ? FreeePlaceMessages.home : FreeePlaceMessages.homeOrAdmin(places.adminUrl)}`;
+}
+
+/**
+ * A request in a workspace whose freee connection is not usable (none, or one to reconnect): the task ends at the
+ * Task card before any plan is made (no model call), saying what to do and who can do it.
+ */
+export const FreeeFirstMessages = {
+  notUsable: "このワークスペースの freee との接続が使えないため（未接続、または再接続が必要）、この依頼は実行できません。実行計画は作成していません。",
+  whatToDo: "ワークスペースの管理者が、Slack でこのアプリの「ホーム」タブを開いて freee に接続（再接続）してから、もう一度依頼してください。",
+  whatToDoWithAdmin: (adminUrl: string) =>
+    `ワークスペースの管理者が、Slack でこのアプリの「ホーム」タブ、または <${adminUrl}/settings|管理画面の設定> で freee に接続（再接続）してから、もう一度依頼してください。`,
+} as const;
+
 /**
  * A message L1 read as no request for work on freee (a greeting, a question): the reply is L1's; this line says
  * that nothing was planned. Its own row in docs/architecture.md (messages).
@@ -198,8 +229,11 @@ export function freeeThrottleLiftsLine(resetAt: string | undefined): string | un
 }
 
 /** freee's rate limit, with when it resets when freee said so. */
+/** The opening of every freee rate-limit message (lib/core/messages/freee-refusals.ts reads it back). */
+export const FREEE_RATE_LIMITED_HEAD = "freee API の利用回数制限に達しました。";
+
 export function freeeRateLimitedMessage(retryAfterSeconds: number | undefined): string {
-  const head = "freee API の利用回数制限に達しました。";
+  const head = FREEE_RATE_LIMITED_HEAD;
   if (retryAfterSeconds === undefined) return `${head}時間をおいて実行してください。`;
   const wait = retryAfterSeconds >= 120 ? `約 ${Math.ceil(retryAfterSeconds / 60)} 分` : `約 ${Math.max(1, Math.ceil(retryAfterSeconds))} 秒`;
   return `${head}制限は${wait}後に解除されます。それ以降に実行してください。`;
@@ -241,22 +275,26 @@ export function agentFailureMessageFor(reason: string | undefined): string | und
 }
 
 /** The user message for a failure of one layer. */
-export function failureMessageFor(layer: "L1" | "L2" | "L3" | "L4", errorName?: string): string {
+export function failureMessageFor(layer: "L1" | "L2" | "L3" | "L4", errorName?: string, places: MessagePlaces = {}): string {
   switch (layer) {
     case "L1":
+      // L1 itself never calls freee: an AuthError here is the freee-first check (lib/steps/freee-first.ts).
+      if (errorName === "AuthError") {
+        return `${FreeeFirstMessages.notUsable}\n${places.adminUrl === undefined ? FreeeFirstMessages.whatToDo : FreeeFirstMessages.whatToDoWithAdmin(places.adminUrl)}`;
+      }
       return SlackMessages.l1Failed;
     case "L2":
       return SlackMessages.l2Failed;
     case "L3":
       // The preview reads freee with the workspace's connection before the Process card asks for approval.
-      if (errorName === "AuthError") return SlackMessages.freeeConnectionFailed;
+      if (errorName === "AuthError") return withFreeePlace(SlackMessages.freeeConnectionFailed, places);
       // A plan (not yet run) previewed against another company than the connection's now: it must be previewed again.
       if (errorName === "FreeeCompanyChangedError") return FreeeCompanyChangedMessages.invalidated;
       if (errorName === "FreeeThrottledError") return FreeeThrottledMessages.slack;
       return SlackMessages.l3Failed;
     case "L4":
       if (errorName === "RunTimeoutError") return SlackMessages.l4TimedOut;
-      if (errorName === "AuthError") return SlackMessages.freeeConnectionFailed;
+      if (errorName === "AuthError") return withFreeePlace(SlackMessages.freeeConnectionFailed, places);
       if (errorName === "FreeeCompanyChangedError") return FreeeCompanyChangedMessages.slack;
       if (errorName === "WriteOutcomeUnknownError") return WriteOutcomeUnknownMessages.slack;
       if (errorName === "FreeeThrottledError") return FreeeThrottledMessages.slack;

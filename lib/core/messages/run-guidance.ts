@@ -1,3 +1,5 @@
+import { refusalKindOf } from "./freee-refusals";
+
 /**
  * What the Execution card says when freee refused a step (docs/architecture.md, messages): which permission a 403
  * lacks, what a 404 did not find, when to try again after a 429. The refusal is read from the tool result the
@@ -6,16 +8,12 @@
 
 export type FreeeRefusal = { kind: "forbidden" } | { kind: "not_found" } | { kind: "rate_limited"; waitSeconds?: number };
 
-/** The refusal a tool result names, from the MCP server's own wording (its status code, or the rate-limit text). */
+/** The refusal a tool result names, from the MCP server's own wording (lib/core/messages/freee-refusals.ts). */
 export function refusalOf(text: string | undefined): FreeeRefusal | undefined {
-  if (text === undefined) return undefined;
-  if (/\(403\)/.test(text)) return { kind: "forbidden" };
-  if (/\(404\)/.test(text)) return { kind: "not_found" };
-  if (/利用回数制限|\(429\)/.test(text)) {
-    const wait = /約 (\d+) (分|秒)後/.exec(text);
-    return wait === null ? { kind: "rate_limited" } : { kind: "rate_limited", waitSeconds: Number(wait[1]) * (wait[2] === "分" ? 60 : 1) };
-  }
-  return undefined;
+  const kind = text === undefined ? undefined : refusalKindOf(text);
+  if (kind !== "rate_limited") return kind === undefined ? undefined : { kind };
+  const wait = /約 (\d+) (分|秒)後/.exec(text!);
+  return wait === null ? { kind: "rate_limited" } : { kind: "rate_limited", waitSeconds: Number(wait[1]) * (wait[2] === "分" ? 60 : 1) };
 }
 
 /** The freee permission a tool needs, in the words of freee's app settings (product and data, read or write). */

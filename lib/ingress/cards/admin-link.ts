@@ -1,17 +1,5 @@
-import { SlackMessages } from "../../core/messages/ja";
-import { context, type Card } from "./blocks";
-
-/** Links a card may carry out of Slack. */
+/** Links a card may carry out of Slack (the freee messages name the web admin's 設定 with it: lib/core/messages/ja.ts). */
 export interface CardLinks {
   /** The web admin (`…/admin`); absent: no link. */
   adminUrl?: string;
-}
-
-/**
- * Under 「freee への接続に失敗しました。管理画面で接続状態を確認してください。」, the second sentence as a link to the
- * web admin's 設定 (where the connection's status is shown and an admin reconnects).
- */
-export function adminLinkBlocks(message: string, links: CardLinks): Card["blocks"] {
-  if (links.adminUrl === undefined || message !== SlackMessages.freeeConnectionFailed) return [];
-  return [context(`<${links.adminUrl}/settings|管理画面で接続状態を確認する>`)];
 }

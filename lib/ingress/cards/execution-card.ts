@@ -6,7 +6,7 @@ import type { CardState as TaskHistory } from "../../core/domain/card-refresher"
 import { ActionIds, actions, context, header, inlineMrkdwn, quotedMrkdwn, section, user, type Card } from "./blocks";
 import { PrivacyTexts } from "../../core/messages/policy";
 import { isMasked } from "../public-masking";
-import { adminLinkBlocks, type CardLinks } from "./admin-link";
+import type { CardLinks } from "./admin-link";
 import { changeBlocks, ranBlocks, stepBlocks, stepLines, stepTitle, tableBlocks, type StepLine } from "./execution-steps";
 import { failureGuidance } from "./failure-guidance";
 
@@ -87,8 +87,8 @@ export function renderExecutionCard(history: TaskHistory, executionNo: number, l
     case "failed":
     case "timed_out": {
       const errorName = execution.status === "timed_out" ? "RunTimeoutError" : execution.errorName;
-      const message = failureMessageFor("L4", errorName);
-      blocks.push(section(`:warning: ${message}`), ...adminLinkBlocks(message, links));
+      const message = failureMessageFor("L4", errorName, links);
+      blocks.push(section(`:warning: ${message}`));
       const lifts = errorName === "FreeeThrottledError" ? freeeThrottleLiftsLine(throttleFaultUntil(execution.fault?.reason)) : undefined;
       if (lifts !== undefined) blocks.push(context(lifts));
       const why = execution.status === "failed" ? agentFailureMessageFor(execution.agentFailure?.reason) : undefined;

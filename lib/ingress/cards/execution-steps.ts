@@ -7,7 +7,8 @@ import { chunk, sortedSteps } from "../../preview/plan";
 import { OUTCOME_TABLE_HEAD, rowText } from "../../preview/rows";
 import { PrivacyTexts } from "../../core/messages/policy";
 import { AGENT_DECIDE, isWriteStep, toolSummary } from "../../freee/tools/summaries";
-import { codeCell, inlineMrkdwn, wholeSection, type Card } from "./blocks";
+import { inlineMrkdwn, wholeSection, type Card } from "./blocks";
+import { resultTableText } from "./result-table";
 
 /**
  * The Execution card's body: one line per approved step with its state and a one-line result; once
@@ -127,18 +128,8 @@ export function tableBlocks(lines: readonly StepLine[], csvSteps: ReadonlySet<st
     const t = l.table;
     const head = `*${l.step.order}. ${inlineMrkdwn(t.label)}（${t.total} 件）*`;
     if (t.columns.length === 0 || t.rows.length === 0) return [wholeSection(`${head}\n${T.emptyResult}`)];
-    // Rows are added while the section stays well under its 3,000 characters (the code fence must close).
-    // freee's text is anyone's text: escaped, so a partner named <!channel> notifies nobody, and each cell kept
-    // on its row (a name with a newline would add a row of its own).
-    const rows = [t.columns.map(codeCell).join(" | ")];
-    for (const r of t.rows.slice(0, CARD_TABLE_ROWS)) {
-      const row = r.map(codeCell).join(" | ");
-      if ([...rows.join("\n")].length + [...row].length > TABLE_TEXT_MAX) break;
-      rows.push(row);
-    }
-    const rest = t.total - (rows.length - 1);
-    const tail = rest <= 0 ? "" : `\n${csvSteps.has(l.step.stepId) ? (csvIn === "dm" ? T.restInDmCsv(rest) : T.restInCsv(rest)) : T.restNotShown(rest)}`;
-    return [wholeSection(`${head}\n\`\`\`\n${rows.join("\n").replace(/```/g, "ˋˋˋ")}\n\`\`\`${tail}`)];
+    const rest = (left: number) => (csvSteps.has(l.step.stepId) ? (csvIn === "dm" ? T.restInDmCsv(left) : T.restInCsv(left)) : T.restNotShown(left));
+    return [wholeSection(resultTableText(head, t, CARD_TABLE_ROWS, TABLE_TEXT_MAX, rest))];
   });
   return blocks.length <= TABLE_BLOCKS ? blocks : [...blocks.slice(0, TABLE_BLOCKS - 1), wholeSection(T.moreTables(blocks.length - TABLE_BLOCKS + 1))];
 }

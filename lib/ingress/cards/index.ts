@@ -17,7 +17,7 @@ export { renderExecutionCard, CANCELLING_TEXT, CANCELLED_TEXT } from "./executio
 export function renderCard(history: TaskHistory, subject: CardSubject, limits: Pick<Limits, "maxReruns">, links: CardLinks = {}): Card {
   switch (subject.kind) {
     case "task":
-      return renderTaskCard(history);
+      return renderTaskCard(history, links);
     case "prompt":
     case "process":
       return renderVersionCard(history, subject.kind, links);

@@ -1,5 +1,6 @@
 import type { CardState as TaskHistory } from "../../core/domain/card-refresher";
 import { failureMessageFor, limitMessageFor, NotARequestMessages } from "../../core/messages/ja";
+import type { CardLinks } from "./admin-link";
 import { context, escapeMrkdwn, header, inlineMrkdwn, quotedMrkdwn, section, user, type Card } from "./blocks";
 
 const STATUS_LABEL: Record<TaskHistory["task"]["status"], string> = {
@@ -15,7 +16,7 @@ const STATUS_LABEL: Record<TaskHistory["task"]["status"], string> = {
 };
 
 /** The Task card: what was asked, L1's reading of it, and where the task stands. */
-export function renderTaskCard(history: TaskHistory): Card {
+export function renderTaskCard(history: TaskHistory, links: CardLinks = {}): Card {
   const { task } = history;
   if (task.status === "answered" && task.reply !== undefined) return renderReply(task.reply);
   const blocks: Card["blocks"] = [header("タスク")];
@@ -29,7 +30,7 @@ export function renderTaskCard(history: TaskHistory): Card {
   }
   let statusText = `*状態*: ${STATUS_LABEL[task.status]}`;
   if (task.status === "failed" && task.failure !== undefined && task.failure.layer === "L1") {
-    statusText = `*状態*: 失敗\n${failureMessageFor("L1", task.failure.errorName)}`;
+    statusText = `*状態*: 失敗\n${failureMessageFor("L1", task.failure.errorName, links)}`;
   } else if (task.status === "closed" && task.closedReason === "regeneration_limit") {
     // Whichever review hit the limit sits at 1 + the regenerations allowed; the other cannot be beyond it.
     const regenerations = Math.max(task.currentPromptVersion, task.currentProcessVersion) - 1;

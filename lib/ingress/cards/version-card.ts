@@ -1,5 +1,5 @@
 import type { ProcessVersion, PromptVersion, Task, VersionKind } from "../../core/domain/records";
-import { adminLinkBlocks, type CardLinks } from "./admin-link";
+import type { CardLinks } from "./admin-link";
 import { failureMessageFor, limitMessageFor } from "../../core/messages/ja";
 import type { CardState as TaskHistory } from "../../core/domain/card-refresher";
 import { ActionIds, actions, context, escapeMrkdwn, header, inlineMrkdwn, quote, section, truncate, user, wholeSection, type Card } from "./blocks";
@@ -83,8 +83,8 @@ export function renderVersionCard(history: TaskHistory, kind: VersionKind, links
       break;
     }
     case "failed":
-      blocks.push(section(`:warning: ${failureMessageFor(LAYER[kind], record.errorName)}`), ...adminLinkBlocks(failureMessageFor(LAYER[kind], record.errorName), links));
-      text = failureMessageFor(LAYER[kind], record.errorName);
+      blocks.push(section(`:warning: ${failureMessageFor(LAYER[kind], record.errorName, links)}`));
+      text = failureMessageFor(LAYER[kind], record.errorName, links);
       break;
     case "expired":
       blocks.push(...contentBlocks(task, record));

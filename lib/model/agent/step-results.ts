@@ -1,4 +1,5 @@
 import type { ReadTable } from "../../core/domain/records";
+import { columnLabel, meaningOf, shownFields } from "./result-columns";
 
 /**
  * What a tool result says, for the Execution card: a one-line Japanese result, and — for a read that returned a
@@ -32,28 +33,8 @@ const LIST_LABEL: Record<string, string> = {
   invoices: "請求書",
   work_records: "勤怠",
   companies: "事業所",
+  receipts: "ファイルボックス（証憑）",
 };
-
-/** Column names in Japanese, and which fields come first when a list has more than fit. */
-const COLUMN_LABEL: Record<string, string> = {
-  id: "ID",
-  num: "従業員番号",
-  display_name: "表示名",
-  name: "名前",
-  issue_date: "発生日",
-  due_date: "支払期日",
-  type: "種別",
-  amount: "金額",
-  due_amount: "未決済額",
-  partner_name: "取引先",
-  status: "状態",
-  account_category: "カテゴリー",
-  shortcut: "ショートカット",
-  code: "コード",
-  entry_date: "入社日",
-  ref_number: "管理番号",
-};
-const PREFERRED = Object.keys(COLUMN_LABEL);
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -79,12 +60,13 @@ function firstList(value: Json | undefined): { key: string; rows: { [k: string]:
   return undefined;
 }
 
-/** Amounts read as money (digits grouped); ids and codes stay as freee wrote them. */
-const AMOUNT = /(^|_)amount$/;
+/** Amounts and balances read as money (digits grouped, 円); codes and numbers stay as freee wrote them. */
+const AMOUNT = /(^|_)(amount|balance)$/;
 
-function cell(key: string, v: Json | undefined): string {
+function cell(list: string, key: string, v: Json | undefined): string {
   if (v === undefined || v === null) return "";
-  const text = typeof v === "number" && AMOUNT.test(key) ? v.toLocaleString("ja-JP") : String(v);
+  const meaning = typeof v === "object" ? undefined : meaningOf(list, key, v);
+  const text = meaning ?? (typeof v === "number" && AMOUNT.test(key) ? `${v.toLocaleString("ja-JP")}円` : String(v));
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length <= CELL_MAX_CHARS ? flat : `${flat.slice(0, CELL_MAX_CHARS - 1)}…`;
 }
@@ -96,11 +78,12 @@ export function readTableOf(text: string): ReadTable | undefined {
   if (list === undefined) return undefined;
   const keys: string[] = [];
   for (const row of list.rows.slice(0, TABLE_MAX_ROWS)) for (const [k, v] of Object.entries(row)) if (isScalar(v) && !keys.includes(k)) keys.push(k);
-  const ordered = [...PREFERRED.filter((k) => keys.includes(k)), ...keys.filter((k) => !PREFERRED.includes(k))].slice(0, TABLE_MAX_COLUMNS);
+  // Japanese columns only, from freee's schema; internal and personal columns are not kept (lib/model/agent/result-columns.ts).
+  const ordered = shownFields(list.key, keys, TABLE_MAX_COLUMNS);
   return {
-    label: LIST_LABEL[list.key] ?? (list.key === "" ? "結果" : list.key),
-    columns: ordered.map((k) => COLUMN_LABEL[k] ?? k),
-    rows: list.rows.slice(0, TABLE_MAX_ROWS).map((row) => ordered.map((k) => cell(k, row[k]))),
+    label: LIST_LABEL[list.key] ?? "結果",
+    columns: ordered.map((k) => columnLabel(list.key, k)!),
+    rows: list.rows.slice(0, TABLE_MAX_ROWS).map((row) => ordered.map((k) => cell(list.key, k, row[k]))),
     total: totalOf(value, list.rows.length),
   };
 }

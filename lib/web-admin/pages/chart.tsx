@@ -66,8 +66,8 @@ export function FailureChart(props: { failures: Ledger["failuresByClass"]; label
   const max = Math.max(1, ...rows.map((r) => r.count));
   const [w, rowH, labelW] = [560, 22, 330];
   return (
-    <svg xmlns="http://www.w3.org/2000/svg" width={w} height={rows.length * rowH + 10} viewBox={`0 0 ${w} ${rows.length * rowH + 10}`} role="img" aria-label="層と種類ごとのエラー数">
-      <title>層と種類ごとのエラー数</title>
+    <svg xmlns="http://www.w3.org/2000/svg" width={w} height={rows.length * rowH + 10} viewBox={`0 0 ${w} ${rows.length * rowH + 10}`} role="img" aria-label="失敗したタスクの原因（層と種類）">
+      <title>失敗したタスクの原因（層と種類）</title>
       {rows.map((r, i) => (
         <g data-layer={r.layer} data-class={r.errorClass}>
           <text x={0} y={i * rowH + 15} font-size="11" fill="#333">

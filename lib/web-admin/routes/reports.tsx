@@ -64,7 +64,8 @@ export function reportRoutes(deps: WebAdminDeps): Hono<AdminEnv> {
             </tbody>
           </table>
         </div>
-        <h2>層と種類ごとのエラー</h2>
+        <h2>失敗したタスクの原因（層と種類）</h2>
+        <p class="muted">失敗・タイムアウトしたタスクを、終わらせたエラーで 1 件ずつ数えています（App Home と同じ数です）。</p>
         <div class="chart">
           <FailureChart failures={ledger.failuresByClass} label={(f) => `${layerLabel(f.layer)} / ${errorClassLabel(f.errorClass)}`} />
           {ledger.failuresByClass.length === 0 ? null : (

@@ -25,7 +25,8 @@ import {
   TruncatedResponseError,
   UpstreamServerError,
   UpstreamTimeoutError,
-  type ErrorKind, FreeeCompanyChangedError, FreeeThrottledError } from "../../../lib/core/errors/taxonomy";
+  type ErrorKind, FreeeCompanyChangedError, FreeeThrottledError, FreeeForbiddenError, FreeeNotFoundError, FreeeRateLimitedError } from "../../../lib/core/errors/taxonomy";
+import { ERROR_CLASS_NAMES } from "../../../lib/core/messages/error-names";
 
 // The error table of docs/architecture.md, one row each: class → kind. The name is what Step Functions' ErrorEquals matches.
 const rows: Array<[string, () => AppError, ErrorKind]> = [
@@ -51,6 +52,9 @@ const rows: Array<[string, () => AppError, ErrorKind]> = [
   ["IllegalTransitionError", () => new IllegalTransitionError("x"), "business"],
   ["RecordNotFoundError", () => new RecordNotFoundError("x"), "business"],
   ["IncompleteRunError", () => new IncompleteRunError("x"), "business"],
+  ["FreeeForbiddenError", () => new FreeeForbiddenError("x"), "business"],
+  ["FreeeNotFoundError", () => new FreeeNotFoundError("x"), "business"],
+  ["FreeeRateLimitedError", () => new FreeeRateLimitedError("x"), "business"],
   ["WriteOutcomeUnknownError", () => new WriteOutcomeUnknownError("x"), "business"],
   ["AgentRunFailedError", () => new AgentRunFailedError("x", { reason: "session_error" }), "business"],
 ];
@@ -108,5 +112,11 @@ describe("error taxonomy", () => {
     for (const name of all) expect(known.has(name)).toBe(true);
     expect(all).toContain("UpstreamTimeoutError");
     expect(all).not.toContain("SilentFailureError");
+  });
+
+  it("every class has its Japanese name (App Home, the web admin and the report name them by it)", () => {
+    const classes = [...rows.map(([name]) => name), "SilentFailureError", "AdminDataError", "SignInRefusedError", ...Object.values(ErrorNames).flat()];
+    expect(classes.filter((name) => !Object.hasOwn(ERROR_CLASS_NAMES, name))).toEqual([]);
+    for (const name of Object.values(ERROR_CLASS_NAMES)) expect(name).toMatch(/[ぁ-んァ-ヶ一-龠]/);
   });
 });

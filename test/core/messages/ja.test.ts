@@ -10,8 +10,19 @@ describe("Slack messages", () => {
     expect(failureMessageFor("L4", "RunTimeoutError")).toBe("実行がタイムアウトしました。[再実行] で再試行できます。"));
   it("L4 エラー", () =>
     expect(failureMessageFor("L4", "AgentRunFailedError")).toBe("実行中にエラーが発生しました。[再実行] で再試行できます。"));
-  it("freee 接続エラー", () =>
-    expect(failureMessageFor("L4", "AuthError")).toBe("freee への接続に失敗しました。管理画面で接続状態を確認してください。"));
+  it("freee 接続エラー: the listed text word for word, then a second line naming the place (the ホーム tab; the web admin when configured)", () => {
+    for (const layer of ["L3", "L4"] as const) {
+      const [first, second, ...rest] = failureMessageFor(layer, "AuthError").split("\n");
+      expect(first).toBe("freee への接続に失敗しました。管理画面で接続状態を確認してください。");
+      expect(second).toContain("「ホーム」タブ");
+      expect(second).toContain("管理者");
+      expect(rest).toEqual([]);
+      const withAdmin = failureMessageFor(layer, "AuthError", { adminUrl: "https://web.example/admin" }).split("\n");
+      expect(withAdmin[0]).toBe(first);
+      expect(withAdmin[1]).toContain("「ホーム」タブ");
+      expect(withAdmin[1]).toContain("<https://web.example/admin/settings|管理画面の設定>");
+    }
+  });
   it("freee への書き込み結果が不明 (WriteOutcomeUnknownError, not a seed row): check freee before [再実行]", () => {
     expect(failureMessageFor("L4", "WriteOutcomeUnknownError")).toBe(WriteOutcomeUnknownMessages.slack);
     expect(WriteOutcomeUnknownMessages.slack).toContain("freee で登録内容を確認してから [再実行]");

@@ -95,8 +95,9 @@ describe("interpretEvents: per-step progress for the Execution card", () => {
         okCalls: 1,
         errorCalls: 0,
         note: "従業員 2 件を取得しました",
-        table: { label: "従業員", columns: ["ID", "従業員番号", "表示名", "入社日", "birth_date"], rows: [["7", "A1", "山田 太郎", "2020-04-01", "1990-01-01"], ["8", "", "佐藤 花子", "", ""]], total: 2 },
-        // A birth date is HR personal data (lib/freee/hr-personal-data.ts): shown only to whom may see it.
+        table: { label: "従業員", columns: ["従業員番号", "従業員名", "入社日"], rows: [["A1", "山田 太郎", "2020-04-01"], ["", "佐藤 花子", ""]], total: 2 },
+        // A birth date is HR personal data (lib/freee/hr-personal-data.ts): never a column on a card, and the
+        // result goes only to whom may see it.
         personal: ["birth_date"],
       },
     ]);
@@ -143,7 +144,7 @@ describe("read tables stay small enough for the Execution item", () => {
     expect(steps.filter((s) => s.table !== undefined)).toHaveLength(6);
     expect(steps[0]?.table).toMatchObject({ label: "取引", total: 250 });
     expect(steps[0]?.table?.rows).toHaveLength(50);
-    expect(steps[0]?.table?.rows[0]).toEqual(["0", "1,000"]);
+    expect(steps[0]?.table?.rows[0]).toEqual(["1,000円"]);
     expect(steps[7]).toMatchObject({ state: "done", note: "取引 250 件を取得しました" });
     expect(JSON.stringify(steps).length).toBeLessThan(120_000);
   });
