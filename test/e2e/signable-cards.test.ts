@@ -143,7 +143,7 @@ describe("sandbox: cards an accountant can sign", { timeout: 120_000 }, () => {
       expect((await page.post("/sandbox/api/action", older)).status).toBe(200);
       await waitFor("run 2 ends", done(2), 60_000);
       await page.settled(ts);
-      expect((await page.history(ts)).executions[1]).toMatchObject({ status: "failed", errorName: "IncompleteRunError" });
+      expect((await page.history(ts)).executions[1]).toMatchObject({ status: "failed", errorName: "FreeeForbiddenError" });
       expect(JSON.stringify((await page.thread(ts)).map((m) => m.blocks))).not.toContain("rerun_execution");
       await page.post("/sandbox/api/faults/clear", {});
 
