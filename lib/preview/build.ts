@@ -94,9 +94,9 @@ async function previewWrite(step: StepWithNames, reader: FreeeReader, now: Date,
     else if (tool?.method !== undefined) described = await describeGeneric(tool.method, names.toolInput, reader);
     else described = describe === undefined ? undescribed(step.tool, tool?.description) : await describe(names.toolInput, reader);
   }
-  const { facts, ...shown } = described;
+  const { facts, targetName, ...shown } = described;
   const effective = effectiveOf(names.toolInput);
-  const rows: ChangeRow[] = shown.rows ?? rowsFromChanges(shown.changes, targetOf(step, shown.title), effective);
+  const rows: ChangeRow[] = shown.rows ?? rowsFromChanges(shown.changes, targetOf(step, shown.title, targetName), effective);
   const preview: PreviewStep = { stepId: step.stepId, tool: step.tool, ...shown, rows, resolved: names.resolved, problems: names.problems };
   return { step: resolvedStep, preview, facts: facts ?? (effective === undefined ? {} : { effectiveDate: effective }) };
 }
@@ -114,14 +114,16 @@ function sentence(description: string): string {
 }
 
 /** 対象 of a write without rows of its own: the record its path names (a generic write), or what it makes. */
-function targetOf(step: ProcessStep, title: string): Pick<ChangeRow, "target" | "targetKind"> {
+function targetOf(step: ProcessStep, title: string, name: string | undefined): Pick<ChangeRow, "target" | "targetKind"> {
   if (step.tool === UPLOAD_RECEIPT_TOOL) return { targetKind: "other", target: "証憑ファイル（新規）" };
   const path = typeof step.toolInput.path === "string" ? step.toolInput.path : undefined;
   if (path === undefined) return { targetKind: "other", target: title };
-  const id = /\/(\d+)(?:\/|$)/.exec(path)?.[1];
+  // The record's id is the first number after the API's own prefix (/api/1's 1 is a version, not an id).
+  const id = /\/(\d+)(?:\/|$)/.exec(path.replace(/^\/(?:api\/1|hr\/api\/v1|iv)(?=\/)/, ""))?.[1];
   const kind: ChangeRow["targetKind"] = /\/deals(\/|$)/.test(path) ? "deal" : /\/partners(\/|$)/.test(path) ? "partner" : /\/employees(\/|$)/.test(path) ? "employee" : "other";
   const noun = { deal: "取引", partner: "取引先", employee: "従業員", other: title }[kind];
-  return { targetKind: kind, target: id === undefined ? `${noun}（新規）` : `${noun} ID ${id}` };
+  if (id === undefined) return { targetKind: kind, target: `${noun}（新規）` };
+  return { targetKind: kind, target: name === undefined ? `${noun} ID ${id}` : `${noun} ${name}（ID ${id}）` };
 }
 
 /** 適用 of a write without rows of its own: the date its input names, if any. */

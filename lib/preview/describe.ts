@@ -15,6 +15,8 @@ import type { StepFacts } from "./warnings";
 export type Described = Pick<PreviewStep, "title" | "summary" | "details" | "changes" | "current" | "currentNote" | "warnings" | "rows"> & {
   /** What the warnings are computed from beyond the rows (lib/preview/warnings.ts). */
   facts?: StepFacts;
+  /** freee's name of the record a generic write changes (「東京タクシー」): the table's 対象 names it. */
+  targetName?: string;
 };
 type Describer = (input: Record<string, unknown>, reader: FreeeReader) => Promise<Described>;
 

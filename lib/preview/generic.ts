@@ -110,10 +110,28 @@ function unwrap(data: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** A record in one line: the fields a person recognises it by. */
+/** The fields that tell a record apart, under the labels freee's screens use. */
+const BRIEF_LABELS: readonly (readonly [string, string])[] = [
+  ["name", "名前"],
+  ["subject", "件名"],
+  ["invoice_number", "請求書番号"],
+  ["issue_date", "発生日"],
+  ["billing_date", "請求日"],
+  ["date", "日付"],
+  ["amount", "金額"],
+  ["total_amount", "合計金額"],
+  ["ref_number", "管理番号"],
+];
+
 function brief(record: Record<string, unknown>): string {
-  const keys = ["name", "subject", "invoice_number", "issue_date", "billing_date", "date", "amount", "total_amount", "ref_number"];
-  const parts = keys.filter((k) => record[k] !== undefined && record[k] !== null && record[k] !== "").map((k) => `${k} ${/amount/.test(k) && typeof record[k] === "number" ? yen(record[k] as number) : String(record[k])}`);
+  const parts = BRIEF_LABELS.filter(([k]) => record[k] !== undefined && record[k] !== null && record[k] !== "").map(([k, label]) => `${label} ${/amount/.test(k) && typeof record[k] === "number" ? yen(record[k] as number) : String(record[k])}`);
   return parts.length === 0 ? `ID ${String(record.id ?? "?")}` : parts.join("、");
+}
+
+/** freee's name for a record (a partner's, an employee's), when it has one. */
+function nameOf(record: Record<string, unknown> | undefined): string | undefined {
+  const name = record?.display_name ?? record?.name;
+  return typeof name === "string" && name !== "" ? name : undefined;
 }
 
 export async function describeGeneric(method: string, input: Record<string, unknown>, reader: FreeeReader): Promise<Described> {
@@ -140,7 +158,8 @@ export async function describeGeneric(method: string, input: Record<string, unkn
   const note = current.ok ? {} : { currentNote: `現在の内容を freee から読み取れませんでした（${current.reason}）。` };
   if (method === "DELETE") {
     const what = record === undefined ? path : brief(record);
-    return { title, summary: `${title}: ${what}`, details: [`対象: ${path}`], changes: [{ label: "削除", ...(record === undefined ? {} : { before: what }), after: "（削除されます）" }], current: current.ok ? "read" : "unreadable", ...note, warnings: names.warnings };
+    const named = nameOf(record);
+    return { title, summary: `${title}: ${what}`, details: [`対象: ${path}`], changes: [{ label: "削除", ...(record === undefined ? {} : { before: what }), after: "（削除されます）" }], current: current.ok ? "read" : "unreadable", ...note, warnings: names.warnings, ...(named === undefined ? {} : { targetName: named }) };
   }
   const bodySchema = branch(derefSchema(op.requestBody?.schema ?? {}) as Schema);
   const changes: PreviewChange[] = [];
@@ -151,5 +170,6 @@ export async function describeGeneric(method: string, input: Record<string, unkn
     changes.push({ label, ...(before === undefined ? {} : { before }), after });
   }
   const shown = changes.map((c) => `${c.label} ${c.before ?? "?"} → ${c.after}`).join("、");
-  return { title, summary: `${title}（${path}）: ${shown === "" ? "変更する項目がありません" : shown}`, details: [], changes, current: current.ok ? "read" : "unreadable", ...note, warnings: names.warnings };
+  const named = nameOf(record);
+  return { title, summary: `${title}（${path}）: ${shown === "" ? "変更する項目がありません" : shown}`, details: [], changes, current: current.ok ? "read" : "unreadable", ...note, warnings: names.warnings, ...(named === undefined ? {} : { targetName: named }) };
 }

@@ -176,7 +176,8 @@ describe("sandbox page in headless Chromium", () => {
     const file = page.locator("#channel .msg", { hasText: "この領収書" }).locator(".file");
     await expect.poll(() => file.innerText(), { timeout: 15_000 }).toContain("taxi-receipt.png");
     expect(await file.innerText()).toContain(`PNG · ${png.byteLength} B`);
-    expect(await page.locator("#attached").isVisible()).toBe(false);
+    // Cleared when the post returns, which the page's polling may show the message before.
+    await expect.poll(() => page.locator("#attached").isVisible()).toBe(false);
     const thread = page.locator("#thread-messages");
     await thread.locator("button[data-action*='prompt']", { hasText: "承認" }).first().click({ timeout: 30_000 });
     await expect.poll(() => thread.innerText(), { timeout: 30_000 }).toContain("「taxi-receipt.png」");

@@ -87,6 +87,12 @@ async function drive(text: string) {
 }
 
 const PAY = "来月から山田さんの基本給を30万円に変更して";
+/** The guidance line each freee refusal's card carries (lib/core/messages/run-guidance.ts). */
+const GUIDANCE: Readonly<Record<string, string>> = {
+  "freee.403": "を拒否しました (403)。足りない権限: freee 人事労務の「従業員」の参照。",
+  "freee.404": "freee に見つかりませんでした (404): 「1. ",
+  "freee.429": "freee API の利用回数制限に達したため止まりました (429)。",
+};
 /** Writes that reached the scripted freee (a fault the proxy answers in freee's place reaches nothing). */
 const writes = () => stack.freee!.apiRequests().filter((r) => r.method !== "GET").length;
 
@@ -121,7 +127,7 @@ describe("every fault of the sandbox's catalogue, armed for every attempt", { ti
       const spec = stack.faults!.catalogue.find((f) => f.id === id)!;
       expect((await post("/sandbox/api/faults/arm", { id, mode: "every" })).status).toBe(200);
       const before = writes();
-      const { history: h, shown } = await drive(PAY);
+      const { ts, history: h, shown } = await drive(PAY);
       expect(stack.faults!.armed()?.hits ?? 0, "the fault hit a request").toBeGreaterThan(0);
       await post("/sandbox/api/faults/clear", {});
       const errors = h.audit.filter((a) => a.action.startsWith("error."));
@@ -145,7 +151,12 @@ describe("every fault of the sandbox's catalogue, armed for every attempt", { ti
       if (layer !== "L4") expect(h.executions).toEqual([]);
       if (layer === "L4") {
         expect(h.executions.at(-1)).toMatchObject({ status: error === "RunTimeoutError" ? "timed_out" : "failed" });
-        expect(shown).toContain("再実行");
+        // [再実行] is offered unless freee refused a permission (a rerun would meet the same 403).
+        const offered = (await thread(ts)).some((m) => (m.blocks ?? []).some((b) => (b.elements ?? []).some((el) => el.action_id === ActionIds.rerun)));
+        expect(offered, "a [再実行] button").toBe(id !== "freee.403");
+        // freee's refusals say what to do: the missing permission, what was not found, when to try again.
+        const guidance = GUIDANCE[id];
+        if (guidance !== undefined) expect(shown).toContain(guidance);
       }
       // The faults answer in freee's place, so a failed task wrote nothing (an unknown outcome included).
       expect(writes() - before).toBe(0);

@@ -138,6 +138,7 @@ describe("sandbox: cards an accountant can sign", { timeout: 120_000 }, () => {
       await waitFor("run 1 ends", done(1), 60_000);
       await page.settled(ts);
       const older = await page.button(ts, "rerun_execution", (v) => v.executionNo === 1);
+      expect(sections((await page.thread(ts)).find((m) => m.text.startsWith("実行 #1: "))!).join("\n")).toContain("ℹ️ freee に見つかりませんでした (404): 「1. ");
       // Rerun into a 403: run 2's card offers no [再実行].
       expect((await page.post("/sandbox/api/faults/arm", { id: "freee.403", mode: "every" })).status).toBe(200);
       expect((await page.post("/sandbox/api/action", older)).status).toBe(200);

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkBlocks, checkView } from "../../dev/fakes/slack/block-kit";
 import type { Execution, ProcessVersion, StepProgress } from "../../lib/core/domain/records";
-import { ExecutionCardTexts as T, freeeRateLimitedMessage } from "../../lib/core/messages/ja";
+import { ExecutionCardTexts as T, freeeRateLimitedMessage, freeeThrottledMessage } from "../../lib/core/messages/ja";
+import { RunGuidanceTexts } from "../../lib/core/messages/run-guidance";
+import { rerunRefusal } from "../../lib/ingress/cards/failure-guidance";
 import { slackLength } from "../../lib/core/messages/mrkdwn";
 import { ActionIds, renderCard, type Card } from "../../lib/ingress/cards";
 import { buildStepInputModal } from "../../lib/ingress/plan-modal";
@@ -283,6 +285,17 @@ describe("failure cards that guide", () => {
     // 12:00 JST + 5 minutes.
     expect(shown(card)).toContain("ℹ️ freee API の利用回数制限に達したため止まりました (429)。12:05（日本時間）以降に [再実行] してください。");
     expect(hasRerun(card)).toBe(true);
+  });
+
+  it("freee's 403 throttle is not a missing permission: no permission line, [再実行] stays, a rerun is not refused", () => {
+    const card = failed(errorNote(freeeThrottledMessage("2026-12-02T03:10:00.000Z")));
+    expect(shown(card)).not.toContain("足りない権限");
+    expect(hasRerun(card)).toBe(true);
+    const approved = { ...version, status: "approved" as const };
+    expect(rerunRefusal(approved, execution(1, { status: "failed", errorName: "FreeeThrottledError", progress: progress([step("s1"), step("s2", { state: "failed", okCalls: 0, errorCalls: 1, note: errorNote(freeeThrottledMessage(undefined)) })]) }))).toBeUndefined();
+    expect(rerunRefusal(approved, execution(1, { status: "failed", errorName: "IncompleteRunError", progress: progress([step("s1"), step("s2", { state: "failed", okCalls: 0, errorCalls: 1, note: FORBIDDEN })]) }))).toBe(
+      RunGuidanceTexts.rerunRefused("2. 基本給の変更", "freee 人事労務の「給与（基本給）」の更新"),
+    );
   });
 
   it("a failure freee did not refuse gets no guidance line", () => {

@@ -53,13 +53,17 @@ describe("generic writes: what will change, in Japanese", () => {
     const p = await preview(step(1, "freee_api_put", { path: "/api/1/partners/11", body: { name: "東京タクシー株式会社" } }));
     expect(p.steps[0]).toMatchObject({ title: "取引先の更新", current: "read", changes: [{ before: "東京タクシー", after: "東京タクシー株式会社" }] });
     expect(p.steps[0]!.summary).toContain("東京タクシー → 東京タクシー株式会社");
+    // 対象 names the partner as freee holds it now, beside its id.
+    expect(p.steps[0]!.rows?.map((r) => [r.targetKind, r.target, r.label])).toEqual([["partner", "取引先 東京タクシー（ID 11）", expect.any(String)]]);
     expect(f.fake.apiRequests("/api/1/partners/11").slice(before).map((r) => r.method)).toEqual(["GET"]);
   });
 
   it("a DELETE (deal): the record it removes; a record freee does not have is said to be unreadable", async () => {
     const p = await preview(step(1, "freee_api_delete", { path: "/api/1/deals/1" }), step(2, "freee_api_delete", { path: "/api/1/deals/99999" }));
     expect(p.steps[0]).toMatchObject({ title: "取引（収入・支出）の削除", current: "read", changes: [{ label: "削除", after: "（削除されます）" }] });
-    expect(p.steps[0]!.summary).toContain("issue_date 2026-11-05");
+    // The record in freee's words: no field names of the API.
+    expect(p.steps[0]!.summary).toContain("発生日 2026-11-05");
+    expect(p.steps[0]!.summary).not.toMatch(/issue_date|amount/);
     expect(p.steps[1]).toMatchObject({ current: "unreadable" });
     expect(p.steps[1]!.currentNote).toMatch(/freee に見つかりません \(404\)/);
   });
