@@ -20,7 +20,8 @@ export function renderReadParams(): string {
     const parameters: Record<string, ReadParameter> = {};
     let defaultCount: number | undefined;
     for (const p of op.parameters) {
-      if (p.in !== "query" && p.in !== "path") continue;
+      // company_id is never in a step's input (every tool acts on the connected company): nothing to say.
+      if ((p.in !== "query" && p.in !== "path") || p.name === "company_id") continue;
       const label = labelOf(p.description);
       const values = Array.isArray(p.schema.enum) ? (p.schema.enum as unknown[]) : [];
       const meanings = enumLabels(p.description, values);

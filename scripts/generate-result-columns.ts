@@ -8,6 +8,7 @@ import vendored from "../lib/freee/openapi/freee-responses.json";
 import { derefResponse } from "../lib/freee/openapi/responses";
 import { enumLabels, labelOf } from "../lib/freee/schema-words";
 import { readNounOf } from "../lib/preview/read-nouns";
+import { neverShown } from "../lib/model/agent/result-columns";
 
 export const RESULT_COLUMNS_FILE = fileURLToPath(new URL("../lib/model/agent/result-columns.generated.json", import.meta.url));
 
@@ -31,7 +32,7 @@ function columnsOf(item: Schema): Record<string, Column> {
   const out: Record<string, Column> = {};
   for (const [field, prop] of Object.entries(item.properties ?? {})) {
     const type = typeOf(prop);
-    if (type === undefined || !SCALAR.has(type)) continue;
+    if (type === undefined || !SCALAR.has(type) || neverShown(field)) continue;
     const label = labelOf(prop.description);
     if (label === undefined) continue;
     const values = prop.enum ?? (type === "boolean" ? [true, false] : []);
