@@ -8,17 +8,20 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { FREEE_OPERATIONS } from "../lib/freee/openapi/validator";
 import { enumLabels, labelOf } from "../lib/freee/schema-words";
 import type { ReadOperation, ReadParameter } from "../lib/preview/read-params";
+import { readNounOf } from "../lib/preview/read-nouns";
 
 export const READ_PARAMS_FILE = fileURLToPath(new URL("../lib/preview/read-params.generated.json", import.meta.url));
 
 export function renderReadParams(): string {
   const out: Record<string, ReadOperation> = {};
-  const gets = FREEE_OPERATIONS.filter((op) => op.method === "GET").sort((a, b) => a.path.localeCompare(b.path));
+  // Only the collections a read is said for (lib/preview/read-nouns.ts): the rest would only weigh on the bundles.
+  const gets = FREEE_OPERATIONS.filter((op) => op.method === "GET" && readNounOf(op.path) !== undefined).sort((a, b) => a.path.localeCompare(b.path));
   for (const op of gets) {
     const parameters: Record<string, ReadParameter> = {};
     let defaultCount: number | undefined;
     for (const p of op.parameters) {
-      if (p.in !== "query" && p.in !== "path") continue;
+      // company_id is never in a step's input (every tool acts on the connected company): nothing to say.
+      if ((p.in !== "query" && p.in !== "path") || p.name === "company_id") continue;
       const label = labelOf(p.description);
       const values = Array.isArray(p.schema.enum) ? (p.schema.enum as unknown[]) : [];
       const meanings = enumLabels(p.description, values);

@@ -7,6 +7,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import vendored from "../lib/freee/openapi/freee-responses.json";
 import { derefResponse } from "../lib/freee/openapi/responses";
 import { enumLabels, labelOf } from "../lib/freee/schema-words";
+import { readNounOf } from "../lib/preview/read-nouns";
+import { neverShown } from "../lib/model/agent/result-columns";
 
 export const RESULT_COLUMNS_FILE = fileURLToPath(new URL("../lib/model/agent/result-columns.generated.json", import.meta.url));
 
@@ -30,7 +32,7 @@ function columnsOf(item: Schema): Record<string, Column> {
   const out: Record<string, Column> = {};
   for (const [field, prop] of Object.entries(item.properties ?? {})) {
     const type = typeOf(prop);
-    if (type === undefined || !SCALAR.has(type)) continue;
+    if (type === undefined || !SCALAR.has(type) || neverShown(field)) continue;
     const label = labelOf(prop.description);
     if (label === undefined) continue;
     const values = prop.enum ?? (type === "boolean" ? [true, false] : []);
@@ -45,7 +47,8 @@ export function renderResultColumns(): string {
   const apis = (vendored as unknown as { apis: Record<string, { responses: Record<string, Record<string, unknown>> }> }).apis;
   for (const api of Object.keys(apis).sort()) {
     for (const [operation, statuses] of Object.entries(apis[api]!.responses).sort(([a], [b]) => a.localeCompare(b))) {
-      if (!operation.startsWith("GET ") || statuses["200"] == null) continue;
+      // Only the collections a read is said for (lib/preview/read-nouns.ts): the rest would only weigh on the bundles.
+      if (!operation.startsWith("GET ") || statuses["200"] == null || readNounOf(operation.slice("GET ".length)) === undefined) continue;
       const body = objectOf(derefResponse(statuses["200"]) as Schema);
       for (const [key, prop] of Object.entries(body?.properties ?? {})) {
         const item = typeOf(prop) === "array" ? objectOf(prop.items) : undefined;

@@ -3,6 +3,7 @@ import { inlineMrkdwn } from "../core/messages/mrkdwn";
 import { toolSummary } from "../freee/tools/summaries";
 import { groupDigits } from "./format";
 import { readByPath, readByTemplate, type ReadOperation } from "./read-params";
+import { READ_NOUNS as NOUN, readNounOf } from "./read-nouns";
 
 /**
  * A read step in words, as the Process card shows it: what is read, for which period and with which filters, and
@@ -12,26 +13,6 @@ import { readByPath, readByTemplate, type ReadOperation } from "./read-params";
  * words come compiled (lib/preview/read-params.ts): the Slack Lambda does not load the OpenAPI.
  */
 
-/** What the rows of a freee collection are, by the collection's path segment. */
-const NOUN: Record<string, string> = {
-  deals: "取引",
-  employees: "従業員",
-  account_items: "勘定科目",
-  partners: "取引先",
-  items: "品目",
-  sections: "部門",
-  tags: "メモタグ",
-  walletables: "口座",
-  codes: "税区分",
-  manual_journals: "振替伝票",
-  invoices: "請求書",
-  receipts: "ファイルボックス（証憑）",
-  companies: "事業所",
-  work_records: "勤怠",
-  basic_pay_rule: "基本給",
-  work_record_summaries: "勤怠の月次集計",
-  me: "ログインユーザー",
-};
 
 /** Fields said by the period or the count, not as a filter. */
 const PAGING = new Set(["limit", "offset", "page", "per_page"]);
@@ -120,8 +101,7 @@ function targetOf(step: Pick<ProcessStep, "tool" | "toolInput">): Target | undef
 }
 
 function nounOf(path: string): string | undefined {
-  const segments = path.split("/").filter((s) => s !== "" && !s.startsWith("{"));
-  return NOUN[segments.at(-1) ?? ""];
+  return readNounOf(path);
 }
 
 function idWords(name: string, value: unknown, operation: Operation): string {

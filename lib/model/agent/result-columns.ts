@@ -45,9 +45,14 @@ const HIDDEN_IN: Record<string, ReadonlySet<string>> = { taxes: new Set(["name"]
 /** Which fields come first when a list has more than fit (the rest follow in freee's order). */
 const PREFERRED = ["num", "display_name", "name", "issue_date", "date", "due_date", "type", "partner_name", "amount", "due_amount", "status", "entry_date", "retire_date", "code", "ref_number", "account_category"];
 
+/** A field no list shows (scripts/generate-result-columns.ts leaves it out of the compiled table). */
+export function neverShown(field: string): boolean {
+  return HIDDEN.test(field) || INTERNAL_ID.test(field);
+}
+
 /** The label of a field of this list, or undefined when it is not to be shown. */
 export function columnLabel(list: string, field: string): string | undefined {
-  if (HIDDEN.test(field) || INTERNAL_ID.test(field) || HIDDEN_IN[list]?.has(field) === true) return undefined;
+  if (neverShown(field) || HIDDEN_IN[list]?.has(field) === true) return undefined;
   return LABEL_OVERRIDES[list]?.[field] ?? SCHEMA_COLUMNS[list]?.[field]?.label ?? EXTRA_LABELS[field];
 }
 
