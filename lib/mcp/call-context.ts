@@ -37,7 +37,7 @@ export interface ToolCallDeps {
   logger: Logger;
   clock?: () => Date;
   sleep?: (ms: number) => Promise<void>;
-  /** Defaults: WRITE_CALL_DEFAULTS (lib/mcp/write-call.ts). */
+  /** Defaults: WRITE_CALL_DEFAULTS (lib/mcp/write-call-defaults.ts). */
   reconcileDelayMs?: number;
   reconcileBudgetMs?: number;
   inFlightLeaseMs?: number;

@@ -14,7 +14,7 @@ import {
   WriteOutcomeUnknownError,
 } from "../core/errors/taxonomy";
 import { refusalKindOf, type FreeeRefusalKind } from "../core/messages/freee-refusals";
-import { WRITE_CALL_DEFAULTS } from "../mcp/write-call";
+import { WRITE_CALL_DEFAULTS } from "../mcp/write-call-defaults";
 import type { WriteRecord, WriteStepRef } from "../store/write-ledger";
 import { effectOfStep } from "../freee/tools/summaries";
 
