@@ -92,7 +92,8 @@ const PAID_HOLIDAY: Record<string, string> = { full: "全休", half: "半休", m
 /** 有給休暇 as freee's kinds say it (時間休 with its minutes). */
 function paidHolidays(list: readonly { type: string; mins?: number | null }[] | null | undefined): string {
   if (list === null || list === undefined || list.length === 0) return "なし";
-  return list.map((h) => `${PAID_HOLIDAY[h.type] ?? h.type}${h.type === "hourly" || h.type === "half" ? (typeof h.mins === "number" ? ` ${h.mins}分` : "") : ""}`).join("、");
+  // Minutes as sent, whatever the type: the card shows every value the write carries.
+  return list.map((h) => `${PAID_HOLIDAY[h.type] ?? h.type}${typeof h.mins === "number" ? ` ${h.mins}分` : ""}`).join("、");
 }
 
 const workRecord: Describer = async (input, reader) => {
