@@ -57,7 +57,7 @@ describe.skipIf(!hasChromium)("the web admin in Chromium", () => {
     await page.click("text=11月分の交通費を登録してください");
     await page.waitForURL(new RegExp(`/admin/tasks/${taskId}$`));
     const body = await page.locator("main").innerText();
-    expect(body).toContain("認証エラー（AuthError）");
+    expect(body).toContain("freee 接続エラー（AuthError）");
     expect(body).toContain("freee への接続に失敗しました。管理画面で接続状態を確認してください。");
   }, 30_000);
 
