@@ -20,7 +20,7 @@ export const HOME_SETTINGS_BLOCK_ID = "home_settings";
 export const HOME_EXTERNAL_TEAMS_BLOCK_ID = "home_settings_external_teams";
 export const HOME_POLICY_BLOCK_ID = "home_settings_policy";
 /** The admins besides Slack's own: they reject, cancel and rerun, and approve the writes of a domain with no approvers named. */
-const ADMINS_LABEL = "*管理者*（依頼者のほか却下・中止・再実行ができ、承認者を指定していない領域の書き込みを承認します）";
+const ADMINS_LABEL = `*管理者*（${HomeTexts.adminsRole}）`;
 
 export interface FreeeStatusView {
   /** connected / reauth_required / not_connected; unknown when the freee module is not wired in. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AdminMessages } from "../../lib/core/messages/ja";
+import { AdminMessages, HomeTexts } from "../../lib/core/messages/ja";
 import { TeamSettingsStore } from "../../lib/store/team-settings";
 import { DEFAULT_APPROVAL_POLICY } from "../../lib/core/domain/approval-policy";
 import { UTF8_BOM } from "../../lib/web-admin/csv";
@@ -121,6 +121,9 @@ describe("監査ログ and ダッシュボード", () => {
 describe("設定", () => {
   it("an admin saves who may approve: audited, and only in the admin's own workspace whatever the form says", async () => {
     const page = await text(admin1, "/admin/settings");
+    // The list says what App Home says it grants: not "besides the requester" (a requester may not approve its own write).
+    expect(page.body).toContain(HomeTexts.adminsRole);
+    expect(page.body).not.toContain("依頼者に加えて");
     const csrf = csrfOf(page.body);
     const res = await admin1.post("/admin/settings/approvers", { _csrf: csrf, approvers: "UAPPROVER1, UMEMBER1", teamId: "T0002" });
     expect(res.status).toBe(303);

@@ -146,6 +146,8 @@ export const HomeTexts = {
   disconnectConfirm: "このワークスペースの freee の接続を解除します。保存されている freee のトークンは削除され、再接続するまで freee を使うタスクは実行できません。",
   disconnected: "freee との接続を解除しました。",
   externalTeamsLabel: "利用を許可する外部組織のワークスペース ID（Slack コネクト）",
+  /** What the admin list grants (App Home and the web admin's 設定 say the same). */
+  adminsRole: "依頼者のほか却下・中止・再実行ができ、承認者を指定していない領域の書き込みを承認します",
   externalTeamsHint: "カンマ区切りで入力し、Enter で保存します。空にすると外部組織のユーザーはすべて拒否されます。",
 } as const;
 

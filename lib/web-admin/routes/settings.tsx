@@ -106,7 +106,7 @@ function SettingsPage(props: { c: AdminContext; settings: TeamSettings; freee: F
     <Page title="設定" viewer={viewer} toast={props.toast}>
       <form method="post" action="/admin/settings/approvers">
         <fieldset>
-          <legend>承認・却下・中止・再実行ができるユーザー（依頼者に加えて）</legend>
+          <legend>管理者（{HomeTexts.adminsRole}）</legend>
           <input type="hidden" name="_csrf" value={viewer.csrf} />
           <label for="approvers">Slack のユーザー ID（カンマまたは改行区切り）</label>
           <textarea id="approvers" name="approvers" rows={3}>
