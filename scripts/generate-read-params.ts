@@ -8,13 +8,13 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { FREEE_OPERATIONS } from "../lib/freee/openapi/validator";
 import { enumLabels, labelOf } from "../lib/freee/schema-words";
 import type { ReadOperation, ReadParameter } from "../lib/preview/read-params";
-import { readNounOf } from "../lib/preview/read-nouns";
+import { readNounOf } from "../lib/freee/collection-nouns";
 
 export const READ_PARAMS_FILE = fileURLToPath(new URL("../lib/preview/read-params.generated.json", import.meta.url));
 
 export function renderReadParams(): string {
   const out: Record<string, ReadOperation> = {};
-  // Only the collections a read is said for (lib/preview/read-nouns.ts): the rest would only weigh on the bundles.
+  // Only the collections a read is said for (lib/freee/collection-nouns.ts): the rest would only weigh on the bundles.
   const gets = FREEE_OPERATIONS.filter((op) => op.method === "GET" && readNounOf(op.path) !== undefined).sort((a, b) => a.path.localeCompare(b.path));
   for (const op of gets) {
     const parameters: Record<string, ReadParameter> = {};

@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import vendored from "../lib/freee/openapi/freee-responses.json";
 import { derefResponse } from "../lib/freee/openapi/responses";
 import { enumLabels, labelOf } from "../lib/freee/schema-words";
-import { readNounOf } from "../lib/preview/read-nouns";
+import { readNounOf } from "../lib/freee/collection-nouns";
 import { neverShown } from "../lib/model/agent/result-columns";
 
 export const RESULT_COLUMNS_FILE = fileURLToPath(new URL("../lib/model/agent/result-columns.generated.json", import.meta.url));
@@ -47,7 +47,7 @@ export function renderResultColumns(): string {
   const apis = (vendored as unknown as { apis: Record<string, { responses: Record<string, Record<string, unknown>> }> }).apis;
   for (const api of Object.keys(apis).sort()) {
     for (const [operation, statuses] of Object.entries(apis[api]!.responses).sort(([a], [b]) => a.localeCompare(b))) {
-      // Only the collections a read is said for (lib/preview/read-nouns.ts): the rest would only weigh on the bundles.
+      // Only the collections a read is said for (lib/freee/collection-nouns.ts): the rest would only weigh on the bundles.
       if (!operation.startsWith("GET ") || statuses["200"] == null || readNounOf(operation.slice("GET ".length)) === undefined) continue;
       const body = objectOf(derefResponse(statuses["200"]) as Schema);
       for (const [key, prop] of Object.entries(body?.properties ?? {})) {

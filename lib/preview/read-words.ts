@@ -3,7 +3,7 @@ import { inlineMrkdwn } from "../core/messages/mrkdwn";
 import { toolSummary } from "../freee/tools/summaries";
 import { groupDigits } from "./format";
 import { readByPath, readByTemplate, type ReadOperation } from "./read-params";
-import { READ_NOUNS as NOUN, readNounOf } from "./read-nouns";
+import { readNounOf } from "../freee/collection-nouns";
 
 /**
  * A read step in words, as the Process card shows it: what is read, for which period and with which filters, and
@@ -21,7 +21,7 @@ export function readInWords(step: Pick<ProcessStep, "tool" | "toolInput">): stri
   const target = targetOf(step);
   if (target === undefined) return undefined;
   const { operation, query, pathValues } = target;
-  const noun = nounOf(operation.path);
+  const noun = readNounOf(operation.path);
   if (noun === undefined) return undefined;
   const said = new Set<string>();
   const period = periodWords(query, operation, said);
@@ -100,13 +100,9 @@ function targetOf(step: Pick<ProcessStep, "tool" | "toolInput">): Target | undef
   return { operation, query, pathValues };
 }
 
-function nounOf(path: string): string | undefined {
-  return readNounOf(path);
-}
-
 function idWords(name: string, value: unknown, operation: Operation): string {
   const described = operation.parameters[name]?.label;
-  const label = described ?? (name === "employee_id" ? "従業員ID" : name.endsWith("_id") || name === "id" ? `${NOUN[operation.path.split("/").filter((s) => !s.startsWith("{")).at(-1) ?? ""] ?? ""}ID` : name);
+  const label = described ?? (name === "employee_id" ? "従業員ID" : name.endsWith("_id") || name === "id" ? `${readNounOf(operation.path) ?? ""}ID` : name);
   return `${label.replace(/ID$/, " ID")} ${String(value)}`;
 }
 

@@ -1,4 +1,5 @@
 import type { ReadTable } from "../../core/domain/records";
+import { listNounOf } from "../../freee/collection-nouns";
 import { columnLabel, meaningOf, shownFields } from "./result-columns";
 
 /**
@@ -17,24 +18,6 @@ export const CELL_MAX_CHARS = 40;
 const NOTE_MAX_CHARS = 120;
 /** Rows of a read result the Execution card shows; a longer one goes to the thread as a CSV file. */
 export const CARD_TABLE_ROWS = 10;
-
-/** What the rows of a freee list are, by the list's key. */
-const LIST_LABEL: Record<string, string> = {
-  deals: "取引",
-  employees: "従業員",
-  account_items: "勘定科目",
-  partners: "取引先",
-  items: "品目",
-  sections: "部門",
-  tags: "メモタグ",
-  walletables: "口座",
-  taxes: "税区分",
-  manual_journals: "振替伝票",
-  invoices: "請求書",
-  work_records: "勤怠",
-  companies: "事業所",
-  receipts: "ファイルボックス（証憑）",
-};
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -81,7 +64,7 @@ export function readTableOf(text: string): ReadTable | undefined {
   // Japanese columns only, from freee's schema; internal and personal columns are not kept (lib/model/agent/result-columns.ts).
   const ordered = shownFields(list.key, keys, TABLE_MAX_COLUMNS);
   return {
-    label: LIST_LABEL[list.key] ?? "結果",
+    label: listNounOf(list.key) ?? "結果",
     columns: ordered.map((k) => columnLabel(list.key, k)!),
     rows: list.rows.slice(0, TABLE_MAX_ROWS).map((row) => ordered.map((k) => cell(list.key, k, row[k]))),
     total: totalOf(value, list.rows.length),

@@ -1,4 +1,5 @@
 import { expect, it } from "vitest";
+import { readNounOf } from "../../../lib/freee/collection-nouns";
 import { CELL_MAX_CHARS, TABLE_MAX_COLUMNS, errorNote, okNote, readTableOf, tableCsv } from "../../../lib/model/agent/step-results";
 
 it("a freee list becomes a table: Japanese label and column names, preferred columns first, freee's total_count as the count", () => {
@@ -58,4 +59,13 @@ it("a failed tool result gets its first non-empty line, cut short", () => {
   expect(errorNote("\n  freee 404: not found\nstack")).toBe("エラー: freee 404: not found");
   expect(errorNote("")).toBe("エラー: (エラー内容なし)");
   expect(errorNote("y".repeat(500))).toHaveLength("エラー: ".length + 120);
+});
+
+it("a list is named as the Process card names its read, where freee's answer keys it otherwise than the path", () => {
+  // GET /api/1/taxes/codes answers {"taxes": [...]}: the Execution card's table and the Process card's words say 税区分.
+  const taxes = readTableOf(JSON.stringify({ taxes: [{ code: 136, name_ja: "課対仕入10%" }] }))!;
+  expect(taxes.label).toBe("税区分");
+  expect(taxes.label).toBe(readNounOf("/api/1/taxes/codes"));
+  // A segment that is a property of every object is not a collection.
+  expect(readNounOf("/api/1/toString")).toBeUndefined();
 });
