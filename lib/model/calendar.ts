@@ -44,13 +44,3 @@ export function calendarText(now: Date): string {
   };
   return [line("今月", 0), line("先月", -1), line("来月", 1)].join("\n");
 }
-
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** A YYYY-MM-DD string that names a real day (2026-02-30 does not); undefined for another shape. */
-export function isRealDate(text: string): boolean {
-  const hit = ISO_DATE.exec(text);
-  if (hit === null) return false;
-  const [y, m, d] = [Number(hit[1]), Number(hit[2]), Number(hit[3])];
-  return m >= 1 && m <= 12 && d >= 1 && d <= daysInMonth(y, m);
-}

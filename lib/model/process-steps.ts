@@ -3,7 +3,7 @@ import { NameRefSchema, ProcessStepSchema, ReadScopeSchema, type NameRef, type P
 import { getPath, normaliseToolInput } from "../freee/tools/normalise";
 import { AGENT_DECIDE, effectOfStep, isKnownTool, UPLOAD_RECEIPT_TOOL } from "../freee/tools/summaries";
 import { FREEE_GET_PATH, getTool, type FreeeToolDefinition } from "../freee/tools/registry";
-import { dateProblems } from "./input-dates";
+import { periodProblems } from "./input-dates";
 
 /**
  * Reading L3's steps. The first checks, in this order and with these messages:
@@ -17,7 +17,8 @@ import { dateProblems } from "./input-dates";
  *   so what the agent decides at run time belongs in an `agent_decide` step;
  * - an `agent_decide` step names the read tools it may use (and, for the free-form GET, the path prefixes);
  * - no step chooses `company_id`: the connected company is always used;
- * - every date is a real day and every start/end period runs forwards (lib/model/input-dates.ts).
+ * - every date is a real day (freee's format rules, in the schema checks above) and every start/end period runs
+ *   forwards (lib/model/input-dates.ts).
  * Input is stored normalised (numbers as numbers). All problems are reported together, so one retry can fix them.
  * Accepts both L3's wire form (the agent_decide scope inside `toolInput`) and stored records (so the pipeline's
  * second check of the same steps passes unchanged).
@@ -89,9 +90,9 @@ export function checkSteps(raw: unknown, context: StepContext = {}): { steps: Pr
     }
     const shaped = tool === AGENT_DECIDE ? agentDecideStep(read.value, step.readScope, report) : toolStep(getTool(tool)!, read.value, step.nameRefs, report);
     if (shaped === undefined) return;
-    const badDates = dateProblems(shaped.toolInput);
-    if (badDates.length > 0) {
-      badDates.forEach((p) => report(`toolInput: ${p}`, ["toolInput"]));
+    const backwards = periodProblems(shaped.toolInput);
+    if (backwards.length > 0) {
+      backwards.forEach((p) => report(`toolInput: ${p}`, ["toolInput"]));
       return;
     }
     if (tool === UPLOAD_RECEIPT_TOOL && context.attachments !== undefined) {

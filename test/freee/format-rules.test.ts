@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeFreee, startFakeFreee } from "../../dev/fakes/freee/fake-freee";
-import { isCalendarDate } from "../../lib/freee/openapi/format-rules";
+import { formatRule, isCalendarDate } from "../../lib/freee/openapi/format-rules";
 import { checkRequest, derefSchema, FREEE_OPERATIONS, type RequestCheck } from "../../lib/freee/openapi/validator";
 import { checkSteps } from "../../lib/model/process-steps";
 
@@ -79,6 +79,18 @@ describe("times: HR's YYYY-MM-DD HH:MM:SS and HH:MM", () => {
     expect(messages(record({ work_record_segments: [{ clock_in_at: "2026-02-30 09:00:00", clock_out_at: "2026-12-01 18:60:00" }] }))).toHaveLength(2);
     // ISO 8601 is not what HR takes (its pattern), and the rule says so in the same words.
     expect(messages(record({ clock_in_at: "2026-12-01T09:00:00+09:00" }))[0]).toContain("clock_in_at の形式が不正です");
+  });
+});
+
+describe("pm's YYYY-MM and HR's HH:MM, rule by rule", () => {
+  it("each takes its example, refuses a month or minute that does not exist, and says the shape and the example", () => {
+    const month = formatRule("freee-year-month")!;
+    expect([month.example, "2026-01", "2026-13", "2026-00", "2026-1", 202612].map((v) => month.validate(v))).toEqual([true, true, false, false, false, false]);
+    expect(month.message("year_month")).toBe("year_month の形式が不正です（YYYY-MM で指定してください。例: 2026-12）");
+    const time = formatRule("freee-time")!;
+    // A 残業 may end past midnight: the hour is two digits, the minutes and seconds a clock's.
+    expect([time.example, "25:30", "09:00:59", "09:60", "09:00:60", "9:00"].map((v) => time.validate(v))).toEqual([true, true, true, false, false, false]);
+    expect(time.message("start_at")).toBe("start_at の形式が不正です（HH:MM で指定してください。例: 09:00）");
   });
 });
 

@@ -34,17 +34,25 @@ const YEAR_MONTH = /^(\d{4})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})(?::(\d{2}))?$/;
 const CLOCK = /^(\d{2}):(\d{2})(?::(\d{2}))?$/;
 
-/** A date that exists: 2026-02-30 and 2026-13-01 are not dates, 2028-02-29 is. */
-export function isCalendarDate(text: string): boolean {
-  const m = DATE.exec(text);
-  if (m === null) return false;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (month < 1 || month > 12 || day < 1) return false;
-  return day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+/** A check of one string shape: the pattern, then its numbers (a missing optional part reads 0). */
+function shaped(pattern: RegExp, ok: (parts: number[]) => boolean): (value: string | number) => boolean {
+  return (value) => {
+    const m = typeof value === "string" ? pattern.exec(value) : null;
+    return m !== null && ok(m.slice(1).map((part) => Number(part ?? 0)));
+  };
 }
 
-function isClock(hours: number, minutes: number, seconds: number, maxHours: number): boolean {
-  return hours <= maxHours && minutes <= 59 && seconds <= 59;
+const isDay = ([year = 0, month = 0, day = 0]: number[]) => month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+const isClock = ([hours = 0, minutes = 0, seconds = 0]: number[], maxHours: number) => hours <= maxHours && minutes <= 59 && seconds <= 59;
+
+/** A date that exists: 2026-02-30 and 2026-13-01 are not dates, 2028-02-29 is. */
+export const isCalendarDate: (text: string) => boolean = shaped(DATE, isDay);
+
+/** A string rule whose message says the shape freee wants and the rule's example (「YYYY-MM で指定してください。例: 2026-12」). */
+function stringShape(rule: Omit<FormatRule, "type" | "message" | "example"> & { shape: string; example: string }): FormatRule {
+  const { shape, ...rest } = rule;
+  const wanted = /[0-9A-Za-z]$/.test(shape) ? `${shape} で` : `${shape}で`;
+  return { ...rest, type: "string", message: (field) => `${field} の形式が不正です（${wanted}指定してください。例: ${rule.example}）` };
 }
 
 const INT32_MIN = -2147483648;
@@ -55,58 +63,45 @@ const isString = (s: Schema) => s.type === "string" && !Array.isArray(s.enum);
 const admitsEmpty = (s: Schema) => typeof s.pattern === "string" && new RegExp(s.pattern).test("");
 
 export const FORMAT_RULES: readonly FormatRule[] = [
-  {
+  stringShape({
     // Every field freee names `date`, `…_date` or `…_on` is a day (accounting says 「(yyyy-mm-dd)」, the other
     // APIs say `format: date`); the query filters (`start_issue_date`) are named the same way.
     format: "date",
-    type: "string",
     applies: (_api, name, s) => isString(s) && /(^|_)date$|_on$/.test(name) && !admitsEmpty(s),
-    validate: (v) => typeof v === "string" && isCalendarDate(v),
-    message: (field) => `${field} の形式が不正です（YYYY-MM-DD の実在する日付で指定してください。例: 2026-12-01）`,
+    validate: isCalendarDate,
+    shape: "YYYY-MM-DD の実在する日付",
     hint: "「YYYY-MM-DD」",
     example: "2026-12-01",
-  },
-  {
+  }),
+  stringShape({
     // 工数管理's 「取得対象範囲（YYYY-MM）」.
     format: "freee-year-month",
-    type: "string",
     applies: (_api, name, s) => isString(s) && name === "year_month",
-    validate: (v) => {
-      const m = typeof v === "string" ? YEAR_MONTH.exec(v) : null;
-      return m !== null && Number(m[2]) >= 1 && Number(m[2]) <= 12;
-    },
-    message: (field) => `${field} の形式が不正です（YYYY-MM で指定してください。例: 2026-12）`,
+    validate: shaped(YEAR_MONTH, ([, month = 0]) => month >= 1 && month <= 12),
+    shape: "YYYY-MM",
     hint: "「YYYY-MM」",
     example: "2026-12",
-  },
-  {
+  }),
+  stringShape({
     // HR's date-times: `YYYY-MM-DD HH:MM(:SS)`, read as Japan time (freee's own pattern, which also lets a 31st of
     // February or a 25:99 through). Keyed by that pattern: where freee gives it, freee means it.
     format: "freee-date-time",
-    type: "string",
     applies: (_api, _name, s) => isString(s) && typeof s.pattern === "string" && s.pattern.startsWith("^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}"),
-    validate: (v) => {
-      const m = typeof v === "string" ? DATE_TIME.exec(v) : null;
-      return m !== null && isCalendarDate(`${m[1]}-${m[2]}-${m[3]}`) && isClock(Number(m[4]), Number(m[5]), Number(m[6] ?? 0), 23);
-    },
-    message: (field) => `${field} の形式が不正です（YYYY-MM-DD HH:MM:SS の日本時間で指定してください。例: 2026-12-01 09:00:00）`,
+    validate: shaped(DATE_TIME, (parts) => isDay(parts.slice(0, 3)) && isClock(parts.slice(3), 23)),
+    shape: "YYYY-MM-DD HH:MM:SS の日本時間",
     hint: "「YYYY-MM-DD HH:MM:SS」",
     example: "2026-12-01 09:00:00",
-  },
-  {
+  }),
+  stringShape({
     // HR's times of day (有給・特別休暇・残業申請の開始 / 終了): `HH:MM(:SS)`. Minutes and seconds are checked; the hour
     // only as freee's two digits, since a 残業 may end past midnight and freee does not say how it writes that.
     format: "freee-time",
-    type: "string",
     applies: (_api, _name, s) => isString(s) && typeof s.pattern === "string" && s.pattern.startsWith("^[0-9]{2}:[0-9]{2}"),
-    validate: (v) => {
-      const m = typeof v === "string" ? CLOCK.exec(v) : null;
-      return m !== null && isClock(Number(m[1]), Number(m[2]), Number(m[3] ?? 0), 99);
-    },
-    message: (field) => `${field} の形式が不正です（HH:MM で指定してください。例: 09:00）`,
+    validate: shaped(CLOCK, (parts) => isClock(parts, 99)),
+    shape: "HH:MM",
     hint: "「HH:MM」",
     example: "09:00",
-  },
+  }),
   {
     // Amounts in yen: whole numbers (freee: 「amountへのString型でのリクエストなどができなくなります」), within what a
     // JSON number carries exactly (int64's range is wider than a double's integers: 2^53 would arrive rounded).
