@@ -23,6 +23,15 @@ export const ISOLATED_TESTS = [
   "test/steps/run-held-writes.test.ts",
 ];
 
+/**
+ * Isolated files that wait on a child process (a command, the dev server) or a browser. They wait on the event
+ * itself (a ready line, the child's exit, the page showing the text) with no clock of their own, so the test's
+ * limit below is the only one: set for a loaded 2-core machine, where a start takes several times a quiet one's.
+ * `expect.poll` gets the same limit (its own default is 1 s), and a test's AbortSignal ends its children.
+ */
+export const PROCESS_WAIT_TESTS = ["test/e2e/browser.test.ts", "test/e2e/browser-faults.test.ts", "test/commands/**/*.test.ts", "test/web-admin/dashboard-report.test.ts"];
+const PROCESS_WAIT_LIMIT_MS = 300_000;
+
 const shared = {
   // fresh-env first: every file starts from the run's environment, also when it shares a worker.
   setupFiles: ["test/setup/fresh-env.ts", "test/setup/environment.ts", "test/setup/scripted-replies.ts"],
@@ -51,7 +60,18 @@ export default defineConfig({
       // Most files only import the domain and talk to fakes: they share a worker's module cache, which saves
       // importing the AWS SDK, Bolt and the MCP SDK again for every file (about 1.5 s of CPU per file).
       { test: { ...shared, name: "shared", isolate: false, include: ["test/**/*.test.ts"], exclude: ISOLATED_TESTS } },
-      { test: { ...shared, name: "isolated", isolate: true, include: ISOLATED_TESTS } },
+      { test: { ...shared, name: "isolated", isolate: true, include: ISOLATED_TESTS, exclude: PROCESS_WAIT_TESTS } },
+      {
+        test: {
+          ...shared,
+          name: "process-waits",
+          isolate: true,
+          include: PROCESS_WAIT_TESTS,
+          testTimeout: PROCESS_WAIT_LIMIT_MS,
+          hookTimeout: PROCESS_WAIT_LIMIT_MS,
+          expect: { poll: { timeout: PROCESS_WAIT_LIMIT_MS } },
+        },
+      },
     ],
   },
 });

@@ -106,7 +106,7 @@ describe("the deploy docs name what the stack and its routers have", () => {
   let shape: DeployedShape;
   beforeAll(async () => {
     shape = await deployedShape();
-  }, 60_000);
+  });
 
   it("docs/infra.md's outputs table is every output of the stack, and every output a doc names exists", () => {
     const documented = tableUnder(INFRA, "## Outputs").flatMap(([cell]) => ticked(cell!));

@@ -11,10 +11,11 @@ import { parseReportArgs } from "../../scripts/report-args";
  */
 const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", DEV_STACK_FILE: "/nonexistent/dev-stack.json" };
 
-function run(script: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+/** Awaited to its exit: the test's limit (vitest.config.ts) is the only clock, and its signal ends the child. */
+function run(signal: AbortSignal, script: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const node = script.endsWith(".mjs") ? [script] : ["--import", "tsx", script];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...node, ...args], { cwd: process.cwd(), env });
+    const child = spawn(process.execPath, [...node, ...args], { cwd: process.cwd(), env, signal });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
@@ -57,8 +58,8 @@ describe("a flag a command does not know is refused, in one line", () => {
     ["scripts/fuzz.ts", "npm run fuzz", ["--bogus"]],
   ];
   for (const [script, command, args] of commands) {
-    it(command, { timeout: 60_000 }, async () => {
-      const r = await run(script, args);
+    it(command, async ({ signal }) => {
+      const r = await run(signal, script, args);
       expectOneLine(r, command, /--bogus/);
       expect(r.stdout).toBe("");
     });
@@ -67,7 +68,7 @@ describe("a flag a command does not know is refused, in one line", () => {
 
 describe("a bad value is refused, in one line that says what is wrong", () => {
   const today = "2026-12-02";
-  it("npm run report: a date that is no calendar day, another spelling, an --until before --since, a bad team", async () => {
+  it("npm run report: a date that is no calendar day, another spelling, an --until before --since, a bad team", async ({ signal }) => {
     expect(lineOf(() => parseReportArgs(["--since", "2026-13-45"], today))).toMatch(/^--since takes a calendar date YYYY-MM-DD \(got "2026-13-45"\) — e\.g\. --since 2026-11-01/);
     expect(lineOf(() => parseReportArgs(["--since", "2026-02-30"], today))).toMatch(/got "2026-02-30"/);
     expect(lineOf(() => parseReportArgs(["--since", "2026/11/01"], today))).toMatch(/^--since takes a calendar date YYYY-MM-DD \(got "2026\/11\/01"\)/);
@@ -79,11 +80,11 @@ describe("a bad value is refused, in one line that says what is wrong", () => {
     expect(parseReportArgs(["--since", "2026-11-01", "--json", "--team", "T0SANDBOX"], today)).toEqual({ since: "2026-11-01", until: today, team: "T0SANDBOX", json: true });
     expect(parseReportArgs(["--since", "2024-02-29", "--until", "2024-02-29"], today)).toMatchObject({ since: "2024-02-29", until: "2024-02-29" });
     // End to end once: what DynamoDB refused with a stack trace before is one line now, before any table is read.
-    expectOneLine(await run("scripts/report.ts", ["--since", "2026-11-02", "--until", "2026-11-01"]), "npm run report", /--until 2026-11-01 is before --since 2026-11-02/);
-  }, 60_000);
+    expectOneLine(await run(signal, "scripts/report.ts", ["--since", "2026-11-02", "--until", "2026-11-01"]), "npm run report", /--until 2026-11-01 is before --since 2026-11-02/);
+  });
 
-  it("npm run fuzz: a seed count that is not a whole number from 1 to 10000", { timeout: 60_000 }, async () => {
-    expectOneLine(await run("scripts/fuzz.ts", ["--seeds", "many"]), "npm run fuzz", /--seeds must be a whole number from 1 to 10000, got "many"/);
+  it("npm run fuzz: a seed count that is not a whole number from 1 to 10000", async ({ signal }) => {
+    expectOneLine(await run(signal, "scripts/fuzz.ts", ["--seeds", "many"]), "npm run fuzz", /--seeds must be a whole number from 1 to 10000, got "many"/);
   });
 
   it("npm run chaos: a stray argument, a flag without its value, a bad --concurrency", () => {

@@ -17,14 +17,13 @@ const sandbox = new BrowserSandbox({
   prefix: "sandbox-faults-browser-",
   settings: { SANDBOX_STEP_DELAY_MS: "50", LOCAL_WAIT_MS: "100", LOCAL_RETRY_MS: "50", SANDBOX_SLACK_RATE_WINDOW_MS: "2000", LOG_LEVEL: "SILENT", LOCAL_APPROVAL_POLICY: "one_person" },
   devStackFile: true,
-  startTimeoutMs: 90_000,
 });
 afterAll(() => sandbox.close());
 
 async function openSandbox(): Promise<Page> {
   const { url, page } = await sandbox.open();
   await page.goto(`${url}/sandbox`);
-  await expect.poll(() => page.locator("#fault-id option").count(), { timeout: 15_000 }).toBeGreaterThan(20);
+  await expect.poll(() => page.locator("#fault-id option").count()).toBeGreaterThan(20);
   return page;
 }
 
@@ -43,8 +42,8 @@ async function send(page: Page, text: string) {
 }
 
 const thread = (page: Page) => page.locator("#thread-messages");
-const approve = (page: Page, kind: "prompt" | "process") => thread(page).locator(`button[data-action*='${kind}']`, { hasText: /^承認$/ }).first().click({ timeout: 40_000 });
-const shows = (page: Page, text: string, timeout = 60_000) => expect.poll(() => thread(page).innerText(), { timeout }).toContain(text);
+const approve = (page: Page, kind: "prompt" | "process") => thread(page).locator(`button[data-action*='${kind}']`, { hasText: /^承認$/ }).first().click();
+const shows = (page: Page, text: string) => expect.poll(() => thread(page).innerText()).toContain(text);
 
 describe("the sandbox's fault panel and App Home in headless Chromium", () => {
   if (!hasChromium) console.warn(`browser test skipped: ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run does it)`);
@@ -87,7 +86,7 @@ describe("the sandbox's fault panel and App Home in headless Chromium", () => {
     const page = await openSandbox();
     await page.click("#tab-home");
     const home = page.locator("#home");
-    await expect.poll(() => home.innerText(), { timeout: 30_000 }).toContain("Slack MCP Agent 管理");
+    await expect.poll(() => home.innerText()).toContain("Slack MCP Agent 管理");
     expect(await home.innerText()).toContain("freee 接続");
     expect(await home.innerText()).toContain("最近のタスク");
     await page.click("#tab-channel");
@@ -115,14 +114,14 @@ describe("the sandbox's fault panel and App Home in headless Chromium", () => {
     await page.click("#tab-home");
     page.once("dialog", (dialog) => void dialog.accept());
     await home.locator("button", { hasText: "freee との接続を解除" }).click();
-    await expect.poll(() => home.innerText(), { timeout: 15_000 }).toContain("未接続");
+    await expect.poll(() => home.innerText()).toContain("未接続");
     expect(await home.innerText()).toContain("freee との接続を解除しました。");
     const popup = page.waitForEvent("popup");
     await home.locator("button", { hasText: "freee に接続" }).click();
     const connected = await popup;
-    await expect.poll(() => connected.locator("body").innerText(), { timeout: 15_000 }).toContain("サンドボックス株式会社");
+    await expect.poll(() => connected.locator("body").innerText()).toContain("サンドボックス株式会社");
     await page.click("#tab-channel");
     await page.click("#tab-home");
-    await expect.poll(() => home.innerText(), { timeout: 15_000 }).toContain("接続済み");
+    await expect.poll(() => home.innerText()).toContain("接続済み");
   }, 120_000);
 });

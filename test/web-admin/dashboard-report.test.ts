@@ -22,13 +22,14 @@ beforeAll(async () => {
   await seedTask(h, "T0001", USERS.member1.id, "進行中", at(30, 5));
   await seedTask(h, "T0001", USERS.member1.id, "9月の依頼", "2026-09-30T23:00:00.000Z");
   await seedTask(h, "T0002", USERS.member2.id, "他のワークスペース", at(10, 1));
-}, 60_000);
+});
 afterAll(async () => h?.close());
 
-function report(args: string[]): Promise<string> {
+/** `npm run report` as its own process, awaited to its exit: the test's limit is the clock, its signal ends the child. */
+function report(signal: AbortSignal, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, TABLE_NAME: h.table.tableName, DYNAMODB_ENDPOINT: h.table.endpoint, AWS_REGION: "us-east-1", AWS_ACCESS_KEY_ID: "local", AWS_SECRET_ACCESS_KEY: "local" };
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/report.ts", ...args], { cwd: process.cwd(), env, timeout: 110_000 });
+    const child = spawn(process.execPath, ["--import", "tsx", "scripts/report.ts", ...args], { cwd: process.cwd(), env, signal });
     let out = "";
     let err = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
@@ -38,8 +39,8 @@ function report(args: string[]): Promise<string> {
   });
 }
 
-it("the dashboard of October shows the numbers and bars of npm run report --since 2026-10-01 --until 2026-10-31 --team T0001", async () => {
-  const ledger = JSON.parse(await report(["--since", "2026-10-01", "--until", "2026-10-31", "--team", "T0001", "--json"])) as Ledger;
+it("the dashboard of October shows the numbers and bars of npm run report --since 2026-10-01 --until 2026-10-31 --team T0001", async ({ signal }) => {
+  const ledger = JSON.parse(await report(signal, ["--since", "2026-10-01", "--until", "2026-10-31", "--team", "T0001", "--json"])) as Ledger;
   const b = new Browser(h.url);
   await b.signIn(USERS.admin1.id);
   const html = await (await b.get("/admin/dashboard?month=2026-10")).text();
