@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { PROCESS_WAIT_LIMIT_MS, TEST_LIMIT_MS } from "./test/setup/limits";
 
 /**
  * Test files that need a process of their own (`isolate: true`, the default): files that start whole stacks or
@@ -30,7 +31,6 @@ export const ISOLATED_TESTS = [
  * `expect.poll` gets the same limit (its own default is 1 s), and a test's AbortSignal ends its children.
  */
 export const PROCESS_WAIT_TESTS = ["test/e2e/browser.test.ts", "test/e2e/browser-faults.test.ts", "test/commands/**/*.test.ts", "test/web-admin/dashboard-report.test.ts"];
-const PROCESS_WAIT_LIMIT_MS = 300_000;
 
 const shared = {
   // fresh-env first: every file starts from the run's environment, also when it shares a worker.
@@ -40,8 +40,8 @@ const shared = {
   // Integration tests start in-process servers (fake Slack/Anthropic/freee) on ephemeral ports. These are budgets
   // for a loaded 2-core machine (a hung test still fails), never timing checks: a file two to three times slower
   // than on a quiet machine must still pass.
-  testTimeout: 120_000,
-  hookTimeout: 120_000,
+  testTimeout: TEST_LIMIT_MS,
+  hookTimeout: TEST_LIMIT_MS,
 };
 
 /**

@@ -79,7 +79,7 @@ describe("e2e: the approval policy decides who approves a Process", { timeout: 9
     expect(card).toContain("投稿時の承認ルール（既定の設定）");
 
     await page.approve(ts, "process", undefined, approver);
-    await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+    await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"));
     h = await page.history(ts);
     expect(h.audit.find((a) => a.action === "process.approved")).toMatchObject({ actor: approver, details: { rule: "policy.admin" } });
     expect(h.executions.map((e) => e.status)).toEqual(["completed"]);
@@ -116,7 +116,7 @@ describe("e2e: the approval policy decides who approves a Process", { timeout: 9
     expect(h.executions).toEqual([]);
 
     await page.approve(ts, "process", undefined, secondApprover);
-    await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+    await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"));
     h = await page.history(ts);
     const approved = h.audit.find((a) => a.action === "process.approved");
     expect(approved).toMatchObject({ actor: secondApprover, details: { rule: "policy.admin", earlierApprovals: [{ actorId: approver, rule: "policy.admin" }] } });
@@ -135,7 +135,7 @@ describe("e2e: the approval policy decides who approves a Process", { timeout: 9
     await waitFor("the first approval on the card", async () => (await cardText(ts)).includes(`承認済み: <@${approver}>。あと 1 人の承認が必要です。`));
     expect((await page.history(ts)).executions).toEqual([]);
     await page.approve(ts, "process", undefined, secondApprover);
-    await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+    await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"));
   });
 
   it("HR approvers named as a Slack user group: a member only in the group approves (usergroups.users.list); an admin outside it is refused", async () => {
@@ -159,7 +159,7 @@ describe("e2e: the approval policy decides who approves a Process", { timeout: 9
       expect(lookups()).toBeGreaterThan(before);
 
       await page.approve(ts, "process", undefined, member);
-      await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+      await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"));
       const h = await page.history(ts);
       expect(h.audit.find((a) => a.action === "process.approved")).toMatchObject({ actor: member, details: { rule: "policy.approver_usergroup" } });
       expect(h.processes[0]?.decision).toMatchObject({ actorId: member, rule: "policy.approver_usergroup" });
@@ -186,10 +186,10 @@ describe("e2e: the approval policy decides who approves a Process", { timeout: 9
     await waitFor("the admin refused on the new plan", async () => (await ephemeralsOf(approver)).some((m) => m.text === PolicyMessages.refused("not_approver", { writeDomains: ["hr"] } as ApprovalRule)));
     expect((await page.history(after)).processes[0]?.status).toBe("pending_approval");
     await page.approve(waiting, "process", undefined, approver);
-    await waitFor("the waiting plan runs", async () => (await page.thread(waiting)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+    await waitFor("the waiting plan runs", async () => (await page.thread(waiting)).some((m) => m.text === "実行 #1: 完了"));
 
     await page.approve(after, "process", undefined, member);
-    await waitFor("the new plan runs", async () => (await page.thread(after)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+    await waitFor("the new plan runs", async () => (await page.thread(after)).some((m) => m.text === "実行 #1: 完了"));
     expect((await page.history(after)).audit.find((a) => a.action === "process.approved")).toMatchObject({ actor: member, details: { rule: "policy.approver_user" } });
     await settings.savePolicy(TEAM, DEFAULT_APPROVAL_POLICY, SANDBOX_USER_ID, (await settings.get(TEAM)).approvalPolicy.updatedAt);
   });
@@ -201,7 +201,7 @@ describe("e2e: a plan that only reads runs on the 実行方針 approval where th
   it("an accounting read (default: allowed): no Process click — the card informs, the audit names the rule and the 実行方針's approver", async () => {
     const ts = await page.send("今月の取引の一覧を確認して");
     expect((await page.approve(ts, "prompt")).status).toBe(200);
-    await waitFor("完了 without a Process click", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+    await waitFor("完了 without a Process click", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"));
     const h = await page.history(ts);
     expect(h.processes[0]).toMatchObject({ status: "approved", decision: { actorId: SANDBOX_USER_ID, rule: READS_AFTER_PROMPT_RULE } });
     expect(h.processes[0]?.approvalRule).toMatchObject({ writes: false, readDomains: ["accounting"], autoApproved: true });
@@ -226,7 +226,7 @@ describe("e2e: a plan that only reads runs on the 実行方針 approval where th
       expect(h.executions).toEqual([]);
       // A read-only plan: its requester may approve it.
       await page.approve(ts, "process");
-      await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+      await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"));
       expect((await page.history(ts)).audit.find((a) => a.action === "process.approved")).toMatchObject({ actor: SANDBOX_USER_ID, details: { rule: "policy.requester", via: "card" } });
     } finally {
       await settings.savePolicy(TEAM, DEFAULT_APPROVAL_POLICY, SANDBOX_USER_ID, (await settings.get(TEAM)).approvalPolicy.updatedAt);
@@ -261,7 +261,7 @@ describe("e2e: results with HR personal data are shown only to the requester", {
     expect(JSON.stringify(modal.view)).toContain("320,000円");
     const ack = await page.post("/sandbox/api/view_submission", { viewId: modal.id, values: {}, as: approver });
     expect(ack.status).toBe(200);
-    await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+    await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"));
     const h = await page.history(ts);
     expect(h.audit.find((a) => a.action === "process.approved")).toMatchObject({ actor: approver, details: { via: "full_plan", rule: "policy.admin" } });
     for (const body of inChannel()) expect(body).not.toMatch(/320,000|280,000/);
@@ -271,7 +271,7 @@ describe("e2e: results with HR personal data are shown only to the requester", {
     const ts = await planWaiting("今月の従業員の一覧を見せて", SANDBOX_CHANNELS.public);
     // A read-only plan: the requester approves it (the policy forbids self-approval of writes only).
     await page.approve(ts, "process");
-    await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+    await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"));
     const h = await page.history(ts);
     const run = h.executions[0]!;
     expect(run.progress?.steps?.find((s) => s.stepId === "s1")?.personal).toContain("pay_amount");

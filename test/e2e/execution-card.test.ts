@@ -56,7 +56,7 @@ describe("sandbox: the Execution card says what happened", { timeout: 90_000 }, 
 
   it("「こんにちは」: a short reply in the thread, no plan, no buttons", async () => {
     const ts = await page.send("こんにちは");
-    const reply = await waitFor("the reply", async () => (await page.thread(ts)).find((m) => JSON.stringify(m.blocks ?? []).includes(NotARequestMessages.noTask)), 30_000);
+    const reply = await waitFor("the reply", async () => (await page.thread(ts)).find((m) => JSON.stringify(m.blocks ?? []).includes(NotARequestMessages.noTask)));
     expect(reply.text).toMatch(/^こんにちは。/);
     await page.settled(ts);
     const thread = await page.thread(ts);

@@ -80,7 +80,6 @@ async function drive(text: string) {
       const task = await stack.store.getTask(taskId);
       return task !== undefined && TERMINAL.has(task.status) && mine().every((x) => x.status !== "RUNNING");
     },
-    90_000,
   );
   await stack.reconciler.idle();
   return { ts, history: await stack.store.loadHistory(taskId), shown: textsOf(await thread(ts)).join("\n") };

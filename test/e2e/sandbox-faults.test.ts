@@ -34,7 +34,7 @@ async function request(text: string, fault?: { id: string; mode: "once" | "every
   return sent.body.ts as string;
 }
 
-const seen = (ts: string, text: string, timeoutMs = 30_000) => waitFor(`「${text}」 in the thread`, async () => (await threadText(ts)).includes(text), timeoutMs);
+const seen = (ts: string, text: string) => waitFor(`「${text}」 in the thread`, async () => (await threadText(ts)).includes(text));
 const PAY = "来月から山田さんの基本給を30万円に変更して";
 
 describe("the sandbox's fault panel", { timeout: 90_000 }, () => {

@@ -161,7 +161,7 @@ export class SandboxPage {
       return process?.status === "approved" ? "approved" : process?.status === "pending_approval" ? "waiting" : undefined;
     });
     if (next === "waiting") await this.approve(ts, "process");
-    const card = await waitFor("完了 on the page", async () => (await this.thread(ts)).find((m) => m.text === "実行 #1: 完了"), 30_000);
+    const card = await waitFor("完了 on the page", async () => (await this.thread(ts)).find((m) => m.text === "実行 #1: 完了"));
     return { ts, card, history: await this.history(ts) };
   }
 }

@@ -55,7 +55,7 @@ describe("sandbox (npm run dev without credentials)", { timeout: 60_000 }, () =>
 
     await page.click(ts, "approve_version", (v) => v.kind === "prompt" && v.version === 2);
     await page.click(ts, "approve_version", (v) => v.kind === "process" && v.version === 1);
-    const done = await waitFor("完了 on the page", async () => (await page.thread(ts)).find((m) => m.text.startsWith("実行 #") && m.text.includes("完了")), 30_000);
+    const done = await waitFor("完了 on the page", async () => (await page.thread(ts)).find((m) => m.text.startsWith("実行 #") && m.text.includes("完了")));
     expect(done.text).toBe("実行 #1: 完了");
 
     // The scripted session really called the freee MCP server: the scripted company's data changed, audited.
@@ -78,9 +78,9 @@ describe("sandbox (npm run dev without credentials)", { timeout: 60_000 }, () =>
     const [year, month] = [jst.getUTCFullYear(), jst.getUTCMonth() + 1];
     const pad = (n: number) => String(n).padStart(2, "0");
     const lastDay = new Date(Date.UTC(year, month, 0)).getUTCDate();
-    await waitFor("the read said in words", async () => (await page.thread(ts)).find((m) => JSON.stringify(m.blocks ?? []).includes(`${year}年${month}月の取引（最大 20 件）`)), 30_000);
+    await waitFor("the read said in words", async () => (await page.thread(ts)).find((m) => JSON.stringify(m.blocks ?? []).includes(`${year}年${month}月の取引（最大 20 件）`)));
     // The approval policy lets accounting reads run on the 実行方針 approval: no Process click.
-    await waitFor("完了 on the page", async () => (await page.thread(ts)).find((m) => m.text === "実行 #1: 完了"), 30_000);
+    await waitFor("完了 on the page", async () => (await page.thread(ts)).find((m) => m.text === "実行 #1: 完了"));
     const h = await page.history(ts);
     // No unrequested extra read (an account-item list): the one read the request names, filtered to this month.
     expect(h.processes[0]?.steps?.map((step) => [step.tool, step.toolInput])).toEqual([

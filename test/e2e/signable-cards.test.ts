@@ -37,14 +37,14 @@ function confirmOf(card: PageMessage): Confirm | undefined {
 async function processCard(text: string): Promise<{ ts: string; card: PageMessage }> {
   const ts = await page.send(text);
   await page.approve(ts, "prompt");
-  const card = await waitFor("the Process card awaiting approval", async () => (await page.thread(ts)).find((m) => m.text === "実行ステップ v1: 承認待ち"), 30_000);
+  const card = await waitFor("the Process card awaiting approval", async () => (await page.thread(ts)).find((m) => m.text === "実行ステップ v1: 承認待ち"));
   return { ts, card };
 }
 
 /** Approve the Process and wait for run 1 to end (any status): its card's sections and its history. */
 async function runEnds(ts: string) {
   await page.approve(ts, "process");
-  await waitFor("run 1 ends", async () => ["completed", "failed", "timed_out", "cancelled"].includes((await page.history(ts)).executions[0]?.status ?? ""), 60_000);
+  await waitFor("run 1 ends", async () => ["completed", "failed", "timed_out", "cancelled"].includes((await page.history(ts)).executions[0]?.status ?? ""));
   await page.settled(ts);
   const last = (await page.thread(ts)).find((m) => m.text.startsWith("実行 #1: "))!;
   return { card: last, text: sections(last).join("\n"), history: await page.history(ts) };
@@ -87,7 +87,7 @@ describe("sandbox: cards an accountant can sign", { timeout: 120_000 }, () => {
   it("a no-op 高橋 美咲 340,000円 → 340,000円: dropped with a note, nothing to approve, only 却下", async () => {
     const ts = await page.send("来月から高橋さんの基本給を34万円に変更して");
     await page.approve(ts, "prompt");
-    const card = await waitFor("the Process card awaiting a decision", async () => (await page.thread(ts)).find((m) => m.text === "実行ステップ v1: 承認待ち"), 30_000);
+    const card = await waitFor("the Process card awaiting a decision", async () => (await page.thread(ts)).find((m) => m.text === "実行ステップ v1: 承認待ち"));
     const shown = sections(card).join("\n");
     expect(shown).toContain("は freee の現在の値と同じため、プランから外しました。承認しても実行されません。");
     expect(shown).toContain(PlanMessages.noChanges);
@@ -135,14 +135,14 @@ describe("sandbox: cards an accountant can sign", { timeout: 120_000 }, () => {
     expect((await page.post("/sandbox/api/faults/arm", { id: "freee.404", mode: "every" })).status).toBe(200);
     try {
       await page.approve(ts, "process");
-      await waitFor("run 1 ends", done(1), 60_000);
+      await waitFor("run 1 ends", done(1));
       await page.settled(ts);
       const older = await page.button(ts, "rerun_execution", (v) => v.executionNo === 1);
       expect(sections((await page.thread(ts)).find((m) => m.text.startsWith("実行 #1: "))!).join("\n")).toContain("ℹ️ freee に見つかりませんでした (404): 「1. ");
       // Rerun into a 403: run 2's card offers no [再実行].
       expect((await page.post("/sandbox/api/faults/arm", { id: "freee.403", mode: "every" })).status).toBe(200);
       expect((await page.post("/sandbox/api/action", older)).status).toBe(200);
-      await waitFor("run 2 ends", done(2), 60_000);
+      await waitFor("run 2 ends", done(2));
       await page.settled(ts);
       expect((await page.history(ts)).executions[1]).toMatchObject({ status: "failed", errorName: "FreeeForbiddenError" });
       expect(JSON.stringify((await page.thread(ts)).map((m) => m.blocks))).not.toContain("rerun_execution");

@@ -65,7 +65,7 @@ it("single-workspace mode: no sandbox, signed events start tasks, cards go to SL
   await click("prompt");
   await click("process");
   const taskId = "T0001-C0001-1800000000_000100";
-  await waitFor("completed", async () => (await stack.store.loadHistory(taskId)).task.status === "completed", 30_000);
+  await waitFor("completed", async () => (await stack.store.loadHistory(taskId)).task.status === "completed");
   const h = await stack.store.loadHistory(taskId);
   // The scripted plan: the employee list, then 山田's pay rule (the name resolved by the preview).
   expect(h.audit.filter((a) => a.action === "freee.tool_completed").map((a) => a.details.tool)).toEqual(["freee_hr_list_employees", "freee_hr_update_basic_pay_rule"]);

@@ -7,6 +7,7 @@ import type { ChannelMessage } from "../../dev/fakes/slack/workspace";
 import { startFakeAnthropic, type FakeAnthropic } from "../../dev/fakes/anthropic";
 import { startFakeManagedAgents, type FakeAnthropic as FakeManagedAgents } from "../../dev/fakes/anthropic";
 import { holdTestsToScripts } from "../support/open-harnesses";
+import { until } from "../support/until";
 
 /**
  * The end-to-end harness: the `npm run dev` stack (startLocalStack) on an ephemeral port, reached only over HTTP
@@ -62,15 +63,8 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
   };
 }
 
-export async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`e2e: timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 15));
-  }
-}
+/** Wait for what the probe sees; the test's limit is the only clock (test/support/until.ts). */
+export const waitFor = until;
 
 /** One user's view of the sandbox channel, acting only through signed HTTP deliveries. */
 export class SlackUser {
@@ -208,14 +202,13 @@ export function blockText(message: ChannelMessage | undefined): string {
 }
 
 /** Wait until no state machine execution of this task is running any more (pipeline and every run). */
-export async function settled(e2e: E2E, taskId: string, timeoutMs = 40_000): Promise<void> {
+export async function settled(e2e: E2E, taskId: string): Promise<void> {
   await waitFor(
     `the executions of ${taskId} to end`,
     () => {
       const mine = [...e2e.stack.local.executions.values()].filter((x) => x.name === taskId || x.name.startsWith(`${taskId}-e`));
       return mine.length > 0 && mine.every((x) => x.status !== "RUNNING");
     },
-    timeoutMs,
   );
 }
 

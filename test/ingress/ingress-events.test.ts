@@ -102,9 +102,7 @@ describe("messages start tasks", () => {
   it("a Japanese message in a base64-encoded body starts exactly one task, text intact", async () => {
     const text = "来月から山田太郎さん（営業部）の基本給を３０万円に変更してください 🙏";
     const event = messageEvent("T1", { text });
-    const started = Date.now();
     const res = await h.send(signedJson(event, { base64: true }));
-    expect(Date.now() - started).toBeLessThan(3000);
     expect(res.statusCode).toBe(200);
     const calls = starts();
     expect(calls).toHaveLength(1);

@@ -182,9 +182,8 @@ describe("a read back that takes too long", () => {
     const marker = writeMarker({ taskId, processVersion: 1, stepId: "s1" });
     slow.fake.fail({ method: "POST", path: "/api/1/deals" }, { lostReply: true }, 10);
     slow.fake.fail({ method: "GET", path: "/api/1/deals" }, { delayMs: 3000 }, 1);
-    const started = Date.now();
+    // The read back does answer, 3 s later, and would find the deal: an unknown outcome is the budget ending it.
     const first = await (await slow.agent(bearer)).callTool(createDeal);
-    expect(Date.now() - started).toBeLessThan(2500);
     expect(first.isError).toBe(true);
     expect(text(first)).toContain(WriteOutcomeUnknownMessages.agent);
     const error = (await slow.audit(taskId)).find((a) => a.action === "error.freee")!;

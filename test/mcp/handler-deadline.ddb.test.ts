@@ -58,15 +58,14 @@ it("a 429 resetting in 20 s with 15 s of the invocation left: answered at once w
   // Every HR request is over the limit until the 20-second window resets.
   fake.setRateLimit("hr", { limit: 0, windowSeconds: 20 });
   const { handler } = await import("../../lambdas/freee-mcp/handler");
-  const started = Date.now();
   const res = await handler(
     event(bearer, { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "freee_hr_list_employees", arguments: { year: 2026, month: 1 } } }),
     { getRemainingTimeInMillis: () => 15_000 } as unknown as Context,
   );
-  expect(Date.now() - started).toBeLessThan(10_000);
   const result = JSON.parse(res.body!).result;
   expect(result.isError).toBe(true);
-  // The reset is a whole second, up to 20 s from the window's start (a moment ago).
+  // Answered at once: the wait it says is still nearly the whole window, and freee was asked once (no retry after
+  // a sleep). The reset is a whole second, up to 20 s from the window's start (a moment ago).
   const seconds = Number(/制限は約 (\d+) 秒後に解除されます/.exec(result.content[0].text)?.[1]);
   expect(seconds).toBeGreaterThanOrEqual(15);
   expect(seconds).toBeLessThanOrEqual(21);

@@ -7,6 +7,7 @@ import { cancelExecution } from "../../lib/ingress/actions";
 import { ExecutionCardTexts } from "../../lib/core/messages/ja";
 import type { PipelineHarness } from "../support/local-sfn";
 import { approveTask, runExecution, slackTexts, startPipelineWithMcpServer } from "./fixtures";
+import { until } from "../support/until";
 
 /**
  * Adversarial: a freee write still in flight when the run ends (issue of the card saying "nothing was written"
@@ -39,7 +40,7 @@ async function untilSession(month: number) {
   h.agents.scriptNextSession(RUNNING);
   const { taskId } = await approveTask(h, jsonReply(plan(month)));
   const run = await runExecution(h, taskId, 1);
-  const sessionId = await until(async () => (await h.store.getExecution(taskId, 1))?.sessionId);
+  const sessionId = await until("the run's session", async () => (await h.store.getExecution(taskId, 1))?.sessionId);
   const session = h.agents.sessions.get(sessionId)!;
   const credential = [...h.agents.credentials.values()].find((c) => session.vault_ids.includes(c.vaultId))!;
   const token = (credential.body.auth as { token: string }).token;
@@ -48,15 +49,6 @@ async function untilSession(month: number) {
   return { taskId, run, sessionId, agent };
 }
 
-async function until<T>(probe: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /**
  * The approved PUT reaches freee, which holds it until `release` is called, then takes it (2xx). Resolves once
@@ -68,7 +60,7 @@ async function writeHeldByFreee(agent: Client, month: number): Promise<{ call: P
   const arrived = () => h.freee.apiRequests(/\/basic_pay_rule$/).find((r) => r.method === "PUT" && (r.body as { month?: number } | undefined)?.month === month);
   h.freee.fail({ method: "PUT", path: /\/basic_pay_rule$/ }, { holdUntil: held });
   const call = agent.callTool({ name: "freee_hr_update_basic_pay_rule", arguments: pay(month) }) as Promise<CallToolResult>;
-  await until(() => (arrived() === undefined ? undefined : true));
+  await until("the call to arrive", () => arrived() !== undefined);
   return { call, release };
 }
 
@@ -85,7 +77,7 @@ describe("adversarial: a freee write in flight when the run ends", () => {
     expect((await cancelExecution(h.actions, h.actor, { taskId, executionNo: 1 })).outcome).toBe("applied");
     // freee takes the write once the run has had its chance to end without it: a 中止 card drawn, or a poll after
     // the one that interrupted the session.
-    await until(() => (interrupts(sessionId) >= 2 || slackTexts(h).some((t) => t.includes('"text":"実行 #1: 中止"')) ? true : undefined));
+    await until("the interrupts or the 中止 card", () => interrupts(sessionId) >= 2 || slackTexts(h).some((t) => t.includes('"text":"実行 #1: 中止"')));
     release();
     expect((await call).isError).toBeFalsy();
     await agent.close();
@@ -114,7 +106,7 @@ describe("adversarial: a freee write in flight when the run ends", () => {
     let ended = false;
     void run.done.then(() => (ended = true));
     // freee takes the write once the run has had its chance to be judged without it: it ended, or it kept polling.
-    await until(() => (ended || agentCalls(sessionId) >= before + 6 ? true : undefined));
+    await until("the run to end or six more agent calls", () => ended || agentCalls(sessionId) >= before + 6);
     release();
     expect((await call).isError).toBeFalsy();
     await agent.close();

@@ -9,6 +9,7 @@ import { LocalTokenCipher } from "../../lib/store/token-cipher";
 import { jsonReply } from "../../dev/fakes/anthropic";
 import { ev } from "../../dev/fakes/anthropic";
 import { path, type PipelineHarness } from "../support/local-sfn";
+import { until } from "../support/until";
 import { approveTask, l3Ok, runExecution, slackTexts, startPipelineWithMcpServer } from "./fixtures";
 
 /**
@@ -46,7 +47,7 @@ async function untilSession(l3: unknown = PLAN, executionNo = 1, existing?: stri
     ({ taskId } = await approveTask(h, l3 === "default" ? l3Ok() : jsonReply(l3)));
   }
   const run = await runExecution(h, taskId, executionNo);
-  const sessionId = await until(async () => (await h.store.getExecution(taskId!, executionNo))?.sessionId);
+  const sessionId = await until("the run's session", async () => (await h.store.getExecution(taskId!, executionNo))?.sessionId);
   const session = h.agents.sessions.get(sessionId)!;
   const credential = [...h.agents.credentials.values()].find((c) => session.vault_ids.includes(c.vaultId))!;
   const token = (credential.body.auth as { token: string }).token;
@@ -56,15 +57,6 @@ async function untilSession(l3: unknown = PLAN, executionNo = 1, existing?: stri
   return { taskId, run, sessionId, agent, firstMessage };
 }
 
-async function until<T>(probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error("timed out waiting for the session");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const call = async (agent: Client, name: string, args: Record<string, unknown>) => (await agent.callTool({ name, arguments: args })) as CallToolResult;
 const endTurn = (sessionId: string, text: string | undefined) =>

@@ -29,6 +29,7 @@ import { accessKeyFor, type RecordingDynamo } from "./recording-dynamo";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { LocalTokenCipher } from "../../lib/store/token-cipher";
+import { until } from "./until";
 
 export const ANTHROPIC_TEST_KEY = "sk-ant-test-pipeline";
 export const MCP_BEARER_SECRET = "test-mcp-bearer-secret-0123456789abcdef";
@@ -69,7 +70,7 @@ export interface PipelineHarness {
   /** The next invocations of a step Lambda fail with these errors before running (as the Lambda service reports them). */
   failInvocation(fn: StepFunctionName, ...errors: Error[]): void;
   /** Resolve once no invocation of this step Lambda is running (one a stopped execution had started still ends). */
-  idle(fn: StepFunctionName, timeoutMs?: number): Promise<void>;
+  idle(fn: StepFunctionName): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -214,12 +215,8 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
     actor: { teamId: "T0001", userId: REQUESTER },
     failStartExecution: (...errors) => void sfnFaults.push(...errors),
     failInvocation: (fn, ...errors) => void invocationFaults.set(fn, [...(invocationFaults.get(fn) ?? []), ...errors]),
-    async idle(fn, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while ((running.get(fn) ?? 0) > 0) {
-        if (Date.now() > deadline) throw new Error(`local-sfn: ${fn} still running after ${timeoutMs} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+    async idle(fn) {
+      await until(`${fn} to finish running`, () => (running.get(fn) ?? 0) === 0, 10);
     },
     startTask(text = "来月から山田さんの基本給を30万円に変更して") {
       threadCounter += 1;
