@@ -10,7 +10,7 @@ import { Keys } from "../../lib/store/table";
 import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { signedInteraction, signedJson } from "../support/slack-signing";
-import { install, messageEvent, startIngress, TEST_TOKEN_KEY, unlinkedThread } from "./ingress-harness";
+import { homeBlockAction, homeOpened, install, startIngress, TEST_TOKEN_KEY, unlinkedThread } from "./ingress-harness";
 
 /** Issue 15 items 1 and 2 in App Home, over HTTP: who sees which tasks, who gets the freee connect / disconnect buttons. */
 
@@ -41,23 +41,10 @@ afterAll(async () => Promise.all([table.close(), slack.close()]));
 beforeEach(() => slack.reset());
 
 const openHome = async (userId: string) => {
-  await h.send(signedJson({ ...messageEvent(T), event: { type: "app_home_opened", user: userId, channel: "D1", tab: "home", event_ts: "1710000000.9" } }));
+  await h.send(signedJson(homeOpened(T, userId)));
   return JSON.stringify(slack.workspace.homeViews.get(userId));
 };
-const homeAction = (userId: string, action: Record<string, unknown>) =>
-  h.send(
-    signedInteraction({
-      type: "block_actions",
-      user: { id: userId, team_id: T },
-      team: { id: T, domain: "x" },
-      api_app_id: "A0001",
-      token: "t",
-      trigger_id: slack.issueTriggerId(),
-      container: { type: "view", view_id: "V1" },
-      view: { id: "V1", type: "home", callback_id: "", team_id: T, private_metadata: "" },
-      actions: [{ block_id: "b", action_ts: "1.1", ...action }],
-    }),
-  );
+const homeAction = (userId: string, action: Record<string, unknown>) => h.send(signedInteraction(homeBlockAction(T, userId, action)));
 async function connect() {
   await connections.save({ teamId: T, tokens: { accessToken: "at-acl", refreshToken: "rt-acl", accessTokenExpiresAt: new Date(Date.now() + 3_600_000).toISOString() }, companyId: 101, companyName: "テスト株式会社", connectedBy: "UOWNER" });
 }

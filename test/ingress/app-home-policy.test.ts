@@ -7,7 +7,7 @@ import { TeamSettingsStore } from "../../lib/store/team-settings";
 import { startFakeSlack, type FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { signedInteraction, signedJson } from "../support/slack-signing";
-import { install, messageEvent, startIngress } from "./ingress-harness";
+import { homeBlockAction, homeOpened, install, startIngress } from "./ingress-harness";
 
 /**
  * The approval policy edited in App Home over signed Slack requests: an admin opens the editor (Slack's user and
@@ -37,25 +37,13 @@ afterEach(() => expect(slack.takeRefused()).toEqual([]));
 afterAll(async () => Promise.all([table.close(), slack.close()]));
 
 const home = async (userId: string) => {
-  await h.send(signedJson({ ...messageEvent(T), event: { type: "app_home_opened", user: userId, channel: "D1", tab: "home", event_ts: "1710000000.9" } }));
+  await h.send(signedJson(homeOpened(T, userId)));
   return JSON.stringify(slack.workspace.homeViews.get(userId));
 };
 
 /** The Home's [ポリシーを編集] click; resolves with the modal Slack shows afterwards. */
 async function openEditor(userId: string) {
-  await h.send(
-    signedInteraction({
-      type: "block_actions",
-      user: { id: userId, team_id: T },
-      team: { id: T, domain: "x" },
-      api_app_id: "A0001",
-      token: "t",
-      trigger_id: slack.issueTriggerId(),
-      container: { type: "view", view_id: "VHOME" },
-      view: { id: "VHOME", type: "home", callback_id: "", team_id: T, private_metadata: "" },
-      actions: [{ block_id: "home_settings_policy", action_id: HomeActionIds.policyEdit, type: "button", action_ts: "1.1" }],
-    }),
-  );
+  await h.send(signedInteraction(homeBlockAction(T, userId, { block_id: "home_settings_policy", action_id: HomeActionIds.policyEdit, type: "button" }, "VHOME")));
   return slack.workspace.openView;
 }
 

@@ -12,7 +12,7 @@ import type { TestTable } from "../support/dynamo";
 import type { FakeSlack } from "../../dev/fakes/slack/fake-slack";
 import { signedInteraction, signedJson } from "../support/slack-signing";
 import { testAdmins } from "../support/admins";
-import { install, messageEvent, startIngress, startIngressOnFakes, unlinkedThread } from "./ingress-harness";
+import { homeBlockAction, homeOpened, install, messageEvent, startIngress, startIngressOnFakes, unlinkedThread } from "./ingress-harness";
 
 let table: TestTable;
 let slack: FakeSlack;
@@ -34,12 +34,11 @@ afterEach(() => expect(slack.takeRefused().filter((r) => !unlinkedThread(r))).to
 afterAll(async () => Promise.all([table.close(), slack.close()]));
 beforeEach(() => slack.reset());
 
-const homeOpened = (userId: string) => ({ ...messageEvent("T1"), event: { type: "app_home_opened", user: userId, channel: "D1", tab: "home", event_ts: "1710000000.9" } });
 const lastView = () => JSON.stringify(slack.callsTo("views.publish").at(-1)?.body.view);
 
 describe("App Home", () => {
   it("an app_home_opened without a user publishes nothing (Slack refuses views.publish without user_id)", async () => {
-    const { user: _user, ...event } = homeOpened("UADMIN").event;
+    const { user: _user, ...event } = homeOpened("T1", "UADMIN").event;
     expect((await h.send(signedJson({ ...messageEvent("T1"), event }))).statusCode).toBe(200);
     expect(slack.callsTo("views.publish")).toHaveLength(0);
   });
@@ -52,7 +51,7 @@ describe("App Home", () => {
     await h.store.createTask({ thread: { teamId: "T1", channelId: "C1", messageTs: "1712000000.000777" }, requesterId: "UADMIN", requestText: "消えた依頼", pipelineExecutionName: "y" });
     const audit = new AuditLog(h.store, createLogger("t"));
     await audit.recordError({ teamId: "T1", taskId: record.taskId, subject: "prompt#1", actor: "system", layer: "L2", error: new ThrottledError("slow down") });
-    const res = await h.send(signedJson(homeOpened("UADMIN")));
+    const res = await h.send(signedJson(homeOpened("T1", "UADMIN")));
     expect(res.statusCode).toBe(200);
     const publish = slack.callsTo("views.publish");
     expect(publish).toHaveLength(1);
@@ -75,24 +74,14 @@ describe("App Home", () => {
   });
 
   it("non-admins see the settings read-only", async () => {
-    await h.send(signedJson(homeOpened("UREQ")));
+    await h.send(signedJson(homeOpened("T1", "UREQ")));
     const view = lastView();
     expect(view).not.toContain(HomeActionIds.admins);
     expect(view).toContain("設定の変更は管理者のみ行えます。");
   });
 
   it("an admin saves who may approve; a non-admin's change is refused", async () => {
-    const change = (userId: string, selected: string[]) => ({
-      type: "block_actions",
-      user: { id: userId, team_id: "T1" },
-      team: { id: "T1", domain: "x" },
-      api_app_id: "A0001",
-      token: "t",
-      trigger_id: "1.2.3",
-      container: { type: "view", view_id: "V1" },
-      view: { id: "V1", type: "home", callback_id: "", team_id: "T1", private_metadata: "" },
-      actions: [{ type: "multi_users_select", action_id: HomeActionIds.admins, block_id: "home_settings", selected_users: selected, action_ts: "1.1" }],
-    });
+    const change = (userId: string, selected: string[]) => homeBlockAction("T1", userId, { type: "multi_users_select", action_id: HomeActionIds.admins, block_id: "home_settings", selected_users: selected });
     expect((await h.send(signedInteraction(change("UADMIN", ["UAPPROVER"])))).statusCode).toBe(200);
     const settings = new TeamSettingsStore(table.doc, table.tableName);
     expect((await settings.get("T1")).adminUserIds).toEqual(["UAPPROVER"]);

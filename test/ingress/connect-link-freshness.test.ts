@@ -10,7 +10,7 @@ import { OneTimeUses } from "../../lib/store/freee-one-time-uses";
 import { createLogger } from "../../lib/core/observability/logger";
 import { makeStore } from "../freee/helpers";
 import { getRequest, signedInteraction, signedJson } from "../support/slack-signing";
-import { blockAction, install, messageEvent, startIngressOnFakes } from "./ingress-harness";
+import { blockAction, homeOpened, install, startIngressOnFakes } from "./ingress-harness";
 
 /**
  * The freee connect button of App Home links to a single-use, ten-minute link. Each time the Home is opened it is
@@ -62,7 +62,6 @@ beforeEach(() => {
 });
 afterEach(() => expect(web.slack.takeRefused()).toEqual([]));
 
-const homeOpened = () => ({ ...messageEvent("T1"), event: { type: "app_home_opened", user: "UADMIN", channel: "D1", tab: "home", event_ts: "1710000000.9" } });
 /** The connect button's link in the Home last published. */
 function publishedLink(): string {
   const view = web.slack.callsTo("views.publish").at(-1)!.body.view as { blocks: { accessory?: { action_id?: string; url?: string } }[] };
@@ -77,9 +76,9 @@ const clickConnect = () =>
   web.h.send(signedInteraction({ ...blockAction("T1", "UADMIN", HomeActionIds.freeeConnect, ""), container: { type: "view", view_id: "V1" }, message: undefined }));
 
 it("every Home open builds a new ten-minute link", async () => {
-  await web.h.send(signedJson(homeOpened()));
+  await web.h.send(signedJson(homeOpened("T1", "UADMIN")));
   const first = publishedLink();
-  await web.h.send(signedJson(homeOpened()));
+  await web.h.send(signedJson(homeOpened("T1", "UADMIN")));
   const second = publishedLink();
   expect(second).not.toBe(first);
   expect(expiresIn(first)).toBe(MAX_CONNECT_LINK_TTL_SECONDS);
@@ -87,7 +86,7 @@ it("every Home open builds a new ten-minute link", async () => {
 });
 
 it("a Home left open past ten minutes: the click on the dead link renews the button with a live one", async () => {
-  await web.h.send(signedJson(homeOpened()));
+  await web.h.send(signedJson(homeOpened("T1", "UADMIN")));
   const stale = publishedLink();
   now = new Date(now.getTime() + (MAX_CONNECT_LINK_TTL_SECONDS + 60) * 1000);
   // The browser opens the dead link (refused) while Slack sends the click: the Home is published again.
@@ -99,7 +98,7 @@ it("a Home left open past ten minutes: the click on the dead link renews the but
 });
 
 it("a link once opened is renewed too: the button never offers a used link", async () => {
-  await web.h.send(signedJson(homeOpened()));
+  await web.h.send(signedJson(homeOpened("T1", "UADMIN")));
   const link = publishedLink();
   expect((await open(link)).statusCode).toBe(302);
   expect((await clickConnect()).statusCode).toBe(200);

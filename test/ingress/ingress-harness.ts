@@ -124,6 +124,26 @@ export function blockAction(teamId: string, userId: string, actionId: string, va
   };
 }
 
+/** Slack's app_home_opened: `userId` opened the app's Home tab. */
+export function homeOpened(teamId: string, userId: string) {
+  return { ...messageEvent(teamId), event: { type: "app_home_opened", user: userId, channel: "D1", tab: "home", event_ts: "1710000000.9" } };
+}
+
+/** A block_actions payload from a control in App Home: the Home view is its container. */
+export function homeBlockAction(teamId: string, userId: string, action: Record<string, unknown>, viewId = "V1") {
+  return {
+    type: "block_actions",
+    user: { id: userId, team_id: teamId },
+    team: { id: teamId, domain: "x" },
+    api_app_id: "A0001",
+    token: "t",
+    trigger_id: issueTriggerId(),
+    container: { type: "view", view_id: viewId },
+    view: { id: viewId, type: "home", callback_id: "", team_id: teamId, private_metadata: "" },
+    actions: [{ block_id: "b", action_ts: "1.1", ...action }],
+  };
+}
+
 /** A view_submission of the reject modal. */
 export function rejectSubmission(teamId: string, userId: string, metadata: unknown, reason: string | undefined) {
   return {
