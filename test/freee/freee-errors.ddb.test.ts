@@ -3,7 +3,7 @@ import { AuthError, FatalConfigError, RateLimitedError } from "../../lib/core/er
 import type { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
 import { FreeeAuthMessages } from "../../lib/core/messages/ja";
-import { useFreeeWorkspace } from "../support/freee-workspace";
+import { useFreeeWorkspace, VirtualClock } from "../support/freee-workspace";
 import { jstIso, unauthorizedBody } from "../../dev/fakes/freee/errors";
 import { FAKE_CLIENT_ID, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { makeClient } from "./helpers";
@@ -19,32 +19,12 @@ import { makeClient } from "./helpers";
  */
 
 let fake: FakeFreee;
-let now: number;
-const clock = () => new Date(now);
 let store: FreeeConnectionStore;
 let teamId: string;
 // Each test's fake reads the virtual clock, which starts at a whole second of the real one.
-const onVirtualClock = () => {
-  now = Math.floor(Date.now() / 1000) * 1000;
-  return { clock: () => now };
-};
-useFreeeWorkspace({ teamPrefix: "TE", fake: onVirtualClock }, (w) => ({ fake, store, teamId } = w));
-
-/** A client on the virtual clock: each wait it takes is recorded and moves the clock on. */
-function client(extra: Parameters<typeof makeClient>[3] = {}) {
-  const sleeps: number[] = [];
-  const { client: c } = makeClient(store, fake, teamId, {
-    clock,
-    sleep: async (ms) => {
-      sleeps.push(ms);
-      now += ms;
-      await new Promise((r) => setTimeout(r, 2));
-    },
-    leasePollMs: 5,
-    ...extra,
-  });
-  return { client: c, sleeps };
-}
+const time = new VirtualClock();
+useFreeeWorkspace({ teamPrefix: "TE", fake: time.fakeOptions }, (w) => ({ fake, store, teamId } = w));
+const client = (extra: Parameters<typeof makeClient>[3] = {}) => time.client({ store, fake, teamId }, extra);
 
 const listEmployees = { method: "GET", path: "/hr/api/v1/employees", query: { company_id: 101, year: 2026, month: 1 } } as const;
 const listDeals = { method: "GET", path: "/api/1/deals", query: { company_id: 101 } } as const;
@@ -70,8 +50,8 @@ describe("401 by body code", () => {
   it("company_not_found (the connected user left the company) → AuthError with that reason; no refresh spent", async () => {
     const other = `${teamId}-other`;
     const pair = fake.issueTokens({ companyIds: [202] });
-    await store.save({ teamId: other, tokens: { ...pair, accessTokenExpiresAt: new Date(now + 3_600_000).toISOString() }, companyId: 101, connectedBy: "U1" });
-    const { client: c } = makeClient(store, fake, other, { clock });
+    await store.save({ teamId: other, tokens: { ...pair, accessTokenExpiresAt: new Date(time.now + 3_600_000).toISOString() }, companyId: 101, connectedBy: "U1" });
+    const { client: c } = makeClient(store, fake, other, { clock: () => new Date(time.now) });
     const err = await c.request(listEmployees).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AuthError);
     expect((err as AuthError).details).toMatchObject({ reason: "company_not_found", code: "company_not_found", status: 401 });
@@ -166,7 +146,7 @@ describe("429 waits what freee says", () => {
   });
 
   it("accounting: waits until meta.reset of the body (an ISO time with +09:00)", async () => {
-    fake.fail({ path: "/api/1/deals" }, { status: 429, body: { status_code: 429, meta: { limit: 10, period: 1, remaining: 0, reset: jstIso(new Date(now + 3000)) } } });
+    fake.fail({ path: "/api/1/deals" }, { status: 429, body: { status_code: 429, meta: { limit: 10, period: 1, remaining: 0, reset: jstIso(new Date(time.now + 3000)) } } });
     const { client: c, sleeps } = client();
     expect((await c.request(listDeals)).ok).toBe(true);
     expect(sleeps).toEqual([3250]);

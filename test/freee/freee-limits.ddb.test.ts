@@ -4,7 +4,7 @@ import type { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { classifyFreeeResponse, FREEE_THROTTLE_MS } from "../../lib/freee/freee-response";
 import { forbiddenBody, THROTTLE_MESSAGE } from "../../dev/fakes/freee/errors";
 import type { FakeFreee } from "../../dev/fakes/freee/fake-freee";
-import { useFreeeWorkspace } from "../support/freee-workspace";
+import { useFreeeWorkspace, VirtualClock } from "../support/freee-workspace";
 import { makeClient } from "./helpers";
 
 /**
@@ -17,29 +17,12 @@ import { makeClient } from "./helpers";
  */
 
 let fake: FakeFreee;
-let now: number;
 let store: FreeeConnectionStore;
 let teamId: string;
-const onVirtualClock = () => {
-  now = Math.floor(Date.now() / 1000) * 1000;
-  return { clock: () => now };
-};
-useFreeeWorkspace({ teamPrefix: "TL", fake: onVirtualClock }, (w) => ({ fake, store, teamId } = w));
-
-function client(extra: Parameters<typeof makeClient>[3] = {}) {
-  const sleeps: number[] = [];
-  const { client: c } = makeClient(store, fake, teamId, {
-    clock: () => new Date(now),
-    sleep: async (ms) => {
-      sleeps.push(ms);
-      now += ms;
-      await new Promise((r) => setTimeout(r, 2));
-    },
-    leasePollMs: 5,
-    ...extra,
-  });
-  return { client: c, sleeps };
-}
+// Each test's fake reads the virtual clock, which starts at a whole second of the real one.
+const time = new VirtualClock();
+useFreeeWorkspace({ teamPrefix: "TL", fake: time.fakeOptions }, (w) => ({ fake, store, teamId } = w));
+const client = (extra: Parameters<typeof makeClient>[3] = {}) => time.client({ store, fake, teamId }, extra);
 
 const listInvoices = { method: "GET", path: "/iv/invoices", query: { company_id: 101 } } as const;
 const listEmployees = { method: "GET", path: "/hr/api/v1/employees", query: { company_id: 101, year: 2026, month: 1 } } as const;
@@ -103,7 +86,7 @@ describe("freee's 403 throttle", () => {
     expect(err).not.toBeInstanceOf(AuthError);
     expect((err as FreeeThrottledError).name).toBe("FreeeThrottledError");
     expect((err as FreeeThrottledError).retryAfterSeconds).toBe(601);
-    expect((err as FreeeThrottledError).details).toMatchObject({ status: 403, giveUp: "wait_over_cap", resetSource: "freee-403-throttle", resetAt: new Date(now + FREEE_THROTTLE_MS).toISOString() });
+    expect((err as FreeeThrottledError).details).toMatchObject({ status: 403, giveUp: "wait_over_cap", resetSource: "freee-403-throttle", resetAt: new Date(time.now + FREEE_THROTTLE_MS).toISOString() });
     expect(sleeps).toEqual([]);
     expect(fake.refreshCalls).toBe(0);
     expect(fake.apiRequests().map((r) => r.status)).toEqual([403]);

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import type { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { startFakeFreee, type FakeFreee, type FakeFreeeOptions } from "../../dev/fakes/freee/fake-freee";
-import { connect, localKey, makeStore } from "../freee/helpers";
+import type { FreeeClientOptions } from "../../lib/freee/client";
+import { connect, localKey, makeClient, makeStore, type ClientHarness } from "../freee/helpers";
 import { startTestTable, type TestTable } from "./dynamo";
 
 /** One test's freee workspace: the file's table, a fresh strict freee fake, a store with its own key, a connected team. */
@@ -52,4 +53,33 @@ export function useFreeeWorkspace(options: FreeeWorkspaceOptions, use: (workspac
       await stopping.stop();
     }
   });
+}
+
+/** A clock the freee fake reads and a client's waits move on, so a test of freee's limits never waits them out. */
+export class VirtualClock {
+  /** Milliseconds since the epoch; starts at a whole second of the real clock. */
+  now = 0;
+
+  /** The fake's options for a test on this clock (useFreeeWorkspace's `fake`), restarting it. */
+  readonly fakeOptions = (): FakeFreeeOptions => {
+    this.now = Math.floor(Date.now() / 1000) * 1000;
+    return { clock: () => this.now };
+  };
+
+  /** A client of the workspace on this clock: each wait it takes is recorded and moves the clock on. */
+  client(workspace: Pick<FreeeWorkspace, "store" | "fake" | "teamId">, extra: Partial<FreeeClientOptions> = {}): ClientHarness {
+    const sleeps: number[] = [];
+    const { client } = makeClient(workspace.store, workspace.fake, workspace.teamId, {
+      clock: () => new Date(this.now),
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        this.now += ms;
+        // Lease polls still yield, so a loser does not spin.
+        await new Promise((r) => setTimeout(r, 2));
+      },
+      leasePollMs: 5,
+      ...extra,
+    });
+    return { client, sleeps };
+  }
 }
