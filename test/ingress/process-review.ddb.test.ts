@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { checkBlocks, checkView } from "../../dev/fakes/slack/block-kit";
 import type { ProcessVersion } from "../../lib/core/domain/records";
 import { buildPreview } from "../../lib/preview/build";
@@ -8,7 +8,7 @@ import { FreeeReader } from "../../lib/preview/reader";
 import { ActionIds, renderCard } from "../../lib/ingress/cards";
 import { planApprovalBlocker, planLayout, PlanMessages } from "../../lib/preview/plan";
 import { buildFullPlanModal, buildStepInputModal } from "../../lib/ingress/plan-modal";
-import { startPreviewFreee, type PreviewFreee } from "../preview/support";
+import { usePreviewFreee } from "../preview/support";
 import { baseTask, history, processVersion } from "./fixtures";
 
 /**
@@ -16,12 +16,7 @@ import { baseTask, history, processVersion } from "./fixtures";
  * the strict freee fake answered, checked against Slack's Block Kit limits (the strict Slack fake's rules), with
  * every amount of every write step visible before an approve button exists.
  */
-let f: PreviewFreee;
-beforeAll(async () => {
-  f = await startPreviewFreee();
-  await f.connect();
-});
-afterAll(async () => f.close());
+const f = usePreviewFreee();
 
 const limits = { maxReruns: 3 };
 const LONG = "備品購入（会議室用モニター・ケーブル・延長保証を含む。納品は 12 月第 1 週、検収後に請求書払い）".padEnd(250, "。");

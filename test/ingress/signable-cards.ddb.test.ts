@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { checkBlocks, checkView } from "../../dev/fakes/slack/block-kit";
 import type { Execution, ProcessVersion, StepProgress } from "../../lib/core/domain/records";
 import { ExecutionCardTexts as T, freeeRateLimitedMessage, freeeThrottledMessage } from "../../lib/core/messages/ja";
@@ -12,7 +12,7 @@ import { buildPreview } from "../../lib/preview/build";
 import { PlanMessages } from "../../lib/preview/plan";
 import type { StepWithNames } from "../../lib/preview/names";
 import { FreeeReader } from "../../lib/preview/reader";
-import { startPreviewFreee, type PreviewFreee } from "../preview/support";
+import { usePreviewFreee } from "../preview/support";
 import { DEFAULT_APPROVAL_POLICY, snapshotRule } from "../../lib/core/domain/approval-policy";
 import { planFacts, planWarnings } from "../../lib/steps/approval-facts";
 import { baseTask, execution, history, processVersion } from "./fixtures";
@@ -23,7 +23,7 @@ import { baseTask, execution, history, processVersion } from "./fixtures";
  * Execution card restating the table with each row's outcome and freee link on 完了 / 失敗 / 中止 / unknown, with
  * what to do after a 403 / 404 / 429. No internals on any card: tool names, step ids, token counts, shortcodes.
  */
-let f: PreviewFreee;
+const f = usePreviewFreee();
 let version: ProcessVersion;
 const NOW = new Date("2026-12-02T03:00:00Z"); // 2026-12-02 12:00 JST
 const limits = { maxReruns: 3 };
@@ -43,12 +43,9 @@ const PLAN: StepWithNames[] = [
 ];
 
 beforeAll(async () => {
-  f = await startPreviewFreee();
-  await f.connect();
   const outcome = await buildPreview(PLAN, new FreeeReader(f.client()), NOW);
   version = processVersion(1, { status: "pending_approval", steps: outcome.steps, preview: outcome.preview });
 });
-afterAll(async () => f?.close());
 
 /** Every text a person reads on a surface (not action ids or button values). */
 function visible(node: unknown, out: string[] = []): string[] {

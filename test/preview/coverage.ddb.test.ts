@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DESCRIBERS, uncoveredInput } from "../../lib/preview/describe";
 import { FreeeReader } from "../../lib/preview/reader";
 import { getTool } from "../../lib/freee/tools/registry";
-import { startPreviewFreee, type PreviewFreee } from "./support";
+import { usePreviewFreee } from "./support";
 
 /**
  * "Covered" is per field and honest (issue: the preview must say only what it knows). For every field of each
@@ -10,12 +10,7 @@ import { startPreviewFreee, type PreviewFreee } from "./support";
  * into words (its text changes when the value changes) or the card shows it raw (uncoveredInput lists it). A field
  * claimed covered whose value the preview ignores fails here.
  */
-let f: PreviewFreee;
-beforeAll(async () => {
-  f = await startPreviewFreee();
-  await f.connect();
-});
-afterAll(async () => f.close());
+const f = usePreviewFreee();
 
 const BASE: Record<string, Record<string, unknown>> = {
   freee_hr_update_basic_pay_rule: { year: 2027, month: 1, employee_id: 1, pay_calc_type: "monthly", pay_amount: 300_000 },

@@ -1,26 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildPreview } from "../../lib/preview/build";
 import type { StepWithNames } from "../../lib/preview/names";
 import { FreeeReader } from "../../lib/preview/reader";
 import { uncoveredInput } from "../../lib/preview/describe";
-import { startPreviewFreee, type PreviewFreee } from "./support";
+import { usePreviewFreee } from "./support";
 
 /**
  * The preview of generic writes and of the typed writes' new inputs, against the strict freee fake:
  * a POST says what will be created with names where the schema gives ids; a PUT shows each value beside the
  * current one read from its GET; a DELETE shows the record it removes; what cannot be read is said so.
  */
-let f: PreviewFreee;
+const f = usePreviewFreee();
 const NOW = new Date("2026-11-20T03:00:00Z");
 
-beforeAll(async () => {
-  f = await startPreviewFreee();
-  await f.connect();
-});
-afterAll(async () => {
-  expect(f.fake.selfCheckFailures).toEqual([]);
-  await f.close();
-});
 
 const step = (order: number, tool: string, toolInput: Record<string, unknown>): StepWithNames => ({ stepId: `s${order}`, order, tool, toolInput });
 const preview = async (...steps: StepWithNames[]) => (await buildPreview(steps, new FreeeReader(f.client()), NOW)).preview;

@@ -1,27 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ProcessStep } from "../../lib/core/domain/records";
 import { AuthError } from "../../lib/core/errors/taxonomy";
 import { buildPreview } from "../../lib/preview/build";
 import { uncoveredInput } from "../../lib/preview/describe";
 import type { StepWithNames } from "../../lib/preview/names";
 import { FreeeReader } from "../../lib/preview/reader";
-import { startPreviewFreee, type PreviewFreee } from "./support";
+import { usePreviewFreee } from "./support";
 
 /**
  * The preview against the strict freee fake (freee's schemas, its error bodies): what each write tool's before →
  * after says, names resolved to the ids the write will use, and every way a value cannot be read said plainly.
  */
-let f: PreviewFreee;
+const f = usePreviewFreee();
 const NOW = new Date("2026-11-20T03:00:00Z");
 
-beforeAll(async () => {
-  f = await startPreviewFreee();
-  await f.connect();
-});
-afterAll(async () => f.close());
-beforeEach(() => {
-  expect(f.fake.selfCheckFailures).toEqual([]);
-});
 
 const step = (order: number, tool: string, toolInput: Record<string, unknown>, extra: Partial<StepWithNames> = {}): StepWithNames => ({ stepId: `s${order}`, order, tool, toolInput, ...extra });
 const preview = (steps: StepWithNames[], maxReads?: number) => buildPreview(steps, new FreeeReader(f.client(), maxReads), NOW);

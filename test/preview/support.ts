@@ -1,10 +1,9 @@
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { FreeeClient } from "../../lib/freee/client";
-import { FreeeConnectionStore } from "../../lib/store/freee-connections";
-import { PendingTokenStore } from "../../lib/store/pending-freee-tokens";
-import { LocalTokenCipher } from "../../lib/store/token-cipher";
+import type { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
-import { localKey } from "../freee/helpers";
+import { connect, makeStore, pendingOf } from "../freee/helpers";
 import { startTestTable, type TestTable } from "../support/dynamo";
 
 /** The strict freee fake, a table with the workspace's connection, and the FreeeClient the preview reads with. */
@@ -20,28 +19,52 @@ export interface PreviewFreee {
 export async function startPreviewFreee(): Promise<PreviewFreee> {
   process.env.LOG_LEVEL ??= "SILENT";
   const [fake, table] = await Promise.all([startFakeFreee(), startTestTable()]);
-  const cipher = new LocalTokenCipher(localKey());
-  const connections = new FreeeConnectionStore(table.doc, table.tableName, cipher);
-  const pending = new PendingTokenStore(table.doc, table.tableName, cipher);
+  const connections = makeStore(table);
   const tokenEndpoint = new FreeeTokenEndpoint(fake.url, { clientId: FAKE_CLIENT_ID, clientSecret: FAKE_CLIENT_SECRET });
   return {
     fake,
     table,
     connections,
-    client: (teamId = "T1") => new FreeeClient({ teamId, store: connections, pending, tokenEndpoint, apiBaseUrl: fake.url, sleep: async () => {}, maxServerRetries: 0, maxRateLimitRetries: 0 }),
+    client: (teamId = "T1") => new FreeeClient({ teamId, store: connections, pending: pendingOf(connections), tokenEndpoint, apiBaseUrl: fake.url, sleep: async () => {}, maxServerRetries: 0, maxRateLimitRetries: 0 }),
     async connect(teamId = "T1") {
-      const pair = fake.issueTokens();
-      await connections.save({
-        teamId,
-        tokens: { ...pair, accessTokenExpiresAt: new Date(Date.now() + 3_600_000).toISOString(), scope: "read write" },
-        companyId: 101,
-        companyName: "テスト株式会社",
-        connectedBy: "U1",
-      });
+      await connect(connections, fake, teamId);
     },
     async close() {
       await fake.stop();
       await table.close();
     },
+  };
+}
+
+/**
+ * The file's preview freee, as vitest hooks: started with workspace T1 connected before the file's tests, and
+ * after each test the fake's own response-schema check must have found nothing. Use it at a file's top level;
+ * its fields are read when a test runs.
+ */
+export function usePreviewFreee(): PreviewFreee {
+  let started: PreviewFreee | undefined;
+  const get = () => {
+    if (started === undefined) throw new Error("usePreviewFreee: the preview freee did not start");
+    return started;
+  };
+  beforeAll(async () => {
+    started = await startPreviewFreee();
+    await started.connect();
+  });
+  afterEach(() => expect(get().fake.selfCheckFailures).toEqual([]));
+  afterAll(async () => started?.close());
+  return {
+    get fake() {
+      return get().fake;
+    },
+    get table() {
+      return get().table;
+    },
+    get connections() {
+      return get().connections;
+    },
+    client: (teamId) => get().client(teamId),
+    connect: (teamId) => get().connect(teamId),
+    close: () => get().close(),
   };
 }

@@ -1,28 +1,20 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadLimits } from "../../lib/core/config/limits";
 import { buildPreview } from "../../lib/preview/build";
 import type { StepWithNames } from "../../lib/preview/names";
 import { stepText } from "../../lib/preview/plan";
 import { FreeeReader } from "../../lib/preview/reader";
 import { rowText } from "../../lib/preview/rows";
-import { startPreviewFreee, type PreviewFreee } from "./support";
+import { usePreviewFreee } from "./support";
 
 /**
  * The change table and its warnings, computed by the preview from the strict freee fake's current values: the
  * issue's three cases (a 22% cut, 時給 → 月給, 340,000円 → 340,000円 dropped), and a change above the configured
  * size, a date in the past, a retired employee.
  */
-let f: PreviewFreee;
+const f = usePreviewFreee();
 const NOW = new Date("2026-12-02T03:00:00Z"); // 2026-12-02 in JST
 
-beforeAll(async () => {
-  f = await startPreviewFreee();
-  await f.connect();
-});
-afterAll(async () => f.close());
-beforeEach(() => {
-  expect(f.fake.selfCheckFailures).toEqual([]);
-});
 
 const read = (order: number): StepWithNames => ({ stepId: `s${order}`, order, tool: "freee_hr_list_employees", toolInput: { year: 2027, month: 1 } });
 const pay = (order: number, name: string, amount: number, extra: Record<string, unknown> = {}): StepWithNames => ({
