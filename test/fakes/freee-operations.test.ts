@@ -1,11 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FakeFreee, startFakeFreee } from "../../dev/fakes/freee/fake-freee";
+import { describe, expect, it } from "vitest";
 import { OPERATIONS, operationByTemplate } from "../../lib/freee/openapi/operations";
 import { readBackReconciler } from "../../lib/freee/read-backs";
 import { reconcilerFor } from "../../lib/freee/write-reconciler";
 import type { FreeeRequest, FreeeResult } from "../../lib/freee/types";
 import { idParams } from "../../dev/fakes/freee/generic-resources";
 import { invalidRequest, validRequest, type BuiltRequest } from "../support/freee-requests";
+import { useFreeeFake, type FreeeCall } from "../support/freee-fake";
 
 /**
  * The operations vendored, served by the strict fake: each answers what freee's response schema allows
@@ -13,31 +13,13 @@ import { invalidRequest, validRequest, type BuiltRequest } from "../support/free
  * is seen by the read after it.
  */
 
-let fake: FakeFreee;
-let token: string;
+// One pass over invoice's 42 operations is more than its 30 a minute (the limits have their own tests).
+const freee = useFreeeFake({ each: "test", setUp: (fake) => fake.setRateLimit("invoice", undefined) });
 
-beforeEach(async () => {
-  fake = await startFakeFreee();
-  token = fake.issueTokens().accessToken;
-  // One pass over invoice's 42 operations is more than its 30 a minute (the limits have their own tests).
-  fake.setRateLimit("invoice", undefined);
-});
-afterEach(async () => {
-  expect(fake.selfCheckFailures).toEqual([]);
-  await fake.stop();
-});
-
-async function call(method: string, path: string, options: { query?: Record<string, string | number>; body?: unknown } = {}) {
-  const url = new URL(fake.url + path);
-  for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, String(v));
-  const res = await fetch(url, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(options.body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-  });
-  const text = await res.text();
-  if (text !== "" && !res.headers.get("content-type")?.includes("json")) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return { status: res.status, body: text === "" ? undefined : (JSON.parse(text) as any) };
+async function call(method: string, path: string, options: FreeeCall = {}) {
+  const res = await freee.call(method, path, options);
+  if (res.body !== undefined && res.headers.get("content-type")?.includes("json") !== true) throw new Error(`${method} ${path}: ${res.status} ${res.body}`);
+  return res;
 }
 
 const c = { company_id: 101 };
@@ -51,15 +33,12 @@ async function send(request: BuiltRequest) {
   const form = new FormData();
   for (const [k, v] of Object.entries(request.form.fields)) form.set(k, v);
   if (request.form.fileField !== "") form.set(request.form.fileField, new Blob([new Uint8Array([37, 80, 68, 70])], { type: "application/pdf" }), "receipt.pdf");
-  const url = new URL(fake.url + request.path);
-  for (const [k, v] of Object.entries(request.query)) url.searchParams.set(k, String(v));
-  const res = await fetch(url, { method: request.method, headers: { authorization: `Bearer ${token}` }, body: form });
-  return { status: res.status, body: (await res.json()) as any };
+  return call(request.method, request.path, { query: request.query as Record<string, string>, form });
 }
 
 describe("freee fake: every vendored operation, from its schema", () => {
   it(`answers a valid request to each of the ${OPERATIONS.length} with a success freee's response schema allows`, async () => {
-    const company = fake.company(101);
+    const company = freee.fake.company(101);
     const failures: string[] = [];
     for (const { operation: op } of ORDERED) {
       const request = validRequest(op, company);
@@ -67,11 +46,11 @@ describe("freee fake: every vendored operation, from its schema", () => {
       if (res.status >= 300) failures.push(`${op.method} ${op.path} -> ${request.path}: ${res.status} ${JSON.stringify(res.body)}`);
     }
     expect(failures).toEqual([]);
-    expect(new Set(fake.apiRequests().map((r) => r.operationId)).size).toBe(new Set(OPERATIONS.map((e) => e.operation.operationId)).size);
+    expect(new Set(freee.fake.apiRequests().map((r) => r.operationId)).size).toBe(new Set(OPERATIONS.map((e) => e.operation.operationId)).size);
   });
 
   it("refuses an invalid request to each with freee's 400 body, before any route runs", async () => {
-    const company = fake.company(101);
+    const company = freee.fake.company(101);
     const unrefused: string[] = [];
     const noInput: string[] = [];
     for (const { operation: op } of OPERATIONS) {
@@ -87,14 +66,13 @@ describe("freee fake: every vendored operation, from its schema", () => {
     expect(unrefused).toEqual([]);
     // These take no parameter and no body: nothing in them can be wrong but the token, which freee refuses.
     expect(noInput).toEqual(["GET /api/1/companies", "GET /api/1/taxes/codes", "GET /hr/api/v1/users/me", "GET /pm/users/me"]);
-    token = "fake-access-unknown";
-    for (const path of ["/api/1/companies", "/api/1/taxes/codes", "/hr/api/v1/users/me", "/pm/users/me"]) expect((await call("GET", path)).body).toMatchObject({ code: "expired_access_token" });
+    for (const path of ["/api/1/companies", "/api/1/taxes/codes", "/hr/api/v1/users/me", "/pm/users/me"]) expect((await call("GET", path, { token: "fake-access-unknown" })).body).toMatchObject({ code: "expired_access_token" });
   });
 });
 
 describe("freee fake: an id that names nothing", () => {
   it("answers freee's 404 for every operation whose path names a record, its parents' included", async () => {
-    const company = fake.company(101);
+    const company = freee.fake.company(101);
     const unanswered: string[] = [];
     let checked = 0;
     for (const { operation: op } of OPERATIONS) {
@@ -123,7 +101,7 @@ async function read(req: FreeeRequest): Promise<FreeeResult> {
 
 /** Sends a request whose reply the fake drops after doing the work; "lost" when it was. */
 async function sendLost(built: BuiltRequest): Promise<string> {
-  fake.fail({ method: built.method, path: built.path }, { lostReply: true });
+  freee.fake.fail({ method: built.method, path: built.path }, { lostReply: true });
   return send(built).then(
     (res) => `answered ${res.status}`,
     () => "lost",
@@ -132,7 +110,7 @@ async function sendLost(built: BuiltRequest): Promise<string> {
 
 describe("freee fake: a lost reply of every write is settled without a second write", () => {
   it("marker and values / gone writes are found by reading back (a delete absent before it), the rest end unknown; none is sent twice", async () => {
-    const company = fake.company(101);
+    const company = freee.fake.company(101);
     const outcomes: string[] = [];
     for (const { operation: op, readBack } of ORDERED) {
       if (readBack === undefined) continue;
@@ -150,7 +128,7 @@ describe("freee fake: a lost reply of every write is settled without a second wr
       req = reconciler.mark(req, marker);
       if (req.body !== undefined && built.body !== undefined) built.body = req.body;
       if (readBack.kind === "gone") expect((await reconciler.find(read, req, marker)).outcome, `${op.path} before the delete`).toBe("absent");
-      const writes = () => fake.apiRequests().filter((r) => r.method === op.method && r.path === built.path).length;
+      const writes = () => freee.fake.apiRequests().filter((r) => r.method === op.method && r.path === built.path).length;
       const before = writes();
       expect(await sendLost(built), `${op.method} ${op.path}`).toBe("lost");
       const outcome = await reconciler.find(read, req, marker).then(

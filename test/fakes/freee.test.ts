@@ -1,33 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, FakeFreee, startFakeFreee } from "../../dev/fakes/freee/fake-freee";
+import { describe, expect, it } from "vitest";
+import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, FakeFreee } from "../../dev/fakes/freee/fake-freee";
+import { useFreeeFake } from "../support/freee-fake";
 
 /** Each rule of the freee fake, shown by the rejection freee itself would give (schemas in lib/freee/openapi). */
 
-let fake: FakeFreee;
-let token: string;
-
-beforeEach(async () => {
-  fake = await startFakeFreee();
-  token = fake.issueTokens().accessToken;
-});
-afterEach(async () => {
-  expect(fake.selfCheckFailures).toEqual([]);
-  await fake.stop();
-});
-
-async function call(method: string, path: string, options: { query?: Record<string, string | number>; body?: unknown; token?: string | null } = {}) {
-  const url = new URL(fake.url + path);
-  for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, String(v));
-  const bearer = options.token === undefined ? token : options.token;
-  const res = await fetch(url, {
-    method,
-    headers: { ...(bearer === null ? {} : { authorization: `Bearer ${bearer}` }), ...(options.body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-  });
-  const text = await res.text();
-  const isJson = res.headers.get("content-type")?.includes("json") === true;
-  return { status: res.status, headers: res.headers, body: text === "" ? undefined : isJson ? (JSON.parse(text) as any) : text };
-}
+const freee = useFreeeFake({ each: "test" });
+const call = freee.call;
 
 const month = { company_id: 101, year: 2026, month: 12 };
 const deal = { company_id: 101, issue_date: "2026-12-01", type: "expense", details: [{ account_item_id: 23, tax_code: 136, amount: 4_800 }] };
@@ -106,14 +84,14 @@ describe("freee fake: 401 with freee's codes", () => {
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ message: "アクセスする権限がありません", code: "expired_access_token" });
     }
-    fake.expireAccessTokens();
+    freee.fake.expireAccessTokens();
     const res = await call("GET", "/api/1/companies");
     expect(res.status).toBe(401);
     expect(res.body.code).toBe("expired_access_token");
   });
 
   it("a company_id the token's user does not belong to: company_not_found", async () => {
-    const only101 = fake.issueTokens({ companyIds: [101] }).accessToken;
+    const only101 = freee.fake.issueTokens({ companyIds: [101] }).accessToken;
     const res = await call("GET", "/api/1/deals", { query: { company_id: 202 }, token: only101 });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ message: "存在しないかすでに削除された事業所です。", code: "company_not_found" });
@@ -123,8 +101,8 @@ describe("freee fake: 401 with freee's codes", () => {
 
 describe("freee fake: 403, 404, 429 and 5xx", () => {
   it("a scripted 403 carries each API's body shape", async () => {
-    fake.fail({ path: "/api/1/deals" }, { status: 403 });
-    fake.fail({ path: /^\/hr\// }, { status: 403 });
+    freee.fake.fail({ path: "/api/1/deals" }, { status: 403 });
+    freee.fake.fail({ path: /^\/hr\// }, { status: 403 });
     expect((await call("GET", "/api/1/deals", { query: { company_id: 101 } })).body).toEqual({ message: "アクセス権限がありません。" });
     expect((await call("GET", "/hr/api/v1/employees", { query: month })).body).toEqual({ status_code: 403, errors: [{ type: "forbidden", messages: ["アクセス権限がありません。"] }] });
   });
@@ -137,7 +115,7 @@ describe("freee fake: 403, 404, 429 and 5xx", () => {
   });
 
   it("past the rate limit: 429 with X-RateLimit-* headers and, in accounting, meta", async () => {
-    fake.setRateLimit("accounting", { limit: 2, windowSeconds: 60 });
+    freee.fake.setRateLimit("accounting", { limit: 2, windowSeconds: 60 });
     expect((await call("GET", "/api/1/companies")).status).toBe(200);
     expect((await call("GET", "/api/1/companies")).status).toBe(200);
     const res = await call("GET", "/api/1/companies");
@@ -156,26 +134,26 @@ describe("freee fake: 403, 404, 429 and 5xx", () => {
   });
 
   it("a scripted 503 and a lost reply (the write happened, the answer never came)", async () => {
-    fake.fail({ method: "POST", path: "/api/1/deals" }, { status: 503 });
+    freee.fake.fail({ method: "POST", path: "/api/1/deals" }, { status: 503 });
     expect((await call("POST", "/api/1/deals", { body: deal })).body).toEqual({ status_code: 503, errors: [{ type: "error", messages: ["このAPIは現在ご利用いただけません。"] }] });
-    const before = fake.company(101).deals.length;
-    fake.fail({ method: "POST", path: "/api/1/deals" }, { lostReply: true });
+    const before = freee.fake.company(101).deals.length;
+    freee.fake.fail({ method: "POST", path: "/api/1/deals" }, { lostReply: true });
     await expect(call("POST", "/api/1/deals", { body: { ...deal, ref_number: "task-1/s2" } })).rejects.toThrow();
-    expect(fake.company(101).deals.length).toBe(before + 1);
+    expect(freee.fake.company(101).deals.length).toBe(before + 1);
   });
 });
 
 describe("freee fake: OAuth", () => {
   const form = (fields: Record<string, string>) =>
-    fetch(`${fake.url}/public_api/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ client_id: FAKE_CLIENT_ID, client_secret: FAKE_CLIENT_SECRET, ...fields }) });
+    fetch(`${freee.fake.url}/public_api/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ client_id: FAKE_CLIENT_ID, client_secret: FAKE_CLIENT_SECRET, ...fields }) });
 
   it("a refresh token works once; a code works once; a wrong client secret is invalid_client", async () => {
-    const { refreshToken } = fake.issueTokens();
+    const { refreshToken } = freee.fake.issueTokens();
     expect((await form({ grant_type: "refresh_token", refresh_token: refreshToken })).status).toBe(200);
     const again = await form({ grant_type: "refresh_token", refresh_token: refreshToken });
     expect(again.status).toBe(401);
     expect(await again.json()).toMatchObject({ error: "invalid_grant" });
-    const code = fake.issueCode({ companyId: 101 });
+    const code = freee.fake.issueCode({ companyId: 101 });
     const first = await form({ grant_type: "authorization_code", code, redirect_uri: "http://127.0.0.1/cb" });
     expect(await first.json()).toMatchObject({ token_type: "bearer", expires_in: 21600, company_id: 101 });
     expect((await form({ grant_type: "authorization_code", code, redirect_uri: "http://127.0.0.1/cb" })).status).toBe(400);
@@ -243,10 +221,10 @@ describe("freee fake: writes can be read back", () => {
   });
 
   it("the self-check fails loudly when the fake's data is not what freee would answer", async () => {
-    delete fake.company(101).deals[0]!.status;
+    delete freee.fake.company(101).deals[0]!.status;
     const res = await call("GET", "/api/1/deals/1", { query: { company_id: 101 } });
     expect(res.status).toBe(599);
-    expect(fake.selfCheckFailures).toEqual(["get_deal 200: /deal/status deal.status は必須です"]);
-    fake.selfCheckFailures.length = 0;
+    expect(freee.fake.selfCheckFailures).toEqual(["get_deal 200: /deal/status deal.status は必須です"]);
+    freee.fake.selfCheckFailures.length = 0;
   });
 });

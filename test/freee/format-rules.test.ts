@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeFreee, startFakeFreee } from "../../dev/fakes/freee/fake-freee";
+import { describe, expect, it } from "vitest";
 import { formatRule, isCalendarDate } from "../../lib/freee/openapi/format-rules";
 import { checkRequest, derefSchema, FREEE_OPERATIONS, type RequestCheck } from "../../lib/freee/openapi/validator";
 import { checkSteps } from "../../lib/model/process-steps";
+import { useFreeeFake } from "../support/freee-fake";
 
 /**
  * freee's format rules the schemas leave out (lib/freee/openapi/format-rules.ts): a date freee would refuse, an
@@ -137,21 +137,11 @@ describe("a plan with a date freee would refuse fails validation before any call
 });
 
 describe("the strict fake agrees: freee's 400 for the same requests", () => {
-  let fake: FakeFreee;
-  let token: string;
-  beforeAll(async () => {
-    fake = await startFakeFreee();
-    token = fake.issueTokens().accessToken;
-  });
-  afterAll(async () => fake.stop());
-
-  async function send(body: unknown) {
-    const res = await fetch(`${fake.url}/api/1/deals`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
-    return { status: res.status, body: (await res.json()) as { errors?: Array<{ messages: string[] }> } };
-  }
+  const freee = useFreeeFake();
+  const send = async (body: unknown) => (await freee.call("POST", "/api/1/deals", { body })) as { status: number; body: { errors?: Array<{ messages: string[] }> } };
 
   it("2026/12/01, 2026-02-30, '12,000' and 1200.5 are 400 with the field named; no deal is made", async () => {
-    const company = fake.company(101);
+    const company = freee.fake.company(101);
     const before = company.deals.length;
     for (const [body, field] of [
       [deal({ company_id: 101, issue_date: "2026/12/01" }), "issue_date"],
