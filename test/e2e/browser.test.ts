@@ -18,6 +18,23 @@ const openSandbox = () => sandbox.open();
 /** A deal line as a change-table row: 「明細 1 消耗品費（課対仕入10%） ｜ （新規） → 4,801,000円 ｜」. */
 const dealLine = (line: number, account: string, amount: number) => new RegExp(`明細 ${line} ${account}（[^）\n]+）[^｜\n]* ｜ （新規） → ${amount.toLocaleString("en-US")}円 ｜`);
 
+/**
+ * Post a request on a fresh /sandbox page and approve its 実行方針, as a person clicks it: resolves once the
+ * Process card shows its 承認 button, with the thread, that card and the button.
+ */
+async function requestToProcessCard(text: string) {
+  const { url, page } = await openSandbox();
+  await page.goto(`${url}/sandbox`);
+  await page.fill("#text", text);
+  await page.click("#composer button[type=submit]");
+  const thread = page.locator("#thread-messages");
+  await thread.locator("button[data-action*='prompt']", { hasText: "承認" }).first().click();
+  const approve = thread.locator("button[data-action*='process']", { hasText: /^承認$/ });
+  await approve.first().waitFor();
+  const card = thread.locator(".msg", { has: page.locator("button[data-action*='process']", { hasText: /^承認$/ }) });
+  return { page, thread, approve, card };
+}
+
 describe("sandbox page in headless Chromium", () => {
   if (!hasChromium) console.warn(`browser test skipped: ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run does it)`);
 
@@ -49,18 +66,10 @@ describe("sandbox page in headless Chromium", () => {
     expect(await done.innerText()).toMatch(/基本給.*→/);
     expect(await done.innerText()).toContain("このほかに freee への書き込みはありません。");
     expect(await done.locator("a", { hasText: "freee で開く" }).getAttribute("href")).toBe("https://p.secure.freee.co.jp/employees/1");
-  }, 120_000);
+  });
 
   it.skipIf(!hasChromium)("a pay cut: the change table's row with ⚠️ lines; 承認 asks again in Slack's confirm dialog (戻る changes nothing); 完了 restates the row with ✓ and the freee link", async () => {
-    const { url, page } = await openSandbox();
-    await page.goto(`${url}/sandbox`);
-    await page.fill("#text", "来月から佐藤さんの基本給を25万円に変更して");
-    await page.click("#composer button[type=submit]");
-    const thread = page.locator("#thread-messages");
-    await thread.locator("button[data-action*='prompt']", { hasText: "承認" }).first().click();
-    const approve = thread.locator("button[data-action*='process']", { hasText: /^承認$/ });
-    await approve.first().waitFor();
-    const card = thread.locator(".msg", { has: page.locator("button[data-action*='process']", { hasText: /^承認$/ }) });
+    const { page, thread, approve, card } = await requestToProcessCard("来月から佐藤さんの基本給を25万円に変更して");
     const text = await card.innerText();
     expect(text).toMatch(/従業員 佐藤 花子 ｜ 基本給 ｜ 320,000円 → 250,000円 ｜ -70,000円（-21\.9%） ｜ \d{4}年\d{1,2}月支給分から/);
     expect(text).toContain("⚠️ 従業員 佐藤 花子 の基本給が下がります: 320,000円 → 250,000円（-70,000円（-21.9%））。");
@@ -83,7 +92,7 @@ describe("sandbox page in headless Chromium", () => {
     const restated = await done.innerText();
     expect(restated).toContain("✓ ｜ 従業員 佐藤 花子 ｜ 基本給 ｜ 320,000円 → 250,000円 ｜ -70,000円（-21.9%）");
     expect(await done.locator("a", { hasText: "freee で開く" }).getAttribute("href")).toBe("https://p.secure.freee.co.jp/employees/2");
-  }, 120_000);
+  });
 
   it.skipIf(!hasChromium)("a pay type change is two rows with ⚠️; a change to what freee holds is dropped with a note and cannot be approved", async () => {
     const { url, page } = await openSandbox();
@@ -107,7 +116,7 @@ describe("sandbox page in headless Chromium", () => {
     expect(await dropped.innerText()).toContain(PlanMessages.noChanges);
     expect(await dropped.locator("button[data-action*='process']", { hasText: /^承認$/ }).count()).toBe(0);
     expect(await dropped.locator("button", { hasText: "却下" }).count()).toBe(1);
-  }, 120_000);
+  });
 
   it.skipIf(!hasChromium)("freee answers 503 to the write: the card names the change with 確認が必要 and the employee's freee page, never 「書き込みはありません」", async () => {
     const { url, page } = await openSandbox();
@@ -129,7 +138,7 @@ describe("sandbox page in headless Chromium", () => {
     } finally {
       await page.request.post(`${url}/sandbox/api/faults/clear`, { data: {} });
     }
-  }, 120_000);
+  });
 
   it.skipIf(!hasChromium)("a 「今月」 read — said in words, filtered to this month (JST); the 完了 card shows freee's rows in Japanese columns, nothing written", async () => {
     const { url, page } = await openSandbox();
@@ -161,7 +170,7 @@ describe("sandbox page in headless Chromium", () => {
     expect(issued.length).toBeGreaterThan(0);
     expect(issued.filter((d) => !d.startsWith(thisMonth))).toEqual([]);
     expect(text).toContain("freee への書き込みはありません。");
-  }, 90_000);
+  });
 
   it.skipIf(!hasChromium)("a file attached with 📎 goes with the request — on the message as Slack shows a file, named by the plan", async () => {
     const { url, page } = await openSandbox();
@@ -181,19 +190,11 @@ describe("sandbox page in headless Chromium", () => {
     await thread.locator("button[data-action*='prompt']", { hasText: "承認" }).first().click();
     await expect.poll(() => thread.innerText()).toContain("「taxi-receipt.png」");
     expect(await thread.innerText()).toContain("ファイルボックスへのアップロード");
-  }, 90_000);
+  });
 
   it.skipIf(!hasChromium)("a 25-step plan with long inputs — every amount is on the Process card before 承認, the raw input one click away, nothing scrolls sideways", async () => {
-    const { url, page } = await openSandbox();
-    await page.goto(`${url}/sandbox`);
-    await page.fill("#text", "12月分の備品購入 25 件をまとめて取引登録して");
-    await page.click("#composer button[type=submit]");
-    const thread = page.locator("#thread-messages");
-    await thread.locator("button[data-action*='prompt']", { hasText: "承認" }).first().click();
-    const approve = thread.locator("button[data-action*='process']", { hasText: /^承認$/ });
-    await approve.first().waitFor();
     // Before the approve button is pressed: every line of every deal, in 円 with separators, with names not ids.
-    const card = thread.locator(".msg", { has: page.locator("button[data-action*='process']", { hasText: /^承認$/ }) });
+    const { page, thread, approve, card } = await requestToProcessCard("12月分の備品購入 25 件をまとめて取引登録して");
     const text = await card.innerText();
     // Each line is a row of the change table: 対象 ｜ 項目 (line, account, tax) ｜ （新規） → amount ｜ 差額 ｜ 適用.
     for (let i = 1; i <= 25; i++) {
@@ -222,7 +223,7 @@ describe("sandbox page in headless Chromium", () => {
     await expect.poll(() => asked.length).toBe(1);
     expect(asked[0]).toContain("⚠️ 高額 4,801,000円: 取引");
     await expect.poll(() => thread.innerText()).toContain("完了");
-  }, 150_000);
+  });
 
   it.skipIf(!hasChromium)("a plan too long for a card is approved from the modal that shows it whole (with the raw input pushed over it)", async () => {
     const { url, page } = await openSandbox();
@@ -247,7 +248,7 @@ describe("sandbox page in headless Chromium", () => {
     await modal.locator("#modal-submit", { hasText: "承認する" }).click();
     await expect.poll(() => page.locator("#backdrop.open").count()).toBe(0);
     await expect.poll(() => thread.innerText()).toContain("完了");
-  }, 180_000);
+  });
 
   it.skipIf(!hasChromium)("App Home for admins: a freee 403 counted once as 権限不足 in Japanese; recent tasks linked, with the requester and the JST time", async () => {
     const { url, page } = await openSandbox();
@@ -288,7 +289,7 @@ describe("sandbox page in headless Chromium", () => {
     const shownAt = Date.parse(`${line![1]!.replace(" ", "T")}:00+09:00`);
     expect(Math.abs(shownAt - Date.now())).toBeLessThan(10 * 60_000);
     expect(text).toContain("時刻は日本時間（JST）です。");
-  }, 150_000);
+  });
 
   // Last: it changes the sandbox's policy (two approvers above 1,000,000円), which the tests above do not expect.
   it.skipIf(!hasChromium)("two-person rule: an admin sets it in App Home; the first approval is recorded and the card asks for one more; the same person again does not count; a second approver runs it", async () => {
@@ -330,5 +331,5 @@ describe("sandbox page in headless Chromium", () => {
     const decided = thread.locator(".msg", { hasText: "実行ステップ" }).filter({ hasText: "別々の 2 人" });
     await expect.poll(() => decided.innerText()).toContain("承認者: @あなた @承認者 佐藤（別々の 2 人）");
     expect(await thread.innerText()).toContain("実行 #1");
-  }, 150_000);
+  });
 });
