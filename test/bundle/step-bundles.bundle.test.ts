@@ -57,11 +57,16 @@ describe("step and MCP bundles", () => {
     expect(bundles["generate-prompt"]!.inputs).not.toContain("lib/model/tool-catalogue.ts");
   });
 
-  it("no step Lambda carries what is made at build time: zod's JSON Schema conversion or a generator", () => {
-    const steps = lambdaFunctions().filter(isStepFunction);
+  it("no step Lambda nor the MCP one carries what is made at build time: zod's JSON Schema conversion or a generator", () => {
+    const steps = judged();
     expect(steps.filter((fn) => carries(fn, BUILD_TIME).length > 0).map((fn) => `${fn}: ${carries(fn, BUILD_TIME).join(", ")}`)).toEqual([]);
     // The layers still carry the formats and the schemas, as data.
     expect(bundles["generate-process"]!.inputs).toContain("lib/model/prompts/output-formats.generated.ts");
     expect(bundles["generate-process"]!.inputs).toContain("lib/freee/tools/input-schemas.generated.ts");
+  });
+
+  it("the freee MCP Lambda answers JSON-RPC itself: no MCP SDK, so no full zod with its schema of every MCP message", () => {
+    expect(carries(MCP, [/node_modules\/@modelcontextprotocol\//, /node_modules\/zod\/v4\/classic\//, /node_modules\/zod-to-json-schema\//])).toEqual([]);
+    expect(bundles[MCP]!.inputs).toContain("lib/mcp/json-rpc.ts");
   });
 });
