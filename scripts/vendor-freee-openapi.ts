@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { brotliCompressSync, constants } from "node:zlib";
 import { parse as parseYaml } from "yaml";
+import { detailsWithFormatRules } from "../lib/freee/openapi/format-rules";
 
 /**
  * Vendors the facts this project uses from freee's five official OpenAPI schemas (会計, 人事労務, 請求書, 工数管理,
@@ -315,7 +316,8 @@ function compactJson(value: Record<string, unknown>): string {
 /**
  * The request side as the Lambdas bundle it (lib/freee/openapi/packed-requests.ts): per API, an index in plain text
  * (method, path, operation id, summary: what routing, the catalogue and the write classes read) and the rest
- * (parameters, bodies, components) as Brotli-compressed JSON, inflated on first use of that API. 327 operations
+ * (parameters, bodies, components, with freee's format rules put on: lib/freee/openapi/format-rules.ts) as
+ * Brotli-compressed JSON, inflated on first use of that API. 327 operations
  * are about 470 KB of JSON and about 30 KB packed, so each Lambda bundle stays under its 1 MiB goal.
  */
 function packedModule(value: Record<string, unknown>): string {
@@ -324,7 +326,9 @@ function packedModule(value: Record<string, unknown>): string {
   const packed: Record<string, string> = {};
   for (const [api, body] of Object.entries(apis)) {
     index[api] = { prefix: body.prefix, source: body.source, operations: body.operations.map((op) => [op.method, op.path, op.operationId, op.summary]) };
-    const details = { operations: body.operations.map((op) => ({ parameters: op.parameters, ...(op.requestBody === undefined ? {} : { requestBody: op.requestBody }) })), schemas: body.schemas };
+    // freee's format rules go on at vendoring (the validator reads the packed details as they are): no Lambda
+    // walks an API's schemas to put them on when it inflates them.
+    const details = detailsWithFormatRules(api, { operations: body.operations.map((op) => ({ parameters: op.parameters, ...(op.requestBody === undefined ? {} : { requestBody: op.requestBody }) })), schemas: body.schemas });
     const json = Buffer.from(JSON.stringify(details), "utf8");
     packed[api] = brotliCompressSync(json, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: json.length } }).toString("base64");
   }

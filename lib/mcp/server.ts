@@ -1,7 +1,5 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { bearerFromAuthorizationHeader, verifyMcpBearer, type McpBearerClaims } from "./bearer";
 import { AuthError, RecordNotFoundError, StateConflictError, TransientError } from "../core/errors/taxonomy";
 import type { TaskStore } from "../store/task-store";
@@ -9,10 +7,11 @@ import { FREEE_TOOLS } from "../freee/tools/registry";
 import { ExecutionScopeCache, loadExecutionScope, type ExecutionScope } from "./execution-scope";
 import { runToolCall, startConnectionRead, type ConnectionRead, type ToolCallDeps } from "./tool-call";
 import { appendInvocationKeys } from "../core/observability/logger";
+import { answerPost, readPostBody, type McpToolServer, type PostBody } from "./json-rpc";
 
 /**
- * The freee MCP server (docs/architecture.md, shape on AWS): Streamable HTTP in stateless mode (no session id, one McpServer per
- * HTTP request, JSON responses), so it runs in a Lambda behind a Function URL. Each request is authorised
+ * The freee MCP server (docs/architecture.md, shape on AWS): Streamable HTTP in stateless mode (no session id, each
+ * HTTP request answered on its own, JSON responses: lib/mcp/json-rpc.ts), so it runs in a Lambda behind a Function URL. Each request is authorised
  * by the bearer the Managed Agents vault sends; the bearer names the workspace and the execution, whose
  * approved Process decides which tools may run.
  */
@@ -36,8 +35,9 @@ export function createFreeeMcpHandler(deps: FreeeMcpDeps): (req: Request) => Pro
       // Stateless: no standalone SSE stream (GET) and no session to delete (DELETE).
       return jsonRpcError(405, -32000, "Method not allowed", { allow: "POST" });
     }
-    // A tools/call reads the freee connection whatever its scope holds: both reads go out together.
-    const connection = (await isToolCall(req)) ? startConnectionRead(deps, claims.teamId) : undefined;
+    // The body is read once: a tools/call reads the freee connection whatever its scope holds, both reads together.
+    const body = await readPostBody(req);
+    const connection = isToolCall(body) ? startConnectionRead(deps, claims.teamId) : undefined;
     let scope: ExecutionScope;
     try {
       scope = await loadExecutionScope(deps.taskStore, claims, scopeCache);
@@ -51,57 +51,49 @@ export function createFreeeMcpHandler(deps: FreeeMcpDeps): (req: Request) => Pro
     }
     // The rest of the request's log lines name the run it serves.
     appendInvocationKeys({ taskId: scope.taskId, executionNo: scope.executionNo });
-    const server = buildServer(deps, scope, connection);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    try {
-      await server.connect(transport);
-      return await transport.handleRequest(req);
-    } finally {
-      await server.close();
-    }
+    return answerPost(req, body, toolServer(deps, scope, connection));
   };
 }
 
 /**
- * The low-level SDK server, not McpServer: McpServer validates arguments itself and answers an invalid or unknown
- * call before our code sees it, so that refusal would go unaudited. Here every call reaches `runToolCall`,
- * which judges it against the approved Process (input schema included) and audits every refusal.
+ * The tools for one request. Every call reaches `runToolCall` (nothing answers an invalid or unknown call before
+ * it), which judges it against the approved Process (input schema included) and audits every refusal.
  */
-function buildServer(deps: FreeeMcpDeps, scope: ExecutionScope, connection: ConnectionRead | { ok: false; error: unknown } | undefined): Server {
-  const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
+function toolServer(deps: FreeeMcpDeps, scope: ExecutionScope, connection: ConnectionRead | { ok: false; error: unknown } | undefined): McpToolServer {
   // The connection read serves one call: a batch of several reads its own for the others.
   let prefetched = connection;
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-    const read = prefetched;
-    prefetched = undefined;
-    return runToolCall(deps, scope, request.params.name, request.params.arguments ?? {}, extra.requestId, read);
-  });
-  return server;
+  return {
+    serverInfo: MCP_SERVER_INFO,
+    tools: () => toolList(),
+    callTool: (name, args, requestId) => {
+      const read = prefetched;
+      prefetched = undefined;
+      return runToolCall(deps, scope, name, args, requestId, read);
+    },
+  };
 }
 
-/** Largest body peeked at for its method; a larger one is parsed only by the SDK transport (which bounds it). */
+/** Largest body looked at for its method; a larger one is left to the JSON-RPC answer (which bounds it). */
 const PEEK_MAX_BYTES = 64 * 1024;
 
-/**
- * Whether the POST is a single `tools/call`, read from a copy of its body (the SDK transport reads the original and
- * answers anything malformed itself, so a body that does not parse here is simply not peeked at).
- */
-async function isToolCall(req: Request): Promise<boolean> {
-  // A Function URL body is in memory already (at most 6 MB); one that says it is large is left to the transport.
-  const length = Number(req.headers.get("content-length") ?? 0);
-  if (req.method !== "POST" || req.body === null || length > PEEK_MAX_BYTES) return false;
-  const text = await req.clone().text();
-  return /^\s*\{/.test(text) && /"method"\s*:\s*"tools\/call"/.test(text);
+/** Whether the POST is a single `tools/call` (a body that is not one, or does not parse, is simply not one). */
+function isToolCall(body: PostBody): boolean {
+  if ("tooLarge" in body || body.text.length > PEEK_MAX_BYTES) return false;
+  return /^\s*\{/.test(body.text) && /"method"\s*:\s*"tools\/call"/.test(body.text);
 }
 
-/** What tools/list answers: the registry's tools as JSON Schema (no company_id: the server sets it). */
-const TOOL_LIST: Tool[] = FREEE_TOOLS.map((tool) => ({
-  name: tool.name,
-  description: tool.description,
-  inputSchema: tool.inputSchema as Tool["inputSchema"],
-  annotations: { readOnlyHint: tool.readOnly, destructiveHint: !tool.readOnly, openWorldHint: true },
-}));
+let tools: Tool[] | undefined;
+
+/** What tools/list answers: the registry's tools as JSON Schema (no company_id: the server sets it), built on first list. */
+function toolList(): Tool[] {
+  tools ??= FREEE_TOOLS.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema as Tool["inputSchema"],
+    annotations: { readOnlyHint: tool.readOnly, destructiveHint: !tool.readOnly, openWorldHint: true },
+  }));
+  return tools;
+}
 
 async function authenticate(deps: FreeeMcpDeps, req: Request): Promise<McpBearerClaims | Response> {
   const token = bearerFromAuthorizationHeader(req.headers.get("authorization"));

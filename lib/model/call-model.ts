@@ -1,5 +1,4 @@
 import type Anthropic from "@anthropic-ai/sdk";
-import { jsonSchemaOutputFormat } from "@anthropic-ai/sdk/helpers/json-schema";
 import * as z from "../core/zod";
 import type { MessagesClient } from "./anthropic-client";
 import { judgeAnthropicMessage } from "../core/errors/anthropic-contract";
@@ -45,20 +44,10 @@ export interface ModelResult<T> {
 
 /** What a JSON layer asks for: the schema the API enforces, and the schema the reply is read with. */
 export interface JsonOutput<T> {
-  /** Sent as `output_config.format`. Built with `outputFormatOf`. */
+  /** Sent as `output_config.format`. Made at build time by `outputFormatOf` (lib/model/output-schemas.ts). */
   format: Anthropic.JSONOutputFormat;
   /** Parses the JSON value into the layer's result; its issues become MalformedOutputError details. */
   parse: z.ZodMiniType<T>;
-}
-
-/**
- * `output_config.format` from a zod schema, as the SDK's `zodOutputFormat` builds it (zod's JSON schema, then the
- * SDK's transform, which makes objects strict for the API) but from zod/mini: that helper imports zod classic.
- * Only `type` and `schema` are sent: the parse function belongs to `messages.parse`, unused here.
- */
-export function outputFormatOf(schema: z.ZodMiniType): Anthropic.JSONOutputFormat {
-  const { type, schema: jsonSchema } = jsonSchemaOutputFormat(z.toJSONSchema(schema, { reused: "ref" }) as Parameters<typeof jsonSchemaOutputFormat>[0]);
-  return { type, schema: jsonSchema };
 }
 
 /** A natural-language reply (L2): the judged text, trimmed. */

@@ -1,6 +1,7 @@
 import * as z from "../core/zod";
 import { TaskSpecSchema, type TaskSpec } from "../core/domain/records";
-import { callModelJson, outputFormatOf, type JsonOutput, type LayerDeps, type ModelResult } from "./call-model";
+import { callModelJson, type JsonOutput, type LayerDeps, type ModelResult } from "./call-model";
+import { OUTPUT_FORMATS } from "./prompts/output-formats.generated";
 import { PROMPT_TEXTS } from "./prompts/prompt-texts.generated";
 import { requireText, section, todayInTokyo, userMessage } from "./user-message";
 
@@ -18,26 +19,8 @@ export type L1Result = { kind: "request"; spec: TaskSpec } | { kind: "not_a_requ
 export const L1_REPLY_MAX_CHARS = 400;
 
 const ParameterValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
-const ParameterEntry = z.object({ name: z.string().check(z.minLength(1)), value: ParameterValue });
-
-const TaskOutput = z.object({
-  title: TaskSpecSchema.shape.title,
-  intent: TaskSpecSchema.shape.intent,
-  domain: TaskSpecSchema.shape.domain,
-  parameters: z.array(ParameterEntry),
-  missingInformation: TaskSpecSchema.shape.missingInformation,
-});
-
-/**
- * What the API is asked to produce. Structured outputs make every object strict (no free-form keys), so the
- * TaskSpec's open `parameters` record travels as a list of `{name, value}` entries. The root stays an object
- * (the decision and both answers, one of them null) rather than a root `anyOf`.
- */
-export const L1OutputSchema = z.object({
-  kind: z.enum(["request", "not_a_request"]),
-  reply: z.nullable(z.string()),
-  task: z.nullable(TaskOutput),
-});
+/** One of the TaskSpec's parameters as the API writes it (lib/model/output-schemas.ts asks for a list of these). */
+export const ParameterEntry = z.object({ name: z.string().check(z.minLength(1)), value: ParameterValue });
 
 const uniqueNames = (entries: readonly { name: string }[]) => new Set(entries.map((e) => e.name)).size === entries.length;
 
@@ -71,7 +54,8 @@ export const L1ReplySchema: z.ZodMiniType<L1Result> = z.discriminatedUnion("kind
   ),
 ]);
 
-export const L1_OUTPUT: JsonOutput<L1Result> = { format: outputFormatOf(L1OutputSchema), parse: L1ReplySchema };
+/** The format is made at build time from L1OutputSchema (lib/model/output-schemas.ts, `npm run generate`). */
+export const L1_OUTPUT: JsonOutput<L1Result> = { format: OUTPUT_FORMATS.L1, parse: L1ReplySchema };
 
 export interface L1Input {
   /** The Slack message text. */

@@ -1,10 +1,8 @@
-import * as z from "../core/zod";
 import type { ProcessStep, SlackFileRef, TaskSpec } from "../core/domain/records";
 import { BadRequestError } from "../core/errors/taxonomy";
-import { AGENT_DECIDE } from "../freee/tools/summaries";
-import { FREEE_TOOLS } from "../freee/tools/registry";
-import { callModelJson, outputFormatOf, type JsonOutput, type LayerDeps, type ModelResult } from "./call-model";
+import { callModelJson, type JsonOutput, type LayerDeps, type ModelResult } from "./call-model";
 import { L3ReplySchema } from "./process-steps";
+import { OUTPUT_FORMATS } from "./prompts/output-formats.generated";
 import { PROMPT_TEXTS } from "./prompts/prompt-texts.generated";
 import { TOOL_CATALOGUE } from "./prompts/tool-catalogue.generated";
 import { calendarText } from "./calendar";
@@ -14,32 +12,8 @@ import { attachmentsSection, requireText, section, todayInTokyo, userMessage } f
 
 export const L3_SYSTEM_PROMPT: string = `${PROMPT_TEXTS["l3-process.system"]}\n${TOOL_CATALOGUE}\n`;
 
-const TOOL_NAMES: [string, ...string[]] = [AGENT_DECIDE, ...FREEE_TOOLS.map((t) => t.name)];
-
-/**
- * What the API is asked to produce. The tool name is an enum of the registry; `toolInput` is a JSON string
- * because structured outputs allow no free-form objects (every object is made strict). `checkSteps` reads it.
- * `effect` says which steps write (checked against the tool); `nameRefs` lists the values of a write step the
- * request gave as names, for the preview to resolve before approval (docs/architecture.md, the approved Process is the capability).
- */
-export const L3OutputSchema = z.object({
-  steps: z
-    .array(
-      z.object({
-        stepId: z.string(),
-        order: z.int(),
-        tool: z.enum(TOOL_NAMES),
-        effect: z.enum(["read", "write"]).check(z.describe("read: 読み取りだけ / write: freee のデータを変更する")),
-        toolInput: z.string().check(z.describe("そのツールへの入力。JSON オブジェクトを文字列にしたもの")),
-        nameRefs: z
-          .array(z.object({ field: z.string(), name: z.string() }))
-          .check(z.describe("書き込みステップで、依頼が名前で指定した ID（従業員・取引先・勘定科目など）。なければ空配列")),
-      }),
-    )
-    .check(z.minLength(1)),
-});
-
-export const L3_OUTPUT: JsonOutput<{ steps: ProcessStep[] }> = { format: outputFormatOf(L3OutputSchema), parse: L3ReplySchema };
+/** The format is made at build time from L3OutputSchema (lib/model/output-schemas.ts, `npm run generate`). */
+export const L3_OUTPUT: JsonOutput<{ steps: ProcessStep[] }> = { format: OUTPUT_FORMATS.L3, parse: L3ReplySchema };
 
 /** A rejected version: both parts are required (docs/architecture.md, limits). */
 export interface ProcessRegeneration {

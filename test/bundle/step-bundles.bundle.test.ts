@@ -40,6 +40,8 @@ beforeAll(async () => {
 
 /** The freee tool registry with its schemas and validators, and what only it brings. */
 const REGISTRY = [/node_modules\/ajv\//, /node_modules\/ajv-formats\//, /^lib\/freee\/openapi\//, /^lib\/freee\/tools\/(registry|define|typed-tools|generic-tools|upload-tool|normalise)\.ts$/];
+/** What `npm run generate` runs at build time (the tools' input schemas, the layers' output formats): never shipped. */
+const BUILD_TIME = [/node_modules\/zod\/v4\/core\/(to-json-schema|json-schema-processors)\.js$/, /^lib\/freee\/tools\/(input-schemas|generate)\.ts$/, /^lib\/model\/(output-schemas|prompts\/generate)\.ts$/];
 const carries = (fn: string, patterns: RegExp[]) => bundles[fn]!.inputs.filter((path) => patterns.some((re) => re.test(path)));
 
 describe("step and MCP bundles", () => {
@@ -53,5 +55,18 @@ describe("step and MCP bundles", () => {
     expect(carries("generate-prompt", REGISTRY)).toEqual([]);
     expect(bundles["generate-prompt"]!.inputs).toContain("lib/model/prompts/tool-catalogue.generated.ts");
     expect(bundles["generate-prompt"]!.inputs).not.toContain("lib/model/tool-catalogue.ts");
+  });
+
+  it("no step Lambda nor the MCP one carries what is made at build time: zod's JSON Schema conversion or a generator", () => {
+    const steps = judged();
+    expect(steps.filter((fn) => carries(fn, BUILD_TIME).length > 0).map((fn) => `${fn}: ${carries(fn, BUILD_TIME).join(", ")}`)).toEqual([]);
+    // The layers still carry the formats and the schemas, as data.
+    expect(bundles["generate-process"]!.inputs).toContain("lib/model/prompts/output-formats.generated.ts");
+    expect(bundles["generate-process"]!.inputs).toContain("lib/freee/tools/input-schemas.generated.ts");
+  });
+
+  it("the freee MCP Lambda answers JSON-RPC itself: no MCP SDK, so no full zod with its schema of every MCP message", () => {
+    expect(carries(MCP, [/node_modules\/@modelcontextprotocol\//, /node_modules\/zod\/v4\/classic\//, /node_modules\/zod-to-json-schema\//])).toEqual([]);
+    expect(bundles[MCP]!.inputs).toContain("lib/mcp/json-rpc.ts");
   });
 });

@@ -1,5 +1,8 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { formatRule, isCalendarDate } from "../../lib/freee/openapi/format-rules";
+import { detailsWithFormatRules, formatRule, isCalendarDate } from "../../lib/freee/openapi/format-rules";
+import { inflate, type PackedDetails } from "../../lib/freee/openapi/packed";
+import { PACKED_DETAILS, PACKED_INDEX } from "../../lib/freee/openapi/packed-requests";
 import { checkRequest, derefSchema, FREEE_OPERATIONS, type RequestCheck } from "../../lib/freee/openapi/validator";
 import { checkSteps } from "../../lib/model/process-steps";
 import { useFreeeFake } from "../support/freee-fake";
@@ -14,6 +17,20 @@ const DEAL = { company_id: 1, issue_date: "2026-12-01", type: "expense", details
 const deal = (over: Record<string, unknown> = {}, line: Record<string, unknown> = {}) => ({ ...DEAL, ...over, details: [{ ...DEAL.details[0], ...line }] });
 const post = (body: unknown, coerceBody = false): RequestCheck => checkRequest({ method: "POST", path: "/api/1/deals", body }, { coerceBody, unknownProperties: "reject" });
 const messages = (r: RequestCheck) => (r.ok || r.reason !== "invalid" ? [] : r.issues.map((i) => i.message));
+
+describe("the rules are put on when the schemas are vendored", () => {
+  it("each API's packed details are freee-operations.json with the rules on (rerun scripts/vendor-freee-openapi.ts after changing a rule)", () => {
+    const vendored = JSON.parse(readFileSync(new URL("../../lib/freee/openapi/freee-operations.json", import.meta.url), "utf8")) as {
+      apis: Record<string, { operations: Array<{ method: string; path: string; parameters: unknown[]; requestBody?: unknown }>; schemas: Record<string, unknown> }>;
+    };
+    expect(Object.keys(PACKED_DETAILS)).toEqual(Object.keys(vendored.apis));
+    for (const [api, { operations, schemas }] of Object.entries(vendored.apis)) {
+      const raw: PackedDetails = { operations: operations.map((op) => ({ parameters: op.parameters, ...(op.requestBody === undefined ? {} : { requestBody: op.requestBody }) })), schemas };
+      expect(inflate(PACKED_DETAILS[api]!), api).toEqual(detailsWithFormatRules(api, raw));
+      expect(PACKED_INDEX[api]!.operations.map(([method, path]) => `${method} ${path}`), api).toEqual(operations.map((op) => `${op.method} ${op.path}`));
+    }
+  });
+});
 
 describe("dates: YYYY-MM-DD and a day that exists", () => {
   it("an accounting date freee types as a plain string: 2026/12/01 and 2026-02-30 are refused, naming the field", () => {

@@ -1,7 +1,8 @@
 import * as z from "zod/mini";
 import { describe, expect, it } from "vitest";
 import { MalformedOutputError } from "../../lib/core/errors/taxonomy";
-import { buildParams, callModelJson, callModelText, outputFormatOf, parseJsonReply, stripMarkdownFence } from "../../lib/model/call-model";
+import { buildParams, callModelJson, callModelText, parseJsonReply, stripMarkdownFence } from "../../lib/model/call-model";
+import { outputFormatOf } from "../../lib/model/output-schemas";
 import { L2_SYSTEM_PROMPT } from "../../lib/model/l2-prompt";
 import { L3_SYSTEM_PROMPT } from "../../lib/model/l3-process";
 import { cachePlan, estimateTokens } from "../../lib/model/prompt-cache";

@@ -3,7 +3,10 @@ import { expect, it } from "vitest";
 import { L1_SYSTEM_PROMPT } from "../../lib/model/l1-task";
 import { L2_SYSTEM_PROMPT } from "../../lib/model/l2-prompt";
 import { L3_SYSTEM_PROMPT } from "../../lib/model/l3-process";
-import { CATALOGUE_FILE, GENERATED_FILE, renderPromptModule } from "../../lib/model/prompts/generate";
+import { CATALOGUE_FILE, GENERATED_FILE, OUTPUT_FORMATS_FILE, renderOutputFormatsModule, renderPromptModule } from "../../lib/model/prompts/generate";
+import { L1OutputSchema, L3OutputSchema, outputFormatOf } from "../../lib/model/output-schemas";
+import { L1_OUTPUT } from "../../lib/model/l1-task";
+import { L3_OUTPUT } from "../../lib/model/l3-process";
 import { TOOL_CATALOGUE } from "../../lib/model/prompts/tool-catalogue.generated";
 import { renderToolCatalogue } from "../../lib/model/tool-catalogue";
 import { PROMPT_TEXTS } from "../../lib/model/prompts/prompt-texts.generated";
@@ -18,6 +21,12 @@ it("tool-catalogue.generated.ts is the catalogue the registry renders (run `npx 
   // The text it inflates, not its compressed bytes: another zlib build may pack the same text differently.
   expect(TOOL_CATALOGUE).toBe(renderToolCatalogue());
   expect(readFileSync(CATALOGUE_FILE, "utf8")).toContain('import { brotliDecompressSync } from "node:zlib";');
+});
+
+it("output-formats.generated.ts is what L1's and L3's output schemas give (run `npm run generate` after changing one or a tool's name)", () => {
+  expect(readFileSync(OUTPUT_FORMATS_FILE, "utf8")).toBe(renderOutputFormatsModule());
+  expect(L1_OUTPUT.format).toEqual(outputFormatOf(L1OutputSchema));
+  expect(L3_OUTPUT.format).toEqual(outputFormatOf(L3OutputSchema));
 });
 
 it("each layer's system prompt is its Markdown file (L2 and L3 plus the tool list from the registry)", () => {

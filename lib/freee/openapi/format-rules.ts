@@ -170,9 +170,10 @@ export function defsWithFormatRules(api: string, defs: Record<string, unknown>):
 }
 
 /**
- * One API's inflated details (lib/freee/openapi/packed.ts) with the rules applied: its components, and each
- * operation's parameters and body. The validator reads nothing else, so every check, tools/list and the schema
- * text see the rules.
+ * One API's details (lib/freee/openapi/packed.ts) with the rules applied: its components, and each operation's
+ * parameters and body. scripts/vendor-freee-openapi.ts packs them so (test/freee/format-rules.test.ts holds the
+ * packed module to freee-operations.json with the rules on); the validator reads nothing else, so every check,
+ * tools/list and the schema text see the rules, and no Lambda applies them at run time.
  */
 export function detailsWithFormatRules(api: string, d: PackedDetails): PackedDetails {
   return {

@@ -1,7 +1,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
-// freee's format rules the schemas leave out (dates, times, yen) go on the fields as an API inflates (format-rules.ts).
-import { detailsWithFormatRules, FORMAT_RULES, formatRule } from "./format-rules";
+// freee's format rules the schemas leave out (dates, times, yen) are on the fields already: the vendoring script
+// puts them on before it packs the details (format-rules.ts); here they are registered as Ajv formats.
+import { FORMAT_RULES, formatRule } from "./format-rules";
 import { inflate, type PackedDetails, type PackedSource } from "./packed";
 import { PACKED_DETAILS, PACKED_INDEX } from "./packed-requests";
 
@@ -13,7 +14,7 @@ import { PACKED_DETAILS, PACKED_INDEX } from "./packed-requests";
  *
  * Deliberate readings of the schemas:
  * - freee's format rules the schemas leave out (accounting's dates typed as plain strings, HR's times, yen amounts)
- *   are put on the fields before anything reads them (lib/freee/openapi/format-rules.ts).
+ *   are put on the fields when the schemas are vendored, before anything reads them (lib/freee/openapi/format-rules.ts).
  * - `format: date-time` is not checked as RFC 3339: freee's HR times are `YYYY-MM-DD HH:MM:SS` and carry their
  *   own `pattern`, which is what freee enforces (a `T…+09:00` time fails that pattern); the format rules check
  *   those as real days and times.
@@ -98,10 +99,10 @@ export const FREEE_SCHEMA_SOURCES: Readonly<Record<FreeeApi, PackedSource>> = Ob
 
 const details = new Map<FreeeApi, PackedDetails>();
 
-/** An API's parameters, bodies and components, inflated the first time anything of that API is asked for. */
+/** An API's parameters, bodies and components (format rules on), inflated the first time anything of that API is asked for. */
 function detailsOf(api: FreeeApi): PackedDetails {
   let d = details.get(api);
-  if (d === undefined) details.set(api, (d = detailsWithFormatRules(api, inflate(PACKED_DETAILS[api] as string))));
+  if (d === undefined) details.set(api, (d = inflate(PACKED_DETAILS[api] as string)));
   return d;
 }
 
@@ -121,18 +122,28 @@ export const FREEE_OPERATIONS: readonly FreeeOperation[] = FREEE_APIS.flatMap((a
   }),
 );
 
-// Literal segments win over parameters: `/iv/invoices/templates` is not `/iv/invoices/{id}`.
-const matchers = [...FREEE_OPERATIONS].sort((a, b) => paramCount(a.path) - paramCount(b.path)).map((operation) => {
-  const names: string[] = [];
-  const source = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
-    names.push(name);
-    return "([^/]+)";
-  });
-  return { operation, names, re: new RegExp(`^${source}$`) };
-});
+interface Matcher {
+  operation: FreeeOperation;
+  names: string[];
+  re: RegExp;
+}
 
-function paramCount(path: string): number {
-  return path.split("{").length - 1;
+let matchers: Matcher[] | undefined;
+
+/**
+ * One pattern per operation, built on the first lookup (a Lambda that never routes a freee path builds none).
+ * Literal segments win over parameters: `/iv/invoices/templates` is not `/iv/invoices/{id}`.
+ */
+function operationMatchers(): Matcher[] {
+  matchers ??= FREEE_OPERATIONS.map((operation) => {
+    const names: string[] = [];
+    const source = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+      names.push(name);
+      return "([^/]+)";
+    });
+    return { operation, names, re: new RegExp(`^${source}$`) };
+  }).sort((a, b) => a.names.length - b.names.length);
+  return matchers;
 }
 
 /** Which API a path belongs to, from its prefix (the same host serves all three). */
@@ -147,7 +158,7 @@ export function apiOfPath(path: string): FreeeApi | undefined {
 
 export function findOperation(method: string, path: string): { operation: FreeeOperation; pathParams: Record<string, string> } | undefined {
   const upper = method.toUpperCase();
-  for (const m of matchers) {
+  for (const m of operationMatchers()) {
     if (m.operation.method !== upper) continue;
     const hit = m.re.exec(path);
     if (hit === null) continue;

@@ -1,6 +1,5 @@
 import { operationByTemplate } from "../openapi/operations";
-import { derefSchema } from "../openapi/validator";
-import { schemaInputReader, type FreeeToolDefinition } from "./define";
+import { generatedInputSchema, schemaInputReader, withGeneratedSchema, type FreeeToolDefinition } from "./define";
 import { typedSummaryOf, UPLOAD_RECEIPT_TOOL } from "./summaries";
 
 /**
@@ -18,29 +17,22 @@ export const SLACK_FILE_ID = /^F[A-Z0-9]{2,}$/;
 /** freee's limit per file (its API reference for the file box). */
 export const RECEIPT_MAX_BYTES = 64 * 1024 * 1024;
 
+/** Ours, before freee's form fields: which file of the request message goes to the file box. */
+const SLACK_FILE_FIELD = { slack_file_id: { type: "string", pattern: SLACK_FILE_ID.source, description: "依頼メッセージに添付された Slack ファイルの ID（F で始まる）" } };
+
 function uploadTool(): FreeeToolDefinition {
   const summary = typedSummaryOf(UPLOAD_RECEIPT_TOOL);
   const { operation } = operationByTemplate(summary.operation);
-  const body = derefSchema(operation.requestBody?.schema ?? {}) as { properties?: Record<string, unknown>; required?: string[] };
-  const fields = Object.entries(body.properties ?? {}).filter(([k]) => k !== "company_id" && k !== RECEIPT_FILE_FIELD);
-  const inputSchema = {
-    type: "object",
-    properties: {
-      slack_file_id: { type: "string", pattern: SLACK_FILE_ID.source, description: "依頼メッセージに添付された Slack ファイルの ID（F で始まる）" },
-      ...Object.fromEntries(fields),
-    },
-    required: ["slack_file_id", ...(body.required ?? []).filter((k) => k !== "company_id" && k !== RECEIPT_FILE_FIELD)],
-    additionalProperties: false,
-  };
-  return {
+  return withGeneratedSchema({
     ...summary,
-    inputSchema,
-    readInput: schemaInputReader(UPLOAD_RECEIPT_TOOL, inputSchema),
+    // freee's form fields (minus company_id and the file) after the Slack file id, made at build time.
+    inputSchemaSource: { kind: "operation", operation: summary.operation, omit: [RECEIPT_FILE_FIELD], leading: SLACK_FILE_FIELD },
+    readInput: schemaInputReader(UPLOAD_RECEIPT_TOOL, () => generatedInputSchema(UPLOAD_RECEIPT_TOOL)),
     toRequest(input, companyId) {
       const { slack_file_id, ...form } = input;
       return { method: "POST", path: operation.path, body: { company_id: companyId, ...form }, upload: { field: RECEIPT_FILE_FIELD, slackFileId: String(slack_file_id) } };
     },
-  };
+  });
 }
 
 export const UPLOAD_RECEIPT: FreeeToolDefinition = uploadTool();
