@@ -17,6 +17,7 @@ import { WriteOnceLedger } from "../lib/store/write-ledger";
 import { RecordNotFoundError } from "../lib/core/errors/taxonomy";
 import { createWebAdmin } from "../lib/web-admin/app";
 import { SLACK_OPENID_DEFAULTS, SlackOpenId } from "../lib/web-admin/openid";
+import { SlackPeople } from "../lib/web-admin/people";
 import { roleResolver } from "../lib/web-admin/roles";
 import { CookieSigner, MIN_SECRET_LENGTH } from "../lib/web-admin/session";
 
@@ -85,6 +86,7 @@ export async function createWebAdminFromEnv(env: Env, w: WebAdminWiring): Promis
       savePolicy: (teamId, policy, by, seen) => w.settings.savePolicy(teamId, policy, by, seen),
     },
     freee: w.freee,
+    people: new SlackPeople(w.tokens, (token) => createWebClient(token, env), w.log),
     audit: new AuditLog(store, w.log),
     log: w.log,
   });
