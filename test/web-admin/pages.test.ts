@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AdminMessages, HomeTexts } from "../../lib/core/messages/ja";
+import { AdminMessages, HomeTexts, WebAdminMessages } from "../../lib/core/messages/ja";
 import { TeamSettingsStore } from "../../lib/store/team-settings";
 import { DEFAULT_APPROVAL_POLICY } from "../../lib/core/domain/approval-policy";
 import { UTF8_BOM } from "../../lib/web-admin/csv";
@@ -162,7 +162,7 @@ describe("設定", () => {
     const res = await admin1.post("/admin/settings/external-teams", { _csrf: csrf, externalTeams: "T0PARTNER" });
     expect(res.status).toBe(503);
     const body = await res.text();
-    expect(body).toContain(`role="alert">${AdminMessages.settingsSaveFailed}</div>`);
+    expect(body).toContain(`role="alert">${AdminMessages.settingsSaveFailed}。${WebAdminMessages.saveUnavailable}</div>`);
     expect(body).toContain("T0PARTNER</textarea>");
     expect((await new TeamSettingsStore(h.table.doc, h.table.tableName).get("T0001")).allowedExternalTeamIds).toEqual([]);
   });
@@ -197,10 +197,10 @@ describe("設定: the approval policy", () => {
     expect(policy.twoApprovers).toEqual({ onWarning: true, aboveYen: 500000 });
     expect(policy.selfApproveWrites).toBe(false);
     expect((await h.store.listAuditByTeam("T0001")).some((e) => e.action === "settings.approval_policy_saved" && e.actor === USERS.admin1.id)).toBe(true);
-    // The same form again: its version is no longer the stored one — refused, the toast says so.
+    // The same form again: its version is no longer the stored one — refused, the toast says so (409, the form kept).
     const stale = await admin1.post("/admin/settings/policy", { ...form, twoAboveYen: "1" });
-    expect(stale.headers.get("location")).toBe("/admin/settings?notice=save_failed");
-    expect(await (await admin1.follow(stale)).text()).toContain(`role="alert">${AdminMessages.settingsSaveFailed}</div>`);
+    expect(stale.status).toBe(409);
+    expect(await stale.text()).toContain(`role="alert">${AdminMessages.settingsSaveFailed}。${WebAdminMessages.policyConflict}</div>`);
     expect((await new TeamSettingsStore(h.table.doc, h.table.tableName).get("T0001")).approvalPolicy.twoApprovers.aboveYen).toBe(500000);
     expect((await member1.post("/admin/settings/policy", { ...form, _csrf: csrfOf((await text(member1, "/admin/tasks")).body) })).status).toBe(403);
   });
