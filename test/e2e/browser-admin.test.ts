@@ -76,7 +76,7 @@ describe.skipIf(!hasChromium)("the web admin in Chromium", () => {
     await page.selectOption("#approvers", [USERS.approver1.id, USERS.member1.id]);
     await page.click('form[action="/admin/settings/approvers"] button[type=submit]');
     expect(await page.locator(".toast").innerText()).toBe("設定を保存しました");
-    expect(await page.$$eval("#approvers option:checked", (os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual([USERS.approver1.id, USERS.member1.id]);
+    expect(await page.$$eval("#approvers option:checked", (os) => os.map((o) => (o as unknown as { value: string }).value))).toEqual([USERS.approver1.id, USERS.member1.id]);
 
     await page.fill("#externalTeams", "not-a-team");
     await page.click('form[action="/admin/settings/external-teams"] button[type=submit]');
@@ -100,7 +100,7 @@ describe.skipIf(!hasChromium)("the web admin in Chromium", () => {
     expect(answer.status()).toBe(409);
     expect(await page.locator(".toast[role=alert]").innerText()).toBe(`${AdminMessages.settingsSaveFailed}。${WebAdminMessages.policyConflict}`);
     expect(await page.inputValue("#twoAboveYen")).toBe("250000");
-    expect(await page.$$eval("#approvers_hr option:checked", (os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual([USERS.approver1.id]);
+    expect(await page.$$eval("#approvers_hr option:checked", (os) => os.map((o) => (o as unknown as { value: string }).value))).toEqual([USERS.approver1.id]);
     expect(await page.locator("#policy-stored").innerText()).toContain("依頼者本人による承認: 可");
     expect((await store.get("T0001")).approvalPolicy.twoApprovers.aboveYen).not.toBe(250000);
   }, 30_000);
