@@ -129,6 +129,7 @@ export async function checkAskedAgain(chaos: ChaosStack, run: ScenarioRun, messa
   const h = await chaos.direct.loadHistory(run.taskId);
   const failure = h.audit.find((a) => a.action === "error.ingress" && a.errorType !== undefined);
   if (failure === undefined) problems.push("the failed click has no error.ingress audit entry");
+  else if (failure.details.userMessage !== message) problems.push("the failed click's audit entry does not carry the message the member saw");
   if (h.audit.some((a) => a.action === "process.decision_refused")) problems.push("the failed click was recorded as a refusal");
   const ledger = buildLedger(h.audit, { since: "2000-01-01T00:00:00.000Z", until: "2100-01-01T00:00:00.000Z" });
   if (failure !== undefined && !ledger.errorEntriesByClass.some((f) => f.layer === "ingress" && f.errorClass === failure.errorType && f.count > 0)) problems.push(`the ledger counts no ingress ${failure.errorType}`);

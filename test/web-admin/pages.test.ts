@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminMessages, HomeTexts, WebAdminMessages } from "../../lib/core/messages/ja";
+import { PolicyMessages } from "../../lib/core/messages/policy";
 import { TeamSettingsStore } from "../../lib/store/team-settings";
 import { DEFAULT_APPROVAL_POLICY } from "../../lib/core/domain/approval-policy";
 import { UTF8_BOM } from "../../lib/web-admin/csv";
@@ -25,6 +26,8 @@ beforeAll(async () => {
   await audit(h, { teamId: "T0001", taskId: ids.admin1Task, action: "error.L3", subject: "process#1", actor: "system", at: "2026-11-06T02:05:00.000Z", layer: "L3", errorType: "UpstreamTimeoutError" });
   // What a dependency said, as it said it: it starts like a spreadsheet formula.
   await audit(h, { teamId: "T0001", taskId: ids.admin1Task, action: "error.L1", subject: "task#1", actor: "system", at: "2026-11-06T02:01:00.000Z", layer: "L1", errorType: "MalformedOutputError", errorMessage: "=1+2" });
+  // A click Slack could not judge (the approvers' user group unknown): the message the clicker saw rides the entry.
+  await audit(h, { teamId: "T0001", taskId: ids.admin1Task, action: "error.ingress", subject: "process#1#membership", actor: USERS.approver1.id, at: "2026-11-06T02:03:00.000Z", layer: "ingress", errorType: "RateLimitedError", details: { userMessage: PolicyMessages.membershipUnknown } });
   await audit(h, { teamId: "T0002", taskId: ids.team2Task, action: "error.L4", subject: "execution#1", actor: "system", at: "2026-11-07T03:05:00.000Z", layer: "L4", errorType: "AuthError" });
   [admin1, member1, admin2] = [new Browser(h.url), new Browser(h.url), new Browser(h.url)];
   await admin1.signIn(USERS.admin1.id);
@@ -70,6 +73,7 @@ describe("タスク詳細", () => {
     expect(body).toContain("接続先のタイムアウト（UpstreamTimeoutError）");
     expect(body).toContain("実行ステップの生成に失敗しました。もう一度お試しください。");
     expect(body).toContain("error.L3");
+    expect(body).toContain(`<td>${PolicyMessages.membershipUnknown}</td>`);
   });
 
   it("a task of another workspace, or a member's view of someone else's task, is 「ページが見つかりません」", async () => {

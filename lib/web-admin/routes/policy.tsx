@@ -37,8 +37,9 @@ export function policyRoutes(deps: WebAdminDeps): Hono<AdminEnv> {
         const stored = (await deps.reads.settings(session.teamId)).approvalPolicy;
         return renderSettings(deps, c, 409, { kind: "error", text: `${AdminMessages.settingsSaveFailed}。${WebAdminMessages.policyConflict}` }, { policy: { draft: { ...draft, seen: stored.updatedAt ?? "" }, showStored: true } });
       }
-      await recordFailure(deps, c, "approval_policy", err);
-      return renderSettings(deps, c, 503, { kind: "error", text: `${AdminMessages.settingsSaveFailed}。${WebAdminMessages.saveUnavailable}` }, { policy: { draft } });
+      const text = `${AdminMessages.settingsSaveFailed}。${WebAdminMessages.saveUnavailable}`;
+      await recordFailure(deps, c, "approval_policy", err, text);
+      return renderSettings(deps, c, 503, { kind: "error", text }, { policy: { draft } });
     }
     return c.redirect("/admin/settings?notice=saved", 303);
   });

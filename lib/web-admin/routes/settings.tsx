@@ -31,16 +31,16 @@ export interface Typed {
 export async function renderSettings(deps: WebAdminDeps, c: AdminContext, status: 200 | 400 | 409 | 503, toast: Toast | undefined, typed: Typed = {}) {
   const session = c.get("session");
   const [settings, freee, people] = await Promise.all([deps.reads.settings(session.teamId), freeeStatus(deps, session.teamId), deps.people.of(session.teamId)]);
-  if (people.failure !== undefined) await recordFailure(deps, c, "people", people.failure);
+  if (people.failure !== undefined) await recordFailure(deps, c, "people", people.failure, WebAdminMessages.peopleUnavailable);
   return html(c, <SettingsPage c={c} settings={settings} freee={freee} people={people} toast={toast} typed={typed} />, status);
 }
 
 /** A save the table (or Slack) refused: logged, and on the audit log as `error.admin` (the ledger counts it). */
-export async function recordFailure(deps: WebAdminDeps, c: AdminContext, setting: string, err: unknown): Promise<void> {
+export async function recordFailure(deps: WebAdminDeps, c: AdminContext, setting: string, err: unknown, userMessage?: string): Promise<void> {
   const session = c.get("session");
   deps.log.error("web admin settings failed", { layer: "admin", teamId: session.teamId, setting, error_type: err instanceof Error ? err.name : "unknown", error_message: err instanceof Error ? err.message : String(err) });
   await deps.audit
-    .recordError({ teamId: session.teamId, layer: "admin", subject: `settings#${setting}#${session.userId}#${new Date().toISOString()}`, actor: session.userId, error: err, details: { setting, via: "web_admin" } })
+    .recordError({ teamId: session.teamId, layer: "admin", subject: `settings#${setting}#${session.userId}#${new Date().toISOString()}`, actor: session.userId, error: err, details: { setting, via: "web_admin", ...(userMessage === undefined ? {} : { userMessage }) } })
     .catch((auditErr: unknown) => deps.log.error("audit of the web admin's failure failed", { layer: "admin", error_type: auditErr instanceof Error ? auditErr.name : "unknown" }));
 }
 
@@ -80,9 +80,10 @@ export function settingsRoutes(deps: WebAdminDeps): Hono<AdminEnv> {
         details: { before: was, after: now, via: "web_admin" },
       });
     } catch (err) {
-      await recordFailure(deps, c, field, err);
+      const text = `${AdminMessages.settingsSaveFailed}。${WebAdminMessages.saveUnavailable}`;
+      await recordFailure(deps, c, field, err, text);
       // The form is drawn again from what was typed (a table that cannot be read at all is the 503 page instead).
-      return show(c, 503, { kind: "error", text: `${AdminMessages.settingsSaveFailed}。${WebAdminMessages.saveUnavailable}` }, typed);
+      return show(c, 503, { kind: "error", text }, typed);
     }
     return c.redirect("/admin/settings?notice=saved", 303);
   };
@@ -109,7 +110,7 @@ export function settingsRoutes(deps: WebAdminDeps): Hono<AdminEnv> {
         await deps.audit.record({ teamId: session.teamId, action: "freee.disconnected", subject: `connection#v${result.version}`, actor: session.userId, layer: "admin", details: { version: result.version, via: "web_admin" } });
       }
     } catch (err) {
-      await recordFailure(deps, c, "freee_disconnect", err);
+      await recordFailure(deps, c, "freee_disconnect", err, AdminMessages.settingsSaveFailed);
       return show(c, 503, { kind: "error", text: AdminMessages.settingsSaveFailed });
     }
     return c.redirect("/admin/settings?notice=freee_disconnected", 303);
