@@ -19,6 +19,7 @@ const MONTH = "2026-11";
 
 beforeAll(async () => {
   h = await startAdmin();
+  h.slack.directory.addUsergroup({ id: "SHRTEAM", handle: "hr", name: "人事チーム", users: [USERS.approver1.id] });
   ids.member1Task = (await seedTask(h, "T0001", USERS.member1.id, "11月分の交通費を登録してください", "2026-11-05T01:00:00.000Z")).taskId;
   ids.admin1Task = (await seedTask(h, "T0001", USERS.admin1.id, "=HYPERLINK(\"http://evil\") 請求書を作成", "2026-11-06T02:00:00.000Z")).taskId;
   ids.team2Task = (await seedTask(h, "T0002", USERS.member2.id, "ワークスペース2の秘密の給与変更", "2026-11-07T03:00:00.000Z")).taskId;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminMessages, WebAdminMessages } from "../../lib/core/messages/ja";
+import { PolicyEditorTexts } from "../../lib/core/messages/policy";
 import { TeamSettingsStore } from "../../lib/store/team-settings";
 import { MEMBER_LIST_LIMIT } from "../../lib/web-admin/people";
 import { Browser, csrfOf, startAdmin, USERS, type AdminHarness } from "./harness";
@@ -49,6 +50,13 @@ describe("設定: a refused policy save keeps what was typed", () => {
     expect(inputValue(body, "twoAboveYen")).toBe("300000");
     expect(body).toMatch(/name="twoOnWarning" value="1" checked=""/);
     expect(body).toMatch(/name="readsRun_hr" value="1" checked=""/);
+
+    // A user group Slack no longer lists (deleted since the page was drawn): refused like App Home's editor does.
+    const gone = await admin1.post("/admin/settings/policy", { ...policyForm(await page()), approvers_hr: "SACCT\nSDELETED" });
+    expect(gone.status).toBe(400);
+    const goneBody = await gone.text();
+    expect(goneBody).toContain(PolicyEditorTexts.unknownUsergroup(["SDELETED"]));
+    expect(selected(goneBody, "approvers_hr")).toEqual(["SACCT", "SDELETED"]);
 
     const yen = await admin1.post("/admin/settings/policy", { ...policyForm(await page()), twoAboveYen: "30万" });
     expect(yen.status).toBe(400);

@@ -1,5 +1,7 @@
 import { Hono } from "hono";
+import { DOMAIN_LABEL, POLICY_DOMAINS } from "../../core/domain/approval-policy";
 import { StateConflictError } from "../../core/errors/taxonomy";
+import { PolicyEditorTexts } from "../../core/messages/policy";
 import { AdminMessages, WebAdminMessages } from "../../core/messages/ja";
 import { allow, type AdminEnv } from "../app";
 import type { WebAdminDeps } from "../deps";
@@ -23,6 +25,19 @@ export function policyRoutes(deps: WebAdminDeps): Hono<AdminEnv> {
     if (!parsed.ok) {
       const text = `${AdminMessages.settingsSaveFailed}。${WebAdminMessages.fieldRefused(parsed.problem.label, parsed.problem.why)}`;
       return renderSettings(deps, c, 400, { kind: "error", text }, { policy: { draft, problem: parsed.problem } });
+    }
+    // A user group Slack no longer lists (deleted since the page was drawn) is refused, as App Home's editor does;
+    // when Slack cannot list them the ids stand (an unknown group has no members, so it approves nobody).
+    const people = await deps.people.of(session.teamId);
+    if (people.failure !== undefined) await recordFailure(deps, c, "people", people.failure, WebAdminMessages.peopleUnavailable);
+    if (people.kind === "listed" && people.groups !== "unavailable") {
+      const known = new Set(people.groups.map((g) => g.id));
+      for (const d of POLICY_DOMAINS) {
+        const unknown = parsed.policy.approvers[d].usergroupIds.filter((id) => !known.has(id));
+        if (unknown.length === 0) continue;
+        const problem = { field: `approvers_${d}`, label: WebAdminMessages.approversLabel(DOMAIN_LABEL[d]), why: PolicyEditorTexts.unknownUsergroup(unknown) };
+        return renderSettings(deps, c, 400, { kind: "error", text: `${AdminMessages.settingsSaveFailed}。${WebAdminMessages.fieldRefused(problem.label, problem.why)}` }, { policy: { draft, problem } });
+      }
     }
     let before;
     try {
