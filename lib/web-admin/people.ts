@@ -27,15 +27,35 @@ const PAGE = 200;
 
 /** The members (users.list, scope `users:read`) and user groups (usergroups.list, `usergroups:read`) of a workspace. */
 export class SlackPeople {
+  /** A workspace's list, kept `ttlMs` per warm instance: users.list is Tier 2 (about 20 a minute). */
+  private readonly cache = new Map<string, { at: number; people: People }>();
+
   constructor(
     private readonly tokens: BotTokenResolver,
     private readonly clientFor: (token: string) => WebClient,
     private readonly log: Logger,
-    private readonly limit = MEMBER_LIST_LIMIT,
+    private readonly options: { ttlMs: number; limit?: number; clock?: () => number } = { ttlMs: 60_000 },
   ) {}
+
+  private get limit(): number {
+    return this.options.limit ?? MEMBER_LIST_LIMIT;
+  }
 
   /** Never throws: a Slack failure is logged and answered with the id fields (the caller audits `failure`). */
   async of(teamId: string): Promise<People & { failure?: Error }> {
+    const now = (this.options.clock ?? Date.now)();
+    const kept = this.cache.get(teamId);
+    if (kept !== undefined && now - kept.at < this.options.ttlMs) return kept.people;
+    const people = await this.fetch(teamId);
+    // Only an answer is kept: after a failure the next page asks Slack again.
+    if (!("failure" in people) && this.options.ttlMs > 0) {
+      this.cache.set(teamId, { at: now, people });
+      if (this.cache.size > 500) this.cache.delete(this.cache.keys().next().value as string);
+    }
+    return people;
+  }
+
+  private async fetch(teamId: string): Promise<People & { failure?: Error }> {
     try {
       const { botToken } = await this.tokens.resolve(teamId);
       const client = this.clientFor(botToken);
