@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Logger } from "@aws-lambda-powertools/logger";
-import { optionalEnv, type Env } from "../lib/core/config/env";
+import { intEnv, optionalEnv, type Env } from "../lib/core/config/env";
 import { resolveSecret } from "../lib/core/config/secrets";
 import type { AdminDirectory, TeamSettingsStore } from "../lib/ingress/actions";
 import type { FreeePort } from "../lib/ingress/freee-port";
@@ -17,6 +17,7 @@ import { WriteOnceLedger } from "../lib/store/write-ledger";
 import { RecordNotFoundError } from "../lib/core/errors/taxonomy";
 import { createWebAdmin } from "../lib/web-admin/app";
 import { SLACK_OPENID_DEFAULTS, SlackOpenId } from "../lib/web-admin/openid";
+import { SlackPeople } from "../lib/web-admin/people";
 import { roleResolver } from "../lib/web-admin/roles";
 import { CookieSigner, MIN_SECRET_LENGTH } from "../lib/web-admin/session";
 
@@ -38,6 +39,7 @@ export interface WebAdminWiring {
  * overridable by SLACK_OPENID_AUTHORIZE_URL / _TOKEN_URL / _JWKS_URL / _ISSUER (the fake Slack's in the sandbox),
  * the callback at `<PUBLIC_BASE_URL>/login/callback`; cookies signed with keys derived from WEB_SESSION_SECRET
  * (default: SLACK_STATE_SECRET, the web Lambda's own). Without a client or a secret, /login says sign-in is not set up.
+ * 設定's member and user group lists are kept WEB_ADMIN_PEOPLE_CACHE_SECONDS (default 60) per warm instance.
  */
 export async function createWebAdminFromEnv(env: Env, w: WebAdminWiring): Promise<(request: Request) => Promise<Response>> {
   const root = await firstSecret(["WEB_SESSION_SECRET", "SLACK_STATE_SECRET"], env);
@@ -85,6 +87,7 @@ export async function createWebAdminFromEnv(env: Env, w: WebAdminWiring): Promis
       savePolicy: (teamId, policy, by, seen) => w.settings.savePolicy(teamId, policy, by, seen),
     },
     freee: w.freee,
+    people: new SlackPeople(w.tokens, (token) => createWebClient(token, env), w.log, { ttlMs: intEnv("WEB_ADMIN_PEOPLE_CACHE_SECONDS", 60, env) * 1000 }),
     audit: new AuditLog(store, w.log),
     log: w.log,
   });

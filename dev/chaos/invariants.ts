@@ -7,6 +7,7 @@ import { renderCard } from "../../lib/ingress/cards";
 import type { TaskHistory } from "../../lib/store/task-store";
 import { failureMessageFor } from "../../lib/core/messages/ja";
 import { buildLedger, type Ledger } from "../../lib/store/ledger";
+import { webAdminUrlFromEnv } from "../../wiring/web-admin-url";
 import { FLOWS } from "./flows";
 import type { ExpectedEnd } from "./matrix";
 import type { ScenarioRun } from "./scenario";
@@ -100,9 +101,10 @@ export async function checkEnding(chaos: ChaosStack, run: ScenarioRun, expected:
   if (failure?.layer !== expected.layer || failure.errorName !== expected.errorName) {
     problems.push(`task ended ${h.task.status} (${failure === undefined ? "no failure" : `${failure.layer} ${failure.errorName}`}), not failed at ${expected.layer} with ${expected.errorName}`);
   }
-  const message = failureMessageFor(expected.layer, expected.errorName);
+  const message = failureMessageFor(expected.layer, expected.errorName, placesOf(chaos));
   const shown = JSON.stringify(chaos.slack.workspace.thread(run.threadTs));
-  if (!shown.includes(message)) problems.push(`the thread does not say 「${message}」`);
+  // Line by line: the thread is compared as JSON, where a message's line break is escaped.
+  if (!message.split("\n").every((line) => shown.includes(JSON.stringify(line).slice(1, -1)))) problems.push(`the thread does not say 「${message}」`);
   if (expected.threadText !== undefined && !expected.threadText.test(shown)) problems.push(`the thread does not show ${String(expected.threadText)}`);
   const ledger = buildLedger(h.audit, { since: "2000-01-01T00:00:00.000Z", until: "2100-01-01T00:00:00.000Z" });
   const counted = ledger.failuresByClass.find((f) => f.layer === expected.layer && f.errorClass === expected.errorName)?.count ?? 0;
@@ -112,6 +114,29 @@ export async function checkEnding(chaos: ChaosStack, run: ScenarioRun, expected:
     const told = [...chaos.model.sessions.values()].flatMap((s) => s.events).filter((e) => e.type === "agent.mcp_tool_result").map((e) => JSON.stringify(e.content ?? []));
     if (!told.some((t) => expected.agentText!.test(t))) problems.push(`the agent was never told ${String(expected.agentText)}`);
   }
+  return problems;
+}
+
+/**
+ * A click the fault hit was answered `message` and decided nothing (matrix.ts `askedAgain`): the member was told,
+ * the failure is on the task's audit log and counted by the ledger, no refusal was recorded, and the one approval
+ * the Process holds came after that failure (the second click's).
+ */
+export async function checkAskedAgain(chaos: ChaosStack, run: ScenarioRun, message: string): Promise<string[]> {
+  const problems: string[] = [];
+  const told = chaos.slack.workspace.messages.some((m) => m.ephemeral === true && m.user === chaos.stack.sandbox.userId && m.text === message);
+  if (!told) problems.push(`the member was never told 「${message}」`);
+  const h = await chaos.direct.loadHistory(run.taskId);
+  const failure = h.audit.find((a) => a.action === "error.ingress" && a.errorType !== undefined);
+  if (failure === undefined) problems.push("the failed click has no error.ingress audit entry");
+  else if (failure.details.userMessage !== message) problems.push("the failed click's audit entry does not carry the message the member saw");
+  if (h.audit.some((a) => a.action === "process.decision_refused")) problems.push("the failed click was recorded as a refusal");
+  const ledger = buildLedger(h.audit, { since: "2000-01-01T00:00:00.000Z", until: "2100-01-01T00:00:00.000Z" });
+  if (failure !== undefined && !ledger.errorEntriesByClass.some((f) => f.layer === "ingress" && f.errorClass === failure.errorType && f.count > 0)) problems.push(`the ledger counts no ingress ${failure.errorType}`);
+  const process = h.processes.find((p) => p.version === 1);
+  const approved = h.audit.filter((a) => a.action === "process.approved");
+  if (process?.status !== "approved" || approved.length !== 1) problems.push(`process v1 ${process?.status ?? "missing"} with ${approved.length} approval entries, not approved once`);
+  else if (failure !== undefined && approved[0]!.at < failure.at) problems.push("the process was approved before the failed click: the click granted it");
   return problems;
 }
 
@@ -137,7 +162,7 @@ function checkCards(chaos: ChaosStack, run: ScenarioRun, h: TaskHistory): string
     held.add(ts);
     const shown = thread.find((m) => m.ts === ts);
     if (shown === undefined) return void problems.push(`${label} card ${ts} is not in the thread`);
-    const truth = renderCard(h, subject, limits);
+    const truth = renderCard(h, subject, limits, placesOf(chaos));
     if (shown.text !== truth.text || JSON.stringify(shown.blocks ?? []) !== JSON.stringify(truth.blocks)) {
       problems.push(`${label} card shows 「${shown.text}」, the table says 「${truth.text}」`);
     }
@@ -151,6 +176,12 @@ function checkCards(chaos: ChaosStack, run: ScenarioRun, h: TaskHistory): string
     if ((m.blocks ?? []).some((b) => (b as { type?: string }).type === "actions")) problems.push(`stray card 「${m.text}」 offers live buttons`);
   }
   return problems;
+}
+
+/** Where the stack's cards link to (the web admin's 設定 on a freee connection failure), as its steps render them. */
+function placesOf(chaos: ChaosStack): { adminUrl?: string } {
+  const adminUrl = webAdminUrlFromEnv(chaos.stack.env);
+  return adminUrl === undefined ? {} : { adminUrl };
 }
 
 /** The MCP bearers the Managed Agents vaults were given (captured at the proxy, as the agent holds them). */

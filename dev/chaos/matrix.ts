@@ -3,6 +3,7 @@ import type { FaultRule, ProxiedRequest } from "./fault-proxy";
 import type { Dependency, FaultKind } from "./faults";
 import { FLOWS, GENERIC_FLOWS, type Flow } from "./flows";
 import { isSessionCreate, type ScenarioKind } from "./scenario";
+import { PolicyMessages } from "../../lib/core/messages/policy";
 
 /**
  * The fault matrix: dependency × step of a task × the faults that fit. Each cell is one whole task
@@ -47,6 +48,11 @@ export interface Cell {
   flow?: Flow;
   /** How the task must end, beyond the invariants (a fault the error table gives its own ending). */
   expect?: ExpectedEnd;
+  /**
+   * The click the fault hits is answered with this message and neither granted nor refused: the person clicks
+   * again (dev/chaos/scenario.ts), the failure is audited and counted, and the task goes on.
+   */
+  askedAgain?: string;
 }
 
 /**
@@ -54,7 +60,7 @@ export interface Cell {
  * ledger), and what the agent was told, where the table names it (freee's 403 throttle: the time to run it again).
  */
 export interface ExpectedEnd {
-  layer: "L3" | "L4";
+  layer: "L1" | "L3" | "L4";
   errorName: string;
   agentText?: RegExp;
   /** A line the thread shows besides the error's message. */
@@ -131,7 +137,7 @@ const isApprovedCardUpdate = (r: ProxiedRequest) => r.path.startsWith("/chat.upd
 /** The requests one step Lambda sends (an approval's effects come from the step it resumes: the Prompt's from GenerateProcess). */
 const sentBy = (consumer: string) => (r: ProxiedRequest) => r.consumer === consumer;
 
-const c = (dependency: Dependency, step: Step, fault: FaultKind, scenario: ScenarioKind = "complete", extra: Partial<Pick<Cell, "times" | "only" | "at" | "label" | "expect">> = {}): Cell => ({
+const c = (dependency: Dependency, step: Step, fault: FaultKind, scenario: ScenarioKind = "complete", extra: Partial<Pick<Cell, "times" | "only" | "at" | "label" | "expect" | "askedAgain">> = {}): Cell => ({
   dependency,
   step,
   fault,
@@ -141,7 +147,13 @@ const c = (dependency: Dependency, step: Step, fault: FaultKind, scenario: Scena
   ...(extra.at === undefined ? {} : { at: extra.at }),
   ...(extra.label === undefined ? {} : { label: extra.label }),
   ...(extra.expect === undefined ? {} : { expect: extra.expect }),
+  ...(extra.askedAgain === undefined ? {} : { askedAgain: extra.askedAgain }),
 });
+
+/** The approval click's question to Slack: is the clicker in the policy's user group (lib/ingress/usergroups.ts). */
+const isMembershipRead = (r: ProxiedRequest) => r.path.split("?")[0] === "/usergroups.users.list";
+/** freee first's read of the workspace's connection (lib/store/freee-connection-status.ts), before L1 asks the model. */
+const isFreeeConnectionRead = (r: ProxiedRequest) => r.headers["x-amz-target"] === "DynamoDB_20120810.GetItem" && r.body.includes('"sk":{"S":"FREEE"}');
 
 /** A throttling burst longer than a few seconds ("DB ロック" while the failure is written). */
 const BURST = 12;
@@ -185,6 +197,15 @@ export const CELLS: readonly Cell[] = [
   c("Slack", "rerun", "lost", "rerun", { only: isChat }),
   c("Slack", "failure recording (run)", "5xx", "run-failure", { times: BURST, only: isChat }),
   c("Slack", "failure recording (run)", "5xx", "run-failure", { times: OUTAGE, only: isChat }),
+  // Slack: the Process approval by a user group the policy names (the user is its member). Slack cannot say whether
+  // the clicker is in it — rate limited, or 5xx on each of the client's attempts: nothing granted nor refused, the
+  // member told to click again, the failure audited (error.ingress) and counted; the second click approves.
+  c("Slack", "approval (process)", "throttle", "usergroup-approval", { only: isMembershipRead, times: 1, label: "user group membership", askedAgain: PolicyMessages.membershipUnknown }),
+  c("Slack", "approval (process)", "5xx", "usergroup-approval", { only: isMembershipRead, times: SLACK_CALL.attempts, label: "user group membership", askedAgain: PolicyMessages.membershipUnknown }),
+  // DynamoDB: freee first's read of the connection. Missing (disconnected), read through a throttle: stopped at L1
+  // with the Task card's freee-first message, no plan. The read refused outright: stopped at L1 too.
+  c("DynamoDB", "L1", "throttle", "freee-missing", { only: isFreeeConnectionRead, label: "freee connection read", expect: { layer: "L1", errorName: "AuthError" } }),
+  c("DynamoDB", "L1", "auth", "complete", { only: isFreeeConnectionRead, label: "freee connection read", expect: { layer: "L1", errorName: "FatalConfigError" } }),
   // Anthropic Messages: L1–L3.
   c("Anthropic Messages", "L1", "throttle"),
   c("Anthropic Messages", "L1", "timeout"),

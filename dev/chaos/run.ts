@@ -1,5 +1,5 @@
 import { startDynamoDbLocal } from "../local/dynamodb-local";
-import { checkEnding, checkInvariants } from "./invariants";
+import { checkAskedAgain, checkEnding, checkInvariants } from "./invariants";
 import { cellName, faultLabel, ruleFor, type Cell } from "./matrix";
 import { runScenario } from "./scenario";
 import { startChaosStack } from "./stack";
@@ -32,7 +32,7 @@ export async function runCell(cell: Cell, dynamoEndpoint?: string): Promise<Cell
     const run = await runScenario(chaos, cell.scenario, cell.flow);
     const verdict = await checkInvariants(chaos, run);
     const hits = proxy.hits.filter((h) => !h.base).length;
-    const problems = [...verdict.problems, ...(cell.expect === undefined ? [] : await checkEnding(chaos, run, cell.expect))];
+    const problems = [...verdict.problems, ...(cell.expect === undefined ? [] : await checkEnding(chaos, run, cell.expect)), ...(cell.askedAgain === undefined ? [] : await checkAskedAgain(chaos, run, cell.askedAgain))];
     if (hits === 0) problems.unshift("the fault never hit a request of this step");
     const detail = [`${verdict.outcome}`, `hit ${hits}×`, ...problems, `trail: ${run.trail.join(" | ")}`].join("; ");
     return { dependency: cell.dependency, step: cell.step, fault, ok: problems.length === 0, detail, ms: Date.now() - started };

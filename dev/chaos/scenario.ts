@@ -3,13 +3,18 @@ import type { FaultRule, ProxiedRequest } from "./fault-proxy";
 import type { ChaosStack } from "./stack";
 import { EXPECTED_PAY, FLOWS, type Flow } from "./flows";
 import { ChaosUser, sleep } from "./user";
+import { ONE_PERSON_POLICY } from "../../lib/core/domain/approval-policy";
+import { PolicyMessages } from "../../lib/core/messages/policy";
+import { createDocumentClient } from "../../lib/store/dynamo-client";
+import { disconnectFreee } from "../../lib/store/freee-disconnect";
+import { TeamSettingsStore } from "../../lib/store/team-settings";
 
 /**
  * One whole task, as a person runs it in the channel: post the request, approve the Prompt, approve the
  * Process, then — depending on the scenario — let the run finish, cancel it while it runs, or rerun it after
  * a failure. Base failures (a scripted upstream answer, not the fault under test) make the failure paths run.
  */
-export type ScenarioKind = "complete" | "cancel" | "rerun" | "pipeline-failure" | "run-failure" | "greeting";
+export type ScenarioKind = "complete" | "cancel" | "rerun" | "pipeline-failure" | "run-failure" | "greeting" | "usergroup-approval" | "freee-missing";
 
 export const REQUEST_TEXT = FLOWS.pay_rule.text;
 /** A message that asks for no work on freee: L1 answers it in the thread and the task ends `answered`. */
@@ -35,6 +40,7 @@ export async function runScenario(chaos: ChaosStack, kind: ScenarioKind, flow: F
   const t0 = Date.now();
   const at = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
   armBaseFailure(chaos, kind);
+  await prepareWorkspace(chaos, kind);
   const { ts, taskId, deliveries } = await user.post(kind === "greeting" ? GREETING_TEXT : FLOWS[flow].text);
   const run: ScenarioRun = { taskId, flow, threadTs: ts, trail: [`post → ${deliveries.map((d) => d.status).join(",")} @${at()}`] };
   if (kind === "greeting") return finish(chaos, run);
@@ -47,8 +53,15 @@ export async function runScenario(chaos: ChaosStack, kind: ScenarioKind, flow: F
       run.trail.push(`${what}: not offered`);
       return false;
     }
+    const told = user.ephemerals().filter((m) => m.text === PolicyMessages.membershipUnknown).length;
     const answers = await user.click(what, button, ts);
     run.trail.push(`${what} → ${answers.map((a) => a.status).join(",")} @${at()}`);
+    // Told Slack could not say whether they are in the approvers' user group: the person clicks again, once.
+    if (user.ephemerals().filter((m) => m.text === PolicyMessages.membershipUnknown).length > told) {
+      const again = user.findButton(ts, actionId, value);
+      run.trail.push(`${what}: asked to click again${again === undefined ? ", no button" : ""}`);
+      if (again !== undefined) run.trail.push(`${what} again → ${(await user.click(what, again, ts)).map((a) => a.status).join(",")} @${at()}`);
+    }
     return true;
   };
 
@@ -86,6 +99,33 @@ function armBaseFailure(chaos: ChaosStack, kind: ScenarioKind): void {
   if (kind === "rerun" || kind === "run-failure") {
     // Run 1's session cannot be created (400): BadRequestError → RecordRunFailure → failed + [再実行].
     chaos.proxies["Managed Agents"].arm({ kind: "auth", base: true, reply: badRequest, when: isSessionCreate });
+  }
+}
+
+/** The approvers' user group (usergroup-approval): the chaos user is its one member. */
+export const CHAOS_USERGROUP = { id: "SCHAOSPAY", handle: "payroll-approvers", name: "給与の承認者" } as const;
+
+/**
+ * What a scenario's workspace holds before the request: usergroup-approval — the policy names a user group (the
+ * user in it) as the HR approvers, so the Process click asks Slack (usergroups.users.list); freee-missing — the
+ * workspace's freee connection disconnected, so freee first stops the request at L1.
+ */
+async function prepareWorkspace(chaos: ChaosStack, kind: ScenarioKind): Promise<void> {
+  if (kind !== "usergroup-approval" && kind !== "freee-missing") return;
+  const doc = createDocumentClient(chaos.stack.env);
+  const { teamId, userId } = chaos.stack.sandbox;
+  try {
+    if (kind === "freee-missing") {
+      await disconnectFreee(doc, chaos.direct.tableName, { teamId, by: "chaos", at: new Date().toISOString() });
+      return;
+    }
+    chaos.slack.directory.addUsergroup({ ...CHAOS_USERGROUP, users: [userId] });
+    const settings = new TeamSettingsStore(doc, chaos.direct.tableName);
+    const { updatedAt: _at, updatedBy: _by, ...policy } = ONE_PERSON_POLICY;
+    const current = (await settings.get(teamId)).approvalPolicy.updatedAt;
+    await settings.savePolicy(teamId, { ...policy, approvers: { ...policy.approvers, hr: { userIds: [], usergroupIds: [CHAOS_USERGROUP.id] } } }, "chaos", current);
+  } finally {
+    doc.destroy();
   }
 }
 

@@ -150,6 +150,7 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
         runTimeoutSeconds: limits.runTimeoutSeconds,
         previewReadTimeoutMs: intSetting("FREEE_READ_TIMEOUT_MS", get("FREEE_READ_TIMEOUT_MS"), 10_000),
       },
+      slack,
     );
   }
   const admins = get("ADMIN_USER_IDS");

@@ -49,6 +49,11 @@ export function sandboxSlack(): FakeSlack {
   slack.workspace.addUser({ id: SANDBOX_MEMBERS.approver, teamId: SANDBOX_BOT.teamId, isAdmin: true });
   slack.workspace.addUser({ id: SANDBOX_MEMBERS.secondApprover, teamId: SANDBOX_BOT.teamId, isAdmin: true });
   slack.workspace.addUser({ id: SANDBOX_MEMBERS.member, teamId: SANDBOX_BOT.teamId });
+  // Each member's display name as the page shows it (users.list: the web admin's approver fields list them by it).
+  for (const user of slack.workspace.users.values()) {
+    const name = SANDBOX_NAMES[user.id];
+    if (name !== undefined) user.displayName = name;
+  }
   slack.directory.addUsergroup({ ...SANDBOX_HR_APPROVERS, users: [SANDBOX_MEMBERS.approver, SANDBOX_MEMBERS.secondApprover] });
   // What is posted where follows Slack's own channel facts: the page's channel is private (cards show
   // everything), #general is public (HR amounts masked, HR results to the requester's DM).

@@ -1,4 +1,5 @@
 import { AgentFailureMessages, failureMessageFor, SlackMessages } from "../../lib/core/messages/ja";
+import { PolicyMessages } from "../../lib/core/messages/policy";
 import { LAYER_DEFAULTS, type LayerName } from "../../lib/model/settings";
 import type { Dependency } from "../chaos/faults";
 import type { FaultRule, ProxiedRequest } from "../chaos/fault-proxy";
@@ -12,12 +13,19 @@ import { unauthorizedBody, forbiddenBody, notFoundBody, type Unauthorized } from
  * fault proxies (the same machinery and the same service-shaped replies as `npm run chaos`), or a way the
  * scripted Managed Agents session ends.
  */
-export type FaultFamily = "layer" | "preview" | "agent" | "freee";
+export type FaultFamily = "layer" | "preview" | "agent" | "freee" | "approval";
 
 export interface ProxyFault {
   dependency: Extract<Dependency, "Anthropic Messages" | "freee">;
   when: (request: ProxiedRequest) => boolean;
   rule: Omit<FaultRule, "when" | "times">;
+}
+
+/** A Slack Web API method the sandbox's Slack fake answers with an error (its scripted failures). */
+export interface SlackFault {
+  method: string;
+  /** HTTP status of the failure (5xx: the app's client retries, so one click's every attempt fails). */
+  status: number;
 }
 
 /** How the scripted session ends instead of playing the approved steps. */
@@ -30,7 +38,9 @@ export type SessionFault = "session_error" | "requires_action" | "run_timeout";
  */
 export type FaultOutcome =
   | { layer: "L1" | "L2" | "L3" | "L4"; error: string; reason?: keyof typeof AgentFailureMessages }
-  | { completes: true };
+  | { completes: true }
+  /** The click is neither granted nor refused: the clicker is told this and clicks again (the task goes on). */
+  | { asksAgain: string };
 
 export interface FaultSpec {
   id: string;
@@ -45,6 +55,7 @@ export interface FaultSpec {
   retried: boolean;
   proxy?: ProxyFault[];
   session?: SessionFault;
+  slack?: SlackFault;
 }
 
 export interface CatalogueSettings {
@@ -181,8 +192,28 @@ function agentFaults(settings: CatalogueSettings): FaultSpec[] {
   ];
 }
 
+/**
+ * The approval of a plan whose policy names a Slack user group (設定 or App Home): Slack cannot say whether the
+ * clicker is in it. Nothing is granted or refused, the clicker is asked to click again, the failure is audited.
+ */
+function approvalFaults(): FaultSpec[] {
+  const asked = `承認も拒否もせず「${PolicyMessages.membershipUnknown}」`;
+  return [
+    {
+      id: "approval.usergroup-lookup",
+      family: "approval",
+      label: "ユーザーグループの承認者: usergroups.users.list が 503",
+      outcome: { asksAgain: PolicyMessages.membershipUnknown },
+      persistent: `${asked}（障害の間はクリックしても同じ）`,
+      once: `${asked}、もう一度クリックすると承認`,
+      retried: false,
+      slack: { method: "usergroups.users.list", status: 503 },
+    },
+  ];
+}
+
 export function faultCatalogue(settings: CatalogueSettings): FaultSpec[] {
-  return [...(["L1", "L2", "L3"] as const).flatMap((l) => layerFaults(l, settings)), ...previewFaults(settings), ...agentFaults(settings), ...freeeFaults()];
+  return [...(["L1", "L2", "L3"] as const).flatMap((l) => layerFaults(l, settings)), ...previewFaults(settings), ...agentFaults(settings), ...freeeFaults(), ...approvalFaults()];
 }
 
 export const DEFAULT_CATALOGUE_SETTINGS: CatalogueSettings = {

@@ -2,6 +2,8 @@ import { startFaultProxy, type FaultProxy } from "../chaos/fault-proxy";
 import type { FakeAnthropic } from "../fakes/anthropic/fake-anthropic";
 import type { FakeSession } from "../fakes/anthropic/sessions";
 import { sleep } from "../fakes/http";
+import { SLACK_CALL } from "../../lib/core/config/client-budgets";
+import type { FakeSlack } from "../fakes/slack/fake-slack";
 import { faultCatalogue, type CatalogueSettings, type FaultSpec, type SessionFault } from "./fault-catalogue";
 
 /**
@@ -53,7 +55,7 @@ const ROUTED: ReadonlyArray<{ key: string; proxy: "anthropic" | "freee" }> = [
   { key: "FREEE_OAUTH_BASE_URL", proxy: "freee" },
 ];
 
-export async function startSandboxFaults(targets: FaultTargets, settings: CatalogueSettings): Promise<SandboxFaults> {
+export async function startSandboxFaults(targets: FaultTargets, settings: CatalogueSettings, slack?: Pick<FakeSlack, "failNext" | "callsTo">): Promise<SandboxFaults> {
   const [anthropic, freee] = await Promise.all([
     startFaultProxy({ dependency: "Anthropic Messages", target: targets.anthropic, phases: () => [] }),
     startFaultProxy({ dependency: "freee", target: targets.freee, phases: () => [] }),
@@ -61,6 +63,16 @@ export async function startSandboxFaults(targets: FaultTargets, settings: Catalo
   const proxies: Record<"anthropic" | "freee", FaultProxy> = { anthropic, freee };
   const catalogue = faultCatalogue(settings);
   let current: (ArmedFault & { token: symbol }) | undefined;
+  /** The armed Slack fault: its method, and its hits counted from the fake's record of failed calls. */
+  let slackFault: { method: string; hits: () => number } | undefined;
+  const slackHits = () => slackFault?.hits();
+  /** Put the armed fault away; a Slack fault's remaining failures are taken back from the fake. */
+  const putAway = () => {
+    current = undefined;
+    if (slackFault !== undefined) slack?.failNext(slackFault.method, { times: 0 });
+    slackFault = undefined;
+  };
+  const withHits = (armed: ArmedFault & { token: symbol }) => ({ ...view(armed), hits: slackHits() ?? armed.hits });
 
   const live = (token: symbol) => current !== undefined && current.token === token;
   return {
@@ -76,12 +88,21 @@ export async function startSandboxFaults(targets: FaultTargets, settings: Catalo
       }
       return out;
     },
-    armed: () => (current === undefined ? undefined : view(current)),
+    armed: () => (current === undefined ? undefined : withHits(current)),
     arm(id, mode) {
       const spec = catalogue.find((f) => f.id === id);
       if (spec === undefined) throw new UnknownFaultError(`no fault ${id}`);
       const token = Symbol(id);
+      putAway();
       current = { id, mode, hits: 0, armedAt: new Date().toISOString(), sawRequest: false, token };
+      if (spec.slack !== undefined) {
+        if (slack === undefined) throw new UnknownFaultError(`${id} needs the sandbox's Slack`);
+        // The fake fails the method's next calls (once: each attempt of one click's lookup); hits are its failed calls.
+        const { method, status } = spec.slack;
+        const since = Date.now();
+        slack.failNext(method, { status, times: mode === "once" ? SLACK_CALL.attempts : Number.POSITIVE_INFINITY });
+        slackFault = { method, hits: () => slack.callsTo(method).filter((c) => c.at >= since && c.error !== undefined).length };
+      }
       for (const p of spec.proxy ?? []) {
         proxies[p.dependency === "freee" ? "freee" : "anthropic"].arm({
           ...p.rule,
@@ -94,14 +115,14 @@ export async function startSandboxFaults(targets: FaultTargets, settings: Catalo
           },
         });
       }
-      return view(current);
+      return withHits(current);
     },
     clear() {
-      current = undefined;
+      putAway();
     },
     onRequest() {
       if (current === undefined) return;
-      if (current.sawRequest && current.hits > 0) current = undefined;
+      if (current.sawRequest && withHits(current).hits > 0) putAway();
       else current.sawRequest = true;
     },
     takeSessionFault() {

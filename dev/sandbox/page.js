@@ -148,7 +148,7 @@ async function loadFaults() {
   }
   const { catalogue } = await res.json();
   state.catalogue = catalogue;
-  const FAMILY = { layer: "L1〜L3（モデル）", preview: "プレビュー（freee の読み取り）", agent: "実行（Managed Agents）", freee: "実行中の freee" };
+  const FAMILY = { layer: "L1〜L3（モデル）", preview: "プレビュー（freee の読み取り）", agent: "実行（Managed Agents）", freee: "実行中の freee", approval: "承認（Slack のユーザーグループ）" };
   $("fault-id").innerHTML = Object.entries(FAMILY).map(([family, label]) =>
     `<optgroup label="${esc(label)}">${catalogue.filter((f) => f.family === family).map((f) => `<option value="${esc(f.id)}">${esc(f.label)}</option>`).join("")}</optgroup>`).join("");
   describeFault();

@@ -52,9 +52,13 @@ export function createWebAdmin(input: WebAdminDeps): Hono<AdminEnv> {
       return c.redirect(`/login?next=${encodeURIComponent(next)}`, 302);
     }
     if (c.req.method === "POST") {
-      const form = await c.req.parseBody();
+      // A <select multiple> posts its name once per choice: those values joined by newlines (the id lists split them).
+      const form = await c.req.parseBody({ all: true });
       const fields: Record<string, string> = {};
-      for (const [name, value] of Object.entries(form)) if (typeof value === "string") fields[name] = value;
+      for (const [name, value] of Object.entries(form)) {
+        const values = (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === "string");
+        if (values.length > 0) fields[name] = values.join("\n");
+      }
       if (!deps.signer.checkCsrf(session, fields._csrf)) {
         deps.log.warn("web admin POST refused: CSRF token missing or not the session's", { teamId: session.teamId, path: url(c) });
         return html(c, <MessagePage title={WebAdminMessages.forbidden} detail={WebAdminMessages.csrfRefused} />, 403);

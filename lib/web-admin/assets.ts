@@ -25,6 +25,10 @@ fieldset { background: #fff; border: 1px solid #ddd; margin-bottom: 1.25rem; }
 .toast-error { background: #fde8e8; border: 1px solid #e01e5a; }
 .toast-info { background: #e8f5e9; border: 1px solid #2eb67d; }
 .muted { color: #616061; }
+.notice { padding: .5rem .75rem; background: #fff8e1; border: 1px solid #ecb22e; max-width: 70rem; }
+.field-problem { display: block; color: #b3134a; font-size: .85rem; }
+[aria-invalid="true"] { outline: 2px solid #e01e5a; }
+select[multiple] { min-width: 20rem; }
 .chart { display: flex; flex-wrap: wrap; gap: 1.5rem; align-items: flex-start; }
 .chart svg { background: #fff; border: 1px solid #ddd; }
 .chart table { width: auto; min-width: 14rem; }

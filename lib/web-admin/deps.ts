@@ -7,6 +7,7 @@ import type { TaskHistory } from "../store/history";
 import type { WriteRecord, WriteStepRef } from "../store/write-ledger";
 import type { AuditLog } from "../store/audit-log";
 import type { SlackOpenId } from "./openid";
+import type { People } from "./people";
 import type { CookieSigner, Session } from "./session";
 
 /**
@@ -42,7 +43,9 @@ export interface WebAdminDeps {
   reads: AdminReads;
   writes: AdminWrites;
   freee: FreeePort;
-  audit: Pick<AuditLog, "record">;
+  /** The workspace's members and user groups for the approver fields (SlackPeople); never throws. */
+  people: { of(teamId: string): Promise<People & { failure?: Error }> };
+  audit: Pick<AuditLog, "record" | "recordError">;
   log: Logger;
   clock?: () => Date;
 }

@@ -45,3 +45,14 @@ export function layerLabel(layer: string): string {
 export function jst(iso: string): string {
   return jstMinutes(iso);
 }
+
+/** The approval policy's rule a decision was allowed by (lib/core/domain/approval-policy.ts judgeApproval). */
+const RULE_LABEL: Record<string, string> = {
+  "policy.approver_user": "承認者に指定されたユーザー",
+  "policy.approver_usergroup": "承認者に指定されたユーザーグループのメンバー",
+  "policy.requester": "依頼者本人（本人の承認を認める設定）",
+  "policy.admin": "ワークスペースの管理者（承認者の指定なし）",
+};
+export function ruleLabel(rule: string): string {
+  return RULE_LABEL[rule] ?? rule;
+}

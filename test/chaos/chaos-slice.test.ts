@@ -26,6 +26,13 @@ const SLICE = [
   "freee × poll × throttle-403×12",
   // A request only the generic tools make: its POST's reply lost after freee made the record.
   "freee × poll × lost (経費申請)",
+  // The Process approved through a user group: Slack cannot say whether the clicker is in it. Nothing decided, the
+  // member asked to click again, audited and counted; the second click approves.
+  "Slack × approval (process) × throttle (user group membership)",
+  "Slack × approval (process) × 5xx (user group membership)",
+  // freee first: a workspace whose connection is missing, or whose connection read fails, stops at L1.
+  "DynamoDB × L1 × throttle (freee connection read)",
+  "DynamoDB × L1 × auth (freee connection read)",
 ];
 process.env.LOG_LEVEL = "SILENT";
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SANDBOX_CHANNELS, SANDBOX_COMPANY, SANDBOX_HR_APPROVERS, SANDBOX_MEMBERS, SANDBOX_USER_ID } from "../../dev/local/sandbox-fakes";
 import { DEFAULT_APPROVAL_POLICY, READS_AFTER_PROMPT_RULE, type ApprovalRule } from "../../lib/core/domain/approval-policy";
+import { SLACK_CALL } from "../../lib/core/config/client-budgets";
 import { PolicyMessages } from "../../lib/core/messages/policy";
 import { createDocumentClient } from "../../lib/store/dynamo-client";
 import { TeamSettingsStore } from "../../lib/store/team-settings";
@@ -166,6 +167,37 @@ describe("e2e: the approval policy decides who approves a Process", { timeout: 9
       expect(h.audit.filter((a) => a.action === "process.decision_refused").map((a) => [a.actor, a.details.reason])).toEqual([[approver, "not_approver"]]);
     } finally {
       group.users.splice(0, group.users.length, ...members);
+      await settings.savePolicy(TEAM, DEFAULT_APPROVAL_POLICY, SANDBOX_USER_ID, (await settings.get(TEAM)).approvalPolicy.updatedAt);
+    }
+  });
+
+  it("the fault panel's user-group lookup failing at the click: nothing granted nor refused, asked to click again, audited; the next click approves", async () => {
+    // A group of its own, whose membership no earlier click has asked (the ingress keeps an answer a minute).
+    const clicker = secondApprover;
+    const payroll = { id: "S0SANDBOXPAY", handle: "payroll-check", name: "給与の確認" };
+    page.stack.slack!.directory.addUsergroup({ ...payroll, users: [clicker] });
+    const current = (await settings.get(TEAM)).approvalPolicy;
+    // One approval decides (whatever the change's size): the second click is the one that approves.
+    const policy = { ...DEFAULT_APPROVAL_POLICY, twoApprovers: { onWarning: false, aboveYen: null }, approvers: { ...DEFAULT_APPROVAL_POLICY.approvers, hr: { userIds: [], usergroupIds: [payroll.id] } } };
+    await settings.savePolicy(TEAM, policy, SANDBOX_USER_ID, current.updatedAt);
+    try {
+      const ts = await planWaiting("来月から山田さんの基本給を34万円に変更して");
+      expect((await page.post("/sandbox/api/faults/arm", { id: "approval.usergroup-lookup", mode: "once" })).status).toBe(200);
+      await page.approve(ts, "process", undefined, clicker);
+      await waitFor("the member asked to click again", async () => (await ephemeralsOf(clicker)).some((m) => m.text === PolicyMessages.membershipUnknown));
+      expect(page.stack.faults!.armed()?.hits).toBe(SLACK_CALL.attempts);
+      let h = await page.history(ts);
+      expect(h.processes[0]?.status).toBe("pending_approval");
+      expect(h.audit.filter((a) => a.action === "process.decision_refused")).toEqual([]);
+      expect(h.audit.find((a) => a.action === "error.ingress")).toMatchObject({ actor: clicker, errorType: "UpstreamServerError", details: { userMessage: PolicyMessages.membershipUnknown } });
+
+      await page.approve(ts, "process", undefined, clicker);
+      await waitFor("完了", async () => (await page.thread(ts)).some((m) => m.text === "実行 #1: 完了"), 30_000);
+      h = await page.history(ts);
+      expect(h.processes[0]?.decision).toMatchObject({ actorId: clicker, rule: "policy.approver_usergroup" });
+    } finally {
+      await page.post("/sandbox/api/faults/clear", {});
+      page.stack.slack!.directory.usergroups.delete(payroll.id);
       await settings.savePolicy(TEAM, DEFAULT_APPROVAL_POLICY, SANDBOX_USER_ID, (await settings.get(TEAM)).approvalPolicy.updatedAt);
     }
   });

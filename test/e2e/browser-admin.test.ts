@@ -2,7 +2,8 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AdminMessages } from "../../lib/core/messages/ja";
+import { AdminMessages, WebAdminMessages } from "../../lib/core/messages/ja";
+import { TeamSettingsStore } from "../../lib/store/team-settings";
 import { audit, seedTask, startAdmin, USERS, type AdminHarness } from "../web-admin/harness";
 import { CHROMIUM, hasChromium } from "./browser-sandbox";
 
@@ -69,12 +70,13 @@ describe.skipIf(!hasChromium)("the web admin in Chromium", () => {
     expect(bytes.toString("utf8")).toContain("error.L4");
   }, 30_000);
 
-  it("設定: a save, a save the input fails, a save the database refuses", async () => {
+  it("設定: a save, a save the input fails, a save the database refuses, a save another admin's came before", async () => {
     await page.goto(`${h.url}/admin/settings`);
-    await page.fill("#approvers", USERS.approver1.id);
+    // The admin list offers the workspace's members by name (users.list); two picked, as a person would.
+    await page.selectOption("#approvers", [USERS.approver1.id, USERS.member1.id]);
     await page.click('form[action="/admin/settings/approvers"] button[type=submit]');
     expect(await page.locator(".toast").innerText()).toBe("設定を保存しました");
-    expect(await page.inputValue("#approvers")).toBe(USERS.approver1.id);
+    expect(await page.$$eval("#approvers option:checked", (os) => os.map((o) => (o as unknown as { value: string }).value))).toEqual([USERS.approver1.id, USERS.member1.id]);
 
     await page.fill("#externalTeams", "not-a-team");
     await page.click('form[action="/admin/settings/external-teams"] button[type=submit]');
@@ -84,8 +86,23 @@ describe.skipIf(!hasChromium)("the web admin in Chromium", () => {
     h.db.arm({ when: (r) => r.headers["x-amz-target"] === "DynamoDB_20120810.UpdateItem", kind: "auth" });
     await page.fill("#externalTeams", "T0PARTNER");
     await page.click('form[action="/admin/settings/external-teams"] button[type=submit]');
-    expect(await page.locator(".toast[role=alert]").innerText()).toBe(AdminMessages.settingsSaveFailed);
+    expect(await page.locator(".toast[role=alert]").innerText()).toContain(AdminMessages.settingsSaveFailed);
     expect(await page.inputValue("#externalTeams")).toBe("T0PARTNER");
+
+    // The policy form opened, then another admin saves theirs: this save is refused, the typed amount kept.
+    await page.goto(`${h.url}/admin/settings`);
+    const store = new TeamSettingsStore(h.table.doc, h.table.tableName);
+    const { updatedAt, updatedBy: _by, ...policy } = (await store.get("T0001")).approvalPolicy;
+    await store.savePolicy("T0001", { ...policy, selfApproveWrites: true }, USERS.admin2.id, updatedAt);
+    await page.fill("#twoAboveYen", "250000");
+    await page.selectOption("#approvers_hr", [USERS.approver1.id]);
+    const [answer] = await Promise.all([page.waitForResponse((r) => r.url().endsWith("/admin/settings/policy")), page.click('form[action="/admin/settings/policy"] button[type=submit]')]);
+    expect(answer.status()).toBe(409);
+    expect(await page.locator(".toast[role=alert]").innerText()).toBe(`${AdminMessages.settingsSaveFailed}。${WebAdminMessages.policyConflict}`);
+    expect(await page.inputValue("#twoAboveYen")).toBe("250000");
+    expect(await page.$$eval("#approvers_hr option:checked", (os) => os.map((o) => (o as unknown as { value: string }).value))).toEqual([USERS.approver1.id]);
+    expect(await page.locator("#policy-stored").innerText()).toContain("依頼者本人による承認: 可");
+    expect((await store.get("T0001")).approvalPolicy.twoApprovers.aboveYen).not.toBe(250000);
   }, 30_000);
 
   it("freee's OAuth answering an error: back on 設定 with 「freee の認証に失敗しました」", async () => {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { SANDBOX_USER_ID } from "../../dev/local/sandbox-fakes";
 import { AdminMessages } from "../../lib/core/messages/ja";
+import { freeeRecordUrl } from "../../lib/freee/web-links";
+import { jst, ruleLabel } from "../../lib/web-admin/labels";
 import { Browser, csrfOf } from "../web-admin/harness";
 import { SandboxPage } from "./sandbox-page";
 
@@ -10,6 +12,7 @@ import { SandboxPage } from "./sandbox-page";
  * and its trail, 設定 saves, the sandbox page links to /admin.
  */
 let page: SandboxPage;
+let b: Browser;
 beforeAll(async () => {
   process.env.POWERTOOLS_METRICS_DISABLED = "true";
   page = await SandboxPage.start();
@@ -21,7 +24,7 @@ it("signs in through the fake Slack and shows the sandbox's tasks, trail and set
   expect(await (await fetch(`${url}/sandbox`)).text()).toContain('href="/admin"');
   await page.post("/sandbox/api/message", { text: "経費の取引を見せて" });
 
-  const b = new Browser(url);
+  b = new Browser(url);
   const asked = await b.get("/admin/tasks");
   expect(asked.headers.get("location")).toBe("/login?next=%2Fadmin%2Ftasks");
   const authorize = (await b.get("/login/slack?next=%2Fadmin%2Ftasks")).headers.get("location")!;
@@ -45,3 +48,35 @@ it("signs in through the fake Slack and shows the sandbox's tasks, trail and set
   expect((await b.get("/admin/nothing-here")).status).toBe(404);
   expect(await (await b.get("/admin/nothing-here")).text()).toContain(AdminMessages.notFound);
 }, 120_000);
+
+it("タスク詳細 holds the whole trail of a request run to the end: each decision with who, when and the rule, the change table, the write with its freee link", async () => {
+  const { history } = await page.runToCompletion("来月から山田さんの基本給を30万円に変更して");
+  const html = await (await b.get(`/admin/tasks/${history.task.taskId}`)).text();
+  const row = (...cells: string[]) => expect(html).toContain(cells.map((c) => `<td>${c}</td>`).join(""));
+  // The request.
+  expect(html).toContain("来月から山田さんの基本給を30万円に変更して");
+  // Each version with its decision: who, when (JST), and for the Process the policy rule that allowed it.
+  const [prompt, process] = [history.prompts[0]!, history.processes.at(-1)!];
+  for (const v of [prompt, process]) {
+    expect(v.decision?.actorId).toBe(SANDBOX_USER_ID);
+    row(`${v.kind === "prompt" ? "実行方針" : "実行計画"} v${v.version}`, "承認", SANDBOX_USER_ID, jst(v.decision!.decidedAt));
+  }
+  expect(process.decision?.rule).toBe("policy.requester");
+  expect(html).toContain(`この判断のルール: ${ruleLabel("policy.requester")}`);
+  // The change table: each change of the approved plan, before → after.
+  const changes = (process.preview?.steps ?? []).flatMap((st) => st.changes.map((ch) => ({ step: `${st.stepId} ${st.title}`, ...ch })));
+  expect(changes.length).toBeGreaterThan(0);
+  for (const ch of changes) row(escape(ch.step), escape(ch.label), escape(ch.before ?? "—"), escape(ch.after));
+  // Each write's outcome with its freee link.
+  const run = history.executions[0]!;
+  const records = run.writes?.records ?? [];
+  expect(records.length).toBeGreaterThan(0);
+  for (const r of records) expect(html).toContain(`<a href="${escape(freeeRecordUrl(r))}" rel="noreferrer">freee で開く</a>`);
+  expect(html).toContain("書き込み済み（");
+  expect(html).toContain("エラーはありません。");
+}, 120_000);
+
+/** As the page's JSX escapes text (hono/jsx). */
+function escape(s: string): string {
+  return s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;").replaceAll("'", "&#39;");
+}

@@ -40,7 +40,7 @@ const PAY = "来月から山田さんの基本給を30万円に変更して";
 describe("the sandbox's fault panel", { timeout: 90_000 }, () => {
   it("lists a fault of every family, and refuses one it does not know", async () => {
     const { body } = await fetch(`${stack.url}/sandbox/api/faults`).then(async (r) => ({ body: (await r.json()) as { catalogue: { id: string; family: string }[] } }));
-    expect(new Set(body.catalogue.map((f) => f.family))).toEqual(new Set(["layer", "preview", "agent", "freee"]));
+    expect(new Set(body.catalogue.map((f) => f.family))).toEqual(new Set(["layer", "preview", "agent", "freee", "approval"]));
     for (const layer of ["L1", "L2", "L3"]) for (const kind of ["empty", "truncated", "refused", "529", "timeout"]) expect(body.catalogue.map((f) => f.id)).toContain(`${layer}.${kind}`);
     expect((await post("/sandbox/api/faults/arm", { id: "no.such", mode: "once" })).status).toBe(400);
   });

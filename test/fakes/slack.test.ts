@@ -60,6 +60,30 @@ describe("Slack fake: users.info", () => {
   });
 });
 
+describe("Slack fake: users.list", () => {
+  it("pages the workspace's members by cursor, deleted and bots and Slackbot among them; invalid_cursor; missing_scope without users:read", async () => {
+    slack.workspace.addUser({ id: "UA", teamId: "T0001", displayName: "あ", realName: "A さん" });
+    slack.workspace.addUser({ id: "UB", teamId: "T0001", deleted: true });
+    slack.workspace.addUser({ id: "UC", teamId: "T0001", isBot: true });
+    slack.workspace.addUser({ id: "UGUEST", teamId: "TOTHERORG" });
+    const first = await client.users.list({ limit: 2 });
+    expect(first.members?.map((m) => m.id)).toEqual(["UA", "UB"]);
+    expect(first.members?.[0]).toMatchObject({ profile: { display_name: "あ", real_name: "A さん" }, is_bot: false, deleted: false });
+    expect(first.members?.[1]).toMatchObject({ deleted: true });
+    const cursor = first.response_metadata?.next_cursor;
+    expect(cursor).not.toBe("");
+    const second = await client.users.list({ limit: 2, cursor: cursor! });
+    expect(second.members?.map((m) => [m.id, m.is_bot])).toEqual([["UC", true], ["USLACKBOT", false]]);
+    expect(second.response_metadata?.next_cursor).toBe("");
+    // No limit: the whole set at once; another workspace's member is not in it.
+    expect((await client.users.list({})).members?.map((m) => m.id)).toEqual(["UA", "UB", "UC", "USLACKBOT"]);
+    expect((await refusal(client.users.list({ cursor: "bm90LWEtY3Vyc29y" }))).error).toBe("invalid_cursor");
+    slack.addBotToken("xoxb-old-install", { scopes: ["chat:write"] });
+    const old = await refusal(createWebClient("xoxb-old-install", { SLACK_API_URL: slack.url }).users.list({}));
+    expect(old).toMatchObject({ error: "missing_scope", data: { needed: "users:read" } });
+  });
+});
+
 describe("Slack fake: Block Kit limits answer invalid_blocks", () => {
   it("more than 50 blocks in a message", async () => {
     const blocks = Array.from({ length: 51 }, (_, i) => section(`line ${i}`));

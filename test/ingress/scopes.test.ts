@@ -22,6 +22,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   "views.update": [],
   "views.publish": [],
   "users.info": ["users:read"],
+  // The web admin's approver fields list the workspace's members (lib/web-admin/people.ts).
+  "users.list": ["users:read"],
   // Also the download of the file's url_private (lib/mcp/slack-files.ts), which needs the same scope.
   "files.info": ["files:read"],
   // files.getUploadURLExternal + files.completeUploadExternal.

@@ -65,6 +65,8 @@ export async function startAdmin(extraEnv: Record<string, string> = {}): Promise
     SLACK_OPENID_TOKEN_URL: `${slack.url}openid.connect.token`,
     SLACK_OPENID_JWKS_URL: `${slackBase}/openid/connect/keys`,
     ADMIN_USER_IDS: "",
+    // Each page asks Slack for the members again (the tests change them between pages).
+    WEB_ADMIN_PEOPLE_CACHE_SECONDS: "0",
     LOG_LEVEL: "SILENT",
     ...extraEnv,
   };

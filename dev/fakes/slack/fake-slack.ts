@@ -5,7 +5,7 @@ import { checkBlocks, checkView } from "./block-kit";
 import { SlackFiles } from "./files";
 import { parseBody } from "./body";
 import { FakeUploads } from "./uploads";
-import { usersInfo } from "./users";
+import { usersInfo, usersList } from "./users";
 import { FakeSlackOpenId } from "./openid";
 import { Workspace, type ChannelMessage } from "./workspace";
 
@@ -346,6 +346,8 @@ export class FakeSlack {
       }
       case "users.info":
         return usersInfo(ws, body, bot.scopes);
+      case "users.list":
+        return usersList(ws, body, bot.scopes, bot.teamId);
       case "files.info":
         return this.files.info(body, bot.scopes);
       default:

@@ -49,6 +49,11 @@ export interface SlackUser {
   isOwner: boolean;
   isPrimaryOwner: boolean;
   deleted: boolean;
+  /** A bot user (an app's): users.list lists it with `is_bot`. */
+  isBot?: boolean;
+  /** The profile's display name and real name (users.list / users.info `profile`); either may be empty. */
+  displayName?: string;
+  realName?: string;
 }
 
 export class Workspace {

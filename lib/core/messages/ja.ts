@@ -124,6 +124,24 @@ export const WebAdminMessages = {
   settingsSaved: "設定を保存しました",
   freeeConnected: "freee と接続しました",
   freeeDisconnected: "freee との接続を解除しました。",
+  /** 設定's policy form: the label of a domain's approvers, and of the amount above which two must approve. */
+  approversLabel: (domain: string) => `${domain}の承認者（空なら管理者）`,
+  aboveYenLabel: "この金額（円）を超える書き込みは 2 人の承認（空なら無効）",
+  badApproverId: (id: string) => `「${id}」はユーザー ID（例: U0123ABCD）でもユーザーグループ ID（例: S0123ABCD）でもありません。`,
+  badAdminId: "ユーザー ID の形式が正しくありません（例: U0123ABCD）。",
+  /** A field refused: which one and why; nothing was saved and the form keeps what was typed. */
+  fieldRefused: (label: string, why: string) => `「${label}」: ${why}設定は変更されていません。入力した内容はフォームに残っています。`,
+  /** The policy was saved by another admin after this page was opened: nothing saved, what to do next. */
+  policyConflict: "この画面を開いた後に、他の管理者が承認のポリシーを保存しました。この変更は保存していません。入力した内容はフォームに残っています。下の「現在保存されている承認のポリシー」と見比べ、必要なら直してから、もう一度保存してください（保存すると、他の管理者が保存した内容を置き換えます）。",
+  /** The table refused the save: nothing saved, the typed form kept. */
+  saveUnavailable: "データベースに保存できませんでした。入力した内容はフォームに残っています。しばらくしてから、もう一度保存してください。",
+  /** The approver fields could not list the workspace's people: the id fields instead, and why. */
+  peopleUnavailable: "Slack からメンバーとユーザーグループの一覧を取得できなかったため、承認者は ID で入力してください。しばらくしてから開き直すと、一覧から選べます。",
+  peopleTooMany: (limit: number) => `このワークスペースのメンバーは ${limit} 人を超えるため、一覧の代わりに ID で入力してください（Slack でプロフィールを開き「メンバー ID をコピー」で確認できます）。`,
+  idsHint: "Slack のユーザー ID、カンマまたは改行区切り",
+  idsHintWithGroups: "ユーザー ID・ユーザーグループ ID、カンマ区切り",
+  pickerHint: "Ctrl（Mac は ⌘）を押しながらクリックすると複数選べます。",
+  unlistedId: (id: string) => `${id}（一覧にないユーザーまたはグループ）`,
 } as const;
 
 /**

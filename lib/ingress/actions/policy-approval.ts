@@ -104,7 +104,8 @@ class MembershipUnknown {
  */
 async function membershipUnknown(deps: ActionDeps, actor: Actor, target: { taskId: string; version: number }, err: unknown): Promise<ActionResult> {
   deps.log.warn("approval not judged: user group membership unknown", { layer: "ingress", teamId: actor.teamId, error_type: err instanceof Error ? err.name : "unknown", error_message: err instanceof Error ? err.message : String(err) });
-  await deps.audit.recordError({ teamId: actor.teamId, taskId: target.taskId, layer: "ingress", subject: `process#${target.version}#membership#${actor.userId}#${new Date().toISOString()}`, actor: actor.userId, error: err });
+  // The message the clicker saw rides the entry: the web admin's trail shows it beside the error.
+  await deps.audit.recordError({ teamId: actor.teamId, taskId: target.taskId, layer: "ingress", subject: `process#${target.version}#membership#${actor.userId}#${new Date().toISOString()}`, actor: actor.userId, error: err, details: { userMessage: PolicyMessages.membershipUnknown } });
   emitCount(APPROVALS_REFUSED_METRIC, { Reason: "membership_unknown", Stage: "click" });
   return { outcome: "refused", message: PolicyMessages.membershipUnknown };
 }

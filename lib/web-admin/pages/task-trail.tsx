@@ -3,7 +3,7 @@ import { failureMessageFor } from "../../core/messages/ja";
 import { freeeRecordUrl } from "../../freee/web-links";
 import type { TaskHistory } from "../../store/history";
 import type { WriteRecord, WriteStepRef } from "../../store/write-ledger";
-import { DOMAIN_LABEL, errorClassLabel, jst, layerLabel, STATUS_LABEL } from "../labels";
+import { DOMAIN_LABEL, errorClassLabel, jst, layerLabel, ruleLabel, STATUS_LABEL } from "../labels";
 import { slackThreadUrl } from "../links";
 
 const VERSION_STATUS: Record<string, string> = { generating: "生成中", pending_approval: "承認待ち", approved: "承認", rejected: "却下", failed: "失敗", expired: "期限切れ" };
@@ -94,7 +94,7 @@ function Versions(props: { versions: Array<PromptVersion | ProcessVersion> }) {
             <td>
               {[v.decision?.via === undefined ? undefined : VIA[v.decision.via], v.decision?.reason === undefined ? undefined : `理由: ${v.decision.reason}`].filter((s) => s !== undefined).join(" / ") || "—"}
             </td>
-            <td>{v.kind === "process" ? ruleText(v) : "—"}</td>
+            <td>{v.kind === "process" ? [ruleText(v), ...(v.decision?.rule === undefined ? [] : [`この判断のルール: ${ruleLabel(v.decision.rule)}`])].join(" / ") : "—"}</td>
           </tr>
         ))}
       </tbody>
@@ -197,13 +197,23 @@ function Errors(props: { entries: AuditEntry[] }) {
               <td>{jst(e.at)}</td>
               <td>{layerLabel(layer)}</td>
               <td>{errorClassLabel(e.errorType ?? "UnknownError")}</td>
-              <td>{FAILURE_LAYERS.has(layer) ? failureMessageFor(layer as "L1", e.errorType) : "—"}</td>
+              <td>{shownMessage(e, layer)}</td>
             </tr>
           );
         })}
       </tbody>
     </table>
   );
+}
+
+/**
+ * What the user was shown for an error: the message its entry carries (a click or a page answered in the words it
+ * recorded), else the layer's message for the error's class, as the cards map it.
+ */
+function shownMessage(e: AuditEntry, layer: string): string {
+  const recorded = e.details.userMessage;
+  if (typeof recorded === "string" && recorded !== "") return recorded;
+  return FAILURE_LAYERS.has(layer) ? failureMessageFor(layer as "L1", e.errorType) : "—";
 }
 
 export function AuditTable(props: { entries: AuditEntry[] }) {
@@ -241,7 +251,7 @@ export function ruleText(v: ProcessVersion): string {
     r.autoApproved ? "読み取りのみ: 実行方針の承認で実行" : `必要な承認 ${r.required} 人${r.twoBecause.length > 0 ? `（${r.twoBecause.map((b) => (b === "amount" ? "金額" : "警告")).join("・")}のため）` : ""}`,
     r.selfApproval ? "依頼者本人の承認可" : "依頼者本人の承認不可",
     r.approverUserIds.length + r.approverUsergroupIds.length === 0 ? "承認者: 管理者" : `承認者: ${[...r.approverUserIds, ...r.approverUsergroupIds].join(", ")}`,
-    ...(v.approvals ?? []).map((a) => `${a.actorId} が ${jst(a.at)} に承認（${a.rule}）`),
+    ...(v.approvals ?? []).map((a) => `${a.actorId} が ${jst(a.at)} に承認（${ruleLabel(a.rule)}）`),
   ];
   return parts.join(" / ");
 }
