@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ProcessStep } from "../lib/core/domain/records";
 import { issueMcpBearer } from "../lib/mcp/bearer";
-import { functionUrlHandler } from "../lib/mcp/function-url";
+import { functionUrlHandler, plainFunctionUrlHandler } from "../lib/mcp/function-url";
 import { createDocumentClient } from "../lib/store/dynamo-client";
 import { FreeeConnectionStore } from "../lib/store/freee-connections";
 import { createTableInput } from "../lib/store/table";
@@ -102,7 +102,7 @@ export async function measureMcp(options: { requests: number; warmup: number; dy
     companyName: "テスト株式会社",
     connectedBy: "U1",
   });
-  const ours = await serveFunctionUrl(functionUrlHandler(await createFreeeMcpHandlerFromEnv(env)));
+  const ours = await serveFunctionUrl(plainFunctionUrlHandler(await createFreeeMcpHandlerFromEnv(env)));
   const forwarder = await serveFunctionUrl(functionUrlHandler(createForwarder(fake.url, pair.accessToken)));
   const clients: Client[] = [];
   const connect = async (url: string, bearer?: string) => {
@@ -113,7 +113,7 @@ export async function measureMcp(options: { requests: number; warmup: number; dy
     return client;
   };
   // A second instance of ours, through the counting proxy, for the breakdown by item.
-  const counted = await serveFunctionUrl(functionUrlHandler(await createFreeeMcpHandlerFromEnv({ ...env, DYNAMODB_ENDPOINT: options.dynamo.endpoint })));
+  const counted = await serveFunctionUrl(plainFunctionUrlHandler(await createFreeeMcpHandlerFromEnv({ ...env, DYNAMODB_ENDPOINT: options.dynamo.endpoint })));
   const dynamo = watchWait(endpoint);
   try {
     // Seeded before timing: one run per WRITES_PER_EXECUTION writes (each write step runs once per Task).

@@ -17,6 +17,7 @@ import { DynamoInstallationStore, INSTALLATION_CACHE_MS, installationCipher } fr
 import { createWebClient } from "../lib/slack-api/web-client";
 import { optionalEnv } from "../lib/core/config/env";
 import { createFreeeMcpHandler } from "../lib/mcp/server";
+import type { McpHttpHandler } from "../lib/mcp/http";
 import { SLACK_FILE_HOST, SlackFileFetcher } from "../lib/mcp/slack-files";
 import { WriteOnceLedger } from "../lib/store/write-ledger";
 
@@ -36,7 +37,7 @@ export interface FreeeMcpWiringOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export async function createFreeeMcpHandlerFromEnv(env: Env = process.env, options: FreeeMcpWiringOptions = {}): Promise<(req: Request) => Promise<Response>> {
+export async function createFreeeMcpHandlerFromEnv(env: Env = process.env, options: FreeeMcpWiringOptions = {}): Promise<McpHttpHandler> {
   const logger = createLogger("freee-mcp");
   const tableName = requireEnv("TABLE_NAME", env);
   const doc = createDocumentClient(env);

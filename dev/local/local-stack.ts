@@ -8,6 +8,7 @@ import { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { createFreeeOAuthFromEnv } from "../../wiring/freee-oauth";
 import { createTokenCipher } from "../../lib/store/token-cipher";
 import { createFreeeMcpHandlerFromEnv } from "../../wiring/freee-mcp";
+import { toWebResponse } from "../../lib/mcp/http";
 import { createLogger } from "../../lib/core/observability/logger";
 import type { DefinedStep } from "../../lib/steps/step-handler";
 import type { FreeePort } from "../../lib/ingress/freee-port";
@@ -281,7 +282,7 @@ export async function startLocalStack(input: Env = process.env, options: LocalSt
   const route: FetchHandler = async (request) => {
     const path = new URL(request.url).pathname;
     if (isSfnRequest(request)) return handleSfnRequest(local, request);
-    if (path === "/mcp" || path.startsWith("/mcp/")) return mcp(request);
+    if (path === "/mcp" || path.startsWith("/mcp/")) return toWebResponse(await mcp(request));
     if (path.startsWith("/sandbox/slack/api/") && slack !== undefined) return slack.handle(request, path.slice("/sandbox/slack/api/".length));
     if (path.startsWith("/sandbox/slack/files-pri/") && slack !== undefined) return slack.handle(request);
     if (path.startsWith("/sandbox/slack/openid/connect/") && slack !== undefined) return slack.handle(request, path.slice("/sandbox/slack/".length));

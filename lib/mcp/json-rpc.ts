@@ -1,4 +1,5 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { jsonAnswer, type McpHttpRequest, type McpHttpResponse } from "./http";
 
 /**
  * The MCP server's wire: JSON-RPC 2.0 over Streamable HTTP, stateless, answered as JSON (never SSE), for a server
@@ -35,16 +36,16 @@ export interface McpToolServer {
 export type PostBody = { text: string } | { tooLarge: true };
 
 type Message = Record<string, unknown> & { jsonrpc: "2.0" };
-type Request = Message & { id: RequestId; method: string; params?: Record<string, unknown> };
+type RpcRequest = Message & { id: RequestId; method: string; params?: Record<string, unknown> };
 
 /** The body, bounded as the SDK's transport bounds it (a declared length over the bound is not read). */
-export async function readPostBody(req: globalThis.Request): Promise<PostBody> {
+export async function readPostBody(req: McpHttpRequest): Promise<PostBody> {
   if (Number(req.headers.get("content-length")) > MAX_BODY_BYTES) return { tooLarge: true };
-  const text = req.body === null ? "" : await req.text();
+  const text = await req.text();
   return Buffer.byteLength(text, "utf8") > MAX_BODY_BYTES ? { tooLarge: true } : { text };
 }
 
-export async function answerPost(req: globalThis.Request, body: PostBody, server: McpToolServer): Promise<Response> {
+export async function answerPost(req: McpHttpRequest, body: PostBody, server: McpToolServer): Promise<McpHttpResponse> {
   const accept = req.headers.get("accept");
   if (!accept?.includes("application/json") || !accept.includes("text/event-stream")) {
     return errorResponse(406, SERVER_ERROR, "Not Acceptable: Client must accept both application/json and text/event-stream");
@@ -68,14 +69,14 @@ export async function answerPost(req: globalThis.Request, body: PostBody, server
   }
   // Notifications (initialized, cancelled: nothing to cancel in a one-request server) and responses need no answer.
   const requests = messages.filter(isRequest);
-  if (requests.length === 0) return new Response(null, { status: 202 });
+  if (requests.length === 0) return { status: 202, headers: {}, body: null };
   const answers = await Promise.all(requests.map((r) => answer(r, server)));
-  return new Response(JSON.stringify(answers.length === 1 ? answers[0] : answers), { status: 200, headers: { "content-type": "application/json" } });
+  return jsonAnswer(200, answers.length === 1 ? answers[0] : answers);
 }
 
 type Outcome = { result: unknown } | { error: { code: number; message: string; data?: unknown } };
 
-async function answer(request: Request, server: McpToolServer): Promise<Message> {
+async function answer(request: RpcRequest, server: McpToolServer): Promise<Message> {
   let outcome: Outcome;
   try {
     outcome = await outcomeOf(request, server);
@@ -87,7 +88,7 @@ async function answer(request: Request, server: McpToolServer): Promise<Message>
   return "result" in outcome ? { result: outcome.result, jsonrpc: "2.0", id: request.id } : { jsonrpc: "2.0", id: request.id, error: outcome.error };
 }
 
-async function outcomeOf(request: Request, server: McpToolServer): Promise<Outcome> {
+async function outcomeOf(request: RpcRequest, server: McpToolServer): Promise<Outcome> {
   const params = request.params ?? {};
   switch (request.method) {
     case "initialize": {
@@ -127,7 +128,7 @@ function isJsonRpcMessage(m: unknown): m is Message {
   return false;
 }
 
-function isRequest(m: Message): m is Request {
+function isRequest(m: Message): m is RpcRequest {
   return typeof m.method === "string" && m.id !== undefined;
 }
 
@@ -136,6 +137,6 @@ function isJsonContentType(header: string | null): boolean {
   return header !== null && header.split(";")[0]!.trim().toLowerCase() === "application/json";
 }
 
-function errorResponse(status: number, code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), { status, headers: { "content-type": "application/json" } });
+function errorResponse(status: number, code: number, message: string): McpHttpResponse {
+  return jsonAnswer(status, { jsonrpc: "2.0", error: { code, message }, id: null });
 }

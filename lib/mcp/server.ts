@@ -8,6 +8,7 @@ import { ExecutionScopeCache, loadExecutionScope, type ExecutionScope } from "./
 import { runToolCall, startConnectionRead, type ConnectionRead, type ToolCallDeps } from "./tool-call";
 import { appendInvocationKeys } from "../core/observability/logger";
 import { answerPost, readPostBody, type McpToolServer, type PostBody } from "./json-rpc";
+import { jsonAnswer, type McpHttpHandler, type McpHttpRequest, type McpHttpResponse } from "./http";
 
 /**
  * The freee MCP server (docs/architecture.md, shape on AWS): Streamable HTTP in stateless mode (no session id, each
@@ -23,14 +24,15 @@ export interface FreeeMcpDeps extends ToolCallDeps {
 
 export const MCP_SERVER_INFO = { name: "freee", version: "1.0.0" } as const;
 
-export function createFreeeMcpHandler(deps: FreeeMcpDeps): (req: Request) => Promise<Response> {
+export function createFreeeMcpHandler(deps: FreeeMcpDeps): McpHttpHandler {
   // Per warm Lambda: only what an execution never changes (lib/mcp/execution-scope.ts).
   const scopeCache = new ExecutionScopeCache();
   return async (req) => {
     // Before the bearer: `npm run smoke` asks whether the function is deployed and wired; it reads nothing.
-    if (req.method === "GET" && /\/healthz\/?$/.test(new URL(req.url).pathname)) return Response.json({ ok: true, function: "freee-mcp" });
-    const claims = await authenticate(deps, req);
-    if (claims instanceof Response) return claims;
+    if (req.method === "GET" && /\/healthz\/?$/.test(new URL(req.url).pathname)) return jsonAnswer(200, { ok: true, function: "freee-mcp" });
+    const auth = await authenticate(deps, req);
+    if (!auth.ok) return auth.refused;
+    const { claims } = auth;
     if (req.method !== "POST") {
       // Stateless: no standalone SSE stream (GET) and no session to delete (DELETE).
       return jsonRpcError(405, -32000, "Method not allowed", { allow: "POST" });
@@ -95,31 +97,28 @@ function toolList(): Tool[] {
   return tools;
 }
 
-async function authenticate(deps: FreeeMcpDeps, req: Request): Promise<McpBearerClaims | Response> {
+async function authenticate(deps: FreeeMcpDeps, req: McpHttpRequest): Promise<{ ok: true; claims: McpBearerClaims } | { ok: false; refused: McpHttpResponse }> {
   const token = bearerFromAuthorizationHeader(req.headers.get("authorization"));
-  if (token === undefined) return unauthorized("missing");
+  if (token === undefined) return { ok: false, refused: unauthorized("missing") };
   const secret = await deps.bearerSecret();
   try {
-    return verifyMcpBearer(token, secret, { now: (deps.now ?? (() => new Date()))() });
+    return { ok: true, claims: verifyMcpBearer(token, secret, { now: (deps.now ?? (() => new Date()))() }) };
   } catch (err) {
     if (err instanceof AuthError) {
       deps.logger.warn("MCP bearer rejected", { reason: err.details.reason });
-      return unauthorized(String(err.details.reason ?? "invalid"));
+      return { ok: false, refused: unauthorized(String(err.details.reason ?? "invalid")) };
     }
     // A missing or short secret is a FatalConfigError: fail loudly, not as a 401.
     throw err;
   }
 }
 
-function unauthorized(reason: string): Response {
+function unauthorized(reason: string): McpHttpResponse {
   return jsonRpcError(401, -32001, "Unauthorized", {
     "www-authenticate": `Bearer error="invalid_token", error_description="${reason}"`,
   });
 }
 
-function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
-    status,
-    headers: { "content-type": "application/json", ...headers },
-  });
+function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): McpHttpResponse {
+  return jsonAnswer(status, { jsonrpc: "2.0", error: { code, message }, id: null }, headers);
 }

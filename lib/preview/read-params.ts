@@ -18,17 +18,28 @@ export interface ReadOperation {
 
 const READS = generated as Record<string, ReadOperation>;
 
-// Literal segments win over parameters: `/iv/invoices/templates` is not `/iv/invoices/{id}`.
-const matchers = Object.keys(READS)
-  .sort((a, b) => a.split("{").length - b.split("{").length)
-  .map((template) => {
-    const names: string[] = [];
-    const source = template.replace(/\{([^}]+)\}/g, (_, name: string) => {
-      names.push(name);
-      return "([^/]+)";
-    });
-    return { template, names, re: new RegExp(`^${source}$`) };
-  });
+interface Matcher {
+  template: string;
+  names: string[];
+  re: RegExp;
+}
+
+let matchers: Matcher[] | undefined;
+
+/** One pattern per GET, built on the first lookup. Literal segments win: `/iv/invoices/templates` is not `/iv/invoices/{id}`. */
+function readMatchers(): Matcher[] {
+  matchers ??= Object.keys(READS)
+    .map((template) => {
+      const names: string[] = [];
+      const source = template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+        names.push(name);
+        return "([^/]+)";
+      });
+      return { template, names, re: new RegExp(`^${source}$`) };
+    })
+    .sort((a, b) => a.names.length - b.names.length);
+  return matchers;
+}
 
 /** The GET operation a template names (`/api/1/deals`), undefined when freee has none. */
 export function readByTemplate(template: string): (ReadOperation & { path: string }) | undefined {
@@ -38,7 +49,7 @@ export function readByTemplate(template: string): (ReadOperation & { path: strin
 
 /** The GET operation a concrete path is (`/hr/api/v1/employees/2`), with the values of its path parameters. */
 export function readByPath(path: string): { read: ReadOperation & { path: string }; pathParams: Record<string, string> } | undefined {
-  for (const m of matchers) {
+  for (const m of readMatchers()) {
     const hit = m.re.exec(path);
     if (hit === null) continue;
     let pathParams: Record<string, string>;

@@ -9,7 +9,7 @@ import { issueMcpBearer } from "../../lib/mcp/bearer";
 import { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { LocalTokenCipher } from "../../lib/store/token-cipher";
 import { createFreeeMcpHandlerFromEnv } from "../../wiring/freee-mcp";
-import { functionUrlHandler } from "../../lib/mcp/function-url";
+import { plainFunctionUrlHandler } from "../../lib/mcp/function-url";
 import { fromFunctionUrlEvent } from "../../lib/ingress/http/types";
 import { freeeHomePortFromEnv } from "../../wiring/freee-home";
 import { createSlackEventsFromEnv } from "../../wiring/events-env";
@@ -175,7 +175,7 @@ export async function exerciseFreeeMcp(dynamo: RecordingDynamo, tokenKey: string
     { stepId: "s2", order: 2, tool: "freee_accounting_create_deal", effect: "write", toolInput: deal },
   ];
   const { execution } = await seedExecution(store, "TMCP", "1700000000.000777", steps);
-  const server = await serveFunctionUrl(functionUrlHandler(await createFreeeMcpHandlerFromEnv(env)));
+  const server = await serveFunctionUrl(plainFunctionUrlHandler(await createFreeeMcpHandlerFromEnv(env)));
   const client = new Client({ name: "access-test", version: "1.0.0" });
   try {
     const bearer = issueMcpBearer({ teamId: "TMCP", executionId: execution.executionId, ttlSeconds: 600 }, secret);

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { expect, it } from "vitest";
-import { functionUrlHandler, functionUrlResultFromResponse, requestFromFunctionUrlEvent } from "../../lib/mcp/function-url";
+import { functionUrlHandler, functionUrlResultFromPlain, functionUrlResultFromResponse, plainFunctionUrlHandler, plainRequestFromFunctionUrlEvent, requestFromFunctionUrlEvent } from "../../lib/mcp/function-url";
 
 const event = (over: Partial<APIGatewayProxyEventV2>): APIGatewayProxyEventV2 =>
   ({
@@ -41,4 +41,21 @@ it("turns a Response into a Function URL result: text stays text, Set-Cookie bec
 
   const redirect = await functionUrlHandler(async () => Response.redirect("https://accounts.example/authorize", 302))(event({}));
   expect(redirect).toMatchObject({ statusCode: 302, headers: { location: "https://accounts.example/authorize" } });
+});
+
+it("the MCP server's plain request reads the event as the web Request does, and its answer is the result as it is", async () => {
+  const post = (over: Partial<APIGatewayProxyEventV2>) => event({ requestContext: { ...event({}).requestContext, http: { method: "POST" } } as never, headers: { host: "abc.lambda-url.ap-northeast-1.on.aws", "Content-Type": "application/json", Authorization: "Bearer x" }, ...over });
+  const cases = [
+    post({ body: Buffer.from("\uFEFF{\"勤怠\":1}", "utf8").toString("base64"), isBase64Encoded: true, cookies: ["a=1", "b=2"] }),
+    post({ body: "経費" }),
+    event({ body: "ignored on a GET" }),
+  ];
+  for (const e of cases) {
+    const [web, plain] = [requestFromFunctionUrlEvent(e), plainRequestFromFunctionUrlEvent(e)];
+    expect([plain.method, plain.url, await plain.text()]).toEqual([web.method, web.url, await web.text()]);
+    for (const name of ["content-type", "Authorization", "cookie", "host", "accept"]) expect(plain.headers.get(name), name).toBe(web.headers.get(name));
+  }
+  expect(functionUrlResultFromPlain({ status: 202, headers: {}, body: null })).toEqual({ statusCode: 202, headers: {}, body: "", isBase64Encoded: false });
+  const served = await plainFunctionUrlHandler(async (req) => ({ status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ path: new URL(req.url).pathname, auth: req.headers.get("authorization") }) }))(post({}));
+  expect(served).toEqual({ statusCode: 200, headers: { "content-type": "application/json" }, body: '{"path":"/freee/callback","auth":"Bearer x"}', isBase64Encoded: false });
 });

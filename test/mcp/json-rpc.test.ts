@@ -3,6 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import * as sdkTypes from "@modelcontextprotocol/sdk/types.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
+import { toWebResponse } from "../../lib/mcp/http";
 import { answerPost, LATEST_PROTOCOL_VERSION, MAX_BATCH_SIZE, readPostBody, SUPPORTED_PROTOCOL_VERSIONS, type McpToolServer } from "../../lib/mcp/json-rpc";
 
 /**
@@ -18,7 +19,7 @@ const INFO = { name: "freee", version: "1.0.0" };
 const ours: McpToolServer = { serverInfo: INFO, tools: () => TOOLS, callTool: async (name, args) => callResult(name, args) };
 
 async function viaOurs(req: Request): Promise<Response> {
-  return answerPost(req, await readPostBody(req), ours);
+  return toWebResponse(await answerPost(req, await readPostBody(req), ours));
 }
 
 async function viaSdk(req: Request): Promise<Response> {

@@ -8,7 +8,7 @@ import type { ToolCallDeps } from "../../lib/mcp/call-context";
 import { FreeeClient, type FreeeClientOptions } from "../../lib/freee/client";
 import type { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
-import { functionUrlHandler } from "../../lib/mcp/function-url";
+import { plainFunctionUrlHandler } from "../../lib/mcp/function-url";
 import { createFreeeMcpHandler } from "../../lib/mcp/server";
 import { WriteOnceLedger } from "../../lib/store/write-ledger";
 import { createLogger } from "../../lib/core/observability/logger";
@@ -127,7 +127,7 @@ export async function startMcpStack(options: McpStackOptions = {}): Promise<McpS
     freeeClient: (teamId) =>
       new FreeeClient({ teamId, store: connections, pending: pendingOf(connections), tokenEndpoint, apiBaseUrl: fake.url, logger, sleep: async () => {}, ...options.client }),
   });
-  const server = await serveFunctionUrl(functionUrlHandler(handle));
+  const server = await serveFunctionUrl(plainFunctionUrlHandler(handle));
   const clients: Client[] = [];
   let seq = 0;
   const bearerFor = (executionId: string) => issueMcpBearer({ teamId: TEAM, executionId, ttlSeconds: 600 }, SECRET);

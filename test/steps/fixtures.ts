@@ -2,7 +2,7 @@ import { approve, reject } from "../../lib/ingress/actions";
 import type { VersionKind } from "../../lib/core/domain/records";
 import { jsonReply, messageReply, type ScriptedReply } from "../../dev/fakes/anthropic";
 import { createFreeeMcpHandlerFromEnv } from "../../wiring/freee-mcp";
-import { functionUrlHandler } from "../../lib/mcp/function-url";
+import { plainFunctionUrlHandler } from "../../lib/mcp/function-url";
 import { serveFunctionUrl } from "../mcp/harness";
 import { MCP_BEARER_SECRET, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
 
@@ -132,7 +132,7 @@ export async function startPipelineWithMcpServer(): Promise<{ h: PipelineHarness
   let handler: ((event: never) => Promise<never>) | undefined;
   const mcp = await serveFunctionUrl((event) => handler!(event as never));
   const h = await startPipelineHarness({ env: { MCP_SERVER_URL: `${mcp.url}/mcp`, RUN_TIMEOUT_SECONDS: "86400" } });
-  handler = functionUrlHandler(await createFreeeMcpHandlerFromEnv({ ...h.env, MCP_BEARER_SECRET, LOG_LEVEL: "SILENT" })) as never;
+  handler = plainFunctionUrlHandler(await createFreeeMcpHandlerFromEnv({ ...h.env, MCP_BEARER_SECRET, LOG_LEVEL: "SILENT" })) as never;
   return {
     h,
     mcpUrl: mcp.url,

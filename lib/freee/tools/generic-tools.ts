@@ -26,9 +26,11 @@ const companyPlaceholder = (name: string) => `{${name}}`;
 /** Only to satisfy the schema's `required: [company_id]` while checking: the request carries the connected one. */
 const CHECK_COMPANY = 1;
 
+/** Typed tool by the operation it calls (`POST /api/1/deals`). */
+const TYPED_BY_OPERATION = new Map(TYPED_TOOLS.filter((t) => t.operation !== undefined).map((t) => [t.operation!, t.name]));
+
 function typedToolOf(entry: OperationEntry): string | undefined {
-  const template = `${entry.operation.method} ${entry.operation.path}`;
-  return TYPED_TOOLS.find((t) => t.operation === template && entry.effect === "write")?.name;
+  return entry.effect === "write" ? TYPED_BY_OPERATION.get(`${entry.operation.method} ${entry.operation.path}`) : undefined;
 }
 
 function isScalar(v: unknown): v is FreeeQueryValue {
