@@ -6,6 +6,8 @@ import { LocalTokenCipher } from "../../lib/store/token-cipher";
 import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET } from "../../dev/fakes/freee/fake-freee";
 import type { TestTable } from "../support/dynamo";
+import { createFreeeOAuth, type FreeeOAuth, type FreeeOAuthDeps } from "../../lib/freee/oauth";
+import { OneTimeUses } from "../../lib/store/freee-one-time-uses";
 
 export const localKey = () => randomBytes(32).toString("base64");
 
@@ -65,4 +67,30 @@ export function makeClient(store: FreeeConnectionStore, fake: Pick<FreeeLike, "u
     ...extra,
   });
   return { client, sleeps };
+}
+
+/**
+ * The freee connect flow as the web Lambda wires it, against the freee fake over the test's table: UADMIN is the
+ * workspace's admin; the links and the callback are on https://<host>. `more` adds or overrides what a test needs
+ * (a clock, a link lifetime, the plan invalidator).
+ */
+export function oauthOnFake(
+  o: { fake: Pick<FreeeLike, "url">; table: TestTable; stateSecret: string; host: string } & Pick<FreeeOAuthDeps, "audit" | "logger">,
+  more: Partial<FreeeOAuthDeps> = {},
+): FreeeOAuth {
+  return createFreeeOAuth({
+    connections: makeStore(o.table),
+    uses: new OneTimeUses(o.table.doc, o.table.tableName),
+    tokenEndpoint: new FreeeTokenEndpoint(o.fake.url, { clientId: FAKE_CLIENT_ID, clientSecret: FAKE_CLIENT_SECRET }),
+    audit: o.audit,
+    admins: { isAdmin: async ({ userId }) => userId === "UADMIN" },
+    logger: o.logger,
+    apiBaseUrl: o.fake.url,
+    oauthBaseUrl: o.fake.url,
+    clientId: FAKE_CLIENT_ID,
+    stateSecret: o.stateSecret,
+    redirectUri: `https://${o.host}/freee/callback`,
+    publicBaseUrl: `https://${o.host}`,
+    ...more,
+  });
 }
