@@ -33,15 +33,25 @@ export function pendingOf(store: FreeeConnectionStore): PendingTokenStore {
   return pending;
 }
 
-/** Connect a workspace to the fake with a fresh token pair; `expiresInMs` < 0 makes it already expired. */
-export async function connect(store: FreeeConnectionStore, fake: Pick<FreeeLike, "issueTokens">, teamId: string, expiresInMs = 3_600_000) {
+/** Which company a connection acts on and who made it: the fake's company 101 by U1 unless a test says. */
+export interface ConnectedAs {
+  companyId?: number;
+  companyName?: string;
+  connectedBy?: string;
+}
+
+/**
+ * Connect a workspace to the fake with a fresh token pair, as the OAuth callback saves it; `expiresInMs` < 0
+ * makes it already expired.
+ */
+export async function connect(store: Pick<FreeeConnectionStore, "save">, fake: Pick<FreeeLike, "issueTokens">, teamId: string, expiresInMs = 3_600_000, as: ConnectedAs = {}) {
   const pair = fake.issueTokens();
   return store.save({
     teamId,
     tokens: { ...pair, accessTokenExpiresAt: new Date(Date.now() + expiresInMs).toISOString(), scope: "read write" },
-    companyId: 101,
-    companyName: "テスト株式会社",
-    connectedBy: "U1",
+    companyId: as.companyId ?? 101,
+    companyName: as.companyName ?? "テスト株式会社",
+    connectedBy: as.connectedBy ?? "U1",
   });
 }
 

@@ -8,6 +8,7 @@ import { LocalTokenCipher } from "../../lib/store/token-cipher";
 import { jsonReply } from "../../dev/fakes/anthropic";
 import { ev } from "../../dev/fakes/anthropic";
 import { path, type PipelineHarness } from "../support/local-sfn";
+import { connect } from "../freee/helpers";
 import { approveTask, l3Ok, runExecution, slackTexts, agentOfSession, usePipelineWithMcpServer } from "./fixtures";
 
 /**
@@ -195,7 +196,7 @@ describe("L4 completion contract", () => {
     expect(slackTexts(h).some((t) => t.includes(FreeeCompanyChangedMessages.target("テスト株式会社")))).toBe(true);
     // The callback's save with company 202 (the freee user can act on both).
     const connections = new FreeeConnectionStore(h.actions.doc, h.store.tableName, new LocalTokenCipher(h.env.FREEE_TOKEN_LOCAL_KEY!));
-    await connections.save({ teamId: "T0001", tokens: { ...h.freee.issueTokens(), accessTokenExpiresAt: new Date(Date.now() + 3_600_000).toISOString() }, companyId: 202, companyName: "別会社株式会社", connectedBy: "U1" });
+    await connect(connections, h.freee, "T0001", undefined, { companyId: 202, companyName: "別会社株式会社" });
     const putsBefore = payPuts().length;
     const result = await call(agent, "freee_hr_update_basic_pay_rule", pay(1, 300_000));
     await agent.close();
