@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config";
-import { PROCESS_WAIT_LIMIT_MS, TEST_LIMIT_MS } from "./test/setup/limits";
+import { PROCESS_WAIT_LIMIT_MS, TEST_LIMIT_MS } from "./test/setup/limits.js";
 
 /**
  * Test files that need a process of their own (`isolate: true`, the default): files that start whole stacks or

@@ -143,6 +143,7 @@ export class FreeeClient {
         case "token_rejected":
           if (refreshed) {
             throw new AuthError(`freee ${req.method} ${req.path}: access token refused (${status}) after a token refresh`, {
+              service: "freee",
               details: { status, path: req.path, teamId: this.o.teamId, reason: "token_rejected_after_refresh" satisfies FreeeAuthReason, code: outcome.code },
             });
           }
@@ -182,6 +183,7 @@ export class FreeeClient {
     this.log.warn("freee refused the call for a reason a token refresh cannot fix", { path: req.path, status: outcome.status, code: outcome.code, teamId: this.o.teamId });
     if (outcome.reason === "re_authorization_required") await this.tokens.markReauthRequired(conn.version, outcome.reason);
     return new AuthError(`freee ${req.method} ${req.path}: refused (${outcome.status} ${outcome.code ?? "no code"})`, {
+      service: "freee",
       details: { status: outcome.status, path: req.path, teamId: this.o.teamId, reason: outcome.reason, code: outcome.code, messages: outcome.messages },
     });
   }

@@ -120,7 +120,7 @@ export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
   /** The user the signed link or state names must be an admin of its workspace now; else AuthError `not_admin`. */
   async function requireAdmin(claims: SignedClaims, where: "connect" | "callback"): Promise<void> {
     if (await deps.admins.isAdmin({ teamId: claims.t, userId: claims.u })) return;
-    throw new AuthError(`freee ${where} by a user who is not an admin of the workspace`, { details: { reason: NOT_ADMIN, step: where } });
+    throw new AuthError(`freee ${where} by a user who is not an admin of the workspace`, { service: "freee", details: { reason: NOT_ADMIN, step: where } });
   }
 
   async function connect(request: Request): Promise<Response> {
@@ -131,7 +131,7 @@ export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
     try {
       claims = verifyState("freee_connect", requiredParam(url, "sig"), deps.stateSecret, clock());
       // The readable team/user parameters must be the signed ones.
-      if (claims.t !== team || claims.u !== user) throw new AuthError("freee connect link parameters do not match its signature", { details: { reason: "mismatch" } });
+      if (claims.t !== team || claims.u !== user) throw new AuthError("freee connect link parameters do not match its signature", { service: "freee", details: { reason: "mismatch" } });
     } catch (err) {
       // Unverified input: never audited under a workspace it may not belong to.
       return fail(err, "connect", undefined, "connect", 400);
@@ -145,9 +145,9 @@ export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
     }
     // Single-use: a link opened a second time (another browser, a forwarded URL, the same tab again) is refused.
     try {
-      if (claims.n === undefined) throw new AuthError("freee connect link without a link id (issued before links were single-use)", { details: { reason: "link_unnamed" } });
+      if (claims.n === undefined) throw new AuthError("freee connect link without a link id (issued before links were single-use)", { service: "freee", details: { reason: "link_unnamed" } });
       if (!(await deps.uses.consume(claims.t, "link", claims.n, claims.exp, clock()))) {
-        throw new AuthError("freee connect link was already used", { details: { reason: "link_used" } });
+        throw new AuthError("freee connect link was already used", { service: "freee", details: { reason: "link_used" } });
       }
     } catch (err) {
       return fail(err, "connect", claims.t, `connect-link#${claims.u}#${claims.exp}`, err instanceof AuthError ? 400 : 502, claims.u);
@@ -173,7 +173,7 @@ export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
     try {
       claims = verifyState("freee_state", requiredParam(url, "state"), deps.stateSecret, clock());
       if (claims.n === undefined || readCookie(request.headers.get("cookie"), STATE_COOKIE) !== claims.n) {
-        throw new AuthError("freee OAuth state is not bound to this browser", { details: { reason: "cookie_mismatch" } });
+        throw new AuthError("freee OAuth state is not bound to this browser", { service: "freee", details: { reason: "cookie_mismatch" } });
       }
     } catch (err) {
       return fail(err, "callback", undefined, "callback", 400);
@@ -182,21 +182,21 @@ export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
     const oauthError = url.searchParams.get("error");
     const code = url.searchParams.get("code");
     try {
-      if (oauthError !== null) throw new AuthError("freee authorize page returned an error", { details: { reason: "authorize_error", oauthError: oauthError.slice(0, 64) } });
-      if (code === null || code === "") throw new AuthError("freee callback without a code", { details: { reason: "missing_code" } });
+      if (oauthError !== null) throw new AuthError("freee authorize page returned an error", { service: "freee", details: { reason: "authorize_error", oauthError: oauthError.slice(0, 64) } });
+      if (code === null || code === "") throw new AuthError("freee callback without a code", { service: "freee", details: { reason: "missing_code" } });
       // Asked again now, before any token exists: the link may be a member's, or an admin's who is one no more.
       await requireAdmin(claims, "callback");
       // The state, too, works once: a replayed callback URL (with its cookie) is refused before the exchange.
       if (!(await deps.uses.consume(claims.t, "state", claims.n, claims.exp, clock()))) {
-        throw new AuthError("freee OAuth state was already used", { details: { reason: "state_used" } });
+        throw new AuthError("freee OAuth state was already used", { service: "freee", details: { reason: "state_used" } });
       }
       const tokens = await deps.tokenEndpoint.exchangeCode(code, deps.redirectUri);
       const companies = await listCompanies(tokens.accessToken);
       const wanted = claims.c ?? tokens.companyId;
       const company = companies.find((c) => c.id === wanted) ?? companies[0];
-      if (company === undefined) throw new AuthError("the freee user has no company to act on", { details: { reason: "no_company" } });
+      if (company === undefined) throw new AuthError("the freee user has no company to act on", { service: "freee", details: { reason: "no_company" } });
       if (claims.c !== undefined && company.id !== claims.c) {
-        throw new AuthError("the requested company is not available to this freee user", { details: { reason: "company_unavailable", companyId: claims.c } });
+        throw new AuthError("the requested company is not available to this freee user", { service: "freee", details: { reason: "company_unavailable", companyId: claims.c } });
       }
       const companyName = company.display_name ?? company.name ?? undefined;
       const saved = await deps.connections.save({
@@ -268,7 +268,7 @@ export function createFreeeOAuth(deps: FreeeOAuthDeps): FreeeOAuth {
 
 function requiredParam(url: URL, name: string): string {
   const value = url.searchParams.get(name);
-  if (value === null || value === "") throw new AuthError(`freee OAuth request without ${name}`, { details: { reason: "missing" } });
+  if (value === null || value === "") throw new AuthError(`freee OAuth request without ${name}`, { service: "freee", details: { reason: "missing" } });
   return value;
 }
 

@@ -60,5 +60,5 @@ function mac(payload: string, secret: string): string {
 }
 
 function rejection(reason: StateRejection, cause?: unknown): AuthError {
-  return new AuthError(`freee OAuth state rejected: ${reason}`, { cause, details: { reason } });
+  return new AuthError(`freee OAuth state rejected: ${reason}`, { service: "freee", cause, details: { reason } });
 }

@@ -112,6 +112,7 @@ function refusal(res: Response, text: string, grantType: string): Error {
   if (res.status === 400 || res.status === 401) {
     const reason: FreeeAuthReason = oauthError !== "invalid_grant" ? "unrecognized" : grantType === "refresh_token" ? "refresh_rejected" : "code_rejected";
     return new AuthError(`freee token endpoint refused the ${grantType} grant (${res.status}${oauthError === undefined ? "" : `, ${oauthError}`})`, {
+      service: "freee",
       details: { ...details, reason },
     });
   }

@@ -107,10 +107,11 @@ export class FreeeTokenManager {
 
   private usable(conn: FreeeConnection | undefined): FreeeConnection {
     if (conn === undefined) {
-      throw new AuthError("freee is not connected for this workspace", { details: { teamId: this.o.teamId, reason: "not_connected" satisfies FreeeAuthReason } });
+      throw new AuthError("freee is not connected for this workspace", { service: "freee", details: { teamId: this.o.teamId, reason: "not_connected" satisfies FreeeAuthReason } });
     }
     if (conn.status !== "active") {
       throw new AuthError("the freee connection must be renewed", {
+        service: "freee",
         details: { teamId: this.o.teamId, reason: "reauth_required" satisfies FreeeAuthReason, ...(conn.reauthReason === undefined ? {} : { markedFor: conn.reauthReason }) },
       });
     }

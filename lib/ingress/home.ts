@@ -166,7 +166,7 @@ export function buildHomeView(state: HomeState): View {
   blocks.push(header("失敗したタスクの原因"));
   if (data.ledger.failuresByClass.length === 0) blocks.push(section("記録されたエラーはありません。"));
   else {
-    blocks.push(section(data.ledger.failuresByClass.map((f) => `• ${escapeMrkdwn(layerName(f.layer))}: ${escapeMrkdwn(errorClassName(f.errorClass))} — ${f.count} 件`).join("\n")));
+    blocks.push(section(data.ledger.failuresByClass.map((f) => `• ${escapeMrkdwn(layerName(f.layer))}: ${escapeMrkdwn(errorClassName(f.errorClass, f.service))} — ${f.count} 件`).join("\n")));
   }
   return { type: "home", blocks };
 }

@@ -121,7 +121,7 @@ function assertSecret(secret: string): void {
 }
 
 function reject(reason: McpBearerRejection, cause?: unknown): AuthError {
-  return new AuthError(`MCP bearer rejected: ${reason}`, { cause, details: { reason } });
+  return new AuthError(`MCP bearer rejected: ${reason}`, { service: "freee", cause, details: { reason } });
 }
 
 /**

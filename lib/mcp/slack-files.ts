@@ -55,7 +55,7 @@ export class SlackFileFetcher {
     const url = typeof file.url_private_download === "string" ? file.url_private_download : file.url_private;
     if (typeof url !== "string") return { ok: false, why: "gone", detail: "no download URL" };
     if (!this.o.fileOrigins.includes(new URL(url).origin)) {
-      throw new AuthError(`files.info named a download URL outside Slack's file host (${new URL(url).origin}): the bot token is not sent there`, { details: { fileId: expected.fileId } });
+      throw new AuthError(`files.info named a download URL outside Slack's file host (${new URL(url).origin}): the bot token is not sent there`, { service: "slack", details: { fileId: expected.fileId } });
     }
     const bytes = await this.download(url, botToken, expected);
     if (bytes.byteLength !== expected.size) return { ok: false, why: "changed", detail: `approved ${expected.size} bytes, downloaded ${bytes.byteLength}` };
@@ -75,6 +75,7 @@ export class SlackFileFetcher {
     if (!res.ok || (type.startsWith("text/html") && !expected.mimetype.startsWith("text/html"))) {
       await res.body?.cancel();
       throw new AuthError(`Slack file ${expected.fileId}: Slack did not serve the file (HTTP ${res.status}, ${type || "no type"}); the app needs files:read`, {
+        service: "slack",
         details: { fileId: expected.fileId, status: res.status },
       });
     }

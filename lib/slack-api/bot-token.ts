@@ -31,7 +31,7 @@ export class InstallationBotTokenResolver implements BotTokenResolver {
     const installation = await this.installations.find({ teamId, enterpriseId, isEnterpriseInstall: false });
     const token = installation?.bot?.token;
     if (installation === undefined || token === undefined) {
-      throw new AuthError("Slack app is not installed in this workspace", { details: { teamId, enterpriseId } });
+      throw new AuthError("Slack app is not installed in this workspace", { service: "slack", details: { teamId, enterpriseId } });
     }
     return { botToken: token, botUserId: installation.bot?.userId, botId: installation.bot?.id };
   }

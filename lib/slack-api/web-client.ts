@@ -45,7 +45,7 @@ export function classifySlackError(err: unknown, where: string): Error {
   const e = err as { code?: string; retryAfter?: number; statusCode?: number };
   const code = slackErrorCode(err);
   if (code !== undefined && AUTH_ERRORS.has(code)) {
-    return new AuthError(`${where}: Slack token rejected (${code})`, { cause: err, details: { slackError: code } });
+    return new AuthError(`${where}: Slack token rejected (${code})`, { service: "slack", cause: err, details: { slackError: code } });
   }
   if (e?.code === ErrorCode.RateLimitedError) {
     return new RateLimitedError(`${where}: Slack rate limited`, { cause: err, retryAfterSeconds: e.retryAfter });

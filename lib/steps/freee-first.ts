@@ -14,6 +14,7 @@ export async function requireUsableFreee(deps: Pick<PipelineDeps, "freeeConnecti
   if (connection.status === "connected") return;
   // The reason is in the message: the Catch carries only the name and the message to the audit entry.
   throw new AuthError(`freee first: the workspace's freee connection is not usable (${connection.status}); no plan is made`, {
+    service: "freee",
     details: { reason: connection.status, check: "freee_first" },
   });
 }

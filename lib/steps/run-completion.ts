@@ -208,6 +208,7 @@ export function faultError(fault: NonNullable<Execution["fault"]>): AuthError | 
     });
   }
   return new AuthError(`the freee connection failed during the run (${fault.tool}${fault.reason === undefined ? "" : `: ${fault.reason}`})`, {
+    service: "freee",
     details: { tool: fault.tool, at: fault.at, ...(fault.reason === undefined ? {} : { reason: fault.reason }) },
   });
 }

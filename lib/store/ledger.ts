@@ -1,5 +1,6 @@
 import type { AuditEntry } from "../core/domain/records";
-import { errorClassName, layerName } from "../core/messages/error-names";
+import type { AuthService } from "../core/errors/taxonomy";
+import { authServiceOf, errorClassName, layerName } from "../core/messages/error-names";
 
 /**
  * The ledger: what happened to each task in a period, read from the audit log only. A task counts as
@@ -29,6 +30,16 @@ export interface TaskLedgerRow {
   errorClass?: string;
   /** The layer of the failure that ended the task (with errorClass). */
   errorLayer?: string;
+  /** For an AuthError: whose credential failed, when the entry says (App Home and the web admin name the two apart). */
+  errorService?: AuthService;
+}
+
+/** Failures of one layer and class (and, for an AuthError that says, its service). */
+export interface FailureCount {
+  layer: string;
+  errorClass: string;
+  service?: AuthService;
+  count: number;
 }
 
 export interface Ledger {
@@ -41,9 +52,9 @@ export interface Ledger {
    * these add up to `byOutcome.failed + byOutcome.timed_out` (one task with an unknown write is not counted again
    * for the MCP server's `error.freee` entry).
    */
-  failuresByClass: Array<{ layer: string; errorClass: string; count: number }>;
+  failuresByClass: FailureCount[];
   /** Every `error.<layer>` audit entry by layer and class: events, not tasks (one task may have several). */
-  errorEntriesByClass: Array<{ layer: string; errorClass: string; count: number }>;
+  errorEntriesByClass: FailureCount[];
   /** MCP tool calls the approved Process did not permit (`freee.tool_refused`), by reason. */
   refusalsByReason: Array<{ reason: string; count: number }>;
   /** Approvals and rejections refused at the click (`<kind>.decision_refused`: the approval policy, a company switch), by reason. */
@@ -92,7 +103,7 @@ function outcomeOf(action: string): LedgerOutcome | undefined {
 export function buildLedger(entries: readonly AuditEntry[], window: { since: string; until: string }): Ledger {
   const sorted = [...entries].sort((a, b) => a.at.localeCompare(b.at) || a.auditKey.localeCompare(b.auditKey));
   const rows = new Map<string, TaskLedgerRow>();
-  const failures = new Map<string, { layer: string; errorClass: string; count: number }>();
+  const failures = new Map<string, FailureCount>();
   const refusals = new Map<string, number>();
   const approvalRefusals = new Map<string, number>();
   const approvalsByRule = new Map<string, number>();
@@ -114,11 +125,7 @@ export function buildLedger(entries: readonly AuditEntry[], window: { since: str
     }
     if (entry.action.startsWith("error.")) {
       const layer = entry.layer ?? entry.action.slice("error.".length);
-      const errorClass = entry.errorType ?? "UnknownError";
-      const key = `${layer}\u0000${errorClass}`;
-      const row = failures.get(key) ?? { layer, errorClass, count: 0 };
-      row.count += 1;
-      failures.set(key, row);
+      count(failures, layer, entry.errorType ?? "UnknownError", authServiceOf(entry.errorType, entry.details));
     }
     if (entry.taskId === undefined) continue;
     const row = rows.get(entry.taskId) ?? { taskId: entry.taskId, teamId: entry.teamId, outcome: "in_progress" as LedgerOutcome, lastAction: entry.action, lastAt: entry.at };
@@ -128,24 +135,21 @@ export function buildLedger(entries: readonly AuditEntry[], window: { since: str
       const failed = outcome === "failed" || outcome === "timed_out";
       row.errorClass = failed ? (entry.errorType ?? row.errorClass) : undefined;
       row.errorLayer = failed ? (entry.layer ?? (entry.action.startsWith("error.") ? entry.action.slice("error.".length) : "L4")) : undefined;
+      row.errorService = failed ? (entry.errorType === undefined ? row.errorService : authServiceOf(entry.errorType, entry.details)) : undefined;
     }
     row.lastAction = entry.action;
     row.lastAt = entry.at;
     rows.set(entry.taskId, row);
   }
   const byOutcome: Record<LedgerOutcome, number> = { completed: 0, failed: 0, timed_out: 0, cancelled: 0, limit_reached: 0, expired: 0, not_a_request: 0, in_progress: 0 };
-  const failedTasks = new Map<string, { layer: string; errorClass: string; count: number }>();
+  const failedTasks = new Map<string, FailureCount>();
   for (const row of rows.values()) {
     byOutcome[row.outcome] += 1;
     if (row.outcome !== "failed" && row.outcome !== "timed_out") continue;
-    const [layer, errorClass] = [row.errorLayer ?? "L4", row.errorClass ?? "UnknownError"];
-    const key = `${layer}\u0000${errorClass}`;
-    const counted = failedTasks.get(key) ?? { layer, errorClass, count: 0 };
-    counted.count += 1;
-    failedTasks.set(key, counted);
+    count(failedTasks, row.errorLayer ?? "L4", row.errorClass ?? "UnknownError", row.errorService);
   }
-  type Counted = { layer: string; errorClass: string; count: number };
-  const byCountThenLayer = (a: Counted, b: Counted) => b.count - a.count || a.layer.localeCompare(b.layer) || a.errorClass.localeCompare(b.errorClass);
+  const byCountThenLayer = (a: FailureCount, b: FailureCount) =>
+    b.count - a.count || a.layer.localeCompare(b.layer) || a.errorClass.localeCompare(b.errorClass) || (a.service ?? "").localeCompare(b.service ?? "");
   return {
     ...window,
     tasks: [...rows.values()].sort((a, b) => a.lastAt.localeCompare(b.lastAt)),
@@ -157,6 +161,14 @@ export function buildLedger(entries: readonly AuditEntry[], window: { since: str
     approvalRefusalsByReason: byCount(approvalRefusals),
     processApprovalsByRule: byCount(approvalsByRule).map(({ reason, count }) => ({ rule: reason, count })),
   };
+}
+
+/** One more failure of this layer, class and service. */
+function count(into: Map<string, FailureCount>, layer: string, errorClass: string, service: AuthService | undefined): void {
+  const key = `${layer}\u0000${errorClass}\u0000${service ?? ""}`;
+  const row = into.get(key) ?? { layer, errorClass, ...(service === undefined ? {} : { service }), count: 0 };
+  row.count += 1;
+  into.set(key, row);
 }
 
 function byCount(counts: ReadonlyMap<string, number>): Array<{ reason: string; count: number }> {
@@ -202,6 +214,6 @@ export function renderLedger(ledger: Ledger): string {
 }
 
 /** One row: the layer and class as the code names them, then in Japanese (lib/core/messages/error-names.ts). */
-function failureLine(f: { layer: string; errorClass: string; count: number }): string {
-  return `  ${f.layer.padEnd(6)} ${f.errorClass.padEnd(28)} ${String(f.count).padStart(6)}  ${layerName(f.layer)} / ${errorClassName(f.errorClass)}`;
+function failureLine(f: FailureCount): string {
+  return `  ${f.layer.padEnd(6)} ${f.errorClass.padEnd(28)} ${String(f.count).padStart(6)}  ${layerName(f.layer)} / ${errorClassName(f.errorClass, f.service)}`;
 }

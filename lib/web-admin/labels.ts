@@ -1,6 +1,7 @@
 import type { TaskStatus } from "../core/domain/status";
 import { LEDGER_OUTCOME_LABELS, type LedgerOutcome } from "../store/ledger";
 import { jstMinutes } from "../core/domain/jst";
+import type { AuthService } from "../core/errors/taxonomy";
 import { ERROR_CLASS_NAMES, errorClassName, layerName } from "../core/messages/error-names";
 
 /** The Japanese names the pages show for the app's codes (the codes stay in the CSV, for auditors' tools). */
@@ -33,8 +34,8 @@ export const OUTCOME_COLOUR: Record<LedgerOutcome, string> = {
 };
 
 /** An error class in Japanese (lib/core/messages/error-names.ts), the class after it for admins who search the logs. */
-export function errorClassLabel(name: string): string {
-  return Object.hasOwn(ERROR_CLASS_NAMES, name) ? `${errorClassName(name)}（${name}）` : name;
+export function errorClassLabel(name: string, service?: AuthService): string {
+  return Object.hasOwn(ERROR_CLASS_NAMES, name) ? `${errorClassName(name, service)}（${name}）` : name;
 }
 
 export function layerLabel(layer: string): string {

@@ -1,5 +1,5 @@
 import { createPublicKey, verify, type JsonWebKey } from "node:crypto";
-import { AuthError, UpstreamServerError } from "../core/errors/taxonomy";
+import { AuthError, UpstreamServerError, type AppErrorOptions } from "../core/errors/taxonomy";
 
 /**
  * Sign in with Slack (OpenID Connect, https://docs.slack.dev/authentication/sign-in-with-slack): the browser goes
@@ -37,6 +37,9 @@ export interface SlackIdentity {
 /** A sign-in that cannot be accepted: the browser is sent back to /login with the catalogue text. */
 export class SignInRefusedError extends AuthError {
   override readonly name = "SignInRefusedError";
+  constructor(message: string, options: AppErrorOptions = {}) {
+    super(message, { ...options, service: "slack" });
+  }
 }
 
 type Fetch = typeof fetch;

@@ -1,22 +1,18 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { l1Ok, l2Ok } from "../steps/fixtures";
-import { auditActions, historyOf, settled, SlackUser, startE2E, type E2E } from "./support";
+import { auditActions, historyOf, PAY_REQUEST, settled, SlackUser, useE2E, type E2E } from "./support";
 
 /**
  * The approval wait ends visibly: the local stack applies the waitForTaskToken TimeoutSeconds the
  * way AWS does (States.Timeout), here with APPROVAL_TIMEOUT_SECONDS=1.
  */
 let e2e: E2E;
-beforeAll(async () => {
-  process.env.LOG_LEVEL = "SILENT";
-  e2e = await startE2E({ APPROVAL_TIMEOUT_SECONDS: "1" });
-}, 180_000);
-afterAll(async () => e2e?.close());
+let user: SlackUser;
+useE2E({ APPROVAL_TIMEOUT_SECONDS: "1" }, (started) => ({ e2e, user } = started));
 
 it("an approval nobody answers expires: version expired, task closed, the card says so", { timeout: 60_000 }, async () => {
-  const user = new SlackUser(e2e);
   e2e.anthropic.enqueue(l1Ok(), l2Ok());
-  const { ts, taskId } = await user.post("来月から山田さんの基本給を30万円に変更して");
+  const { ts, taskId } = await user.post(PAY_REQUEST);
   await user.button(ts, "approve_version", { taskId, kind: "prompt", version: 1 });
   await settled(e2e, taskId);
 

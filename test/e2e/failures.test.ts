@@ -1,26 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AgentFailureMessages, SlackMessages } from "../../lib/core/messages/ja";
 import { ev } from "../../dev/fakes/anthropic";
 import { messageReply } from "../../dev/fakes/anthropic";
-import { l1Ok, l2Ok, l3Ok } from "../steps/fixtures";
-import { auditActions, blockText, history, historyOf, settled, SlackUser, startE2E, texts, waitFor, type E2E } from "./support";
+import { l1Ok, l2Ok } from "../steps/fixtures";
+import { auditActions, blockText, history, historyOf, settled, SlackUser, texts, waitFor, type E2E, useE2E, postAndApprove, PAY_REQUEST as REQUEST } from "./support";
 
 /**
  * End-to-end over HTTP: layer failures end visibly and runs recover through [再実行].
  */
 let e2e: E2E;
 let user: SlackUser;
-beforeAll(async () => {
-  process.env.LOG_LEVEL = "SILENT";
-  e2e = await startE2E();
-  user = new SlackUser(e2e);
-}, 180_000);
-afterAll(async () => e2e?.close());
-afterEach(() => {
-  expect(e2e.anthropic.pending()).toBe(0);
-});
+useE2E({}, (started) => ({ e2e, user } = started));
 
-const REQUEST = "来月から山田さんの基本給を30万円に変更して";
 const failingSession = { polls: [{ events: [ev.running()] }, { events: [ev.sessionError("api_error", "terminal", "scripted failure")] }] };
 
 function userContent(r: { body: unknown }): string {
@@ -31,13 +22,7 @@ function userContent(r: { body: unknown }): string {
 /** Everything shown in the thread (fallback texts and card bodies). */
 const shown = (ts: string) => user.thread(ts).map((m) => `${m.text}\n${blockText(m)}`).join("\n");
 
-async function toApprovedProcess(): Promise<{ ts: string; taskId: string }> {
-  e2e.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
-  const { ts, taskId } = await user.post(REQUEST);
-  await user.approve(ts, taskId, "prompt", 1);
-  await user.approve(ts, taskId, "process", 1);
-  return { ts, taskId };
-}
+const toApprovedProcess = () => postAndApprove(e2e, user);
 
 describe("e2e: failures", { timeout: 60_000 }, () => {
   it("L2 refusal: no retry, the Prompt fails, the task fails with the L2 message", async () => {

@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ActionMessages } from "../../lib/ingress/actions";
 import { SlackMessages } from "../../lib/core/messages/ja";
 import { l1Ok, l2Ok, l3Ok, L3_STEPS } from "../steps/fixtures";
-import { auditActions, blockText, history, historyOf, settled, SlackUser, startE2E, texts, waitFor, type E2E } from "./support";
+import { auditActions, blockText, history, historyOf, settled, SlackUser, texts, waitFor, type E2E, useE2E, PAY_REQUEST as REQUEST } from "./support";
 
 /**
  * End-to-end over HTTP (signed Slack deliveries to the local stack's /slack/events): the review loop
@@ -11,18 +11,7 @@ import { auditActions, blockText, history, historyOf, settled, SlackUser, startE
  */
 let e2e: E2E;
 let user: SlackUser;
-beforeAll(async () => {
-  process.env.LOG_LEVEL = "SILENT";
-  e2e = await startE2E();
-  user = new SlackUser(e2e);
-}, 180_000);
-afterAll(async () => e2e?.close());
-afterEach(() => {
-  // A scenario that leaves scripted replies unused would feed the next one: fail where the script was wrong.
-  expect(e2e.anthropic.pending()).toBe(0);
-});
-
-const REQUEST = "来月から山田さんの基本給を30万円に変更して";
+useE2E({}, (started) => ({ e2e, user } = started));
 
 describe("e2e: review", { timeout: 60_000 }, () => {
   it("happy path: message → L1 → L2 approve → L3 approve → run → completed", async () => {

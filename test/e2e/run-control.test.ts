@@ -1,8 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SlackMessages } from "../../lib/core/messages/ja";
 import { ev } from "../../dev/fakes/anthropic";
-import { l1Ok, l2Ok, l3Ok } from "../steps/fixtures";
-import { auditActions, blockText, historyOf, settled, SlackUser, startE2E, texts, waitFor, type E2E } from "./support";
+import { auditActions, blockText, historyOf, settled, SlackUser, texts, waitFor, type E2E, useE2E, postAndApprove } from "./support";
 
 /**
  * End-to-end over HTTP: a running Execution is cancelled from its card, and one that never finishes
@@ -11,27 +10,14 @@ import { auditActions, blockText, historyOf, settled, SlackUser, startE2E, texts
  */
 let e2e: E2E;
 let user: SlackUser;
-beforeAll(async () => {
-  process.env.LOG_LEVEL = "SILENT";
-  e2e = await startE2E({ LOCAL_WAIT_MS: "10" });
-  user = new SlackUser(e2e);
-}, 180_000);
-afterAll(async () => e2e?.close());
-afterEach(() => {
-  expect(e2e.anthropic.pending()).toBe(0);
-});
+useE2E({ LOCAL_WAIT_MS: "10" }, (started) => ({ e2e, user } = started));
 
-const REQUEST = "来月から山田さんの基本給を30万円に変更して";
 /** A session that starts and never ends its turn. */
 const endless = { polls: [{ events: [ev.running(), ev.agentMessage("[step:s1] 従業員一覧を取得します")] }] };
 
 async function startRun(): Promise<{ ts: string; taskId: string }> {
   e2e.agents.scriptNextSession(endless);
-  e2e.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
-  const { ts, taskId } = await user.post(REQUEST);
-  await user.approve(ts, taskId, "prompt", 1);
-  await user.approve(ts, taskId, "process", 1);
-  return { ts, taskId };
+  return postAndApprove(e2e, user);
 }
 
 describe("e2e: run control", { timeout: 60_000 }, () => {

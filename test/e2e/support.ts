@@ -1,4 +1,6 @@
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { taskIdFor } from "../../lib/core/domain/records";
+import { l1Ok, l2Ok, l3Ok } from "../steps/fixtures";
 import { testDynamoEndpoint, uniqueTableName } from "../support/dynamo";
 import { startLocalStack, type LocalStack } from "../../dev/local/local-stack";
 import { blockActionsPayload, messageEnvelope, viewSubmissionPayload } from "../../dev/local/slack-payloads";
@@ -67,6 +69,37 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
 export const waitFor = until;
 
 /** One user's view of the sandbox channel, acting only through signed HTTP deliveries. */
+/** The request most scenarios make: a pay change the scripted layers plan as two steps. */
+export const PAY_REQUEST = "来月から山田さんの基本給を30万円に変更して";
+
+/**
+ * The file's e2e stack as vitest hooks: started before its tests (logs quiet), handed to `use` with the sandbox
+ * user, closed after them; after each test every Messages reply it scripted must have been taken, so a wrong
+ * script fails its own test and never feeds the next.
+ */
+export function useE2E(env: Record<string, string>, use: (started: { e2e: E2E; user: SlackUser }) => void): void {
+  let e2e: E2E | undefined;
+  // Starting the local stack (DynamoDB tables, the state machines, the fakes) is the slowest hook of the suite.
+  beforeAll(async () => {
+    process.env.LOG_LEVEL = "SILENT";
+    e2e = await startE2E(env);
+    use({ e2e, user: new SlackUser(e2e) });
+  }, 180_000);
+  afterAll(async () => e2e?.close());
+  afterEach(() => {
+    if (e2e !== undefined) expect(e2e.anthropic.pending()).toBe(0);
+  });
+}
+
+/** The happy path up to the run: L1–L3 answer as scripted, the user posts the request and approves both cards. */
+export async function postAndApprove(e2e: E2E, user: SlackUser, text = PAY_REQUEST): Promise<{ ts: string; taskId: string }> {
+  e2e.anthropic.enqueue(l1Ok(), l2Ok(), l3Ok());
+  const { ts, taskId } = await user.post(text);
+  await user.approve(ts, taskId, "prompt", 1);
+  await user.approve(ts, taskId, "process", 1);
+  return { ts, taskId };
+}
+
 export class SlackUser {
   constructor(
     private readonly e2e: E2E,

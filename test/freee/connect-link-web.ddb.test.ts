@@ -1,17 +1,15 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { AuditLog } from "../../lib/store/audit-log";
 import { MAX_CONNECT_LINK_TTL_SECONDS } from "../../lib/freee/connect-link";
-import { OneTimeUses } from "../../lib/store/freee-one-time-uses";
-import { createFreeeOAuth, type FreeeOAuth } from "../../lib/freee/oauth";
+import type { FreeeOAuth } from "../../lib/freee/oauth";
 import { verifyState } from "../../lib/freee/signed-state";
-import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
 import { AdminMessages } from "../../lib/core/messages/ja";
 import { createLogger } from "../../lib/core/observability/logger";
 import { TaskStore } from "../../lib/store/task-store";
-import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
+import { startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { startIngressOnFakes } from "../ingress/ingress-harness";
 import { getRequest } from "../support/slack-signing";
-import { makeStore } from "./helpers";
+import { oauthOnFake } from "./helpers";
 
 /**
  * freee connect links through the web handler (Function URL events in, HTTP responses out): a link lives at most
@@ -30,23 +28,9 @@ beforeAll(async () => {
   let port: FreeeOAuth | undefined;
   web = await startIngressOnFakes({}, { connect: (r) => port!.connect(r), callback: (r) => port!.callback(r) });
   const logger = createLogger("connect-link-web-test");
-  port = flow = createFreeeOAuth({
-    connections: makeStore(web.table),
-    uses: new OneTimeUses(web.table.doc, web.table.tableName),
-    tokenEndpoint: new FreeeTokenEndpoint(fake.url, { clientId: FAKE_CLIENT_ID, clientSecret: FAKE_CLIENT_SECRET }),
-    audit: new AuditLog(new TaskStore(web.table.doc, web.table.tableName), logger),
-    admins: { isAdmin: async ({ userId }) => userId === "UADMIN" },
-    logger,
-    apiBaseUrl: fake.url,
-    oauthBaseUrl: fake.url,
-    clientId: FAKE_CLIENT_ID,
-    stateSecret: SECRET,
-    redirectUri: `https://${HOST}/freee/callback`,
-    publicBaseUrl: `https://${HOST}`,
-    // Configured longer than allowed: the link still lives ten minutes.
-    connectLinkTtlSeconds: 24 * 60 * 60,
-    clock: () => now,
-  });
+  const audit = new AuditLog(new TaskStore(web.table.doc, web.table.tableName), logger);
+  // Configured longer than allowed: the link still lives ten minutes.
+  port = flow = oauthOnFake({ fake, table: web.table, stateSecret: SECRET, host: HOST, audit, logger }, { connectLinkTtlSeconds: 24 * 60 * 60, clock: () => now });
 });
 afterAll(async () => {
   await fake.stop();

@@ -1,17 +1,15 @@
 import { SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
+import { startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { FreeeCompanyChangedMessages } from "../../lib/core/messages/ja";
 import { APPROVALS_REFUSED_METRIC } from "../../lib/core/observability/emf";
 import { createLogger } from "../../lib/core/observability/logger";
-import { createFreeeOAuth, type FreeeOAuth } from "../../lib/freee/oauth";
+import type { FreeeOAuth } from "../../lib/freee/oauth";
 import { createPlanInvalidator } from "../../lib/freee/plan-invalidation";
-import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
 import { ActionIds } from "../../lib/ingress/cards";
 import { AuditLog } from "../../lib/store/audit-log";
-import { OneTimeUses } from "../../lib/store/freee-one-time-uses";
-import { makeStore } from "../freee/helpers";
+import { oauthOnFake } from "../freee/helpers";
 import { getRequest, signedInteraction } from "../support/slack-signing";
 import { payStep, taskAwaitingProcess } from "./actions/harness";
 import { blockAction, install, startIngressOnFakes } from "./ingress-harness";
@@ -44,22 +42,11 @@ beforeAll(async () => {
   web.slack.workspace.addUser({ id: "UREQ", teamId: "T1" });
   const logger = createLogger("company-switch-test");
   const audit = new AuditLog(web.h.store, logger);
-  port = flow = createFreeeOAuth({
-    connections: makeStore(web.table),
-    uses: new OneTimeUses(web.table.doc, web.table.tableName),
-    tokenEndpoint: new FreeeTokenEndpoint(fake.url, { clientId: FAKE_CLIENT_ID, clientSecret: FAKE_CLIENT_SECRET }),
-    audit,
-    admins: { isAdmin: async ({ userId }) => userId === "UADMIN" },
-    logger,
-    apiBaseUrl: fake.url,
-    oauthBaseUrl: fake.url,
-    clientId: FAKE_CLIENT_ID,
-    stateSecret: SECRET,
-    redirectUri: `https://${HOST}/freee/callback`,
-    publicBaseUrl: `https://${HOST}`,
+  port = flow = oauthOnFake(
+    { fake, table: web.table, stateSecret: SECRET, host: HOST, audit, logger },
     // As the web Lambda wires it (wiring/web-env.ts): the table, Step Functions and the pipeline's card refresher.
-    invalidatePlans: createPlanInvalidator({ doc: web.table.doc, tableName: web.table.tableName, audit, sfn: webSfn, cards: web.h.ingressCards, log: logger }),
-  });
+    { invalidatePlans: createPlanInvalidator({ doc: web.table.doc, tableName: web.table.tableName, audit, sfn: webSfn, cards: web.h.ingressCards, log: logger }) },
+  );
 });
 afterAll(async () => {
   await fake.stop();

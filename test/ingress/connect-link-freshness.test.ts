@@ -1,14 +1,12 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
-import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
+import { startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
 import { MAX_CONNECT_LINK_TTL_SECONDS } from "../../lib/freee/connect-link";
-import { createFreeeOAuth, type FreeeOAuth } from "../../lib/freee/oauth";
+import type { FreeeOAuth } from "../../lib/freee/oauth";
 import { verifyState } from "../../lib/freee/signed-state";
-import { FreeeTokenEndpoint } from "../../lib/freee/token-endpoint";
 import { HomeActionIds } from "../../lib/ingress/home";
 import { AuditLog } from "../../lib/store/audit-log";
-import { OneTimeUses } from "../../lib/store/freee-one-time-uses";
 import { createLogger } from "../../lib/core/observability/logger";
-import { makeStore } from "../freee/helpers";
+import { oauthOnFake } from "../freee/helpers";
 import { getRequest, signedInteraction, signedJson } from "../support/slack-signing";
 import { blockAction, homeOpened, install, startIngressOnFakes } from "./ingress-harness";
 
@@ -35,21 +33,7 @@ beforeAll(async () => {
   });
   await install(web.h, "T1");
   const logger = createLogger("freshness-test");
-  port = flow = createFreeeOAuth({
-    connections: makeStore(web.table),
-    uses: new OneTimeUses(web.table.doc, web.table.tableName),
-    tokenEndpoint: new FreeeTokenEndpoint(fake.url, { clientId: FAKE_CLIENT_ID, clientSecret: FAKE_CLIENT_SECRET }),
-    audit: new AuditLog(web.h.store, logger),
-    admins: { isAdmin: async ({ userId }) => userId === "UADMIN" },
-    logger,
-    apiBaseUrl: fake.url,
-    oauthBaseUrl: fake.url,
-    clientId: FAKE_CLIENT_ID,
-    stateSecret: SECRET,
-    redirectUri: `https://${HOST}/freee/callback`,
-    publicBaseUrl: `https://${HOST}`,
-    clock: () => now,
-  });
+  port = flow = oauthOnFake({ fake, table: web.table, stateSecret: SECRET, host: HOST, audit: new AuditLog(web.h.store, logger), logger }, { clock: () => now });
 });
 afterAll(async () => {
   await fake.stop();

@@ -5,6 +5,7 @@ import { FreeeCompanyChangedMessages } from "../../lib/core/messages/ja";
 import { buildLedger } from "../../lib/store/ledger";
 import { seedExecution } from "./harness";
 import { SECRET, startMcpStack, TEAM, text, type McpStack } from "./stack";
+import { connect } from "../freee/helpers";
 
 /**
  * The approval binds the company: a plan previewed against company 101 is approved, then an admin
@@ -27,8 +28,7 @@ const STEPS: ProcessStep[] = [
 
 /** The admin's reconnect: new tokens, another company (the connection store's save, as the OAuth callback does). */
 async function reconnect(companyId: number, companyName: string) {
-  const pair = stack.fake.issueTokens();
-  await stack.connections.save({ teamId: TEAM, tokens: { ...pair, accessTokenExpiresAt: new Date(Date.now() + 3_600_000).toISOString(), scope: "read write" }, companyId, companyName, connectedBy: "U1" });
+  await connect(stack.connections, stack.fake, TEAM, undefined, { companyId, companyName });
 }
 
 const apiRequests = () => stack.fake.requests.filter((r) => !r.path.startsWith("/public_api/")).length;

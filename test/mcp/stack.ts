@@ -16,7 +16,7 @@ import { TaskStore } from "../../lib/store/task-store";
 import { createDocumentClient } from "../../lib/store/dynamo-client";
 import { startTestTable, type TestTable } from "../support/dynamo";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } from "../../dev/fakes/freee/fake-freee";
-import { makeStore, pendingOf } from "../freee/helpers";
+import { connect, makeStore, pendingOf } from "../freee/helpers";
 import { seedExecution, serveFunctionUrl } from "./harness";
 
 /**
@@ -72,14 +72,7 @@ export async function startMcpStack(options: McpStackOptions = {}): Promise<McpS
   const fake = await startFakeFreee();
   const store = new TaskStore(table.doc, table.tableName);
   const connections = makeStore(table);
-  const pair = fake.issueTokens();
-  await connections.save({
-    teamId: TEAM,
-    tokens: { ...pair, accessTokenExpiresAt: new Date(Date.now() + 3_600_000).toISOString(), scope: "read write" },
-    companyId: 101,
-    companyName: "テスト株式会社",
-    connectedBy: "U1",
-  });
+  await connect(connections, fake, TEAM);
   const logger = createLogger("freee-mcp-test");
   const tokenEndpoint = new FreeeTokenEndpoint(fake.url, { clientId: FAKE_CLIENT_ID, clientSecret: FAKE_CLIENT_SECRET });
   const ledger = new WriteOnceLedger(table.doc, table.tableName);

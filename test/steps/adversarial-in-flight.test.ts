@@ -1,12 +1,11 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ev, jsonReply } from "../../dev/fakes/anthropic";
 import { cancelExecution } from "../../lib/ingress/actions";
 import { ExecutionCardTexts } from "../../lib/core/messages/ja";
 import type { PipelineHarness } from "../support/local-sfn";
-import { approveTask, runExecution, slackTexts, startPipelineWithMcpServer } from "./fixtures";
+import { approveTask, runExecution, slackTexts, agentOfSession, usePipelineWithMcpServer } from "./fixtures";
 import { until } from "../support/until";
 
 /**
@@ -19,18 +18,8 @@ import { until } from "../support/until";
  */
 let h: PipelineHarness;
 let mcpUrl: string;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ h, mcpUrl, close } = await startPipelineWithMcpServer());
-});
-afterAll(() => close());
-beforeEach(async () => {
-  h.slack.reset();
-  // Each test's plan changes pay from freee's seed values (a write of what an earlier test left is a no-op).
-  h.resetFreeeData();
-  await h.connectFreee();
-});
+// Each test's plan changes pay from freee's seed values, which the fixture restores before each test.
+usePipelineWithMcpServer((started) => ({ h, mcpUrl } = started));
 
 const pay = (month: number) => ({ year: 2029, month, employee_id: 1, pay_calc_type: "monthly", pay_amount: 305_000 });
 const plan = (month: number) => ({ steps: [{ stepId: "s1", order: 1, tool: "freee_hr_update_basic_pay_rule", toolInput: JSON.stringify(pay(month)) }] });
@@ -40,12 +29,7 @@ async function untilSession(month: number) {
   h.agents.scriptNextSession(RUNNING);
   const { taskId } = await approveTask(h, jsonReply(plan(month)));
   const run = await runExecution(h, taskId, 1);
-  const sessionId = await until("the run's session", async () => (await h.store.getExecution(taskId, 1))?.sessionId);
-  const session = h.agents.sessions.get(sessionId)!;
-  const credential = [...h.agents.credentials.values()].find((c) => session.vault_ids.includes(c.vaultId))!;
-  const token = (credential.body.auth as { token: string }).token;
-  const agent = new Client({ name: "test-agent", version: "1.0.0" });
-  await agent.connect(new StreamableHTTPClientTransport(new URL(`${mcpUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  const { sessionId, agent } = await agentOfSession(h, mcpUrl, taskId, 1);
   return { taskId, run, sessionId, agent };
 }
 

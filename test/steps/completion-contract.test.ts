@@ -1,7 +1,6 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { rerunExecution } from "../../lib/ingress/actions";
 import { FreeeCompanyChangedMessages, SlackMessages } from "../../lib/core/messages/ja";
 import { FreeeConnectionStore } from "../../lib/store/freee-connections";
@@ -9,8 +8,8 @@ import { LocalTokenCipher } from "../../lib/store/token-cipher";
 import { jsonReply } from "../../dev/fakes/anthropic";
 import { ev } from "../../dev/fakes/anthropic";
 import { path, type PipelineHarness } from "../support/local-sfn";
-import { until } from "../support/until";
-import { approveTask, l3Ok, runExecution, slackTexts, startPipelineWithMcpServer } from "./fixtures";
+import { connect } from "../freee/helpers";
+import { approveTask, l3Ok, runExecution, slackTexts, agentOfSession, usePipelineWithMcpServer } from "./fixtures";
 
 /**
  * The L4 completion contract on the local ExecutionRun, with the freee MCP server as it ships (from its settings,
@@ -20,18 +19,8 @@ import { approveTask, l3Ok, runExecution, slackTexts, startPipelineWithMcpServer
  */
 let h: PipelineHarness;
 let mcpUrl: string;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ h, mcpUrl, close } = await startPipelineWithMcpServer());
-});
-afterAll(() => close());
-beforeEach(async () => {
-  h.slack.reset();
-  // Each test's plan changes pay from freee's seed values (a write of what an earlier test left is a no-op).
-  h.resetFreeeData();
-  await h.connectFreee();
-});
+// Each test's plan changes pay from freee's seed values, which the fixture restores before each test.
+usePipelineWithMcpServer((started) => ({ h, mcpUrl } = started));
 
 const wire = (order: number, tool: string, toolInput: Record<string, unknown>) => ({ stepId: `s${order}`, order, tool, toolInput: JSON.stringify(toolInput) });
 const pay = (employeeId: number, amount: number) => ({ year: 2027, month: 1, employee_id: employeeId, pay_calc_type: "monthly", pay_amount: amount });
@@ -47,12 +36,7 @@ async function untilSession(l3: unknown = PLAN, executionNo = 1, existing?: stri
     ({ taskId } = await approveTask(h, l3 === "default" ? l3Ok() : jsonReply(l3)));
   }
   const run = await runExecution(h, taskId, executionNo);
-  const sessionId = await until("the run's session", async () => (await h.store.getExecution(taskId!, executionNo))?.sessionId);
-  const session = h.agents.sessions.get(sessionId)!;
-  const credential = [...h.agents.credentials.values()].find((c) => session.vault_ids.includes(c.vaultId))!;
-  const token = (credential.body.auth as { token: string }).token;
-  const agent = new Client({ name: "test-agent", version: "1.0.0" });
-  await agent.connect(new StreamableHTTPClientTransport(new URL(`${mcpUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  const { sessionId, session, agent } = await agentOfSession(h, mcpUrl, taskId!, executionNo);
   const firstMessage = JSON.stringify(session.body.initial_events ?? session.events);
   return { taskId, run, sessionId, agent, firstMessage };
 }
@@ -212,7 +196,7 @@ describe("L4 completion contract", () => {
     expect(slackTexts(h).some((t) => t.includes(FreeeCompanyChangedMessages.target("テスト株式会社")))).toBe(true);
     // The callback's save with company 202 (the freee user can act on both).
     const connections = new FreeeConnectionStore(h.actions.doc, h.store.tableName, new LocalTokenCipher(h.env.FREEE_TOKEN_LOCAL_KEY!));
-    await connections.save({ teamId: "T0001", tokens: { ...h.freee.issueTokens(), accessTokenExpiresAt: new Date(Date.now() + 3_600_000).toISOString() }, companyId: 202, companyName: "別会社株式会社", connectedBy: "U1" });
+    await connect(connections, h.freee, "T0001", undefined, { companyId: 202, companyName: "別会社株式会社" });
     const putsBefore = payPuts().length;
     const result = await call(agent, "freee_hr_update_basic_pay_rule", pay(1, 300_000));
     await agent.close();

@@ -1,3 +1,6 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import { approve, reject } from "../../lib/ingress/actions";
 import type { VersionKind } from "../../lib/core/domain/records";
 import { jsonReply, messageReply, type ScriptedReply } from "../../dev/fakes/anthropic";
@@ -5,6 +8,7 @@ import { createFreeeMcpHandlerFromEnv } from "../../wiring/freee-mcp";
 import { plainFunctionUrlHandler } from "../../lib/mcp/function-url";
 import { serveFunctionUrl } from "../mcp/harness";
 import { MCP_BEARER_SECRET, startPipelineHarness, type PipelineHarness } from "../support/local-sfn";
+import { until } from "../support/until";
 
 /** The task of an L1 structured output (parameters as entries, the structured-output shape). */
 export const L1_REPLY = {
@@ -141,4 +145,35 @@ export async function startPipelineWithMcpServer(): Promise<{ h: PipelineHarness
       await mcp.close();
     },
   };
+}
+
+/**
+ * startPipelineWithMcpServer as the file's vitest hooks, handed to `use`: before each test Slack's record is
+ * cleared and freee's data reset to its seed values (a write of what an earlier test left would be a no-op), and
+ * the workspace connected again.
+ */
+export function usePipelineWithMcpServer(use: (started: { h: PipelineHarness; mcpUrl: string }) => void): void {
+  let started: Awaited<ReturnType<typeof startPipelineWithMcpServer>> | undefined;
+  beforeAll(async () => {
+    started = await startPipelineWithMcpServer();
+    use(started);
+  });
+  afterAll(async () => started?.close());
+  beforeEach(async () => {
+    if (started === undefined) throw new Error("usePipelineWithMcpServer: the pipeline did not start");
+    started.h.slack.reset();
+    started.h.resetFreeeData();
+    await started.h.connectFreee();
+  });
+}
+
+/** Run N's agent session once the run has one, and the official MCP client connected with the session's own bearer. */
+export async function agentOfSession(h: PipelineHarness, mcpUrl: string, taskId: string, executionNo = 1) {
+  const sessionId = await until("the run's session", async () => (await h.store.getExecution(taskId, executionNo))?.sessionId);
+  const session = h.agents.sessions.get(sessionId)!;
+  const credential = [...h.agents.credentials.values()].find((c) => session.vault_ids.includes(c.vaultId))!;
+  const token = (credential.body.auth as { token: string }).token;
+  const agent = new Client({ name: "test-agent", version: "1.0.0" });
+  await agent.connect(new StreamableHTTPClientTransport(new URL(`${mcpUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  return { sessionId, session, agent };
 }

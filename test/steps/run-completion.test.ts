@@ -60,7 +60,7 @@ describe("judgeRunCompletion", () => {
     const refused = asIncomplete(new RefusedResponseError("refused")) as Error;
     expect(refused).toBeInstanceOf(IncompleteRunError);
     expect(refused.cause).toBeInstanceOf(RefusedResponseError);
-    const auth = new AuthError("x");
+    const auth = new AuthError("x", { service: "freee" });
     expect(asIncomplete(auth)).toBe(auth);
     expect(faultError({ errorName: "AuthError", tool: "freee_hr_update_basic_pay_rule", reason: "reauth_required", at: "t" }).name).toBe("AuthError");
   });

@@ -3,6 +3,7 @@ import { buildLedger, renderLedger } from "../../lib/store/ledger";
 import { buildHomeView } from "../../lib/ingress/home";
 import { DEFAULT_APPROVAL_POLICY } from "../../lib/core/domain/approval-policy";
 import type { AuditEntry } from "../../lib/core/domain/records";
+import { AuthError } from "../../lib/core/errors/taxonomy";
 
 let n = 0;
 const e = (taskId: string, action: string, at: string, extra: Partial<AuditEntry> = {}): AuditEntry => ({
@@ -168,5 +169,40 @@ describe("ledger report from the audit log", () => {
     expect(home).toContain("L4 実行: freee の利用回数制限（429） — 1 件");
     expect(home).toContain("L1 タスク解析: freee 接続エラー — 1 件");
     expect(home).not.toMatch(/Error/);
+  });
+});
+
+describe("an AuthError is named by whose credential failed", () => {
+  // Entries as AuditLog.recordError writes them: the error's details, service included.
+  const freee = new AuthError("freee GET /api/1/deals: refused (401 expired_access_token)", { service: "freee", details: { status: 401 } });
+  const slack = new AuthError("chat.postMessage: Slack token rejected (invalid_auth)", { service: "slack", details: { slackError: "invalid_auth" } });
+  const entries = [
+    e("A", "task.created", "2026-11-01T00:00:00Z"),
+    e("A", "error.L4", "2026-11-01T00:01:00Z", { layer: "L4", errorType: freee.name, details: freee.details }),
+    e("B", "task.created", "2026-11-02T00:00:00Z"),
+    e("B", "error.L1", "2026-11-02T00:01:00Z", { layer: "L1", errorType: slack.name, details: slack.details }),
+    e("C", "task.created", "2026-11-03T00:00:00Z"),
+    e("C", "error.slack", "2026-11-03T00:01:00Z", { layer: "slack", errorType: slack.name, details: slack.details }),
+    // Caught by a state machine (name and message only): freee's, as a step's AuthErrors are.
+    e("D", "task.created", "2026-11-04T00:00:00Z"),
+    e("D", "error.L3", "2026-11-04T00:01:00Z", { layer: "L3", errorType: "AuthError" }),
+  ];
+  const ledger = buildLedger(entries, { since: "2026-11-01", until: "2026-11-30" });
+
+  it("counted apart in the ledger, named apart in the report and App Home", () => {
+    expect(ledger.failuresByClass).toEqual([
+      { layer: "L1", errorClass: "AuthError", service: "slack", count: 1 },
+      { layer: "L3", errorClass: "AuthError", count: 1 },
+      { layer: "L4", errorClass: "AuthError", service: "freee", count: 1 },
+    ]);
+    expect(ledger.errorEntriesByClass).toContainEqual({ layer: "slack", errorClass: "AuthError", service: "slack", count: 1 });
+    const text = renderLedger(ledger);
+    expect(text).toMatch(/L1\s+AuthError\s+1\s+L1 タスク解析 \/ Slack 接続エラー/);
+    expect(text).toMatch(/L4\s+AuthError\s+1\s+L4 実行 \/ freee 接続エラー/);
+    expect(text).toMatch(/slack\s+AuthError\s+1\s+Slack \/ Slack 接続エラー/);
+    const home = JSON.stringify(buildHomeView({ kind: "ok", data: { viewerIsAdmin: true, freee: { status: "connected" }, adminUserIds: [], approvalPolicy: DEFAULT_APPROVAL_POLICY, allowedExternalTeamIds: [], recentTasks: [], ledger } }));
+    expect(home).toContain("L1 タスク解析: Slack 接続エラー — 1 件");
+    expect(home).toContain("L4 実行: freee 接続エラー — 1 件");
+    expect(home).toContain("L3 実行計画: freee 接続エラー — 1 件");
   });
 });

@@ -30,6 +30,7 @@ import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeFreee, type FakeFreee } fr
 import { FreeeConnectionStore } from "../../lib/store/freee-connections";
 import { LocalTokenCipher } from "../../lib/store/token-cipher";
 import { until } from "./until";
+import { connect } from "../freee/helpers";
 
 export const ANTHROPIC_TEST_KEY = "sk-ant-test-pipeline";
 export const MCP_BEARER_SECRET = "test-mcp-bearer-secret-0123456789abcdef";
@@ -117,14 +118,7 @@ export async function startPipelineHarness(options: PipelineHarnessOptions = {})
   const common = { ...table.env, ...dynamoEnv, ...limitsEnvironment(machines.settings), SLACK_API_URL: slack.url, SLACK_BOT_TOKEN: "xoxb-test-pipeline", ...freeeEnv, ...options.env };
   const connections = new FreeeConnectionStore(table.doc, table.tableName, new LocalTokenCipher(freeeKey));
   const connectFreee = async (teamId = "T0001") => {
-    const pair = freee.issueTokens();
-    await connections.save({
-      teamId,
-      tokens: { ...pair, accessTokenExpiresAt: new Date(Date.now() + 3_600_000).toISOString(), scope: "read write" },
-      companyId: 101,
-      companyName: "テスト株式会社",
-      connectedBy: REQUESTER,
-    });
+    await connect(connections, freee, teamId, undefined, { connectedBy: REQUESTER });
   };
   await connectFreee();
   const seeded = structuredClone(freee.companies);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AuthError } from "../../lib/core/errors/taxonomy";
 import { AdminMessages, HomeTexts, WebAdminMessages } from "../../lib/core/messages/ja";
 import { PolicyMessages } from "../../lib/core/messages/policy";
 import { TeamSettingsStore } from "../../lib/store/team-settings";
@@ -30,6 +31,9 @@ beforeAll(async () => {
   // A click Slack could not judge (the approvers' user group unknown): the message the clicker saw rides the entry.
   await audit(h, { teamId: "T0001", taskId: ids.admin1Task, action: "error.ingress", subject: "process#1#membership", actor: USERS.approver1.id, at: "2026-11-06T02:03:00.000Z", layer: "ingress", errorType: "RateLimitedError", details: { userMessage: PolicyMessages.membershipUnknown } });
   await audit(h, { teamId: "T0002", taskId: ids.team2Task, action: "error.L4", subject: "execution#1", actor: "system", at: "2026-11-07T03:05:00.000Z", layer: "L4", errorType: "AuthError" });
+  // The Slack app's token revoked while a card was drawn: an AuthError that says it is Slack's (its details).
+  const slackAuth = new AuthError("chat.update: Slack token rejected (token_revoked)", { service: "slack", details: { slackError: "token_revoked" } });
+  await audit(h, { teamId: "T0002", taskId: ids.team2Task, action: "error.slack", subject: "card#task", actor: "system", at: "2026-11-07T03:06:00.000Z", layer: "slack", errorType: slackAuth.name, details: slackAuth.details });
   [admin1, member1, admin2] = [new Browser(h.url), new Browser(h.url), new Browser(h.url)];
   await admin1.signIn(USERS.admin1.id);
   await member1.signIn(USERS.member1.id);
@@ -75,6 +79,14 @@ describe("タスク詳細", () => {
     expect(body).toContain("実行ステップの生成に失敗しました。もう一度お試しください。");
     expect(body).toContain("error.L3");
     expect(body).toContain(`<td>${PolicyMessages.membershipUnknown}</td>`);
+  });
+
+  it("an AuthError is named by whose credential failed: freee's connection, or the Slack app's", async () => {
+    const { status, body } = await text(admin2, `/admin/tasks/${ids.team2Task}`);
+    expect(status).toBe(200);
+    // The L4 entry does not say (a state machine's catch keeps the name only): freee's, as every step's AuthError is.
+    expect(body).toContain("freee 接続エラー（AuthError）");
+    expect(body).toContain("Slack 接続エラー（AuthError）");
   });
 
   it("a task of another workspace, or a member's view of someone else's task, is 「ページが見つかりません」", async () => {

@@ -2,6 +2,7 @@ import * as Anthropic from "@anthropic-ai/sdk/core/error";
 import {
   AppError,
   AuthError,
+  type AuthService,
   BadRequestError,
   ConnectionFailedError,
   FatalConfigError,
@@ -119,15 +120,16 @@ export function classifyFetchFailure(err: unknown, where: string): UpstreamTimeo
   return new ConnectionFailedError(`${where}: connection failed`, { cause: err });
 }
 
-/** HTTP status → taxonomy, for the hand-written HTTP clients (freee, Slack). */
+/** HTTP status → taxonomy, for the hand-written HTTP clients (freee, Slack); `service` is whose a 401 / 403 is. */
 export function classifyHttpStatus(
   status: number,
   where: string,
   cause?: unknown,
   retryAfter?: string | null,
+  service: AuthService = "freee", // only freee's clients reach a 401 or 403 here (Anthropic's are FatalConfigError above)
 ): AppError {
   const details = { status };
-  if (status === 401) return new AuthError(`${where}: unauthorized (401)`, { cause, details });
+  if (status === 401) return new AuthError(`${where}: unauthorized (401)`, { service, cause, details });
   if (status === 429) {
     return new RateLimitedError(`${where}: rate limited (429)`, {
       cause,
@@ -138,7 +140,7 @@ export function classifyHttpStatus(
   if (status >= 500) return new UpstreamServerError(`${where}: server error (${status})`, { cause, details });
   if (status === 404) return new RecordNotFoundError(`${where}: not found (404)`, { cause, details });
   if (status === 408) return new UpstreamTimeoutError(`${where}: request timeout (408)`, { cause, details });
-  if (status === 403) return new AuthError(`${where}: forbidden (403)`, { cause, details });
+  if (status === 403) return new AuthError(`${where}: forbidden (403)`, { service, cause, details });
   return new BadRequestError(`${where}: rejected (${status})`, { cause, details });
 }
 

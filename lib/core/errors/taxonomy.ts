@@ -194,10 +194,23 @@ export class AgentRunFailedError extends AppError {
 
 // ---------------------------------------------------------------- auth
 
+/**
+ * Whose credential an AuthError is about: freee's connection (its API, OAuth, the freee MCP server's bearer) or
+ * the Slack app's (its bot token, installation, file access, sign-in). Kept in `details` too, so the audit entry
+ * carries it and App Home, the web admin and the report name the two apart.
+ */
+export type AuthService = "freee" | "slack";
+
 /** freee 401 after one refresh; Slack token invalid or revoked. */
 export class AuthError extends AppError {
   override readonly name: string = "AuthError";
   readonly kind = "auth" as const;
+  readonly service: AuthService;
+  constructor(message: string, options: AppErrorOptions & { service: AuthService }) {
+    const { service, ...rest } = options;
+    super(message, { ...rest, details: { ...rest.details, service } });
+    this.service = service;
+  }
 }
 /**
  * The workspace's freee connection now acts on another company than the one the approved plan was previewed

@@ -1,3 +1,8 @@
+import type { AuthService } from "../errors/taxonomy";
+
+/** An AuthError that does not say whose credential it was about is freee's (see authServiceOf). */
+const AUTH_ERROR_NAMES_FREEE = "freee 接続エラー";
+
 /**
  * Every error class of the error table (docs/architecture.md) and every layer, in Japanese: the one table App Home,
  * the web admin and `npm run report` name them by, so an admin never reads a class name alone.
@@ -26,7 +31,7 @@ export const ERROR_CLASS_NAMES: Readonly<Record<string, string>> = {
   RecordNotFoundError: "記録が見つからない",
   WriteOutcomeUnknownError: "書き込み結果の不明",
   AgentRunFailedError: "エージェント実行の失敗",
-  AuthError: "freee 接続エラー",
+  AuthError: AUTH_ERROR_NAMES_FREEE,
   FreeeCompanyChangedError: "freee の事業所の変更",
   FatalConfigError: "設定の誤り",
   RunTimeoutError: "実行のタイムアウト",
@@ -47,8 +52,26 @@ export const LAYER_NAMES: Readonly<Record<string, string>> = {
   admin: "管理",
 };
 
-/** The class in Japanese; a class the table does not know (a newer deploy's) shows its name rather than nothing. */
-export function errorClassName(name: string): string {
+/** AuthError by whose credential failed (AuthError's `service`). */
+const AUTH_ERROR_NAMES: Readonly<Record<AuthService, string>> = { freee: AUTH_ERROR_NAMES_FREEE, slack: "Slack 接続エラー" };
+
+/**
+ * Whose credential an audited AuthError was about, from the entry's details; undefined for another class, and
+ * for an AuthError that does not say (an entry written before the service was kept, or one a state machine caught,
+ * which keeps the name and message only — a step's AuthErrors are freee's; Slack's are audited where they happen).
+ */
+export function authServiceOf(errorClass: string | undefined, details: Readonly<Record<string, unknown>> | undefined): AuthService | undefined {
+  if (errorClass !== "AuthError") return undefined;
+  const service = details?.service;
+  return service === "freee" || service === "slack" ? service : undefined;
+}
+
+/**
+ * The class in Japanese; a class the table does not know (a newer deploy's) shows its name rather than nothing.
+ * An AuthError is named by its service; one that does not say is freee's (see authServiceOf).
+ */
+export function errorClassName(name: string, service?: AuthService): string {
+  if (name === "AuthError" && service !== undefined) return AUTH_ERROR_NAMES[service];
   return Object.hasOwn(ERROR_CLASS_NAMES, name) ? ERROR_CLASS_NAMES[name]! : name;
 }
 

@@ -173,7 +173,7 @@ function throwIfFinal(event: SessionErrorEvent): void {
   const details = { errorType: event.error.type, retryStatus: retry, providerMessage: event.error.message.slice(0, MAX_MESSAGE_CHARS) };
   switch (event.error.type) {
     case "mcp_authentication_failed_error":
-      throw new AuthError("managed agent: the freee MCP server refused the session's credential", { details });
+      throw new AuthError("managed agent: the freee MCP server refused the session's credential", { service: "freee", details });
     case "mcp_connection_failed_error":
       throw failed("mcp_unreachable", "managed agent: the freee MCP server is unreachable", details);
     case "model_overloaded_error":

@@ -60,7 +60,7 @@ export function DayChart(props: { ledger: Ledger; days: readonly string[] }) {
 }
 
 /** Failures by layer and class, as horizontal bars with their counts. */
-export function FailureChart(props: { failures: Ledger["failuresByClass"]; label: (f: { layer: string; errorClass: string }) => string }) {
+export function FailureChart(props: { failures: Ledger["failuresByClass"]; label: (f: Ledger["failuresByClass"][number]) => string }) {
   const rows = props.failures.slice(0, 12);
   if (rows.length === 0) return <p>この期間のエラーはありません。</p>;
   const max = Math.max(1, ...rows.map((r) => r.count));

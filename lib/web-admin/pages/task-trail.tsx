@@ -1,4 +1,5 @@
 import type { AuditEntry, Execution, ProcessVersion, PromptVersion } from "../../core/domain/records";
+import { authServiceOf } from "../../core/messages/error-names";
 import { failureMessageFor } from "../../core/messages/ja";
 import { freeeRecordUrl } from "../../freee/web-links";
 import type { TaskHistory } from "../../store/history";
@@ -196,7 +197,7 @@ function Errors(props: { entries: AuditEntry[] }) {
             <tr>
               <td>{jst(e.at)}</td>
               <td>{layerLabel(layer)}</td>
-              <td>{errorClassLabel(e.errorType ?? "UnknownError")}</td>
+              <td>{errorClassLabel(e.errorType ?? "UnknownError", authServiceOf(e.errorType, e.details))}</td>
               <td>{shownMessage(e, layer)}</td>
             </tr>
           );

@@ -67,7 +67,7 @@ export function reportRoutes(deps: WebAdminDeps): Hono<AdminEnv> {
         <h2>失敗したタスクの原因（層と種類）</h2>
         <p class="muted">失敗・タイムアウトしたタスクを、終わらせたエラーで 1 件ずつ数えています（App Home と同じ数です）。</p>
         <div class="chart">
-          <FailureChart failures={ledger.failuresByClass} label={(f) => `${layerLabel(f.layer)} / ${errorClassLabel(f.errorClass)}`} />
+          <FailureChart failures={ledger.failuresByClass} label={(f) => `${layerLabel(f.layer)} / ${errorClassLabel(f.errorClass, f.service)}`} />
           {ledger.failuresByClass.length === 0 ? null : (
             <table id="failures">
               <thead>
@@ -79,9 +79,9 @@ export function reportRoutes(deps: WebAdminDeps): Hono<AdminEnv> {
               </thead>
               <tbody>
                 {ledger.failuresByClass.map((f) => (
-                  <tr data-layer={f.layer} data-class={f.errorClass}>
+                  <tr data-layer={f.layer} data-class={f.errorClass} data-service={f.service}>
                     <td>{layerLabel(f.layer)}</td>
-                    <td>{errorClassLabel(f.errorClass)}</td>
+                    <td>{errorClassLabel(f.errorClass, f.service)}</td>
                     <td class="num">{f.count}</td>
                   </tr>
                 ))}

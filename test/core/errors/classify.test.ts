@@ -159,7 +159,7 @@ describe("classifier: HTTP statuses (freee, Slack)", () => {
 
 describe("classifyError", () => {
   it("passes AppErrors through unchanged", () => {
-    const err = new AuthError("x");
+    const err = new AuthError("x", { service: "freee" });
     expect(classifyError(err)).toBe(err);
   });
 

@@ -41,7 +41,7 @@ const rows: Array<[string, () => AppError, ErrorKind]> = [
   ["TruncatedResponseError", () => new TruncatedResponseError("x"), "business"],
   ["RefusedResponseError", () => new RefusedResponseError("x", { stopDetails: { category: "cyber" } }), "business"],
   ["MalformedOutputError", () => new MalformedOutputError("x"), "business"],
-  ["AuthError", () => new AuthError("x"), "auth"],
+  ["AuthError", () => new AuthError("x", { service: "freee" }), "auth"],
   ["FreeeCompanyChangedError", () => new FreeeCompanyChangedError("x"), "auth"],
   ["FreeeThrottledError", () => new FreeeThrottledError("x", { retryAfterSeconds: 600 }), "transient"],
   ["BadRequestError", () => new BadRequestError("x"), "business"],

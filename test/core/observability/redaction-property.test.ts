@@ -89,7 +89,7 @@ const CARRIERS: Carrier[] = [
     run: async (s) => {
       const root = Object.assign(new Error("bad request"), { body: formBody(s) });
       const mid = new Error(`refresh_token=${s} refused`, { cause: root });
-      log.error("refresh failed", { error: new AuthError("freee refused the grant", { cause: mid, details: { credential: s } }) });
+      log.error("refresh failed", { error: new AuthError("freee refused the grant", { service: "freee", cause: mid, details: { credential: s } }) });
     },
   },
   { name: "logLayerError with an AWS SDK ServiceException", named: true, run: async (s) => logLayerError(log, "L1", awsError(s)) },
@@ -106,7 +106,7 @@ const CARRIERS: Carrier[] = [
       const stored: AuditEntry[] = [];
       const audit = new AuditLog({ appendAudit: async (e: AuditEntry) => (stored.push(e), { record: e, applied: true }) }, log);
       await audit.record({ teamId: "T1", taskId: "t1", action: "freee.connected", subject: "x", actor: "U1", details: { tokens: { access: s }, credential: s, body: formBody(s), json: JSON.stringify({ access_token: s }) } });
-      await audit.recordError({ teamId: "T1", taskId: "t1", layer: "L4", subject: "y", actor: "system", error: new AuthError(`refused: client_secret=${s}`, { cause: awsError(s), details: { token_value: s } }) });
+      await audit.recordError({ teamId: "T1", taskId: "t1", layer: "L4", subject: "y", actor: "system", error: new AuthError(`refused: client_secret=${s}`, { service: "freee", cause: awsError(s), details: { token_value: s } }) });
       await audit.recordError({ teamId: "T1", layer: "ingress", subject: "z", actor: "system", error: new Error(`plain error about Bearer ${s}`, { cause: slackPlatformError(s) }) });
       return stored;
     },
