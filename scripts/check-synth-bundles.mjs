@@ -27,7 +27,7 @@ for (const file of bundles) {
   if (mod.step === undefined) continue; // ingress / MCP: HTTP entry points, not Task resources
   steps += 1;
   const err = await mod.handler({ not: "an input" }).then(() => undefined, (e) => e);
-  if (err?.name !== "BadRequestError" || err?.constructor?.name !== "BadRequestError") {
+  if (err?.name !== "BadRequestError") {
     wrong.push(`${file}: threw ${err?.name} (class ${err?.constructor?.name})`);
   }
 }

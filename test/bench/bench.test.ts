@@ -131,7 +131,7 @@ it("bundles with the options the stack gives every Lambda (one definition: infra
   const stackOptions = esbuildOptions(LAMBDA_BUNDLING);
   expect(LAMBDA_BUNDLE_OPTIONS).toEqual(stackOptions);
   const cdk = nodejsBundlingOptions(LAMBDA_BUNDLING);
-  expect(cdk).toMatchObject({ target: stackOptions.target, minify: stackOptions.minify, keepNames: true, externalModules: [] });
+  expect(cdk).toMatchObject({ target: stackOptions.target, minify: stackOptions.minify, keepNames: stackOptions.keepNames, externalModules: [] });
   expect(cdk.banner).toBe((stackOptions.banner as { js: string }).js);
   // The ingress: the same options plus the aliases, passed to NodejsFunction as esbuild --alias: arguments.
   expect(INGRESS_BUNDLE_OPTIONS).toEqual({ ...stackOptions, alias: INGRESS_BUNDLING.alias });

@@ -53,7 +53,7 @@ afterAll(async () => {
 });
 
 describe("error names survive the bundler", () => {
-  it("every taxonomy class, bundled with the stack's options, keeps its name on the instance and on the class", async () => {
+  it("every taxonomy class, bundled with the stack's options and its class renamed, keeps its name on the instance", async () => {
     const file = join(outDir, "taxonomy.mjs");
     await build({
       ...esbuildOptions(LAMBDA_BUNDLING),
@@ -68,8 +68,10 @@ describe("error names survive the bundler", () => {
     expect(classes.length).toBeGreaterThanOrEqual(20);
     for (const [exportName, Class] of classes) {
       const err = new Class("x", { limit: "reruns", reason: "terminated" });
-      expect({ exportName, name: err.name, className: Class.name }).toEqual({ exportName, name: exportName, className: exportName });
+      expect({ exportName, name: err.name }).toEqual({ exportName, name: exportName });
     }
+    // The bundles keep no function names: this proves the names above come from the literals, not the classes.
+    expect(classes.filter(([exportName, Class]) => Class.name !== exportName).length).toBeGreaterThan(0);
   });
 
   it.each(STEP_FUNCTION_NAMES)("the %s bundle throws BadRequestError, by that name, for an event that is not its input", async (name) => {
@@ -78,7 +80,7 @@ describe("error names survive the bundler", () => {
       (err: unknown) => err as Error,
     );
     expect(thrown).toBeInstanceOf(Error);
-    expect({ name: thrown?.name, constructor: thrown?.constructor.name }).toEqual({ name: "BadRequestError", constructor: "BadRequestError" });
+    expect(thrown?.name).toBe("BadRequestError");
   });
 });
 

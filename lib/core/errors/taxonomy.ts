@@ -1,8 +1,8 @@
 /**
  * The error taxonomy (docs/architecture.md, error table). Step Functions matches `ErrorEquals` against the name a Lambda throws: the
  * names ARE the contract with the state machines. So every class spells its name as a string literal (as
- * Powertools does), never `constructor.name` / `new.target.name`, which a minifier renames; the bundling options
- * also keep names (infra/bundling.ts), and test/bundle/ proves both on the shipped bundles.
+ * Powertools does), never `constructor.name` / `new.target.name`, which the minifier renames (infra/bundling.ts
+ * does not keep names); test/bundle/ proves the names on the shipped bundles.
  * Every class carries `cause` (translate with `new X(message, { cause })`, never swallow it) and a `kind`.
  */
 
