@@ -41,6 +41,20 @@ describe("a read result on the Execution card", () => {
     expect(text.endsWith(`ほか ${10 - rows.length} 件`)).toBe(true);
   });
 
+  it("keys and values named like Object's own members are data: no column, no meaning from the prototype", () => {
+    // As freee's JSON text: an object literal would make `__proto__` the prototype, not a field.
+    const answer = `{"walletables": [
+      {"id": 1, "name": "普通預金", "type": "constructor", "constructor": "x", "toString": "y", "__proto__": "z"},
+      {"id": 2, "name": "現金", "type": "wallet", "hasOwnProperty": 1}
+    ]}`;
+    const table = readTableOf(answer)!;
+    expect(table.columns).toEqual(["口座名", "口座種別"]);
+    expect(table.rows).toEqual([
+      ["普通預金", "constructor"],
+      ["現金", "現金・その他"],
+    ]);
+  });
+
   it("the column names are freee's, compiled from its vendored response schemas (regenerate after re-vendoring)", () => {
     expect(readFileSync(RESULT_COLUMNS_FILE, "utf8")).toBe(renderResultColumns());
   });
