@@ -1,3 +1,4 @@
+import { matchPath, pathPatterns, type PathPattern } from "../freee/openapi/path-patterns";
 import generated from "./read-params.generated.json";
 
 /**
@@ -18,49 +19,20 @@ export interface ReadOperation {
 
 const READS = generated as Record<string, ReadOperation>;
 
-interface Matcher {
-  template: string;
-  names: string[];
-  re: RegExp;
-}
+let matchers: PathPattern<string>[] | undefined;
 
-let matchers: Matcher[] | undefined;
-
-/** One pattern per GET, built on the first lookup. Literal segments win: `/iv/invoices/templates` is not `/iv/invoices/{id}`. */
-function readMatchers(): Matcher[] {
-  matchers ??= Object.keys(READS)
-    .map((template) => {
-      const names: string[] = [];
-      const source = template.replace(/\{([^}]+)\}/g, (_, name: string) => {
-        names.push(name);
-        return "([^/]+)";
-      });
-      return { template, names, re: new RegExp(`^${source}$`) };
-    })
-    .sort((a, b) => a.names.length - b.names.length);
-  return matchers;
-}
+/** One pattern per GET, built on the first lookup. */
+const readMatchers = () => (matchers ??= pathPatterns(Object.keys(READS), (template) => template));
 
 /** The GET operation a template names (`/api/1/deals`), undefined when freee has none. */
 export function readByTemplate(template: string): (ReadOperation & { path: string }) | undefined {
-  const read = READS[template];
+  // Own templates only: `constructor` is not a freee GET.
+  const read = Object.hasOwn(READS, template) ? READS[template] : undefined;
   return read === undefined ? undefined : { ...read, path: template };
 }
 
 /** The GET operation a concrete path is (`/hr/api/v1/employees/2`), with the values of its path parameters. */
 export function readByPath(path: string): { read: ReadOperation & { path: string }; pathParams: Record<string, string> } | undefined {
-  for (const m of readMatchers()) {
-    const hit = m.re.exec(path);
-    if (hit === null) continue;
-    let pathParams: Record<string, string>;
-    try {
-      pathParams = Object.fromEntries(m.names.map((n, i) => [n, decodeURIComponent(hit[i + 1] as string)]));
-    } catch (error) {
-      // A malformed escape is not a path freee answers: the card falls back to the raw input.
-      if (error instanceof URIError) return undefined;
-      throw error;
-    }
-    return { read: { ...READS[m.template]!, path: m.template }, pathParams };
-  }
-  return undefined;
+  const found = matchPath(readMatchers(), path);
+  return found === undefined ? undefined : { read: { ...READS[found.item]!, path: found.item }, pathParams: found.pathParams };
 }

@@ -5,6 +5,7 @@ import addFormatsModule from "ajv-formats";
 import { FORMAT_RULES, formatRule } from "./format-rules";
 import { inflate, type PackedDetails, type PackedSource } from "./packed";
 import { PACKED_DETAILS, PACKED_INDEX } from "./packed-requests";
+import { matchPath, pathPatterns, type PathPattern } from "./path-patterns";
 
 /**
  * freee's own OpenAPI schemas (vendored by scripts/vendor-freee-openapi.ts from freee/freee-api-schema, MIT, and
@@ -122,29 +123,10 @@ export const FREEE_OPERATIONS: readonly FreeeOperation[] = FREEE_APIS.flatMap((a
   }),
 );
 
-interface Matcher {
-  operation: FreeeOperation;
-  names: string[];
-  re: RegExp;
-}
+let matchers: PathPattern<FreeeOperation>[] | undefined;
 
-let matchers: Matcher[] | undefined;
-
-/**
- * One pattern per operation, built on the first lookup (a Lambda that never routes a freee path builds none).
- * Literal segments win over parameters: `/iv/invoices/templates` is not `/iv/invoices/{id}`.
- */
-function operationMatchers(): Matcher[] {
-  matchers ??= FREEE_OPERATIONS.map((operation) => {
-    const names: string[] = [];
-    const source = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
-      names.push(name);
-      return "([^/]+)";
-    });
-    return { operation, names, re: new RegExp(`^${source}$`) };
-  }).sort((a, b) => a.names.length - b.names.length);
-  return matchers;
-}
+/** One pattern per operation, built on the first lookup (a Lambda that never routes a freee path builds none). */
+const operationMatchers = () => (matchers ??= pathPatterns(FREEE_OPERATIONS, (operation) => operation.path));
 
 /** Which API a path belongs to, from its prefix (the same host serves all three). */
 export function apiOfPath(path: string): FreeeApi | undefined {
@@ -158,14 +140,8 @@ export function apiOfPath(path: string): FreeeApi | undefined {
 
 export function findOperation(method: string, path: string): { operation: FreeeOperation; pathParams: Record<string, string> } | undefined {
   const upper = method.toUpperCase();
-  for (const m of operationMatchers()) {
-    if (m.operation.method !== upper) continue;
-    const hit = m.re.exec(path);
-    if (hit === null) continue;
-    const pathParams = Object.fromEntries(m.names.map((n, i) => [n, decodeURIComponent(hit[i + 1] as string)]));
-    return { operation: m.operation, pathParams };
-  }
-  return undefined;
+  const found = matchPath(operationMatchers(), path, (operation) => operation.method === upper);
+  return found === undefined ? undefined : { operation: found.item, pathParams: found.pathParams };
 }
 
 // ------------------------------------------------------------------ Ajv
