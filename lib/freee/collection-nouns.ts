@@ -26,13 +26,28 @@ export const COLLECTION_NOUNS: Readonly<Record<string, string>> = {
   me: "ログインユーザー",
 };
 
+/**
+ * Where the last fixed segment names another collection than the path reads: a segment's tags are not メモタグ,
+ * a company's tax list is 税区分 (not 事業所), the invoice API's receipts are 領収書 and sales' items 商品.
+ */
+const PATH_NOUNS: Readonly<Record<string, string>> = {
+  "/api/1/segments/{segment_id}/tags": "セグメントタグ",
+  "/api/1/taxes/companies/{company_id}": "税区分",
+  "/iv/receipts": "領収書",
+  "/iv/receipts/{id}": "領収書",
+  "/sm/master/items": "商品",
+  "/hr/api/v1/yearend_adjustments/{year}/employees": "年末調整の対象従業員",
+  "/hr/api/v1/yearend_adjustments/{year}/employees/{employee_id}": "年末調整",
+};
+
 /** freee's answer names its list by the collection (`{"deals": [...]}`) but for these: `/api/1/taxes/codes` → `{"taxes": [...]}`. */
 const LIST_KEY_COLLECTION: Readonly<Record<string, string>> = { taxes: "codes" };
 
 const nounOf = (collection: string) => (Object.hasOwn(COLLECTION_NOUNS, collection) ? COLLECTION_NOUNS[collection] : undefined);
 
-/** The noun of a path's last fixed segment (`/api/1/deals/{id}` → 取引), if it is one of these. */
+/** The noun of a path template: its own where it has one, else its last fixed segment's (`/api/1/deals/{id}` → 取引). */
 export function readNounOf(path: string): string | undefined {
+  if (Object.hasOwn(PATH_NOUNS, path)) return PATH_NOUNS[path];
   const segments = path.split("/").filter((s) => s !== "" && !s.startsWith("{"));
   return nounOf(segments.at(-1) ?? "");
 }

@@ -100,9 +100,13 @@ function targetOf(step: Pick<ProcessStep, "tool" | "toolInput">): Target | undef
   return { operation, query, pathValues };
 }
 
+/** Path ids freee does not describe that name another collection than the path's own (a company's tax list). */
+const OTHER_IDS: Readonly<Record<string, string>> = { employee_id: "従業員ID", company_id: "事業所ID" };
+
 function idWords(name: string, value: unknown, operation: Operation): string {
   const described = operation.parameters[name]?.label;
-  const label = described ?? (name === "employee_id" ? "従業員ID" : name.endsWith("_id") || name === "id" ? `${readNounOf(operation.path) ?? ""}ID` : name);
+  const other = Object.hasOwn(OTHER_IDS, name) ? OTHER_IDS[name] : undefined;
+  const label = described ?? other ?? (name.endsWith("_id") || name === "id" ? `${readNounOf(operation.path) ?? ""}ID` : name);
   return `${label.replace(/ID$/, " ID")} ${String(value)}`;
 }
 

@@ -23,6 +23,12 @@ describe("a read in words", () => {
     ["freee_hr_get_work_record", { employee_id: 2, date: "2026-12-03" }, "従業員 ID 2 の2026年12月3日の勤怠"],
     ["freee_accounting_list_account_items", {}, "勘定科目の一覧"],
     ["freee_api_get", { path: "/api/1/receipts", query: { start_date: "2026-12-02", end_date: "2026-12-02" } }, "2026年12月2日のファイルボックス（証憑）（最大 50 件）"],
+    // The last fixed segment is not always the collection read: a segment's tags, a company's taxes, the invoice API's receipts.
+    ["freee_api_get", { path: "/api/1/segments/1/tags" }, "セグメント ID 1 のセグメントタグ（最大 20 件）"],
+    ["freee_api_get", { path: "/api/1/taxes/companies/101" }, "事業所 ID 101 の税区分"],
+    ["freee_api_get", { path: "/api/1/tags" }, "メモタグ（最大 50 件）"],
+    ["freee_api_get", { path: "/iv/receipts/5" }, "領収書 ID 5"],
+    ["freee_api_get", { path: "/sm/master/items" }, "商品（最大 100 件）"],
   ])("%s %j → %s", (tool, input, words) => {
     expect(readInWords({ tool, toolInput: input })).toBe(words);
   });
