@@ -1,4 +1,4 @@
-import { matchPath, pathPatterns, type PathPattern } from "../freee/openapi/path-patterns";
+import { matchPath, pathPatterns, type PathPattern } from "../freee/path-patterns";
 import generated from "./read-params.generated.json";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { matchPath, pathPatterns } from "../../lib/freee/openapi/path-patterns";
+import { matchPath, pathPatterns } from "../../lib/freee/path-patterns";
 import { checkRequest, findOperation } from "../../lib/freee/openapi/validator";
 import { readByPath, readByTemplate } from "../../lib/preview/read-params";
 

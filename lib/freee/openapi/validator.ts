@@ -5,7 +5,7 @@ import addFormatsModule from "ajv-formats";
 import { FORMAT_RULES, formatRule } from "./format-rules";
 import { inflate, type PackedDetails, type PackedSource } from "./packed";
 import { PACKED_DETAILS, PACKED_INDEX } from "./packed-requests";
-import { matchPath, pathPatterns, type PathPattern } from "./path-patterns";
+import { matchPath, pathPatterns, type PathPattern } from "../path-patterns";
 
 /**
  * freee's own OpenAPI schemas (vendored by scripts/vendor-freee-openapi.ts from freee/freee-api-schema, MIT, and
