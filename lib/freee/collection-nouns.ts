@@ -1,3 +1,5 @@
+import { ownEntry } from "../core/own-entry";
+
 /**
  * What the rows of a freee collection are, in Japanese: the Process card's words for a read (lib/preview/read-words.ts)
  * and the Execution card's label of a read's table (lib/model/agent/step-results.ts). These are also the only
@@ -43,16 +45,12 @@ const PATH_NOUNS: Readonly<Record<string, string>> = {
 /** freee's answer names its list by the collection (`{"deals": [...]}`) but for these: `/api/1/taxes/codes` → `{"taxes": [...]}`. */
 const LIST_KEY_COLLECTION: Readonly<Record<string, string>> = { taxes: "codes" };
 
-const nounOf = (collection: string) => (Object.hasOwn(COLLECTION_NOUNS, collection) ? COLLECTION_NOUNS[collection] : undefined);
-
 /** The noun of a path template: its own where it has one, else its last fixed segment's (`/api/1/deals/{id}` → 取引). */
 export function readNounOf(path: string): string | undefined {
-  if (Object.hasOwn(PATH_NOUNS, path)) return PATH_NOUNS[path];
-  const segments = path.split("/").filter((s) => s !== "" && !s.startsWith("{"));
-  return nounOf(segments.at(-1) ?? "");
+  return ownEntry(PATH_NOUNS, path) ?? ownEntry(COLLECTION_NOUNS, path.split("/").filter((s) => s !== "" && !s.startsWith("{")).at(-1) ?? "");
 }
 
 /** The noun of a list in freee's answer, by its key (`taxes` → 税区分), if it is one of these. */
 export function listNounOf(key: string): string | undefined {
-  return nounOf(Object.hasOwn(LIST_KEY_COLLECTION, key) ? LIST_KEY_COLLECTION[key]! : key);
+  return ownEntry(COLLECTION_NOUNS, ownEntry(LIST_KEY_COLLECTION, key) ?? key);
 }

@@ -1,5 +1,6 @@
 import { matchPath, pathPatterns, type PathPattern } from "../freee/path-patterns";
 import generated from "./read-params.generated.json";
+import { ownEntry } from "../core/own-entry";
 
 /**
  * What the Process card needs to say a read in words: per freee GET operation (by its path template), each
@@ -26,8 +27,7 @@ const readMatchers = () => (matchers ??= pathPatterns(Object.keys(READS), (templ
 
 /** The GET operation a template names (`/api/1/deals`), undefined when freee has none. */
 export function readByTemplate(template: string): (ReadOperation & { path: string }) | undefined {
-  // Own templates only: `constructor` is not a freee GET.
-  const read = Object.hasOwn(READS, template) ? READS[template] : undefined;
+  const read = ownEntry(READS, template);
   return read === undefined ? undefined : { ...read, path: template };
 }
 

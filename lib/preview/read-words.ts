@@ -4,6 +4,7 @@ import { toolSummary } from "../freee/tools/summaries";
 import { groupDigits } from "./format";
 import { readByPath, readByTemplate, type ReadOperation } from "./read-params";
 import { readNounOf } from "../freee/collection-nouns";
+import { ownEntry } from "../core/own-entry";
 
 /**
  * A read step in words, as the Process card shows it: what is read, for which period and with which filters, and
@@ -105,8 +106,7 @@ const OTHER_IDS: Readonly<Record<string, string>> = { employee_id: "従業員ID"
 
 function idWords(name: string, value: unknown, operation: Operation): string {
   const described = operation.parameters[name]?.label;
-  const other = Object.hasOwn(OTHER_IDS, name) ? OTHER_IDS[name] : undefined;
-  const label = described ?? other ?? (name.endsWith("_id") || name === "id" ? `${readNounOf(operation.path) ?? ""}ID` : name);
+  const label = described ?? ownEntry(OTHER_IDS, name) ?? (name.endsWith("_id") || name === "id" ? `${readNounOf(operation.path) ?? ""}ID` : name);
   return `${label.replace(/ID$/, " ID")} ${String(value)}`;
 }
 

@@ -12,6 +12,7 @@ import { taskRoutes } from "./routes/tasks";
 import { reportRoutes } from "./routes/reports";
 import { settingsRoutes } from "./routes/settings";
 import { policyRoutes } from "./routes/policy";
+import { ownEntry } from "../core/own-entry";
 
 export interface AdminEnv {
   Variables: { session: Session; role: AdminRole; viewer: Viewer; form: Record<string, string> };
@@ -29,7 +30,7 @@ export const NOTICES: Record<string, Toast> = {
 
 export function noticeOf(c: AdminContext): Toast | undefined {
   const key = c.req.query("notice");
-  return key !== undefined && Object.hasOwn(NOTICES, key) ? NOTICES[key] : undefined;
+  return key === undefined ? undefined : ownEntry(NOTICES, key);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { AuthService } from "../errors/taxonomy";
+import { ownEntry } from "../own-entry";
 
 /** An AuthError that does not say whose credential it was about is freee's (see authServiceOf). */
 const AUTH_ERROR_NAMES_FREEE = "freee 接続エラー";
@@ -72,9 +73,9 @@ export function authServiceOf(errorClass: string | undefined, details: Readonly<
  */
 export function errorClassName(name: string, service?: AuthService): string {
   if (name === "AuthError" && service !== undefined) return AUTH_ERROR_NAMES[service];
-  return Object.hasOwn(ERROR_CLASS_NAMES, name) ? ERROR_CLASS_NAMES[name]! : name;
+  return ownEntry(ERROR_CLASS_NAMES, name) ?? name;
 }
 
 export function layerName(layer: string): string {
-  return Object.hasOwn(LAYER_NAMES, layer) ? LAYER_NAMES[layer]! : layer;
+  return ownEntry(LAYER_NAMES, layer) ?? layer;
 }

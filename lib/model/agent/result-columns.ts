@@ -1,4 +1,5 @@
 import generated from "./result-columns.generated.json";
+import { ownEntry } from "../../core/own-entry";
 
 /**
  * The columns of a read result as a person reads them: freee's own Japanese label for each field and what its enum
@@ -9,14 +10,6 @@ import generated from "./result-columns.generated.json";
  */
 
 type Column = { label: string; enum?: Record<string, string> };
-
-/**
- * The table's entry for a key freee answered with, own entries only: a field or enum value named `constructor` or
- * `toString` must not find Object's prototype and reach the card as a function.
- */
-function own<T>(table: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
-  return table !== undefined && Object.hasOwn(table, key) ? table[key] : undefined;
-}
 const SCHEMA_COLUMNS = generated as Record<string, Record<string, Column>>;
 
 /** Fields freee answers with beyond its schema's descriptions (the name beside an id, a total). */
@@ -60,8 +53,8 @@ export function neverShown(field: string): boolean {
 
 /** The label of a field of this list, or undefined when it is not to be shown. */
 export function columnLabel(list: string, field: string): string | undefined {
-  if (neverShown(field) || own(HIDDEN_IN, list)?.has(field) === true) return undefined;
-  return own(own(LABEL_OVERRIDES, list), field) ?? own(own(SCHEMA_COLUMNS, list), field)?.label ?? own(EXTRA_LABELS, field);
+  if (neverShown(field) || ownEntry(HIDDEN_IN, list)?.has(field) === true) return undefined;
+  return ownEntry(ownEntry(LABEL_OVERRIDES, list), field) ?? ownEntry(ownEntry(SCHEMA_COLUMNS, list), field)?.label ?? ownEntry(EXTRA_LABELS, field);
 }
 
 /** The fields to show, in order, at most `max`, one per label (two fields freee labels alike show once). */
@@ -81,8 +74,8 @@ export function shownFields(list: string, fields: readonly string[], max: number
 
 /** A value in words: an enum value as freee explains it, a flag as はい / いいえ; undefined leaves it as is. */
 export function meaningOf(list: string, field: string, value: string | number | boolean): string | undefined {
-  const meanings = own(own(SCHEMA_COLUMNS, list), field)?.enum ?? own(own(EXTRA_MEANINGS, list), field);
-  const meaning = own(meanings, String(value));
+  const meanings = ownEntry(ownEntry(SCHEMA_COLUMNS, list), field)?.enum ?? ownEntry(ownEntry(EXTRA_MEANINGS, list), field);
+  const meaning = ownEntry(meanings, String(value));
   if (meaning !== undefined) return meaning;
   if (typeof value === "boolean") return value ? "はい" : "いいえ";
   return undefined;
