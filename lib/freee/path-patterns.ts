@@ -17,12 +17,13 @@ export interface PathPattern<T> {
 export function pathPatterns<T>(items: readonly T[], templateOf: (item: T) => string): PathPattern<T>[] {
   return items
     .map((item) => {
+      const template = templateOf(item);
       const names: string[] = [];
-      const source = templateOf(item).replace(/\{([^}]+)\}/g, (_, name: string) => {
+      const source = template.replace(/\{([^}]+)\}/g, (_, name: string) => {
         names.push(name);
         return "([^/]+)";
       });
-      return { item, names, re: new RegExp(`^${source}$`), shape: templateOf(item).split("/").map((s) => s.startsWith("{")) };
+      return { item, names, re: new RegExp(`^${source}$`), shape: template.split("/").map((s) => s.startsWith("{")) };
     })
     .sort((a, b) => compareShapes(a.shape, b.shape))
     .map(({ item, names, re }) => ({ item, names, re }));
